@@ -1,0 +1,62 @@
+# gpudb — PGXS build.
+#
+#   make [PG_CONFIG=...] [WITH_CUDA=0|1] [CUDA_HOME=...]
+#
+# The CUDA path is built when nvcc is found ($(CUDA_HOME)/bin/nvcc, default
+# /usr/local/cuda) unless WITH_CUDA=0.  cudart and CUB are linked statically,
+# so gpudb.so loads on a machine without any CUDA library or driver.
+
+EXTENSION    = gpudb
+EXTVERSION   = 0.1.0
+MODULE_big   = gpudb
+DATA         = sql/gpudb--$(EXTVERSION).sql
+PG_CONFIG   ?= pg_config
+
+SRC_C        = $(filter-out src/cuda_absent.c,$(wildcard src/*.c))
+OBJS         = $(SRC_C:.c=.o)
+
+# pg_regress suite: sql/<name>.sql against expected/<name>.out
+REGRESS      = $(sort $(notdir $(basename $(filter-out sql/gpudb--%,$(wildcard sql/*.sql)))))
+REGRESS_OPTS = --inputdir=. --load-extension=gpudb
+
+CUDA_HOME   ?= /usr/local/cuda
+NVCC        ?= $(CUDA_HOME)/bin/nvcc
+ifeq ($(origin WITH_CUDA),undefined)
+WITH_CUDA   := $(if $(wildcard $(NVCC)),1,0)
+endif
+
+ifeq ($(WITH_CUDA),1)
+CUDA_SRC     = $(wildcard cuda/*.cu)
+OBJS        += $(CUDA_SRC:.cu=.o)
+CUDA_ARCH   ?= -gencode arch=compute_80,code=sm_80 \
+               -gencode arch=compute_90,code=sm_90 \
+               -gencode arch=compute_90,code=compute_90
+NVCC_FLAGS  ?= -O3 -std=c++17 $(CUDA_ARCH) -Xcompiler -fPIC -Xcompiler -fvisibility=hidden \
+               -Isrc --expt-relaxed-constexpr
+SHLIB_LINK  += -L$(CUDA_HOME)/lib64 -lcudart_static -lrt -ldl -lpthread -lstdc++
+else
+OBJS        += src/cuda_absent.o
+endif
+
+PG_CPPFLAGS += -Isrc
+
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+cuda/%.o: cuda/%.cu src/gpudb_device.h src/gpudb_semantics.h $(wildcard cuda/*.cuh)
+	$(NVCC) $(NVCC_FLAGS) -c $< -o $@
+
+$(OBJS): src/gpudb_device.h src/gpudb.h
+
+# No bitcode for CUDA objects (PostgreSQL's JIT inlining only wants C).
+%.bc: %.cu
+	@true
+
+# The device self-test: GPU path against the CPU path on random batches.
+test/device_selftest: test/device_selftest.c src/cpu_path.c $(CUDA_SRC:.cu=.o) 
+	$(CC) -O2 -Isrc -o $@ test/device_selftest.c src/cpu_path.c $(CUDA_SRC:.cu=.o) \
+	    $(if $(filter 1,$(WITH_CUDA)),-L$(CUDA_HOME)/lib64 -lcudart_static -lrt -ldl -lpthread -lstdc++,src/cuda_absent.c) -lm
+
+.PHONY: selftest
+selftest: test/device_selftest
+	./test/device_selftest

@@ -1,0 +1,199 @@
+/*-------------------------------------------------------------------------
+ *
+ * gpudb.h
+ *	  Declarations shared by the PostgreSQL-side files of gpudb (src/).
+ *
+ * Data path: heap (heap_batch.c) -> column batch (gpudb_device.h) ->
+ * device or CPU path (device.c, cpu_path.c, cuda/) -> result batch ->
+ * result tuples (groupby.c).  Filters are compiled by filter_compile.c into
+ * the opcode program; group keys and aggregates are parsed by
+ * groupby_parse.c; text values become integer codes in dictionary.c.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUDB_H
+#define GPUDB_H
+
+#include "postgres.h"
+
+#include "access/attnum.h"
+#include "nodes/pg_list.h"
+#include "utils/relcache.h"
+
+#include "gpudb_device.h"
+
+/* ---- GUCs (gpudb.c); defaults are defined once, in gpudb_defaults.h ---- */
+
+typedef enum GpudbDeviceMode
+{
+	GPUDB_DEVICE_AUTO,
+	GPUDB_DEVICE_GPU,
+	GPUDB_DEVICE_CPU
+} GpudbDeviceMode;
+
+extern bool gpudb_enabled;
+extern int	gpudb_device_mode;
+extern int	gpudb_batch_rows;
+
+/* ---- dictionary.c: text values to dense integer codes ---- */
+
+typedef struct GdbDictionary GdbDictionary;
+
+/*
+ * gdb_dict_create: an empty dictionary in the current memory context.
+ * Codes are dense, from 0, in order of first insertion.  One dictionary
+ * serves every text column of a request, so codes of different columns
+ * compare equal exactly when the strings are byte-equal (the equality of
+ * every deterministic collation).
+ */
+extern GdbDictionary *gdb_dict_create(void);
+
+/* gdb_dict_intern: code of the len bytes at data, added if new. */
+extern int64 gdb_dict_intern(GdbDictionary *dict, const char *data, int len);
+
+/* gdb_dict_lookup: the original text datum (a varlena) of code. */
+extern Datum gdb_dict_datum(GdbDictionary *dict, int64 code);
+
+/* gdb_dict_size: number of distinct strings. */
+extern int64 gdb_dict_size(GdbDictionary *dict);
+
+/* ---- heap_batch.c: the columns a request reads ---- */
+
+/* How a column's PostgreSQL type maps to a batch column. */
+typedef enum GdbTypeClass
+{
+	GDB_TYPE_UNSUPPORTED = 0,
+	GDB_TYPE_INT,				/* int2, int4, int8 */
+	GDB_TYPE_FLOAT,				/* float4, float8 */
+	GDB_TYPE_BOOL,
+	GDB_TYPE_DATETIME,			/* date, timestamp, timestamptz */
+	GDB_TYPE_TEXT				/* text, varchar: dictionary codes */
+} GdbTypeClass;
+
+/*
+ * gdb_type_class: the class of type typid; GDB_TYPE_UNSUPPORTED for types
+ * the batch cannot carry (they may still be counted: see nulls_only).
+ */
+extern GdbTypeClass gdb_type_class(Oid typid);
+
+/* The set of relation columns a request reads, in batch column order. */
+typedef struct GdbColumnSet
+{
+	int			ncols;
+	AttrNumber	attnums[GDB_MAX_COLUMNS];
+	Oid			typids[GDB_MAX_COLUMNS];
+	Oid			collations[GDB_MAX_COLUMNS];
+	bool		nulls_only[GDB_MAX_COLUMNS];	/* only NULL-ness is read */
+	GdbDictionary *dict;		/* shared by all text columns */
+} GdbColumnSet;
+
+/*
+ * gdb_columnset_add: the batch column index of attribute attnum of rel,
+ * adding it if new.  nulls_only marks a column read only for count(col);
+ * a later add without it clears the mark.  Raises
+ * ERRCODE_FEATURE_NOT_SUPPORTED for an unsupported type (unless
+ * nulls_only), ERRCODE_PROGRAM_LIMIT_EXCEEDED past GDB_MAX_COLUMNS.
+ */
+extern int	gdb_columnset_add(GdbColumnSet *cs, Relation rel, AttrNumber attnum,
+							  bool nulls_only);
+
+/*
+ * gdb_column_kind: GDB_KIND_FLOAT64 for float columns, else GDB_KIND_INT64.
+ */
+extern uint32 gdb_column_kind(const GdbColumnSet *cs, int col);
+
+/*
+ * gdb_value_to_datum: turn a batch value back into a Datum of typid
+ * (int64 payload for INT/BOOL/DATETIME/TEXT classes, float64 for FLOAT).
+ */
+extern Datum gdb_value_to_datum(const GdbColumnSet *cs, int col, int64 ival,
+								double fval);
+
+/* Heap scan producing batches; see heap_batch.c. */
+typedef struct GdbHeapReader GdbHeapReader;
+
+/*
+ * gdb_heap_reader_begin: scan rel under the active snapshot, filling
+ * batches of up to capacity rows with the columns of cs.  buffer_alloc
+ * (may be NULL: palloc) allocates each batch buffer of the given bytes.
+ */
+extern GdbHeapReader *gdb_heap_reader_begin(Relation rel, GdbColumnSet *cs,
+											uint64 capacity);
+
+/*
+ * gdb_heap_reader_next: fill batch (laid out for cs with capacity rows) with
+ * the next rows; returns the number of rows (0 at the end).
+ */
+extern uint64 gdb_heap_reader_next(GdbHeapReader *reader, GdbBatch *batch);
+extern void gdb_heap_reader_end(GdbHeapReader *reader);
+
+/* gdb_columnset_layout: lay batch out for cs; returns bytes needed. */
+extern uint64 gdb_columnset_layout(const GdbColumnSet *cs, GdbBatch *batch,
+								   uint64 capacity);
+
+/* ---- filter_compile.c: filter text to opcode program ---- */
+
+/*
+ * gdb_compile_filter: parse filter (one boolean SQL expression over rel's
+ * columns) with PostgreSQL's parser, type-check it, and compile it into
+ * req->program / req->ninstr, adding the columns it reads to cs (text
+ * constants are interned into cs->dict).  Raises ERRCODE_SYNTAX_ERROR for
+ * text that is not exactly one expression, ERRCODE_FEATURE_NOT_SUPPORTED
+ * for a construct, operator, function or type outside the supported set
+ * (naming it), ERRCODE_PROGRAM_LIMIT_EXCEEDED past GDB_MAX_INSTR, and the
+ * parser's own errors for unknown columns or bad types.  Never executes
+ * anything.  fname names the calling SQL function in messages.
+ */
+extern void gdb_compile_filter(const char *filter, Relation rel,
+							   GdbColumnSet *cs, GdbRequest *req,
+							   const char *fname);
+
+/* gdb_filter_columns: bitmap-free helper used by privilege checks. */
+
+/* ---- device.c: which path runs, and the device list ---- */
+
+/* Result of choosing a path for one execution. */
+typedef struct GdbExecutor
+{
+	bool		use_gpu;
+	int			ordinal;
+	GdbCudaExec *cuda;			/* open while use_gpu */
+	char		device_name[256];
+	GdbStats	stats;
+	MemoryContext mcxt;			/* where result batches are allocated */
+} GdbExecutor;
+
+/*
+ * gdb_executor_begin: pick the path by gpudb.device (auto: the GPU when one
+ * is usable, else the CPU path; gpu: ERROR 55000 if none is usable; cpu: the
+ * CPU path).  Device state is released when the current memory context is
+ * reset or deleted, so an ERROR leaks nothing.
+ */
+extern GdbExecutor *gdb_executor_begin(void);
+
+/*
+ * gdb_executor_alloc_batch: a batch buffer of bytes bytes, pinned host
+ * memory on the GPU path; freed with the executor.
+ */
+extern void *gdb_executor_alloc_batch(GdbExecutor *ex, uint64 bytes);
+
+/*
+ * gdb_executor_groupby: run req over input on the chosen path, returning the
+ * result batch (palloc'd in ex->mcxt).  Raises the SQL error that the
+ * status maps to.
+ */
+extern GdbBatch *gdb_executor_groupby(GdbExecutor *ex, const GdbRequest *req,
+									  const GdbBatch *input);
+
+extern void gdb_executor_end(GdbExecutor *ex);
+
+/* gdb_raise_status: ereport(ERROR) for a non-OK GdbStatus. */
+extern void gdb_raise_status(const GdbError *err) pg_attribute_noreturn();
+
+/* Last execution, for gpu_last_execution(). */
+extern GdbStats gdb_last_stats;
+extern char gdb_last_path[64];
+extern int	gdb_last_batches;
+extern double gdb_last_total_ms;
+
+#endif							/* GPUDB_H */

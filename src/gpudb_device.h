@@ -1,0 +1,388 @@
+/*-------------------------------------------------------------------------
+ *
+ * gpudb_device.h
+ *	  The boundary between the PostgreSQL side (src/) and the device side
+ *	  (cuda/): column batches in, result batches out.
+ *
+ * This header is plain C99.  It includes no PostgreSQL header and no CUDA
+ * header, so both gcc (src/) and nvcc (cuda/) compile it.  Everything that
+ * crosses the boundary is a fixed-layout value with no pointers into backend
+ * memory:
+ *
+ *	 GdbRequest  the operator description: filter program (opcodes), group
+ *				 key columns, aggregates.  A plain struct; memcpy serialises it.
+ *	 GdbBatch	 a column batch: one contiguous buffer holding a header, column
+ *				 descriptors (byte offsets, not pointers) and the column arrays.
+ *				 Copying the buffer (to the device, or through shared memory)
+ *				 copies the batch.
+ *
+ * A group-by takes a request and an input batch and returns a result batch
+ * whose columns are the group keys followed by one transition-state column
+ * per aggregate.  A result batch can be fed back as input (with
+ * req->input_is_states set) to combine partial results of several batches.
+ *
+ * Two implementations sit behind this header: the CPU path (src/cpu_path.c,
+ * plain C, always built) and the CUDA path (cuda/*.cu, built when nvcc is
+ * found).  Both evaluate the filter and combine transition states with the
+ * same code, gpudb_semantics.h.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUDB_DEVICE_H
+#define GPUDB_DEVICE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C"
+{
+#endif
+
+/* Limits; each is checked by the PostgreSQL side with a clear ERROR. */
+#define GDB_MAX_GROUP_KEYS	8		/* group key columns */
+#define GDB_MAX_AGGREGATES	64		/* aggregates in one request */
+#define GDB_MAX_COLUMNS		128		/* columns in one batch */
+#define GDB_MAX_INSTR		1024	/* instructions in a filter program */
+#define GDB_MAX_STACK		32		/* VM stack depth */
+
+#define GDB_BATCH_MAGIC		0x47444231u /* "GDB1" */
+#define GDB_BATCH_ALIGN		64		/* every column array starts aligned */
+
+/*
+ * Column kinds.  The PostgreSQL side widens every value to one of two
+ * canonical representations: INT64 (int2/int4/int8, bool, date, timestamp,
+ * timestamptz, dictionary codes of text) or FLOAT64 (float4, float8; a
+ * float4 widens exactly).  STATE columns hold GdbAggState transition states.
+ */
+typedef enum GdbColumnKind
+{
+	GDB_KIND_INT64 = 0,
+	GDB_KIND_FLOAT64 = 1,
+	GDB_KIND_STATE = 2
+} GdbColumnKind;
+
+/* Aggregate transition kinds; avg is sum + count, finished on the host. */
+typedef enum GdbAggKind
+{
+	GDB_AGG_COUNT_STAR = 0,		/* count(*): counts rows */
+	GDB_AGG_COUNT,				/* count(x): counts non-NULL x */
+	GDB_AGG_SUM_INT,			/* 128-bit exact integer sum */
+	GDB_AGG_SUM_FLOAT,			/* float64 sum, counts infinite inputs */
+	GDB_AGG_MIN_INT,
+	GDB_AGG_MAX_INT,
+	GDB_AGG_MIN_FLOAT,			/* PostgreSQL order: NaN above +Infinity */
+	GDB_AGG_MAX_FLOAT
+} GdbAggKind;
+
+/*
+ * Transition state of one aggregate for one group (32 bytes).
+ *	 count		rows (count(*)) or non-NULL inputs (every other kind)
+ *	 i0, i1		SUM_INT: low and high 64 bits of a two's-complement int128;
+ *				MIN/MAX_INT: the extreme in i0;
+ *				SUM_FLOAT: i0 counts infinite inputs
+ *	 f			SUM_FLOAT: the sum; MIN/MAX_FLOAT: the extreme
+ * A state with count == 0 stands for "no input" (SQL result NULL for
+ * sum/min/max/avg, 0 for count).
+ */
+typedef struct GdbAggState
+{
+	int64_t		count;
+	int64_t		i0;
+	int64_t		i1;
+	double		f;
+} GdbAggState;
+
+/* Where one column's arrays lie, as byte offsets from the batch start. */
+typedef struct GdbColumnDesc
+{
+	uint32_t	kind;			/* GdbColumnKind */
+	uint32_t	has_nulls;		/* 1: nulls_off points at nrows flag bytes */
+	uint64_t	values_off;		/* int64_t, double or GdbAggState [capacity] */
+	uint64_t	nulls_off;		/* uint8_t [capacity], 1 = NULL */
+} GdbColumnDesc;
+
+/*
+ * A column batch.  The header is followed, in the same buffer, by the column
+ * arrays at the offsets in cols[].  total_bytes covers header and arrays.
+ */
+typedef struct GdbBatch
+{
+	uint32_t	magic;			/* GDB_BATCH_MAGIC */
+	uint32_t	ncols;
+	uint64_t	nrows;			/* rows filled */
+	uint64_t	capacity;		/* rows allocated per column */
+	uint64_t	total_bytes;
+	GdbColumnDesc cols[GDB_MAX_COLUMNS];
+} GdbBatch;
+
+/*
+ * The opcode table: one X-macro list serves the expression compiler
+ * (src/filter_compile.c) and the interpreter run by the CPU path and the
+ * device (gpudb_semantics.h).  X(name, stack effect, description).
+ * Values on the VM stack are (int64 or float64, null flag); booleans are
+ * int64 0/1.  Integer ops carry the SQL result width in bytes (2, 4, 8) in
+ * GdbInstr.width and raise PostgreSQL's out-of-range error past it; float
+ * ops compute in float4 when width is 4.
+ */
+#define GDB_OPCODE_LIST(X) \
+	X(PUSH_COL,		 1, "push column arg of the batch") \
+	X(PUSH_INT,		 1, "push the integer constant ival") \
+	X(PUSH_FLOAT,	 1, "push the float constant fval") \
+	X(PUSH_NULL,	 1, "push NULL") \
+	X(INT_ADD,		-1, "a + b, checked at width") \
+	X(INT_SUB,		-1, "a - b, checked at width") \
+	X(INT_MUL,		-1, "a * b, checked at width") \
+	X(INT_DIV,		-1, "a / b truncating; division by zero is an error") \
+	X(INT_MOD,		-1, "a % b; division by zero is an error") \
+	X(INT_NEG,		 0, "-a, checked at width") \
+	X(FLT_ADD,		-1, "a + b with overflow check") \
+	X(FLT_SUB,		-1, "a - b with overflow check") \
+	X(FLT_MUL,		-1, "a * b with overflow and underflow checks") \
+	X(FLT_DIV,		-1, "a / b; division by zero is an error") \
+	X(FLT_NEG,		 0, "-a") \
+	X(INT_TO_FLT,	 0, "integer to float64 (width 4: to float4)") \
+	X(INT_EQ,		-1, "a = b") \
+	X(INT_NE,		-1, "a <> b") \
+	X(INT_LT,		-1, "a < b") \
+	X(INT_LE,		-1, "a <= b") \
+	X(INT_GT,		-1, "a > b") \
+	X(INT_GE,		-1, "a >= b") \
+	X(FLT_EQ,		-1, "a = b, NaN equals NaN") \
+	X(FLT_NE,		-1, "a <> b") \
+	X(FLT_LT,		-1, "a < b, NaN sorts above every number") \
+	X(FLT_LE,		-1, "a <= b") \
+	X(FLT_GT,		-1, "a > b") \
+	X(FLT_GE,		-1, "a >= b") \
+	X(AND,			-1, "three-valued AND") \
+	X(OR,			-1, "three-valued OR") \
+	X(NOT,			 0, "three-valued NOT") \
+	X(JUMP_IF_FALSE, 0, "if top is FALSE jump to arg (short-circuit AND)") \
+	X(JUMP_IF_TRUE,	 0, "if top is TRUE jump to arg (short-circuit OR)") \
+	X(IS_NULL,		 0, "a IS NULL") \
+	X(IS_NOT_NULL,	 0, "a IS NOT NULL") \
+	X(IS_TRUE,		 0, "a IS TRUE") \
+	X(IS_NOT_TRUE,	 0, "a IS NOT TRUE") \
+	X(IS_FALSE,		 0, "a IS FALSE") \
+	X(IS_NOT_FALSE,	 0, "a IS NOT FALSE")
+
+typedef enum GdbOpcode
+{
+#define GDB_OPCODE_ENUM(name, effect, doc) GDB_OP_##name,
+	GDB_OPCODE_LIST(GDB_OPCODE_ENUM)
+#undef GDB_OPCODE_ENUM
+	GDB_OP__COUNT
+} GdbOpcode;
+
+/* One VM instruction (24 bytes). */
+typedef struct GdbInstr
+{
+	uint16_t	op;				/* GdbOpcode */
+	uint16_t	width;			/* integer width in bytes, or float width */
+	int32_t		arg;			/* column index or jump target */
+	int64_t		ival;
+	double		fval;
+} GdbInstr;
+
+typedef struct GdbAggSpec
+{
+	uint32_t	kind;			/* GdbAggKind */
+	int32_t		input_col;		/* batch column; -1 for count(*) */
+} GdbAggSpec;
+
+/*
+ * A group-by request.  ninstr == 0 means no filter.  With input_is_states,
+ * the input batch is a result batch (keys, then one STATE column per
+ * aggregate) and the aggregates combine states instead of values.
+ */
+typedef struct GdbRequest
+{
+	uint32_t	nkeys;
+	uint32_t	naggs;
+	uint32_t	ninstr;
+	uint32_t	input_is_states;
+	int32_t		key_cols[GDB_MAX_GROUP_KEYS];
+	GdbAggSpec	aggs[GDB_MAX_AGGREGATES];
+	GdbInstr	program[GDB_MAX_INSTR];
+} GdbRequest;
+
+/* Error codes; the PostgreSQL side turns each into its ereport. */
+typedef enum GdbStatus
+{
+	GDB_OK = 0,
+	GDB_ERR_INT2_RANGE,			/* smallint out of range (22003) */
+	GDB_ERR_INT4_RANGE,			/* integer out of range (22003) */
+	GDB_ERR_INT8_RANGE,			/* bigint out of range (22003) */
+	GDB_ERR_DIV_ZERO,			/* division by zero (22012) */
+	GDB_ERR_FLOAT_OVERFLOW,		/* value out of range: overflow (22003) */
+	GDB_ERR_FLOAT_UNDERFLOW,	/* value out of range: underflow (22003) */
+	GDB_ERR_BAD_REQUEST,		/* malformed request or batch (XX000) */
+	GDB_ERR_OUT_OF_MEMORY,		/* host or device allocation failed (53200) */
+	GDB_ERR_NO_DEVICE,			/* no usable GPU or driver (55000) */
+	GDB_ERR_DEVICE				/* any other CUDA failure (58000) */
+} GdbStatus;
+
+typedef struct GdbError
+{
+	int			status;			/* GdbStatus */
+	char		message[256];	/* detail, e.g. the CUDA error string */
+} GdbError;
+
+/* Execution statistics, filled by both paths (units in the names). */
+typedef struct GdbStats
+{
+	uint64_t	rows_in;
+	uint64_t	rows_selected;
+	uint64_t	groups_out;
+	uint64_t	bytes_to_device;
+	uint64_t	bytes_from_device;
+	double		device_ms;		/* kernel + copy time, CUDA events */
+} GdbStats;
+
+/* What the probe learns of one device. */
+typedef struct GdbDeviceInfo
+{
+	int			ordinal;
+	char		name[256];
+	int			cc_major;
+	int			cc_minor;
+	uint64_t	memory_total;	/* bytes */
+	uint64_t	memory_free;	/* bytes */
+	int			driver_version; /* e.g. 13000 for CUDA 13.0 */
+	int			runtime_version;
+	int			multiprocessors;
+} GdbDeviceInfo;
+
+/* Allocator for result batches: returns NULL on failure, never longjmps. */
+typedef void *(*GdbAllocFn) (void *arg, size_t bytes);
+
+/* ---- batch layout helpers (shared by both sides) ---- */
+
+static inline uint64_t
+gdb_align_up(uint64_t n)
+{
+	return (n + GDB_BATCH_ALIGN - 1) & ~((uint64_t) GDB_BATCH_ALIGN - 1);
+}
+
+static inline uint64_t
+gdb_kind_width(uint32_t kind)
+{
+	return kind == GDB_KIND_STATE ? sizeof(GdbAggState) : 8;
+}
+
+/*
+ * gdb_batch_layout: fill b's header for ncols columns of the given kinds and
+ * null flags, capacity rows each, and return the buffer size in bytes that
+ * the batch needs (header included).  b may be NULL to only size it.
+ */
+static inline uint64_t
+gdb_batch_layout(GdbBatch *b, uint32_t ncols, const uint32_t *kinds,
+				 const uint32_t *has_nulls, uint64_t capacity)
+{
+	uint64_t	off = gdb_align_up(sizeof(GdbBatch));
+	uint32_t	c;
+
+	for (c = 0; c < ncols; c++)
+	{
+		if (b)
+		{
+			b->cols[c].kind = kinds[c];
+			b->cols[c].has_nulls = has_nulls[c];
+			b->cols[c].values_off = off;
+		}
+		off = gdb_align_up(off + capacity * gdb_kind_width(kinds[c]));
+		if (b)
+			b->cols[c].nulls_off = has_nulls[c] ? off : 0;
+		if (has_nulls[c])
+			off = gdb_align_up(off + capacity);
+	}
+	if (b)
+	{
+		b->magic = GDB_BATCH_MAGIC;
+		b->ncols = ncols;
+		b->nrows = 0;
+		b->capacity = capacity;
+		b->total_bytes = off;
+	}
+	return off;
+}
+
+/* Column arrays of a batch at base (host or device address of the buffer). */
+#define GDB_COL_PTR(base, b, c, type) \
+	((type *) ((char *) (base) + (b)->cols[c].values_off))
+#define GDB_NULL_PTR(base, b, c) \
+	((b)->cols[c].has_nulls ? (uint8_t *) ((char *) (base) + (b)->cols[c].nulls_off) : (uint8_t *) 0)
+
+/* ---- the two implementations ---- */
+
+/*
+ * gdb_cpu_groupby: run req over input on the CPU.
+ *	 input		a batch of input->nrows rows (values or, with
+ *				req->input_is_states, partial states)
+ *	 alloc		allocates the result batch; called once
+ *	 *result	on GDB_OK, a batch of ngroups rows: req->nkeys key columns
+ *				(same kinds and NULL flags as the input keys) then req->naggs
+ *				STATE columns.  Groups appear in ascending key order, NULL
+ *				keys last; each key value is the first row's of its group.
+ *	 stats		rows in, selected and groups out are added
+ * With no group keys, the result has exactly one row (even for no input).
+ * Returns a GdbStatus; err->message says more.  Raises nothing; the
+ * algorithm is a stable sort of row indices by the keys (qsort_r with the
+ * row index as the last key) followed by one sequential pass per group.
+ */
+extern int	gdb_cpu_groupby(const GdbRequest *req, const GdbBatch *input,
+							GdbAllocFn alloc, void *alloc_arg,
+							GdbBatch **result, GdbStats *stats, GdbError *err);
+
+/* Opaque per-execution device state (stream, buffers). */
+typedef struct GdbCudaExec GdbCudaExec;
+
+/*
+ * gdb_cuda_available: 1 if this build contains the CUDA path.
+ */
+extern int	gdb_cuda_built(void);
+
+/*
+ * gdb_cuda_probe: discover CUDA devices.  Fills up to max entries of devs,
+ * sets *ndev.  Returns GDB_OK, or GDB_ERR_NO_DEVICE with err->message naming
+ * the reason (no driver, no device, build without CUDA).  Initialises the
+ * CUDA runtime in the calling process: never call it in the postmaster.
+ */
+extern int	gdb_cuda_probe(GdbDeviceInfo *devs, int max, int *ndev,
+						   GdbError *err);
+
+/*
+ * gdb_cuda_open / gdb_cuda_close: per-execution state on device ordinal:
+ * one stream, growing device buffers and pinned host staging buffers.
+ * gdb_cuda_close frees all of it and accepts NULL.
+ */
+extern int	gdb_cuda_open(int ordinal, GdbCudaExec **exec, GdbError *err);
+extern void gdb_cuda_close(GdbCudaExec *exec);
+
+/*
+ * gdb_cuda_host_alloc: pinned host memory for an input batch (so its copy to
+ * the device is asynchronous); NULL on failure.  Freed by gdb_cuda_host_free
+ * or at gdb_cuda_close.
+ */
+extern void *gdb_cuda_host_alloc(GdbCudaExec *exec, size_t bytes);
+extern void gdb_cuda_host_free(GdbCudaExec *exec, void *p);
+
+/*
+ * gdb_cuda_groupby: the same contract as gdb_cpu_groupby, on the device.
+ * The algorithm (after the thesis/CUDADB line of work): filter by the opcode
+ * VM into flags; compact selected row ids (cub::DeviceSelect::Flagged);
+ * order them by the keys with stable LSD passes of cub::DeviceRadixSort over
+ * order-preserving 64-bit key encodings; mark group boundaries and compact
+ * them to segment offsets; reduce each aggregate per segment
+ * (cub::DeviceSegmentedReduce) with the shared combine function.
+ */
+extern int	gdb_cuda_groupby(GdbCudaExec *exec, const GdbRequest *req,
+							 const GdbBatch *input, GdbAllocFn alloc,
+							 void *alloc_arg, GdbBatch **result,
+							 GdbStats *stats, GdbError *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif							/* GPUDB_DEVICE_H */

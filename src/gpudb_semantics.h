@@ -1,0 +1,564 @@
+/*-------------------------------------------------------------------------
+ *
+ * gpudb_semantics.h
+ *	  The meaning of every opcode and aggregate transition, written once and
+ *	  compiled twice: by gcc for the CPU path (src/cpu_path.c) and by nvcc
+ *	  for the device kernels (cuda/).  Plain C99, no PostgreSQL or CUDA
+ *	  header; GDB_HOSTDEV marks each function __host__ __device__ under
+ *	  nvcc.
+ *
+ * The rules copied here are PostgreSQL's own (utils/float.h, int.c, int8.c):
+ * integer arithmetic raises "out of range" past the SQL result width, integer
+ * division by zero and float division by zero raise "division by zero",
+ * float results that overflow (or underflow to zero) from finite inputs
+ * raise, NaN equals NaN and sorts above every other float.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUDB_SEMANTICS_H
+#define GPUDB_SEMANTICS_H
+
+#include <math.h>
+#include "gpudb_device.h"
+
+#ifdef __CUDACC__
+#define GDB_HOSTDEV __host__ __device__ __forceinline__
+#else
+#define GDB_HOSTDEV static inline
+#endif
+
+/* A VM value: the payload is int64 or float64 by the producing opcode. */
+typedef struct GdbValue
+{
+	union
+	{
+		int64_t		i;
+		double		f;
+	}			v;
+	int			isnull;
+} GdbValue;
+
+/* The tri-state result of a filter: row qualifies only on GDB_TRUE. */
+#define GDB_FALSE	0
+#define GDB_TRUE	1
+#define GDB_NULL	2
+
+GDB_HOSTDEV int
+gdb_int_range_status(int width)
+{
+	return width == 2 ? GDB_ERR_INT2_RANGE :
+		width == 4 ? GDB_ERR_INT4_RANGE : GDB_ERR_INT8_RANGE;
+}
+
+/* Does v fit an integer of width bytes? */
+GDB_HOSTDEV int
+gdb_int_fits(int64_t v, int width)
+{
+	if (width == 2)
+		return v >= -32768 && v <= 32767;
+	if (width == 4)
+		return v >= -2147483647LL - 1 && v <= 2147483647LL;
+	return 1;
+}
+
+/* 64-bit add/sub/mul returning 1 on overflow (portable to device code). */
+GDB_HOSTDEV int
+gdb_add_overflow(int64_t a, int64_t b, int64_t *r)
+{
+	*r = (int64_t) ((uint64_t) a + (uint64_t) b);
+	return ((a ^ *r) & (b ^ *r)) < 0;
+}
+
+GDB_HOSTDEV int
+gdb_sub_overflow(int64_t a, int64_t b, int64_t *r)
+{
+	*r = (int64_t) ((uint64_t) a - (uint64_t) b);
+	return ((a ^ b) & (a ^ *r)) < 0;
+}
+
+GDB_HOSTDEV int
+gdb_mul_overflow(int64_t a, int64_t b, int64_t *r)
+{
+	__int128	p = (__int128) a * (__int128) b;
+
+	*r = (int64_t) p;
+	return p != (__int128) * r;
+}
+
+/* Checked 64-bit add/sub/mul, then range-checked at width. */
+GDB_HOSTDEV int
+gdb_int_arith(int op, int64_t a, int64_t b, int width, int64_t *out)
+{
+	int64_t		r;
+
+	switch (op)
+	{
+		case GDB_OP_INT_ADD:
+			if (gdb_add_overflow(a, b, &r))
+				return gdb_int_range_status(width);
+			break;
+		case GDB_OP_INT_SUB:
+			if (gdb_sub_overflow(a, b, &r))
+				return gdb_int_range_status(width);
+			break;
+		case GDB_OP_INT_MUL:
+			if (gdb_mul_overflow(a, b, &r))
+				return gdb_int_range_status(width);
+			break;
+		case GDB_OP_INT_DIV:
+			if (b == 0)
+				return GDB_ERR_DIV_ZERO;
+			if (b == -1)
+			{
+				/* PostgreSQL negates: the minimum value overflows */
+				if (gdb_sub_overflow((int64_t) 0, a, &r))
+					return gdb_int_range_status(width);
+			}
+			else
+				r = a / b;
+			break;
+		case GDB_OP_INT_MOD:
+			if (b == 0)
+				return GDB_ERR_DIV_ZERO;
+			r = (b == -1) ? 0 : a % b;
+			break;
+		default:
+			return GDB_ERR_BAD_REQUEST;
+	}
+	if (!gdb_int_fits(r, width))
+		return gdb_int_range_status(width);
+	*out = r;
+	return GDB_OK;
+}
+
+/* PostgreSQL's float arithmetic checks (utils/float.h), width 4 or 8. */
+GDB_HOSTDEV int
+gdb_float_arith(int op, double a, double b, int width, double *out)
+{
+	double		r;
+
+	if (width == 4)
+	{
+		float		fa = (float) a,
+					fb = (float) b,
+					fr;
+
+		switch (op)
+		{
+			case GDB_OP_FLT_ADD:
+				fr = fa + fb;
+				if (isinf(fr) && !isinf(fa) && !isinf(fb))
+					return GDB_ERR_FLOAT_OVERFLOW;
+				break;
+			case GDB_OP_FLT_SUB:
+				fr = fa - fb;
+				if (isinf(fr) && !isinf(fa) && !isinf(fb))
+					return GDB_ERR_FLOAT_OVERFLOW;
+				break;
+			case GDB_OP_FLT_MUL:
+				fr = fa * fb;
+				if (isinf(fr) && !isinf(fa) && !isinf(fb))
+					return GDB_ERR_FLOAT_OVERFLOW;
+				if (fr == 0.0f && fa != 0.0f && fb != 0.0f)
+					return GDB_ERR_FLOAT_UNDERFLOW;
+				break;
+			case GDB_OP_FLT_DIV:
+				if (fb == 0.0f && !isnan(fa))
+					return GDB_ERR_DIV_ZERO;
+				fr = fa / fb;
+				if (isinf(fr) && !isinf(fa))
+					return GDB_ERR_FLOAT_OVERFLOW;
+				if (fr == 0.0f && fa != 0.0f && !isinf(fb))
+					return GDB_ERR_FLOAT_UNDERFLOW;
+				break;
+			default:
+				return GDB_ERR_BAD_REQUEST;
+		}
+		*out = (double) fr;
+		return GDB_OK;
+	}
+
+	switch (op)
+	{
+		case GDB_OP_FLT_ADD:
+			r = a + b;
+			if (isinf(r) && !isinf(a) && !isinf(b))
+				return GDB_ERR_FLOAT_OVERFLOW;
+			break;
+		case GDB_OP_FLT_SUB:
+			r = a - b;
+			if (isinf(r) && !isinf(a) && !isinf(b))
+				return GDB_ERR_FLOAT_OVERFLOW;
+			break;
+		case GDB_OP_FLT_MUL:
+			r = a * b;
+			if (isinf(r) && !isinf(a) && !isinf(b))
+				return GDB_ERR_FLOAT_OVERFLOW;
+			if (r == 0.0 && a != 0.0 && b != 0.0)
+				return GDB_ERR_FLOAT_UNDERFLOW;
+			break;
+		case GDB_OP_FLT_DIV:
+			if (b == 0.0 && !isnan(a))
+				return GDB_ERR_DIV_ZERO;
+			r = a / b;
+			if (isinf(r) && !isinf(a))
+				return GDB_ERR_FLOAT_OVERFLOW;
+			if (r == 0.0 && a != 0.0 && !isinf(b))
+				return GDB_ERR_FLOAT_UNDERFLOW;
+			break;
+		default:
+			return GDB_ERR_BAD_REQUEST;
+	}
+	*out = r;
+	return GDB_OK;
+}
+
+/* PostgreSQL's float order: all NaNs equal, above every other value. */
+GDB_HOSTDEV int
+gdb_float_cmp(double a, double b)
+{
+	if (isnan(a))
+		return isnan(b) ? 0 : 1;
+	if (isnan(b))
+		return -1;
+	return (a > b) - (a < b);
+}
+
+GDB_HOSTDEV int
+gdb_int_cmp(int64_t a, int64_t b)
+{
+	return (a > b) - (a < b);
+}
+
+/*
+ * gdb_vm_eval: evaluate the filter program for one row of a batch whose
+ * buffer starts at base.  Returns GDB_TRUE, GDB_FALSE or GDB_NULL; on a SQL
+ * error sets *status (a GdbStatus) and returns GDB_FALSE.  AND and OR
+ * short-circuit as PostgreSQL's executor does, so a row that PostgreSQL
+ * would not evaluate past a FALSE (TRUE) never raises.
+ */
+GDB_HOSTDEV int
+gdb_vm_eval(const GdbInstr *prog, int ninstr, const GdbBatch *b,
+			const void *base, uint64_t row, int *status)
+{
+	GdbValue	stack[GDB_MAX_STACK];
+	int			sp = 0;			/* next free slot */
+	int			pc = 0;
+
+	while (pc < ninstr)
+	{
+		const GdbInstr *in = &prog[pc];
+		GdbValue   *x = sp >= 1 ? &stack[sp - 1] : stack;	/* top */
+		GdbValue   *y = sp >= 2 ? &stack[sp - 2] : stack;	/* below top */
+		int			st = GDB_OK;
+
+		switch (in->op)
+		{
+			case GDB_OP_PUSH_COL:
+				{
+					const uint8_t *nulls = GDB_NULL_PTR(base, b, in->arg);
+
+					stack[sp].isnull = nulls ? nulls[row] : 0;
+					stack[sp].v.i = GDB_COL_PTR(base, b, in->arg, const int64_t)[row];
+					sp++;
+				}
+				break;
+			case GDB_OP_PUSH_INT:
+				stack[sp].isnull = 0;
+				stack[sp].v.i = in->ival;
+				sp++;
+				break;
+			case GDB_OP_PUSH_FLOAT:
+				stack[sp].isnull = 0;
+				stack[sp].v.f = in->fval;
+				sp++;
+				break;
+			case GDB_OP_PUSH_NULL:
+				stack[sp].isnull = 1;
+				stack[sp].v.i = 0;
+				sp++;
+				break;
+			case GDB_OP_INT_ADD:
+			case GDB_OP_INT_SUB:
+			case GDB_OP_INT_MUL:
+			case GDB_OP_INT_DIV:
+			case GDB_OP_INT_MOD:
+				if (!(y->isnull || x->isnull))
+					st = gdb_int_arith(in->op, y->v.i, x->v.i, in->width, &y->v.i);
+				y->isnull |= x->isnull;
+				sp--;
+				break;
+			case GDB_OP_INT_NEG:
+				if (!x->isnull)
+					st = gdb_int_arith(GDB_OP_INT_SUB, 0, x->v.i, in->width, &x->v.i);
+				break;
+			case GDB_OP_FLT_ADD:
+			case GDB_OP_FLT_SUB:
+			case GDB_OP_FLT_MUL:
+			case GDB_OP_FLT_DIV:
+				if (!(y->isnull || x->isnull))
+					st = gdb_float_arith(in->op, y->v.f, x->v.f, in->width, &y->v.f);
+				y->isnull |= x->isnull;
+				sp--;
+				break;
+			case GDB_OP_FLT_NEG:
+				x->v.f = -x->v.f;
+				break;
+			case GDB_OP_INT_TO_FLT:
+				if (in->width == 4)
+					x->v.f = (double) (float) x->v.i;
+				else
+					x->v.f = (double) x->v.i;
+				break;
+			case GDB_OP_INT_EQ:
+			case GDB_OP_INT_NE:
+			case GDB_OP_INT_LT:
+			case GDB_OP_INT_LE:
+			case GDB_OP_INT_GT:
+			case GDB_OP_INT_GE:
+			case GDB_OP_FLT_EQ:
+			case GDB_OP_FLT_NE:
+			case GDB_OP_FLT_LT:
+			case GDB_OP_FLT_LE:
+			case GDB_OP_FLT_GT:
+			case GDB_OP_FLT_GE:
+				{
+					int			c;
+					int			rel = in->op <= GDB_OP_INT_GE ?
+						in->op - GDB_OP_INT_EQ : in->op - GDB_OP_FLT_EQ;
+
+					c = in->op <= GDB_OP_INT_GE ?
+						gdb_int_cmp(y->v.i, x->v.i) : gdb_float_cmp(y->v.f, x->v.f);
+					/* rel: 0 EQ, 1 NE, 2 LT, 3 LE, 4 GT, 5 GE */
+					y->v.i = rel == 0 ? c == 0 : rel == 1 ? c != 0 :
+						rel == 2 ? c < 0 : rel == 3 ? c <= 0 :
+						rel == 4 ? c > 0 : c >= 0;
+					y->isnull |= x->isnull;
+					sp--;
+				}
+				break;
+			case GDB_OP_AND:
+				/* FALSE wins over NULL; NULL over TRUE */
+				if ((!y->isnull && y->v.i == 0) || (!x->isnull && x->v.i == 0))
+				{
+					y->isnull = 0;
+					y->v.i = 0;
+				}
+				else if (y->isnull || x->isnull)
+				{
+					y->isnull = 1;
+					y->v.i = 0;
+				}
+				else
+					y->v.i = 1;
+				sp--;
+				break;
+			case GDB_OP_OR:
+				if ((!y->isnull && y->v.i != 0) || (!x->isnull && x->v.i != 0))
+				{
+					y->isnull = 0;
+					y->v.i = 1;
+				}
+				else if (y->isnull || x->isnull)
+				{
+					y->isnull = 1;
+					y->v.i = 0;
+				}
+				else
+					y->v.i = 0;
+				sp--;
+				break;
+			case GDB_OP_NOT:
+				if (!x->isnull)
+					x->v.i = !x->v.i;
+				break;
+			case GDB_OP_JUMP_IF_FALSE:
+				if (!x->isnull && x->v.i == 0)
+				{
+					pc = in->arg;
+					continue;
+				}
+				break;
+			case GDB_OP_JUMP_IF_TRUE:
+				if (!x->isnull && x->v.i != 0)
+				{
+					pc = in->arg;
+					continue;
+				}
+				break;
+			case GDB_OP_IS_NULL:
+				x->v.i = x->isnull;
+				x->isnull = 0;
+				break;
+			case GDB_OP_IS_NOT_NULL:
+				x->v.i = !x->isnull;
+				x->isnull = 0;
+				break;
+			case GDB_OP_IS_TRUE:
+				x->v.i = !x->isnull && x->v.i != 0;
+				x->isnull = 0;
+				break;
+			case GDB_OP_IS_NOT_TRUE:
+				x->v.i = x->isnull || x->v.i == 0;
+				x->isnull = 0;
+				break;
+			case GDB_OP_IS_FALSE:
+				x->v.i = !x->isnull && x->v.i == 0;
+				x->isnull = 0;
+				break;
+			case GDB_OP_IS_NOT_FALSE:
+				x->v.i = x->isnull || x->v.i != 0;
+				x->isnull = 0;
+				break;
+			default:
+				st = GDB_ERR_BAD_REQUEST;
+				break;
+		}
+		if (st != GDB_OK)
+		{
+			*status = st;
+			return GDB_FALSE;
+		}
+		pc++;
+	}
+	if (sp != 1)
+	{
+		*status = GDB_ERR_BAD_REQUEST;
+		return GDB_FALSE;
+	}
+	return stack[0].isnull ? GDB_NULL : (stack[0].v.i != 0 ? GDB_TRUE : GDB_FALSE);
+}
+
+/*
+ * Order-preserving 64-bit encodings of key values, for radix sorting and
+ * equality.  Integers: flip the sign bit.  Floats: PostgreSQL's equality
+ * first (-0 becomes +0, every NaN the canonical NaN), then the IEEE total
+ * order trick (negative values invert all bits, others set the sign bit).
+ */
+GDB_HOSTDEV uint64_t
+gdb_key_encode_int(int64_t v)
+{
+	return (uint64_t) v ^ 0x8000000000000000ULL;
+}
+
+GDB_HOSTDEV uint64_t
+gdb_key_encode_float(double v)
+{
+	union
+	{
+		double		d;
+		uint64_t	u;
+	}			x;
+
+	if (v == 0.0)
+		v = 0.0;				/* -0 groups with +0 */
+	x.d = v;
+	if (isnan(v))
+		x.u = 0x7ff8000000000000ULL;
+	return (x.u & 0x8000000000000000ULL) ? ~x.u : (x.u | 0x8000000000000000ULL);
+}
+
+/* ---- aggregate transition states ---- */
+
+GDB_HOSTDEV GdbAggState
+gdb_state_identity(int kind)
+{
+	GdbAggState s;
+
+	s.count = 0;
+	s.i0 = 0;
+	s.i1 = 0;
+	s.f = 0.0;
+	(void) kind;
+	return s;
+}
+
+/*
+ * gdb_state_from_value: the state of one input row.  is_null rows count
+ * only for count(*).  For SUM_INT the value is sign-extended into i1:i0.
+ */
+GDB_HOSTDEV GdbAggState
+gdb_state_from_value(int kind, int64_t iv, double fv, int is_null)
+{
+	GdbAggState s = gdb_state_identity(kind);
+
+	if (kind == GDB_AGG_COUNT_STAR)
+	{
+		s.count = 1;
+		return s;
+	}
+	if (is_null)
+		return s;
+	s.count = 1;
+	switch (kind)
+	{
+		case GDB_AGG_SUM_INT:
+			s.i0 = iv;
+			s.i1 = iv < 0 ? -1 : 0;
+			break;
+		case GDB_AGG_MIN_INT:
+		case GDB_AGG_MAX_INT:
+			s.i0 = iv;
+			break;
+		case GDB_AGG_SUM_FLOAT:
+			s.f = fv;
+			s.i0 = isinf(fv) ? 1 : 0;
+			break;
+		case GDB_AGG_MIN_FLOAT:
+		case GDB_AGG_MAX_FLOAT:
+			s.f = fv;
+			break;
+		default:
+			break;
+	}
+	return s;
+}
+
+/*
+ * gdb_state_combine: merge two states of the same aggregate; associative,
+ * so any reduction order is valid.  Ties in min/max keep a (the earlier).
+ */
+GDB_HOSTDEV GdbAggState
+gdb_state_combine(int kind, GdbAggState a, GdbAggState b)
+{
+	GdbAggState r = a;
+
+	if (b.count == 0)
+		return a;
+	if (a.count == 0)
+		return b;
+	r.count = a.count + b.count;
+	switch (kind)
+	{
+		case GDB_AGG_SUM_INT:
+			{
+				uint64_t	lo = (uint64_t) a.i0 + (uint64_t) b.i0;
+				uint64_t	carry = lo < (uint64_t) a.i0;
+
+				r.i0 = (int64_t) lo;
+				r.i1 = (int64_t) ((uint64_t) a.i1 + (uint64_t) b.i1 + carry);
+			}
+			break;
+		case GDB_AGG_MIN_INT:
+			r.i0 = b.i0 < a.i0 ? b.i0 : a.i0;
+			break;
+		case GDB_AGG_MAX_INT:
+			r.i0 = b.i0 > a.i0 ? b.i0 : a.i0;
+			break;
+		case GDB_AGG_SUM_FLOAT:
+			r.f = a.f + b.f;
+			r.i0 = a.i0 + b.i0;
+			break;
+		case GDB_AGG_MIN_FLOAT:
+			r.f = gdb_float_cmp(b.f, a.f) < 0 ? b.f : a.f;
+			break;
+		case GDB_AGG_MAX_FLOAT:
+			r.f = gdb_float_cmp(b.f, a.f) > 0 ? b.f : a.f;
+			break;
+		default:
+			break;
+	}
+	return r;
+}
+
+#endif							/* GPUDB_SEMANTICS_H */
