@@ -22,7 +22,7 @@
  * req->input_is_states set) to combine partial results of several batches.
  *
  * Two implementations sit behind this header: the CPU path (src/cpu_path.c,
- * plain C, always built) and the CUDA path (cuda/*.cu, built when nvcc is
+ * plain C, always built) and the CUDA path (the .cu files in cuda/, built when nvcc is
  * found).  Both evaluate the filter and combine transition states with the
  * same code, gpudb_semantics.h.
  *

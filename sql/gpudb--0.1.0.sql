@@ -1,0 +1,71 @@
+/* sql/gpudb--0.1.0.sql — gpudb install script */
+
+-- complain if script is sourced in psql, rather than via CREATE EXTENSION
+\echo Use "CREATE EXTENSION gpudb" to load this file. \quit
+
+/*
+ * gpu_groupby(relation, group_by, aggregates, filter) -> SETOF record
+ *
+ * Grouped aggregation of one table, on the GPU when one is usable, else on
+ * the CPU path; results are PostgreSQL's own (see README "SQL API").
+ *   relation    the table (a plain table or materialized view)
+ *   group_by    comma-separated column names, up to 8; '' for one group
+ *   aggregates  comma-separated count(*), count(c), sum(c), avg(c), min(c),
+ *               max(c), up to 64
+ *   filter      one boolean expression over the table's columns, or NULL
+ * The column definition list must give the group keys' types then each
+ * aggregate's SQL result type.  NULL relation, group_by or aggregates is an
+ * error (22004).  Reads under the caller's snapshot; needs SELECT on the
+ * table or on every column used; refuses tables with row-level security.
+ */
+CREATE FUNCTION gpu_groupby(relation regclass, group_by text, aggregates text,
+                            filter text DEFAULT NULL)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'gpu_groupby'
+LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL RESTRICTED
+SET search_path = pg_catalog, pg_temp;
+
+/*
+ * gpu_devices() -> one row per CUDA device, or one row with ordinal NULL
+ * saying why there is none.  memory_* in bytes.  active_path is the path
+ * gpu_groupby would take now ('gpu' or 'cpu'); reason explains a CPU path.
+ * Probing initialises CUDA in this backend (never in the postmaster).
+ */
+CREATE FUNCTION gpu_devices(
+    OUT ordinal int, OUT name text, OUT compute_capability text,
+    OUT memory_total bigint, OUT memory_free bigint,
+    OUT driver_version text, OUT runtime_version text,
+    OUT multiprocessors int, OUT active_path text, OUT reason text)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'gpu_devices'
+LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED
+SET search_path = pg_catalog, pg_temp;
+
+/*
+ * gpu_active_path() -> 'gpu' or 'cpu': the path gpu_groupby takes now under
+ * gpudb.enabled and gpudb.device.  Raises 55000 when gpudb.device = gpu and
+ * no GPU is usable.
+ */
+CREATE FUNCTION gpu_active_path()
+RETURNS text
+AS 'MODULE_PATHNAME', 'gpu_active_path'
+LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED
+SET search_path = pg_catalog, pg_temp;
+
+/*
+ * gpu_last_execution() -> statistics of this session's last gpu_groupby:
+ * path ('gpu'/'cpu'), device name, rows read, rows passing the filter,
+ * groups, batches, bytes copied host->device and back, device time (ms,
+ * CUDA events; 0 on the CPU path) and total time of the call (ms).
+ * No row before the first call.
+ */
+CREATE FUNCTION gpu_last_execution(
+    OUT path text, OUT device text, OUT rows_in bigint,
+    OUT rows_selected bigint, OUT groups bigint, OUT batches int,
+    OUT bytes_to_device bigint, OUT bytes_from_device bigint,
+    OUT device_ms float8, OUT total_ms float8)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'gpu_last_execution'
+LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED
+SET search_path = pg_catalog, pg_temp;
+

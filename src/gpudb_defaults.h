@@ -1,0 +1,25 @@
+/*-------------------------------------------------------------------------
+ *
+ * gpudb_defaults.h
+ *	  The one place where every GUC default of gpudb is defined.
+ *
+ * README.md's GUC table is checked against these by
+ * test/check_guc_table.sh (run by test/run_tests.sh).
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUDB_DEFAULTS_H
+#define GPUDB_DEFAULTS_H
+
+/* gpudb.enabled: run gpudb operators on the device when true */
+#define GPUDB_DEFAULT_ENABLED		true
+
+/* gpudb.device: auto | gpu | cpu */
+#define GPUDB_DEFAULT_DEVICE		GPUDB_DEVICE_AUTO
+
+/* gpudb.batch_rows: rows per column batch sent to the device */
+#define GPUDB_DEFAULT_BATCH_ROWS	4194304
+#define GPUDB_MIN_BATCH_ROWS		1024
+#define GPUDB_MAX_BATCH_ROWS		67108864
+
+#endif							/* GPUDB_DEFAULTS_H */

@@ -1,0 +1,408 @@
+/*-------------------------------------------------------------------------
+ *
+ * groupby_parse.c
+ *	  Parse the text arguments of gpu_groupby(): group keys, aggregates,
+ *	  the column definition list they imply, and the privileges they need.
+ *
+ * Nothing here runs SQL.  Column lists go through SplitIdentifierString
+ * (PostgreSQL's identifier rules: unquoted names fold to lower case, quoted
+ * ones keep their case); the aggregate list goes through PostgreSQL's raw
+ * parser and is then checked to be nothing but calls of count, sum, avg,
+ * min and max on plain column names.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_type.h"
+#include "miscadmin.h"
+#include "nodes/parsenodes.h"
+#include "parser/parser.h"
+#include "parser/scansup.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/rls.h"
+#include "utils/varlena.h"
+
+#include "groupby.h"
+
+/* Resolve a column name of q->rel; raises 42703 if there is none. */
+static AttrNumber
+resolve_column(GdbGroupByQuery *q, const char *name, const char *what)
+{
+	AttrNumber	attnum = get_attnum(RelationGetRelid(q->rel), name);
+
+	if (attnum == InvalidAttrNumber)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_COLUMN),
+				 errmsg("column \"%s\" of relation \"%s\" does not exist",
+						name, RelationGetRelationName(q->rel)),
+				 errdetail("It was named in the %s argument.", what)));
+	if (attnum < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("system column \"%s\" cannot be used in gpu_groupby",
+						name)));
+	return attnum;
+}
+
+/* see groupby.h */
+void
+gdb_parse_group_keys(GdbGroupByQuery *q, const char *group_by)
+{
+	char	   *copy = pstrdup(group_by);
+	List	   *names = NIL;
+	ListCell   *lc;
+
+	if (!SplitIdentifierString(copy, ',', &names))
+		ereport(ERROR,
+				(errcode(ERRCODE_SYNTAX_ERROR),
+				 errmsg("invalid group_by list: \"%s\"", group_by),
+				 errhint("Give comma-separated column names, e.g. 'origin, month', "
+						 "or '' for one group.")));
+	if (list_length(names) > GDB_MAX_GROUP_KEYS)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("too many group keys: %d", list_length(names)),
+				 errdetail("gpu_groupby accepts at most %d group keys.",
+						   GDB_MAX_GROUP_KEYS)));
+
+	foreach(lc, names)
+	{
+		char	   *name = (char *) lfirst(lc);
+		AttrNumber	attnum;
+		Form_pg_attribute att;
+		int			k = q->nkeys;
+
+		if (name[0] == '\0')
+			ereport(ERROR,
+					(errcode(ERRCODE_SYNTAX_ERROR),
+					 errmsg("invalid group_by list: \"%s\"", group_by),
+					 errdetail("A column name is empty.")));
+		attnum = resolve_column(q, name, "group_by");
+		att = TupleDescAttr(RelationGetDescr(q->rel), attnum - 1);
+		if (gdb_type_class(att->atttypid) == GDB_TYPE_UNSUPPORTED)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("group key \"%s\" has unsupported type %s",
+							name, format_type_be(att->atttypid)),
+					 errhint("Group keys may be smallint, integer, bigint, real, "
+							 "double precision, boolean, date, timestamp, "
+							 "timestamp with time zone, text or varchar.")));
+		q->req->key_cols[k] = gdb_columnset_add(&q->cs, q->rel, attnum, false);
+		q->key_types[k] = att->atttypid;
+		q->key_names[k] = pstrdup(name);
+		q->nkeys++;
+	}
+	q->req->nkeys = q->nkeys;
+}
+
+/* Result type and device transition kind of fn over argtype. */
+static void
+aggregate_types(GdbAggregate *agg, uint32 *kind)
+{
+	GdbTypeClass cls = OidIsValid(agg->argtype) ?
+		gdb_type_class(agg->argtype) : GDB_TYPE_UNSUPPORTED;
+	const char *pgname = NULL;
+
+	switch (agg->fn)
+	{
+		case GDB_FN_COUNT_STAR:
+			agg->result_type = INT8OID;
+			*kind = GDB_AGG_COUNT_STAR;
+			return;
+		case GDB_FN_COUNT:
+			agg->result_type = INT8OID;
+			*kind = GDB_AGG_COUNT;
+			return;
+		case GDB_FN_SUM:
+		case GDB_FN_AVG:
+			pgname = agg->fn == GDB_FN_SUM ? "sum" : "avg";
+			if (cls == GDB_TYPE_INT)
+			{
+				*kind = GDB_AGG_SUM_INT;
+				if (agg->fn == GDB_FN_AVG || agg->argtype == INT8OID)
+					agg->result_type = NUMERICOID;
+				else
+					agg->result_type = INT8OID;
+				return;
+			}
+			if (cls == GDB_TYPE_FLOAT)
+			{
+				*kind = GDB_AGG_SUM_FLOAT;
+				agg->result_type = (agg->fn == GDB_FN_SUM) ? agg->argtype : FLOAT8OID;
+				return;
+			}
+			break;
+		case GDB_FN_MIN:
+		case GDB_FN_MAX:
+			pgname = agg->fn == GDB_FN_MIN ? "min" : "max";
+			agg->result_type = agg->argtype;
+			if (cls == GDB_TYPE_INT || cls == GDB_TYPE_DATETIME)
+			{
+				*kind = agg->fn == GDB_FN_MIN ? GDB_AGG_MIN_INT : GDB_AGG_MAX_INT;
+				return;
+			}
+			if (cls == GDB_TYPE_FLOAT)
+			{
+				*kind = agg->fn == GDB_FN_MIN ? GDB_AGG_MIN_FLOAT : GDB_AGG_MAX_FLOAT;
+				return;
+			}
+			break;
+	}
+
+	/* PostgreSQL has no such aggregate for these types at all */
+	if (cls == GDB_TYPE_BOOL ||
+		((agg->fn == GDB_FN_SUM || agg->fn == GDB_FN_AVG) &&
+		 (cls == GDB_TYPE_DATETIME || cls == GDB_TYPE_TEXT)))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_FUNCTION),
+				 errmsg("function %s(%s) does not exist",
+						pgname, format_type_be(agg->argtype)),
+				 errdetail("It was named in the aggregates argument as %s.",
+						   agg->label)));
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("gpu_groupby does not support %s(%s)",
+					pgname, format_type_be(agg->argtype)),
+			 errhint("sum and avg take smallint, integer, bigint, real or double "
+					 "precision; min and max also take date, timestamp and "
+					 "timestamp with time zone.")));
+}
+
+/* Reject any part of a FuncCall beyond name(arg) or count(*). */
+static void
+check_plain_call(FuncCall *fc, const char *label)
+{
+	const char *what = NULL;
+
+	if (fc->agg_distinct)
+		what = "DISTINCT";
+	else if (fc->agg_filter)
+		what = "FILTER";
+	else if (fc->agg_order)
+		what = "ORDER BY";
+	else if (fc->agg_within_group)
+		what = "WITHIN GROUP";
+	else if (fc->over)
+		what = "OVER";
+	else if (fc->func_variadic)
+		what = "VARIADIC";
+	if (what)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("gpu_groupby does not support %s in aggregate %s",
+						what, label)));
+}
+
+/* see groupby.h */
+void
+gdb_parse_aggregates(GdbGroupByQuery *q, const char *aggregates)
+{
+	List	   *raw;
+	SelectStmt *stmt;
+	ListCell   *lc;
+	const char *p;
+
+	for (p = aggregates; *p && scanner_isspace(*p); p++)
+		;
+	if (*p == '\0')
+	{
+		if (q->nkeys == 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("gpu_groupby needs at least one group key or aggregate"),
+					 errhint("For example: gpu_groupby('t', '', 'count(*)').")));
+		return;					/* distinct keys, like GROUP BY without aggregates */
+	}
+
+	raw = raw_parser(aggregates, RAW_PARSE_PLPGSQL_EXPR);
+	stmt = (list_length(raw) == 1) ?
+		(SelectStmt *) linitial_node(RawStmt, raw)->stmt : NULL;
+	if (stmt == NULL || !IsA(stmt, SelectStmt) ||
+		stmt->distinctClause || stmt->intoClause || stmt->fromClause ||
+		stmt->whereClause || stmt->groupClause || stmt->havingClause ||
+		stmt->windowClause || stmt->valuesLists || stmt->sortClause ||
+		stmt->limitOffset || stmt->limitCount || stmt->lockingClause ||
+		stmt->withClause || stmt->op != SETOP_NONE || stmt->targetList == NIL)
+		ereport(ERROR,
+				(errcode(ERRCODE_SYNTAX_ERROR),
+				 errmsg("invalid aggregates list: \"%s\"", aggregates),
+				 errhint("Give comma-separated aggregate calls, e.g. "
+						 "'count(*), avg(delay), max(distance)'.")));
+	if (list_length(stmt->targetList) > GDB_MAX_AGGREGATES)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("too many aggregates: %d", list_length(stmt->targetList)),
+				 errdetail("gpu_groupby accepts at most %d aggregates.",
+						   GDB_MAX_AGGREGATES)));
+
+	foreach(lc, stmt->targetList)
+	{
+		ResTarget  *rt = lfirst_node(ResTarget, lc);
+		GdbAggregate *agg = &q->aggs[q->naggs];
+		GdbAggSpec *spec = &q->req->aggs[q->naggs];
+		FuncCall   *fc;
+		char	   *fname;
+		char	   *colname = NULL;
+		uint32		kind;
+
+		if (!IsA(rt->val, FuncCall))
+			ereport(ERROR,
+					(errcode(ERRCODE_SYNTAX_ERROR),
+					 errmsg("aggregates list item %d is not an aggregate call",
+							q->naggs + 1),
+					 errhint("Use count(*), count(col), sum(col), avg(col), "
+							 "min(col) or max(col).")));
+		fc = (FuncCall *) rt->val;
+		if (rt->name)
+			ereport(ERROR,
+					(errcode(ERRCODE_SYNTAX_ERROR),
+					 errmsg("aggregates list item %d has an alias \"%s\"",
+							q->naggs + 1, rt->name),
+					 errhint("Name result columns in the column definition list.")));
+		if (list_length(fc->funcname) != 1)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("gpu_groupby does not support aggregate %s",
+							NameListToString(fc->funcname))));
+		fname = strVal(linitial(fc->funcname));
+
+		if (fc->agg_star)
+			agg->label = psprintf("%s(*)", fname);
+		else if (list_length(fc->args) == 1 && IsA(linitial(fc->args), ColumnRef) &&
+				 list_length(((ColumnRef *) linitial(fc->args))->fields) == 1 &&
+				 IsA(linitial(((ColumnRef *) linitial(fc->args))->fields), String))
+		{
+			colname = strVal(linitial(((ColumnRef *) linitial(fc->args))->fields));
+			agg->label = psprintf("%s(%s)", fname, quote_identifier(colname));
+		}
+		else
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("aggregates list item %d: the argument of %s must be one column name",
+							q->naggs + 1, fname),
+					 errhint("Expressions are not supported as aggregate arguments.")));
+		check_plain_call(fc, agg->label);
+
+		if (strcmp(fname, "count") == 0)
+			agg->fn = fc->agg_star ? GDB_FN_COUNT_STAR : GDB_FN_COUNT;
+		else if (fc->agg_star)
+			ereport(ERROR,
+					(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+					 errmsg("%s(*) must be used to call a parameterless aggregate function",
+							fname),
+					 errdetail("Only count(*) takes *.")));
+		else if (strcmp(fname, "sum") == 0)
+			agg->fn = GDB_FN_SUM;
+		else if (strcmp(fname, "avg") == 0)
+			agg->fn = GDB_FN_AVG;
+		else if (strcmp(fname, "min") == 0)
+			agg->fn = GDB_FN_MIN;
+		else if (strcmp(fname, "max") == 0)
+			agg->fn = GDB_FN_MAX;
+		else
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("gpu_groupby does not support aggregate %s", fname),
+					 errhint("Use count, sum, avg, min or max.")));
+
+		if (colname)
+		{
+			AttrNumber	attnum = resolve_column(q, colname, "aggregates");
+			Form_pg_attribute att = TupleDescAttr(RelationGetDescr(q->rel), attnum - 1);
+
+			agg->attnum = attnum;
+			agg->argtype = att->atttypid;
+		}
+		aggregate_types(agg, &kind);
+		spec->kind = kind;
+		spec->input_col = colname ?
+			gdb_columnset_add(&q->cs, q->rel, agg->attnum, agg->fn == GDB_FN_COUNT) : -1;
+		q->naggs++;
+	}
+	q->req->naggs = q->naggs;
+}
+
+/* see groupby.h */
+void
+gdb_check_result_desc(const GdbGroupByQuery *q, TupleDesc desc)
+{
+	int			natts = q->nkeys + q->naggs;
+	int			i;
+
+	if (desc == NULL || desc->natts != natts)
+	{
+		StringInfoData expected;
+
+		initStringInfo(&expected);
+		for (i = 0; i < natts; i++)
+			appendStringInfo(&expected, "%s%s %s", i ? ", " : "",
+							 i < q->nkeys ? quote_identifier(q->key_names[i]) :
+							 quote_identifier(q->aggs[i - q->nkeys].label),
+							 format_type_be(i < q->nkeys ? q->key_types[i] :
+											q->aggs[i - q->nkeys].result_type));
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("column definition list has %d columns, but gpu_groupby returns %d",
+						desc ? desc->natts : 0, natts),
+				 errdetail("Expected: AS t(%s).", expected.data)));
+	}
+	for (i = 0; i < natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+		Oid			want = i < q->nkeys ? q->key_types[i] :
+			q->aggs[i - q->nkeys].result_type;
+
+		if (att->atttypid != want)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATATYPE_MISMATCH),
+					 errmsg("column %d (\"%s\") of the column definition list has type %s, but %s is %s",
+							i + 1, NameStr(att->attname), format_type_be(att->atttypid),
+							i < q->nkeys ?
+							psprintf("group key \"%s\"", q->key_names[i]) :
+							q->aggs[i - q->nkeys].label,
+							format_type_be(want)),
+					 errhint("Declare column %d as %s.", i + 1, format_type_be(want))));
+	}
+}
+
+/* see groupby.h */
+void
+gdb_check_privileges(const GdbGroupByQuery *q)
+{
+	Oid			relid = RelationGetRelid(q->rel);
+	Oid			userid = GetUserId();
+	int			i;
+
+	if (check_enable_rls(relid, InvalidOid, false) == RLS_ENABLED)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("gpu_groupby does not support row-level security, "
+						"which applies to relation \"%s\" for this role",
+						RelationGetRelationName(q->rel)),
+				 errhint("Use plain SQL, which applies the row security policies.")));
+
+	if (pg_class_aclcheck(relid, userid, ACL_SELECT) == ACLCHECK_OK)
+		return;
+
+	/* like the executor: column privileges on every column read */
+	if (q->cs.ncols == 0)
+	{
+		if (pg_attribute_aclcheck_all(relid, userid, ACL_SELECT, ACLMASK_ANY) != ACLCHECK_OK)
+			aclcheck_error(ACLCHECK_NO_PRIV, get_relkind_objtype(q->rel->rd_rel->relkind),
+						   RelationGetRelationName(q->rel));
+		return;
+	}
+	for (i = 0; i < q->cs.ncols; i++)
+	{
+		if (pg_attribute_aclcheck(relid, q->cs.attnums[i], userid, ACL_SELECT) != ACLCHECK_OK)
+			aclcheck_error(ACLCHECK_NO_PRIV, get_relkind_objtype(q->rel->rd_rel->relkind),
+						   RelationGetRelationName(q->rel));
+	}
+}

@@ -1,0 +1,306 @@
+/*-------------------------------------------------------------------------
+ *
+ * heap_batch.c
+ *	  Heap scan -> column batches.
+ *
+ * A request names the relation columns it reads (a GdbColumnSet); the
+ * reader scans the table under the active snapshot (the caller's, so the
+ * answer is the one a plain SELECT in the same statement would see) and
+ * deforms each visible tuple into the batch's column arrays, widening every
+ * value to int64 or float64 (gpudb_device.h) and replacing text by
+ * dictionary codes (dictionary.c).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/relscan.h"
+#include "access/tableam.h"
+#include "catalog/pg_type.h"
+#include "executor/tuptable.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/date.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+#include "utils/timestamp.h"
+
+#include "gpudb.h"
+
+struct GdbHeapReader
+{
+	Relation	rel;
+	GdbColumnSet *cs;
+	TableScanDesc scan;
+	TupleTableSlot *slot;
+	AttrNumber	max_attnum;
+	bool		done;
+};
+
+/* see gpudb.h */
+GdbTypeClass
+gdb_type_class(Oid typid)
+{
+	switch (typid)
+	{
+		case INT2OID:
+		case INT4OID:
+		case INT8OID:
+			return GDB_TYPE_INT;
+		case FLOAT4OID:
+		case FLOAT8OID:
+			return GDB_TYPE_FLOAT;
+		case BOOLOID:
+			return GDB_TYPE_BOOL;
+		case DATEOID:
+		case TIMESTAMPOID:
+		case TIMESTAMPTZOID:
+			return GDB_TYPE_DATETIME;
+		case TEXTOID:
+		case VARCHAROID:
+			return GDB_TYPE_TEXT;
+		default:
+			return GDB_TYPE_UNSUPPORTED;
+	}
+}
+
+/* see gpudb.h */
+int
+gdb_columnset_add(GdbColumnSet *cs, Relation rel, AttrNumber attnum,
+				  bool nulls_only)
+{
+	Form_pg_attribute att;
+	int			i;
+
+	if (attnum <= 0 || attnum > RelationGetNumberOfAttributes(rel))
+		elog(ERROR, "gpudb: attribute number %d out of range", attnum);
+	att = TupleDescAttr(RelationGetDescr(rel), attnum - 1);
+
+	for (i = 0; i < cs->ncols; i++)
+	{
+		if (cs->attnums[i] == attnum)
+		{
+			if (!nulls_only && cs->nulls_only[i])
+			{
+				if (gdb_type_class(att->atttypid) == GDB_TYPE_UNSUPPORTED)
+					goto unsupported;
+				cs->nulls_only[i] = false;
+			}
+			return i;
+		}
+	}
+
+	if (!nulls_only && gdb_type_class(att->atttypid) == GDB_TYPE_UNSUPPORTED)
+		goto unsupported;
+	if (gdb_type_class(att->atttypid) == GDB_TYPE_TEXT &&
+		!nulls_only && !get_collation_isdeterministic(att->attcollation))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("column \"%s\" uses a nondeterministic collation",
+						NameStr(att->attname)),
+				 errdetail("gpudb compares text by its bytes, which only "
+						   "deterministic collations agree with.")));
+	if (cs->ncols >= GDB_MAX_COLUMNS)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("too many columns in one gpudb request"),
+				 errdetail("At most %d distinct columns can be read.",
+						   GDB_MAX_COLUMNS)));
+	if (cs->dict == NULL)
+		cs->dict = gdb_dict_create();
+	i = cs->ncols++;
+	cs->attnums[i] = attnum;
+	cs->typids[i] = att->atttypid;
+	cs->collations[i] = att->attcollation;
+	cs->nulls_only[i] = nulls_only;
+	return i;
+
+unsupported:
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("column \"%s\" of relation \"%s\" has unsupported type %s",
+					NameStr(att->attname), RelationGetRelationName(rel),
+					format_type_be(att->atttypid)),
+			 errhint("Supported types: smallint, integer, bigint, real, "
+					 "double precision, boolean, date, timestamp, "
+					 "timestamp with time zone, text, varchar.")));
+	pg_unreachable();
+}
+
+/* see gpudb.h */
+uint32
+gdb_column_kind(const GdbColumnSet *cs, int col)
+{
+	if (!cs->nulls_only[col] && gdb_type_class(cs->typids[col]) == GDB_TYPE_FLOAT)
+		return GDB_KIND_FLOAT64;
+	return GDB_KIND_INT64;
+}
+
+/* see gpudb.h */
+Datum
+gdb_value_to_datum(const GdbColumnSet *cs, int col, int64 ival, double fval)
+{
+	switch (cs->typids[col])
+	{
+		case INT2OID:
+			return Int16GetDatum((int16) ival);
+		case INT4OID:
+			return Int32GetDatum((int32) ival);
+		case INT8OID:
+			return Int64GetDatum(ival);
+		case BOOLOID:
+			return BoolGetDatum(ival != 0);
+		case DATEOID:
+			return DateADTGetDatum((DateADT) ival);
+		case TIMESTAMPOID:
+		case TIMESTAMPTZOID:
+			return TimestampGetDatum((Timestamp) ival);
+		case FLOAT4OID:
+			return Float4GetDatum((float4) fval);
+		case FLOAT8OID:
+			return Float8GetDatum(fval);
+		case TEXTOID:
+		case VARCHAROID:
+			return gdb_dict_datum(cs->dict, ival);
+	}
+	elog(ERROR, "gpudb: no datum conversion for type %u", cs->typids[col]);
+	pg_unreachable();
+}
+
+/*
+ * gdb_columnset_layout: lay out batch (may be NULL) for the columns of cs
+ * with capacity rows; returns the bytes the buffer needs.  Columns declared
+ * NOT NULL carry no null flags.
+ */
+uint64
+gdb_columnset_layout(const GdbColumnSet *cs, GdbBatch *batch, uint64 capacity)
+{
+	uint32		kinds[GDB_MAX_COLUMNS];
+	uint32		has_nulls[GDB_MAX_COLUMNS];
+	int			i;
+
+	for (i = 0; i < cs->ncols; i++)
+	{
+		kinds[i] = gdb_column_kind(cs, i);
+		has_nulls[i] = 1;
+	}
+	return gdb_batch_layout(batch, cs->ncols, kinds, has_nulls, capacity);
+}
+
+/* see gpudb.h */
+GdbHeapReader *
+gdb_heap_reader_begin(Relation rel, GdbColumnSet *cs, uint64 capacity)
+{
+	GdbHeapReader *reader = palloc0(sizeof(GdbHeapReader));
+	int			i;
+
+	reader->rel = rel;
+	reader->cs = cs;
+	for (i = 0; i < cs->ncols; i++)
+		reader->max_attnum = Max(reader->max_attnum, cs->attnums[i]);
+	reader->scan = table_beginscan(rel, GetActiveSnapshot(), 0, NULL);
+	reader->slot = table_slot_create(rel, NULL);
+	(void) capacity;
+	return reader;
+}
+
+/* Store one attribute value of the current tuple into row r of column c. */
+static inline void
+store_value(GdbColumnSet *cs, GdbBatch *batch, int c, uint64 r,
+			Datum d, bool isnull)
+{
+	int64	   *ivals = GDB_COL_PTR(batch, batch, c, int64);
+	double	   *fvals = GDB_COL_PTR(batch, batch, c, double);
+	uint8_t    *nulls = GDB_NULL_PTR(batch, batch, c);
+
+	nulls[r] = isnull;
+	if (isnull || cs->nulls_only[c])
+	{
+		ivals[r] = 0;
+		return;
+	}
+	switch (cs->typids[c])
+	{
+		case INT2OID:
+			ivals[r] = DatumGetInt16(d);
+			break;
+		case INT4OID:
+			ivals[r] = DatumGetInt32(d);
+			break;
+		case INT8OID:
+			ivals[r] = DatumGetInt64(d);
+			break;
+		case BOOLOID:
+			ivals[r] = DatumGetBool(d) ? 1 : 0;
+			break;
+		case DATEOID:
+			ivals[r] = DatumGetDateADT(d);
+			break;
+		case TIMESTAMPOID:
+		case TIMESTAMPTZOID:
+			ivals[r] = DatumGetTimestamp(d);
+			break;
+		case FLOAT4OID:
+			fvals[r] = (double) DatumGetFloat4(d);
+			break;
+		case FLOAT8OID:
+			fvals[r] = DatumGetFloat8(d);
+			break;
+		case TEXTOID:
+		case VARCHAROID:
+			{
+				struct varlena *p = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(d));
+
+				ivals[r] = gdb_dict_intern(cs->dict, VARDATA_ANY(p),
+										   VARSIZE_ANY_EXHDR(p));
+				if (p != (struct varlena *) DatumGetPointer(d))
+					pfree(p);
+			}
+			break;
+		default:
+			elog(ERROR, "gpudb: unexpected column type %u", cs->typids[c]);
+	}
+}
+
+/* see gpudb.h */
+uint64
+gdb_heap_reader_next(GdbHeapReader *reader, GdbBatch *batch)
+{
+	GdbColumnSet *cs = reader->cs;
+	TupleTableSlot *slot = reader->slot;
+	uint64		n = 0;
+
+	while (!reader->done && n < batch->capacity)
+	{
+		int			c;
+
+		if ((n & 0xFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (!table_scan_getnextslot(reader->scan, ForwardScanDirection, slot))
+		{
+			reader->done = true;
+			break;
+		}
+		if (reader->max_attnum > 0)
+			slot_getsomeattrs(slot, reader->max_attnum);
+		for (c = 0; c < cs->ncols; c++)
+		{
+			int			a = cs->attnums[c] - 1;
+
+			store_value(cs, batch, c, n, slot->tts_values[a], slot->tts_isnull[a]);
+		}
+		n++;
+	}
+	batch->nrows = n;
+	return n;
+}
+
+/* see gpudb.h */
+void
+gdb_heap_reader_end(GdbHeapReader *reader)
+{
+	ExecDropSingleTupleTableSlot(reader->slot);
+	table_endscan(reader->scan);
+	pfree(reader);
+}
