@@ -1,0 +1,92 @@
+-- 01_gucs.sql — the gpudb.* GUCs: names, types, defaults, ranges, context,
+-- and what SET accepts and refuses.  Defaults are checked as boot_val, so the
+-- test is independent of the cluster's postgresql.conf (e.g. gpudb.device = gpu
+-- on a GPU host).  Runs in one transaction that is rolled back.
+\set ON_ERROR_STOP 1
+\set QUIET 1
+\pset format unaligned
+\pset tuples_only true
+\pset pager off
+SET client_min_messages = warning;
+
+-- The GUCs exist once the library is loaded; without shared_preload_libraries
+-- nothing has loaded it yet in this session.
+LOAD 'gpudb';
+
+BEGIN;
+CREATE EXTENSION IF NOT EXISTS pgtap;
+CREATE EXTENSION IF NOT EXISTS gpudb;
+
+SELECT plan(39);
+
+SELECT set_eq($$SELECT name::text FROM pg_settings WHERE name LIKE 'gpudb.%'$$,
+              ARRAY['gpudb.enabled', 'gpudb.device', 'gpudb.batch_rows'],
+              'the GUCs are exactly gpudb.enabled, gpudb.device, gpudb.batch_rows');
+
+-- gpudb.enabled: bool, on, user
+SELECT is((SELECT vartype FROM pg_settings WHERE name = 'gpudb.enabled'), 'bool', 'gpudb.enabled is a bool');
+SELECT is((SELECT boot_val FROM pg_settings WHERE name = 'gpudb.enabled'), 'on', 'gpudb.enabled defaults to on');
+SELECT is((SELECT context FROM pg_settings WHERE name = 'gpudb.enabled'), 'user', 'gpudb.enabled is user-settable');
+SELECT ok((SELECT min_val IS NULL AND max_val IS NULL AND enumvals IS NULL
+             FROM pg_settings WHERE name = 'gpudb.enabled'), 'gpudb.enabled has no range');
+
+-- gpudb.device: enum auto|gpu|cpu, auto, user
+SELECT is((SELECT vartype FROM pg_settings WHERE name = 'gpudb.device'), 'enum', 'gpudb.device is an enum');
+SELECT is((SELECT boot_val FROM pg_settings WHERE name = 'gpudb.device'), 'auto', 'gpudb.device defaults to auto');
+SELECT is((SELECT enumvals FROM pg_settings WHERE name = 'gpudb.device'), ARRAY['auto', 'gpu', 'cpu'],
+          'gpudb.device accepts auto, gpu, cpu');
+SELECT is((SELECT context FROM pg_settings WHERE name = 'gpudb.device'), 'user', 'gpudb.device is user-settable');
+SELECT ok((SELECT min_val IS NULL AND max_val IS NULL FROM pg_settings WHERE name = 'gpudb.device'),
+          'gpudb.device has no numeric range');
+
+-- gpudb.batch_rows: integer 1024..67108864, 4194304, user, no unit
+SELECT is((SELECT vartype FROM pg_settings WHERE name = 'gpudb.batch_rows'), 'integer', 'gpudb.batch_rows is an integer');
+SELECT is((SELECT boot_val FROM pg_settings WHERE name = 'gpudb.batch_rows'), '4194304',
+          'gpudb.batch_rows defaults to 4194304');
+SELECT is((SELECT min_val FROM pg_settings WHERE name = 'gpudb.batch_rows'), '1024', 'gpudb.batch_rows minimum is 1024');
+SELECT is((SELECT max_val FROM pg_settings WHERE name = 'gpudb.batch_rows'), '67108864',
+          'gpudb.batch_rows maximum is 67108864');
+SELECT is((SELECT context FROM pg_settings WHERE name = 'gpudb.batch_rows'), 'user', 'gpudb.batch_rows is user-settable');
+SELECT is((SELECT unit FROM pg_settings WHERE name = 'gpudb.batch_rows'), NULL, 'gpudb.batch_rows has no unit');
+SELECT ok((SELECT enumvals IS NULL FROM pg_settings WHERE name = 'gpudb.batch_rows'),
+          'gpudb.batch_rows has no enum values');
+
+-- every GUC has a description
+SELECT is((SELECT count(*)::int FROM pg_settings WHERE name LIKE 'gpudb.%' AND coalesce(short_desc, '') <> ''),
+          3, 'every gpudb GUC has a description');
+
+-- SET refuses bad values with 22023 (invalid_parameter_value) ...
+SELECT throws_ok($$SET gpudb.device = 'bogus'$$, '22023', NULL, 'SET gpudb.device = ''bogus'' fails with 22023');
+SELECT throws_ok($$SET gpudb.device = ''$$, '22023', NULL, 'SET gpudb.device = '''' fails with 22023');
+SELECT throws_ok($$SET gpudb.batch_rows = 10$$, '22023', NULL, 'SET gpudb.batch_rows = 10 fails with 22023');
+SELECT throws_ok($$SET gpudb.batch_rows = 1023$$, '22023', NULL, 'SET gpudb.batch_rows = 1023 (below the minimum) fails');
+SELECT throws_ok($$SET gpudb.batch_rows = 67108865$$, '22023', NULL, 'SET gpudb.batch_rows = 67108865 (above the maximum) fails');
+SELECT throws_ok($$SET gpudb.batch_rows = -1$$, '22023', NULL, 'SET gpudb.batch_rows = -1 fails');
+SELECT throws_ok($$SET gpudb.batch_rows = 'many'$$, '22023', NULL, 'SET gpudb.batch_rows = ''many'' fails');
+SELECT throws_ok($$SET gpudb.enabled = 'maybe'$$, '22023', NULL, 'SET gpudb.enabled = ''maybe'' fails with 22023');
+-- ... and the gpudb prefix is reserved once the library is loaded
+SELECT throws_ok($$SET gpudb.no_such_setting = 1$$, '42602', NULL,
+                 'an unknown gpudb.* name is refused (reserved prefix)');
+
+-- ... and accepts the documented ones
+SELECT lives_ok($$SET LOCAL gpudb.device = 'cpu'$$, 'SET gpudb.device = cpu');
+SELECT is(current_setting('gpudb.device'), 'cpu', 'gpudb.device reads back cpu');
+SELECT lives_ok($$SET LOCAL gpudb.device = 'gpu'$$, 'SET gpudb.device = gpu (accepted even without a GPU)');
+SELECT lives_ok($$SET LOCAL gpudb.device = 'auto'$$, 'SET gpudb.device = auto');
+SELECT lives_ok($$SET LOCAL gpudb.batch_rows = 1024$$, 'SET gpudb.batch_rows = 1024 (the minimum)');
+SELECT lives_ok($$SET LOCAL gpudb.batch_rows = 67108864$$, 'SET gpudb.batch_rows = 67108864 (the maximum)');
+SELECT is(current_setting('gpudb.batch_rows'), '67108864', 'gpudb.batch_rows reads back 67108864');
+SELECT lives_ok($$SET LOCAL gpudb.enabled = off$$, 'SET gpudb.enabled = off');
+SELECT is(current_setting('gpudb.enabled'), 'off', 'gpudb.enabled reads back off');
+
+-- user-settable means an ordinary role may set them
+SELECT 'gpudb_tap_guc_' || pg_backend_pid() || '_' || (random() * 1e6)::int AS guc_role \gset
+CREATE ROLE :"guc_role" NOLOGIN NOSUPERUSER;
+SET LOCAL ROLE :"guc_role";
+SELECT lives_ok($$SET LOCAL gpudb.device = 'cpu'$$, 'an ordinary role may set gpudb.device');
+SELECT lives_ok($$SET LOCAL gpudb.batch_rows = 2048$$, 'an ordinary role may set gpudb.batch_rows');
+SELECT lives_ok($$SET LOCAL gpudb.enabled = on$$, 'an ordinary role may set gpudb.enabled');
+RESET ROLE;
+
+SELECT * FROM finish();
+ROLLBACK;

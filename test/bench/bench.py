@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""test/bench/bench.py — gpu_groupby against PostgreSQL's own plan, same server, same data.
+
+usage: python3 test/bench/bench.py [--rows N] [--reps R] [--out DIR] [--skip-load]
+
+Needs psql on PATH and a server reachable through the usual PG* variables, with
+gpudb installed.  Builds the synthetic table t(g int4 -- 1,000 groups, h int4 --
+rows/5 groups, v float8, id int8, k text -- 100 keys, NULLs in v), runs every
+workload with gpu_groupby (gpudb.device as configured) and as plain SQL
+(max_parallel_workers_per_gather as configured), R repetitions each after one
+warm-up, and writes a markdown table (median and spread of psql's end-to-end
+time, the device time from gpu_last_execution()) to DIR/<date>-<device>-<commit>.md.
+Speed is measured here, never asserted in tests.
+"""
+import argparse
+import datetime
+import os
+import re
+import statistics
+import subprocess
+import sys
+
+WORKLOADS = [
+    # name, gpu_groupby query, plain SQL query
+    ("B1 group by g (1,000 groups)",
+     "SELECT * FROM gpu_groupby('t', 'g', 'count(*), sum(v), avg(v)') AS x(g int4, n bigint, s float8, a float8)",
+     "SELECT g, count(*), sum(v), avg(v) FROM t GROUP BY g"),
+    ("B2 filter + sum, 0.1 %",
+     "SELECT * FROM gpu_groupby('t', '', 'count(*), sum(v)', 'v BETWEEN 0 AND 0.001') AS x(n bigint, s float8)",
+     "SELECT count(*), sum(v) FROM t WHERE v BETWEEN 0 AND 0.001"),
+    ("B2 filter + sum, 1 %",
+     "SELECT * FROM gpu_groupby('t', '', 'count(*), sum(v)', 'v BETWEEN 0 AND 0.01') AS x(n bigint, s float8)",
+     "SELECT count(*), sum(v) FROM t WHERE v BETWEEN 0 AND 0.01"),
+    ("B2 filter + sum, 10 %",
+     "SELECT * FROM gpu_groupby('t', '', 'count(*), sum(v)', 'v BETWEEN 0 AND 0.1') AS x(n bigint, s float8)",
+     "SELECT count(*), sum(v) FROM t WHERE v BETWEEN 0 AND 0.1"),
+    ("B2 filter + sum, 50 %",
+     "SELECT * FROM gpu_groupby('t', '', 'count(*), sum(v)', 'v BETWEEN 0 AND 0.5') AS x(n bigint, s float8)",
+     "SELECT count(*), sum(v) FROM t WHERE v BETWEEN 0 AND 0.5"),
+    ("B5 filter id % 7 = 3, min/max by g",
+     "SELECT * FROM gpu_groupby('t', 'g', 'min(v), max(v), count(*)', 'id % 7 = 3') AS x(g int4, mn float8, mx float8, n bigint)",
+     "SELECT g, min(v), max(v), count(*) FROM t WHERE id % 7 = 3 GROUP BY g"),
+    ("text key (100 groups)",
+     "SELECT * FROM gpu_groupby('t', 'k', 'count(*), avg(v)') AS x(k text, n bigint, a float8)",
+     "SELECT k, count(*), avg(v) FROM t GROUP BY k"),
+    ("B4 group by h (rows/5 groups)",
+     "SELECT * FROM gpu_groupby('t', 'h', 'sum(v)') AS x(h int4, s float8)",
+     "SELECT h, sum(v) FROM t GROUP BY h"),
+]
+
+
+def psql(sql, check=True):
+    r = subprocess.run(["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-At", "-c", sql],
+                       capture_output=True, text=True)
+    if check and r.returncode != 0:
+        sys.exit("bench: psql failed: %s\n%s" % (sql, r.stderr))
+    return r.stdout.strip()
+
+
+def timed(setup, query, reps):
+    """End-to-end times (ms) of query in one psql session, after one warm-up."""
+    script = setup + "\n\\timing on\n" + "\n".join(
+        ["SELECT count(*) FROM (%s) q;" % query,
+         "SELECT device_ms FROM gpu_last_execution();"] * (reps + 1))
+    r = subprocess.run(["psql", "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1"], input=script,
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit("bench: failed: %s\n%s" % (query, r.stderr))
+    times = [float(x) for x in re.findall(r"^Time: ([0-9.]+) ms", r.stdout, re.M)]
+    lines = [l for l in r.stdout.splitlines() if not l.startswith("Time:")]
+    # query times are the even-numbered timings; skip the warm-up pair
+    qtimes = times[0::2][1:]
+    device = []
+    for l in lines[1::2][1:]:
+        try:
+            device.append(float(l))
+        except ValueError:
+            pass
+    return qtimes, device
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rows", type=int, default=int(os.environ.get("BENCH_ROWS", "1000000")))
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "results"))
+    ap.add_argument("--skip-load", action="store_true")
+    ap.add_argument("--workers", type=int, default=int(os.environ.get("BENCH_WORKERS", "2")))
+    args = ap.parse_args()
+
+    psql("CREATE EXTENSION IF NOT EXISTS gpudb")
+    if not args.skip_load:
+        n = args.rows
+        psql("DROP TABLE IF EXISTS t")
+        psql("""CREATE TABLE t AS SELECT (i %% 1000)::int4 AS g, (hashint8(i) %% %d)::int4 AS h,
+                CASE WHEN i %% 97 = 0 THEN NULL ELSE (hashint8(i * 31) & 1048575) / 1048576.0 END::float8 AS v,
+                i::int8 AS id, 'key' || (i %% 100) AS k
+                FROM generate_series(1, %d) i""" % (max(n // 5, 1), n))
+        psql("VACUUM ANALYZE t")
+    device = psql("SELECT coalesce(max(name), 'CPU') FROM gpu_devices()").replace(" ", "_")
+    path = psql("SELECT gpu_active_path()")
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                            text=True).stdout.strip() or "nocommit"
+    rows = psql("SELECT count(*) FROM t")
+
+    out = ["# gpudb benchmark — %s rows, %s, path %s, commit %s" % (rows, device, path, commit), "",
+           "Median (min–max) of %d runs, end to end in psql; device time from gpu_last_execution()."
+           % args.reps,
+           "Plain SQL ran with max_parallel_workers_per_gather = %d." % args.workers, "",
+           "| workload | gpu_groupby ms | device ms | PostgreSQL ms | speedup |",
+           "|---|---|---|---|---|"]
+    for name, gq, sq in WORKLOADS:
+        g, dev = timed("", gq, args.reps)
+        p, _ = timed("SET max_parallel_workers_per_gather = %d;" % args.workers, sq, args.reps)
+        gm, pm = statistics.median(g), statistics.median(p)
+        row = "| %s | %.1f (%.1f–%.1f) | %s | %.1f (%.1f–%.1f) | %.1fx |" % (
+            name, gm, min(g), max(g), ("%.2f" % statistics.median(dev)) if dev else "-",
+            pm, min(p), max(p), pm / gm if gm else 0)
+        print(row, flush=True)
+        out.append(row)
+    os.makedirs(args.out, exist_ok=True)
+    fn = os.path.join(args.out, "%s-%s-%s.md" % (datetime.date.today().isoformat(), device, commit))
+    with open(fn, "w") as f:
+        f.write("\n".join(out) + "\n")
+    print("bench: wrote", fn)
+
+
+if __name__ == "__main__":
+    main()

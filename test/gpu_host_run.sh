@@ -1,0 +1,51 @@
+#!/bin/bash
+# test/gpu_host_run.sh — run on the GPU host (through the device tool), from the
+# project root, after ../shared/gpu-host/bundle.sh made .gpu-bundle/ here.
+#
+#   bash test/gpu_host_run.sh [suites|bench|all]
+#
+# Starts the bundled PostgreSQL 15 with gpudb preloaded and gpudb.device = gpu,
+# runs the device self-test (GPU path against the CPU path), the pg_regress
+# and pgTAP suites, and optionally the benchmark; logs go to $OUT (or ./gpu-logs).
+set -uo pipefail
+what=${1:-all}
+OUT=${OUT:-$PWD/gpu-logs}
+mkdir -p "$OUT"
+status=0
+
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader > "$OUT/gpu.txt" 2>&1
+cat "$OUT/gpu.txt"
+
+bash .gpu-bundle/start.sh "gpudb.device = gpu" "shared_buffers = '16GB'" \
+    "max_parallel_workers_per_gather = 16" "max_worker_processes = 32" "max_parallel_workers = 32" \
+    "work_mem = '1GB'" > "$OUT/start.log" 2>&1 || { cat "$OUT/start.log"; exit 1; }
+# shellcheck disable=SC1091
+source /tmp/gpudb-pg/env.sh
+chmod -R a+rwX . 2>/dev/null   # the server runs as user gpudb; pg_regress writes results/
+
+if [ "$what" = suites ] || [ "$what" = all ]; then
+    if [ -x test/device_selftest ]; then
+        ./test/device_selftest > "$OUT/selftest.log" 2>&1 || status=1
+        tail -n 3 "$OUT/selftest.log"
+    fi
+    psql -X -c "CREATE EXTENSION IF NOT EXISTS gpudb" -c "SELECT * FROM gpu_devices()" \
+        -c "SHOW gpudb.device" > "$OUT/devices.log" 2>&1
+    cat "$OUT/devices.log"
+    su gpudb -s /bin/bash -c "source /tmp/gpudb-pg/env.sh; make -s installcheck PG_CONFIG=\$PG_CONFIG" \
+        > "$OUT/installcheck.log" 2>&1 || { status=1; cp regression.diffs "$OUT/" 2>/dev/null; }
+    tail -n 5 "$OUT/installcheck.log"
+    psql -X -q -c "CREATE DATABASE gpudb_tap" >/dev/null 2>&1
+    PGDATABASE=gpudb_tap psql -X -q -c "CREATE EXTENSION IF NOT EXISTS pgtap" -c "CREATE EXTENSION IF NOT EXISTS gpudb"
+    PGDATABASE=gpudb_tap pg_prove test/*.sql > "$OUT/pg_prove.log" 2>&1 || status=1
+    tail -n 4 "$OUT/pg_prove.log"
+fi
+if [ "$what" = bench ] || [ "$what" = all ]; then
+    if [ -f test/bench/run.sh ]; then
+        bash test/bench/run.sh > "$OUT/bench.log" 2>&1 || status=1
+        tail -n 40 "$OUT/bench.log"
+    fi
+fi
+cp /tmp/gpudb-pg/server.log "$OUT/server.log" 2>/dev/null
+grep -E "PANIC|server process .* terminated|segfault" /tmp/gpudb-pg/server.log && status=1
+echo "gpu_host_run: status $status"
+exit $status
