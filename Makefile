@@ -27,13 +27,16 @@ endif
 
 ifeq ($(WITH_CUDA),1)
 CUDA_SRC     = $(wildcard cuda/*.cu)
-OBJS        += $(CUDA_SRC:.cu=.o)
+# Linked through SHLIB_LINK rather than OBJS: PGXS installs LLVM bitcode for
+# every member of OBJS when PostgreSQL has --with-llvm, and nvcc makes none.
+CUDA_OBJS    = $(CUDA_SRC:.cu=.o)
+EXTRA_CLEAN += $(CUDA_OBJS)
 CUDA_ARCH   ?= -gencode arch=compute_80,code=sm_80 \
                -gencode arch=compute_90,code=sm_90 \
                -gencode arch=compute_90,code=compute_90
 NVCC_FLAGS  ?= -O3 -std=c++17 $(CUDA_ARCH) -Xcompiler -fPIC -Xcompiler -fvisibility=hidden \
                -Isrc --expt-relaxed-constexpr
-SHLIB_LINK  += -L$(CUDA_HOME)/lib64 -lcudart_static -lrt -ldl -lpthread -lstdc++
+SHLIB_LINK  += $(CUDA_OBJS) -L$(CUDA_HOME)/lib64 -lcudart_static -lrt -ldl -lpthread -lstdc++
 else
 OBJS        += src/cuda_absent.o
 endif
@@ -48,13 +51,17 @@ cuda/%.o: cuda/%.cu src/gpudb_device.h src/gpudb_semantics.h $(wildcard cuda/*.c
 
 $(OBJS): src/gpudb_device.h src/gpudb.h
 
-# No bitcode for CUDA objects (PostgreSQL's JIT inlining only wants C).
-%.bc: %.cu
-	@true
+# The CUDA objects are not in OBJS (no bitcode for them), so the module
+# depends on them explicitly.
+ifeq ($(WITH_CUDA),1)
+$(MODULE_big)$(DLSUFFIX): $(CUDA_OBJS)
+endif
 
 # The device self-test: GPU path against the CPU path on random batches.
-test/device_selftest: test/device_selftest.c src/cpu_path.c $(CUDA_SRC:.cu=.o) 
-	$(CC) -O2 -Isrc -o $@ test/device_selftest.c src/cpu_path.c $(CUDA_SRC:.cu=.o) \
+# Always relinked, so that switching WITH_CUDA never leaves a stale binary.
+.PHONY: test/device_selftest
+test/device_selftest: test/device_selftest.c src/cpu_path.c $(CUDA_OBJS)
+	$(CC) -O2 -Isrc -o $@ test/device_selftest.c src/cpu_path.c $(CUDA_OBJS) \
 	    $(if $(filter 1,$(WITH_CUDA)),-L$(CUDA_HOME)/lib64 -lcudart_static -lrt -ldl -lpthread -lstdc++,src/cuda_absent.c) -lm
 
 .PHONY: selftest

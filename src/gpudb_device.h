@@ -338,7 +338,7 @@ extern int	gdb_cpu_groupby(const GdbRequest *req, const GdbBatch *input,
 typedef struct GdbCudaExec GdbCudaExec;
 
 /*
- * gdb_cuda_available: 1 if this build contains the CUDA path.
+ * gdb_cuda_built: 1 if this build contains the CUDA path, else 0.
  */
 extern int	gdb_cuda_built(void);
 

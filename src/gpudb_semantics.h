@@ -224,6 +224,29 @@ gdb_float_cmp(double a, double b)
 	return (a > b) - (a < b);
 }
 
+/*
+ * IEEE 754 totalOrder of the raw bits: -NaN < -Inf < ... < -0 < +0 < ... <
+ * +Inf < +NaN, payloads ordered.  Used only to break ties that
+ * gdb_float_cmp calls equal (-0 vs +0, NaNs of different bits), so that
+ * min/max combine is commutative (CUB reductions require it).
+ */
+GDB_HOSTDEV int
+gdb_float_total_cmp(double a, double b)
+{
+	union
+	{
+		double		d;
+		uint64_t	u;
+	}			x, y;
+	uint64_t	ka, kb;
+
+	x.d = a;
+	y.d = b;
+	ka = (x.u & 0x8000000000000000ULL) ? ~x.u : (x.u | 0x8000000000000000ULL);
+	kb = (y.u & 0x8000000000000000ULL) ? ~y.u : (y.u | 0x8000000000000000ULL);
+	return (ka > kb) - (ka < kb);
+}
+
 GDB_HOSTDEV int
 gdb_int_cmp(int64_t a, int64_t b)
 {
@@ -515,8 +538,12 @@ gdb_state_from_value(int kind, int64_t iv, double fv, int is_null)
 }
 
 /*
- * gdb_state_combine: merge two states of the same aggregate; associative,
- * so any reduction order is valid.  Ties in min/max keep a (the earlier).
+ * gdb_state_combine: merge two states of the same aggregate; associative
+ * and commutative (bit for bit, except the rounding and NaN bits of
+ * SUM_FLOAT sums), so any reduction order is valid: CUB's reductions
+ * reorder operands.  Float min/max ties (-0 vs +0, NaNs of different
+ * bits) are broken by IEEE totalOrder (min takes -0, max +0), never by
+ * operand position.
  */
 GDB_HOSTDEV GdbAggState
 gdb_state_combine(int kind, GdbAggState a, GdbAggState b)
@@ -550,10 +577,17 @@ gdb_state_combine(int kind, GdbAggState a, GdbAggState b)
 			r.i0 = a.i0 + b.i0;
 			break;
 		case GDB_AGG_MIN_FLOAT:
-			r.f = gdb_float_cmp(b.f, a.f) < 0 ? b.f : a.f;
-			break;
 		case GDB_AGG_MAX_FLOAT:
-			r.f = gdb_float_cmp(b.f, a.f) > 0 ? b.f : a.f;
+			{
+				int			c = gdb_float_cmp(b.f, a.f);
+
+				if (c == 0)
+					c = gdb_float_total_cmp(b.f, a.f);
+				if (kind == GDB_AGG_MIN_FLOAT)
+					r.f = c < 0 ? b.f : a.f;
+				else
+					r.f = c > 0 ? b.f : a.f;
+			}
 			break;
 		default:
 			break;

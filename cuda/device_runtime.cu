@@ -1,0 +1,388 @@
+/*-------------------------------------------------------------------------
+ *
+ * device_runtime.cu
+ *	  CUDA runtime plumbing behind gpudb_device.h: device probe, per-
+ *	  execution state (stream, events, growing scratch buffers), pinned host
+ *	  allocations, and the mapping of CUDA errors to GdbStatus.  The group-by
+ *	  itself is in groupby_kernels.cu.  No PostgreSQL header.
+ *
+ * Every CUDA call is checked; a failure becomes GDB_ERR_OUT_OF_MEMORY
+ * (cudaErrorMemoryAllocation), GDB_ERR_NO_DEVICE (no driver or device) or
+ * GDB_ERR_DEVICE, with "<call>: <cudaGetErrorString>" in err->message.
+ * cudart is linked statically, so a missing driver shows up here as an
+ * error code, never as a load failure of gpudb.so.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_exec.cuh"
+
+/* Copy a NUL-terminated message into err. */
+static int
+gdb_cuda_message(GdbError *err, int status, const char *msg)
+{
+	if (err)
+	{
+		err->status = status;
+		snprintf(err->message, sizeof(err->message), "%s", msg);
+	}
+	return status;
+}
+
+/* Record "<name>: <cudaGetErrorString(rc)>" with status; name cut at '('. */
+static int
+gdb_cuda_fail_as(GdbError *err, const char *call, cudaError_t rc, int status)
+{
+	char		name[96];
+	size_t		n = 0;
+
+	while (call[n] && call[n] != '(' && n < sizeof(name) - 1)
+	{
+		name[n] = call[n];
+		n++;
+	}
+	name[n] = '\0';
+	if (err)
+	{
+		err->status = status;
+		snprintf(err->message, sizeof(err->message), "%s: %s", name,
+				 cudaGetErrorString(rc));
+	}
+	(void) cudaGetLastError();	/* clear it unless it is sticky */
+	return status;
+}
+
+int
+gdb_cuda_fail(GdbError *err, const char *call, cudaError_t rc)
+{
+	return gdb_cuda_fail_as(err, call, rc,
+							rc == cudaErrorMemoryAllocation ?
+							GDB_ERR_OUT_OF_MEMORY : GDB_ERR_DEVICE);
+}
+
+int
+gdb_cuda_scratch(GdbCudaExec *ex, int slot, size_t bytes, void **ptr,
+				 GdbError *err)
+{
+	size_t		want;
+	void	   *p = NULL;
+
+	if (bytes <= ex->scratch_bytes[slot])
+	{
+		*ptr = ex->scratch[slot];
+		return GDB_OK;
+	}
+	/* grow by at least a quarter and round to 1 MiB to limit reallocations */
+	want = bytes + bytes / 4;
+	want = (want + ((size_t) 1 << 20) - 1) & ~(((size_t) 1 << 20) - 1);
+	if (ex->scratch[slot])
+	{
+		GDB_CUDA_CHECK(err, cudaStreamSynchronize(ex->stream));
+		GDB_CUDA_CHECK(err, cudaFree(ex->scratch[slot]));
+		ex->scratch[slot] = NULL;
+		ex->scratch_bytes[slot] = 0;
+	}
+	if (cudaMalloc(&p, want) != cudaSuccess)
+	{
+		/* the 25% slack may be what does not fit: try the exact size */
+		(void) cudaGetLastError();
+		want = bytes;
+		GDB_CUDA_CHECK(err, cudaMalloc(&p, want));
+	}
+	ex->scratch[slot] = p;
+	ex->scratch_bytes[slot] = want;
+	*ptr = p;
+	return GDB_OK;
+}
+
+/* ---- probe ---- */
+
+/* A kernel that only exists to test that this build has an image for the device. */
+__global__ void
+gdb_image_check_kernel(int *p)
+{
+	if (p)
+		*p = 0;
+}
+
+/*
+ * gdb_cuda_built: 1, this build contains the CUDA path.
+ */
+extern "C" int
+gdb_cuda_built(void)
+{
+	return 1;
+}
+
+/*
+ * gdb_cuda_probe: fill devs[0 .. min(count, max)) with each device's name,
+ * compute capability, memory (total and free, bytes; creates a context on
+ * each probed device), driver and runtime versions (1000 * major + 10 *
+ * minor) and multiprocessor count; *ndev = entries filled.  Returns
+ * GDB_ERR_NO_DEVICE with the reason (missing or old driver, no device) from
+ * cudaGetDeviceCount, or a GdbStatus for a later failing call.  The current
+ * device of the calling thread is restored.
+ */
+extern "C" int
+gdb_cuda_probe(GdbDeviceInfo *devs, int max, int *ndev, GdbError *err)
+{
+	int			count = 0;
+	int			prev = 0;
+	int			driver = 0;
+	int			runtime = 0;
+	int			i;
+	cudaError_t rc;
+	char		msg[256];
+
+	if (ndev)
+		*ndev = 0;
+	rc = cudaGetDeviceCount(&count);
+	if (rc != cudaSuccess)
+	{
+		(void) cudaGetLastError();
+		(void) cudaRuntimeGetVersion(&runtime);
+		if (rc == cudaErrorInsufficientDriver)
+			snprintf(msg, sizeof(msg),
+					 "no usable CUDA driver (missing, or older than runtime %d.%d): %s",
+					 runtime / 1000, (runtime % 1000) / 10, cudaGetErrorString(rc));
+		else if (rc == cudaErrorNoDevice)
+			snprintf(msg, sizeof(msg), "no CUDA-capable device: %s",
+					 cudaGetErrorString(rc));
+		else
+			snprintf(msg, sizeof(msg), "cudaGetDeviceCount: %s",
+					 cudaGetErrorString(rc));
+		return gdb_cuda_message(err, GDB_ERR_NO_DEVICE, msg);
+	}
+	if (count <= 0)
+		return gdb_cuda_message(err, GDB_ERR_NO_DEVICE, "no CUDA-capable device found");
+
+	GDB_CUDA_CHECK(err, cudaDriverGetVersion(&driver));
+	GDB_CUDA_CHECK(err, cudaRuntimeGetVersion(&runtime));
+	GDB_CUDA_CHECK(err, cudaGetDevice(&prev));
+	for (i = 0; i < count && i < max && devs; i++)
+	{
+		cudaDeviceProp prop;
+		size_t		mfree = 0,
+					mtotal = 0;
+		GdbDeviceInfo *d = &devs[i];
+
+		memset(d, 0, sizeof(*d));
+		GDB_CUDA_CHECK(err, cudaGetDeviceProperties(&prop, i));
+		GDB_CUDA_CHECK(err, cudaSetDevice(i));
+		rc = cudaMemGetInfo(&mfree, &mtotal);
+		if (rc != cudaSuccess)
+		{
+			(void) cudaSetDevice(prev);
+			return gdb_cuda_fail(err, "cudaMemGetInfo", rc);
+		}
+		d->ordinal = i;
+		snprintf(d->name, sizeof(d->name), "%s", prop.name);
+		d->cc_major = prop.major;
+		d->cc_minor = prop.minor;
+		d->memory_total = mtotal;
+		d->memory_free = mfree;
+		d->driver_version = driver;
+		d->runtime_version = runtime;
+		d->multiprocessors = prop.multiProcessorCount;
+		if (ndev)
+			*ndev = i + 1;
+	}
+	GDB_CUDA_CHECK(err, cudaSetDevice(prev));
+	if (err)
+	{
+		err->status = GDB_OK;
+		err->message[0] = '\0';
+	}
+	return GDB_OK;
+}
+
+/* ---- per-execution state ---- */
+
+static int
+gdb_cuda_open_inner(GdbCudaExec *ex, GdbError *err)
+{
+	int			count = 0;
+	cudaFuncAttributes fa;
+	cudaError_t rc;
+
+	/* no driver, no device, or a device that cannot be used: NO_DEVICE */
+	rc = cudaGetDeviceCount(&count);
+	if (rc != cudaSuccess)
+		return gdb_cuda_fail_as(err, "cudaGetDeviceCount", rc, GDB_ERR_NO_DEVICE);
+	if (ex->ordinal < 0 || ex->ordinal >= count)
+	{
+		char		msg[128];
+
+		snprintf(msg, sizeof(msg), "CUDA device %d does not exist (%d devices)",
+				 ex->ordinal, count);
+		return gdb_cuda_message(err, GDB_ERR_NO_DEVICE, msg);
+	}
+	rc = cudaSetDevice(ex->ordinal);
+	if (rc != cudaSuccess)
+		return gdb_cuda_fail_as(err, "cudaSetDevice", rc,
+								rc == cudaErrorMemoryAllocation ?
+								GDB_ERR_OUT_OF_MEMORY : GDB_ERR_NO_DEVICE);
+	/* fails with cudaErrorNoKernelImageForDevice on a too-old GPU */
+	rc = cudaFuncGetAttributes(&fa, gdb_image_check_kernel);
+	if (rc != cudaSuccess)
+	{
+		char		msg[256];
+		int			major = 0,
+					minor = 0;
+
+		(void) cudaGetLastError();
+		(void) cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, ex->ordinal);
+		(void) cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, ex->ordinal);
+		snprintf(msg, sizeof(msg),
+				 "CUDA device %d (compute capability %d.%d) cannot run this build's kernels: %s",
+				 ex->ordinal, major, minor, cudaGetErrorString(rc));
+		return gdb_cuda_message(err, GDB_ERR_NO_DEVICE, msg);
+	}
+	GDB_CUDA_CHECK(err, cudaDeviceGetAttribute(&ex->multiprocessors,
+											   cudaDevAttrMultiProcessorCount,
+											   ex->ordinal));
+	GDB_CUDA_CHECK(err, cudaStreamCreateWithFlags(&ex->stream, cudaStreamNonBlocking));
+	GDB_CUDA_CHECK(err, cudaEventCreate(&ex->ev_start));
+	GDB_CUDA_CHECK(err, cudaEventCreate(&ex->ev_stop));
+	GDB_CUDA_CHECK(err, cudaHostAlloc((void **) &ex->host_counters,
+									  sizeof(GdbDevCounters), cudaHostAllocDefault));
+	return GDB_OK;
+}
+
+/*
+ * gdb_cuda_open: create the state of one execution on device ordinal: a
+ * non-blocking stream, two timing events, a pinned counter block; scratch
+ * buffers are allocated lazily by the group-by.  Checks that the device can
+ * run this build's kernels.  On failure *exec is NULL and everything
+ * created is released; returns GDB_ERR_NO_DEVICE (bad ordinal, no driver,
+ * unsupported GPU), GDB_ERR_OUT_OF_MEMORY or GDB_ERR_DEVICE.
+ */
+extern "C" int
+gdb_cuda_open(int ordinal, GdbCudaExec **exec, GdbError *err)
+{
+	GdbCudaExec *ex;
+	int			st;
+
+	*exec = NULL;
+	(void) cudaGetLastError();
+	ex = (GdbCudaExec *) calloc(1, sizeof(GdbCudaExec));
+	if (ex == NULL)
+		return gdb_cuda_message(err, GDB_ERR_OUT_OF_MEMORY,
+								"out of host memory for the CUDA execution state");
+	ex->ordinal = ordinal;
+	st = gdb_cuda_open_inner(ex, err);
+	if (st != GDB_OK)
+	{
+		gdb_cuda_close(ex);
+		return st;
+	}
+	*exec = ex;
+	if (err)
+	{
+		err->status = GDB_OK;
+		err->message[0] = '\0';
+	}
+	return GDB_OK;
+}
+
+/*
+ * gdb_cuda_close: wait for the stream, then free scratch buffers, pinned
+ * blocks still allocated, events, stream and the state.  Accepts NULL and
+ * a partly opened exec; ignores CUDA errors (nothing can be done about
+ * them here).
+ */
+extern "C" void
+gdb_cuda_close(GdbCudaExec *exec)
+{
+	int			i;
+
+	if (exec == NULL)
+		return;
+	(void) cudaSetDevice(exec->ordinal);
+	if (exec->stream)
+		(void) cudaStreamSynchronize(exec->stream);
+	for (i = 0; i < GDB_SCR__COUNT; i++)
+		if (exec->scratch[i])
+			(void) cudaFree(exec->scratch[i]);
+	while (exec->pinned)
+	{
+		GdbPinnedBlock *b = exec->pinned;
+
+		exec->pinned = b->next;
+		(void) cudaFreeHost(b->ptr);
+		free(b);
+	}
+	if (exec->host_counters)
+		(void) cudaFreeHost(exec->host_counters);
+	if (exec->ev_start)
+		(void) cudaEventDestroy(exec->ev_start);
+	if (exec->ev_stop)
+		(void) cudaEventDestroy(exec->ev_stop);
+	if (exec->stream)
+		(void) cudaStreamDestroy(exec->stream);
+	(void) cudaGetLastError();
+	free(exec);
+}
+
+/*
+ * gdb_cuda_host_alloc: bytes of pinned (page-locked) host memory, so that
+ * copying a batch built there to the device is truly asynchronous.  NULL
+ * on failure (the CUDA error is cleared) or when exec is NULL.  Tracked in
+ * exec and freed by gdb_cuda_host_free or gdb_cuda_close.
+ */
+extern "C" void *
+gdb_cuda_host_alloc(GdbCudaExec *exec, size_t bytes)
+{
+	GdbPinnedBlock *b;
+	void	   *p = NULL;
+
+	if (exec == NULL)
+		return NULL;
+	b = (GdbPinnedBlock *) malloc(sizeof(GdbPinnedBlock));
+	if (b == NULL)
+		return NULL;
+	if (cudaSetDevice(exec->ordinal) != cudaSuccess ||
+		cudaHostAlloc(&p, bytes ? bytes : 1, cudaHostAllocDefault) != cudaSuccess)
+	{
+		(void) cudaGetLastError();
+		free(b);
+		return NULL;
+	}
+	b->ptr = p;
+	b->bytes = bytes;
+	b->next = exec->pinned;
+	exec->pinned = b;
+	return p;
+}
+
+/*
+ * gdb_cuda_host_free: free p, a block from gdb_cuda_host_alloc on exec.
+ * NULL and pointers exec did not hand out are ignored.  Waits for exec's
+ * stream first, since a queued copy may still read the block.
+ */
+extern "C" void
+gdb_cuda_host_free(GdbCudaExec *exec, void *p)
+{
+	GdbPinnedBlock **link;
+
+	if (exec == NULL || p == NULL)
+		return;
+	for (link = &exec->pinned; *link; link = &(*link)->next)
+	{
+		if ((*link)->ptr == p)
+		{
+			GdbPinnedBlock *b = *link;
+
+			*link = b->next;
+			(void) cudaSetDevice(exec->ordinal);
+			(void) cudaStreamSynchronize(exec->stream);
+			(void) cudaFreeHost(b->ptr);
+			(void) cudaGetLastError();
+			free(b);
+			return;
+		}
+	}
+}

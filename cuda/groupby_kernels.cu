@@ -1,0 +1,777 @@
+/*-------------------------------------------------------------------------
+ *
+ * groupby_kernels.cu
+ *	  gdb_cuda_groupby: the group-by of gpudb_device.h on a CUDA device.
+ *	  Same contract and same output as gdb_cpu_groupby (src/cpu_path.c):
+ *	  groups ascending by the key encodings of gpudb_semantics.h, NULL after
+ *	  every value per key, each group's key values taken from its first row
+ *	  in input order, aggregate states folded with gdb_state_combine.
+ *
+ * Pipeline (all on the execution's one stream; nsel = selected rows):
+ *
+ *	 Phase A, selection
+ *	   1. cudaMemcpyAsync of the whole input batch buffer (header included,
+ *		  input->total_bytes; truly asynchronous when the caller built it in
+ *		  gdb_cuda_host_alloc memory) and of the filter program;
+ *	   2. gdb_filter_kernel: gdb_vm_eval per row (grid-stride, program and
+ *		  batch header staged in shared memory) -> uint8 flags; a failing
+ *		  row does atomicMin on (row << 4 | status), so the reported error
+ *		  is that of the lowest failing row, as on the CPU path;
+ *	   3. cub::DeviceSelect::Flagged over a counting iterator -> ascending
+ *		  uint32 ids of the selected rows (without a program: a sequence);
+ *	   4. read back {error, nsel}; a filter error ends the call.
+ *	 Phase B, ordering and segmentation (only with group keys)
+ *	   5. least-significant key first, for each key: gdb_gather_key_kernel
+ *		  writes the uint64 encoding of each row in the current permutation
+ *		  (0 for NULL) and cub::DeviceRadixSort::SortPairs (stable) reorders
+ *		  the row ids by it; for a nullable key, then gdb_gather_null_kernel
+ *		  and a 1-bit SortPairs pass (bits [0,1)) move NULLs after values.
+ *		  Stable LSD passes over ids that start ascending leave every group
+ *		  in input order, so its first row is its first input row;
+ *	   6. gdb_group_start_kernel flags row i when i == 0 or any key's
+ *		  (null flag, encoding) differs from row i-1;
+ *		  cub::DeviceSelect::Flagged -> segment start offsets;
+ *		  gdb_close_segments_kernel appends the end offset nsel;
+ *	   7. read back the group count.
+ *		  Without keys: one segment [0, nsel) (gdb_single_segment_kernel).
+ *	 Phase C, aggregation and result
+ *	   8. the result batch is laid out (gdb_batch_layout) for the groups;
+ *		  the host buffer comes from alloc(), the device one is scratch;
+ *	   9. gdb_group_keys_kernel writes each group's key values and null
+ *		  flags from the row at its segment start;
+ *	  10. per aggregate: gdb_row_states_kernel builds one GdbAggState per
+ *		  sorted row (gdb_state_from_value, or the STATE column when
+ *		  req->input_is_states), then cub::DeviceSegmentedReduce::Reduce
+ *		  with GdbCombineOp (gdb_state_combine, commutative and
+ *		  associative) and gdb_state_identity writes one state per group
+ *		  straight into the device result batch.  No keys and nsel == 0:
+ *		  gdb_identity_state_kernel writes the single identity state;
+ *	  11. one cudaMemcpyAsync copies the result arrays back behind the
+ *		  header that the host already wrote.
+ *	 Device time (CUDA events around each phase) goes to stats->device_ms.
+ *
+ * Scratch buffers live in the GdbCudaExec and only grow (see
+ * gdb_cuda_scratch), so consecutive batches reuse them.  Row ids are
+ * uint32, so a batch holds at most 2^32 - 1 rows on this path.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_segmented_reduce.cuh>
+#include <cub/device/device_select.cuh>
+#include <thrust/iterator/counting_iterator.h>
+
+#include "cuda_exec.cuh"
+#include "gpudb_semantics.h"
+
+#define GDB_BLOCK 256			/* threads per block of every kernel here */
+
+static_assert(sizeof(GdbBatch) % 8 == 0, "batch header must be 8-byte sized");
+static_assert(sizeof(GdbInstr) % 8 == 0, "instruction must be 8-byte sized");
+
+/* Device addresses of the group key columns of a request. */
+struct GdbDevKeys
+{
+	uint32_t	nkeys;
+	uint32_t	kind[GDB_MAX_GROUP_KEYS];
+	const int64_t *vals[GDB_MAX_GROUP_KEYS];	/* raw 64-bit values */
+	const uint8_t *nulls[GDB_MAX_GROUP_KEYS];	/* NULL: no null flags */
+};
+
+/* Device addresses of the key columns of the result batch. */
+struct GdbDevOutKeys
+{
+	int64_t    *vals[GDB_MAX_GROUP_KEYS];
+	uint8_t    *nulls[GDB_MAX_GROUP_KEYS];
+};
+
+/* The reduction operator: the shared, commutative state combine. */
+struct GdbCombineOp
+{
+	int			kind;
+
+	__host__ __device__ GdbAggState
+	operator()(const GdbAggState &a, const GdbAggState &b) const
+	{
+		return gdb_state_combine(kind, a, b);
+	}
+};
+
+/* The order-preserving encoding of a raw key value of kind (see semantics). */
+__device__ __forceinline__ uint64_t
+gdb_dev_encode(uint32_t kind, int64_t raw)
+{
+	return kind == GDB_KIND_FLOAT64 ?
+		gdb_key_encode_float(__longlong_as_double((long long) raw)) :
+		gdb_key_encode_int(raw);
+}
+
+/* ---- kernels (all grid-stride loops over their index range) ---- */
+
+/*
+ * gdb_filter_kernel: flags[row] = 1 when the filter program is TRUE for
+ * row, for rows [0, nrows) of the batch at base.  Algorithm: one thread per
+ * row running the stack VM gdb_vm_eval; the block first stages the batch
+ * header and the ninstr instructions in dynamic shared memory
+ * (sizeof(GdbBatch) + ninstr * sizeof(GdbInstr) bytes).  A row that raises
+ * a SQL error gets flag 0 and does atomicMin(err_key, row << 4 | status).
+ */
+__global__ void
+gdb_filter_kernel(const char *base, const GdbInstr *prog, int ninstr,
+				  uint64_t nrows, uint8_t *flags, unsigned long long *err_key)
+{
+	extern __shared__ unsigned long long gdb_smem[];
+	GdbBatch   *hdr = (GdbBatch *) gdb_smem;
+	GdbInstr   *sprog = (GdbInstr *) ((char *) gdb_smem + sizeof(GdbBatch));
+	const unsigned long long *src_hdr = (const unsigned long long *) base;
+	const unsigned long long *src_prog = (const unsigned long long *) prog;
+	unsigned long long *dst_prog = (unsigned long long *) sprog;
+	size_t		i;
+
+	for (i = threadIdx.x; i < sizeof(GdbBatch) / 8; i += blockDim.x)
+		gdb_smem[i] = src_hdr[i];
+	for (i = threadIdx.x; i < (size_t) ninstr * sizeof(GdbInstr) / 8; i += blockDim.x)
+		dst_prog[i] = src_prog[i];
+	__syncthreads();
+
+	for (uint64_t row = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x;
+		 row < nrows; row += (uint64_t) gridDim.x * blockDim.x)
+	{
+		int			st = GDB_OK;
+		int			r = gdb_vm_eval(sprog, ninstr, hdr, base, row, &st);
+
+		if (st != GDB_OK)
+		{
+			atomicMin(err_key, (unsigned long long) (row << 4) | (unsigned) st);
+			flags[row] = 0;
+		}
+		else
+			flags[row] = (r == GDB_TRUE);
+	}
+}
+
+/* gdb_sequence_kernel: out[i] = i for i in [0, n) (all rows selected). */
+__global__ void
+gdb_sequence_kernel(uint32_t *out, uint64_t n)
+{
+	for (uint64_t i = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; i < n;
+		 i += (uint64_t) gridDim.x * blockDim.x)
+		out[i] = (uint32_t) i;
+}
+
+/*
+ * gdb_gather_key_kernel: keys[i] = encoding of column (vals, nulls, kind)
+ * at row perm[i], or 0 when that value is NULL, for i in [0, n).  A gather
+ * through the current permutation, feeding one radix-sort pass.
+ */
+__global__ void
+gdb_gather_key_kernel(const int64_t *vals, const uint8_t *nulls, uint32_t kind,
+					  const uint32_t *perm, uint64_t n, uint64_t *keys)
+{
+	for (uint64_t i = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; i < n;
+		 i += (uint64_t) gridDim.x * blockDim.x)
+	{
+		uint32_t	row = perm[i];
+
+		keys[i] = (nulls && nulls[row]) ? 0 : gdb_dev_encode(kind, vals[row]);
+	}
+}
+
+/* gdb_gather_null_kernel: out[i] = nulls[perm[i]] (0/1), for i in [0, n). */
+__global__ void
+gdb_gather_null_kernel(const uint8_t *nulls, const uint32_t *perm, uint64_t n,
+					   uint8_t *out)
+{
+	for (uint64_t i = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; i < n;
+		 i += (uint64_t) gridDim.x * blockDim.x)
+		out[i] = nulls[perm[i]] ? 1 : 0;
+}
+
+/*
+ * gdb_group_start_kernel: flags[i] = 1 when sorted row i starts a group:
+ * i == 0, or some key's (null flag, encoding) differs between rows perm[i]
+ * and perm[i-1].  Adjacent-difference over the sorted order.
+ */
+__global__ void
+gdb_group_start_kernel(GdbDevKeys keys, const uint32_t *perm, uint64_t n,
+					   uint8_t *flags)
+{
+	for (uint64_t i = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; i < n;
+		 i += (uint64_t) gridDim.x * blockDim.x)
+	{
+		uint8_t		start = (i == 0);
+
+		if (!start)
+		{
+			uint32_t	r = perm[i];
+			uint32_t	p = perm[i - 1];
+
+			for (uint32_t k = 0; k < keys.nkeys && !start; k++)
+			{
+				const uint8_t *nl = keys.nulls[k];
+				uint8_t		nr = nl ? nl[r] != 0 : 0;
+				uint8_t		np = nl ? nl[p] != 0 : 0;
+
+				if (nr != np)
+					start = 1;
+				else if (!nr &&
+						 gdb_dev_encode(keys.kind[k], keys.vals[k][r]) !=
+						 gdb_dev_encode(keys.kind[k], keys.vals[k][p]))
+					start = 1;
+			}
+		}
+		flags[i] = start;
+	}
+}
+
+/* gdb_close_segments_kernel: offsets[*nseg] = nsel (one thread). */
+__global__ void
+gdb_close_segments_kernel(uint32_t *offsets, const unsigned long long *nseg,
+						  uint32_t nsel)
+{
+	if (blockIdx.x == 0 && threadIdx.x == 0)
+		offsets[*nseg] = nsel;
+}
+
+/* gdb_single_segment_kernel: offsets = {0, nsel} (one thread; no keys). */
+__global__ void
+gdb_single_segment_kernel(uint32_t *offsets, uint32_t nsel)
+{
+	if (blockIdx.x == 0 && threadIdx.x == 0)
+	{
+		offsets[0] = 0;
+		offsets[1] = nsel;
+	}
+}
+
+/*
+ * gdb_group_keys_kernel: for group g in [0, ngroups), copy each key's raw
+ * value (0 when NULL) and null flag from row perm[offsets[g]], the group's
+ * first row in input order, into the result key columns.
+ */
+__global__ void
+gdb_group_keys_kernel(GdbDevKeys keys, const uint32_t *perm,
+					  const uint32_t *offsets, uint64_t ngroups,
+					  GdbDevOutKeys out)
+{
+	for (uint64_t g = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x;
+		 g < ngroups; g += (uint64_t) gridDim.x * blockDim.x)
+	{
+		uint32_t	row = perm[offsets[g]];
+
+		for (uint32_t k = 0; k < keys.nkeys; k++)
+		{
+			uint8_t		isnull = keys.nulls[k] ? keys.nulls[k][row] != 0 : 0;
+
+			out.vals[k][g] = isnull ? 0 : keys.vals[k][row];
+			if (out.nulls[k])
+				out.nulls[k][g] = isnull;
+		}
+	}
+}
+
+/*
+ * gdb_row_states_kernel: states[i] = the transition state that row perm[i]
+ * contributes to an aggregate of kind, for i in [0, n): with input_is_states
+ * the GdbAggState at col[row] (identity when flagged NULL), else
+ * gdb_state_from_value of the raw 64-bit value (read as int64 and as
+ * double; col is unused for count(*)).
+ */
+__global__ void
+gdb_row_states_kernel(int kind, int input_is_states, const void *col,
+					  const uint8_t *nulls, const uint32_t *perm, uint64_t n,
+					  GdbAggState *states)
+{
+	for (uint64_t i = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; i < n;
+		 i += (uint64_t) gridDim.x * blockDim.x)
+	{
+		uint32_t	row = perm[i];
+		int			isnull = nulls ? nulls[row] != 0 : 0;
+		GdbAggState s;
+
+		if (input_is_states)
+			s = isnull ? gdb_state_identity(kind) : ((const GdbAggState *) col)[row];
+		else if (kind == GDB_AGG_COUNT_STAR)
+			s = gdb_state_from_value(kind, 0, 0.0, 0);
+		else
+		{
+			int64_t		raw = ((const int64_t *) col)[row];
+
+			s = gdb_state_from_value(kind, raw,
+									 __longlong_as_double((long long) raw), isnull);
+		}
+		states[i] = s;
+	}
+}
+
+/* gdb_identity_state_kernel: *out = gdb_state_identity(kind) (one thread). */
+__global__ void
+gdb_identity_state_kernel(GdbAggState *out, int kind)
+{
+	if (blockIdx.x == 0 && threadIdx.x == 0)
+		*out = gdb_state_identity(kind);
+}
+
+/* ---- host side ---- */
+
+/* Blocks for a grid-stride kernel over n items (n > 0). */
+static unsigned
+gdb_blocks(const GdbCudaExec *ex, uint64_t n)
+{
+	uint64_t	b = (n + GDB_BLOCK - 1) / GDB_BLOCK;
+	uint64_t	cap = (uint64_t) (ex->multiprocessors > 0 ? ex->multiprocessors : 1) * 32;
+
+	return (unsigned) (b < 1 ? 1 : (b > cap ? cap : b));
+}
+
+/*
+ * Run a CUB device algorithm: call(nullptr, bytes) sizes the temporary
+ * storage, the TEMP scratch slot grows to it, call(temp, bytes) runs it.
+ */
+template <typename Call>
+static int
+gdb_cub(GdbCudaExec *ex, const char *name, Call call, GdbError *err)
+{
+	size_t		bytes = 0;
+	void	   *temp = NULL;
+	cudaError_t rc = call((void *) NULL, bytes);
+
+	if (rc != cudaSuccess)
+		return gdb_cuda_fail(err, name, rc);
+	GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_TEMP, bytes ? bytes : 1, &temp, err));
+	rc = call(temp, bytes);
+	if (rc != cudaSuccess)
+		return gdb_cuda_fail(err, name, rc);
+	return GDB_OK;
+}
+
+/* End a timed phase: record, wait for the stream, add the elapsed ms. */
+static int
+gdb_phase_end(GdbCudaExec *ex, double *ms, GdbError *err)
+{
+	float		t = 0.0f;
+
+	GDB_CUDA_CHECK(err, cudaEventRecord(ex->ev_stop, ex->stream));
+	GDB_CUDA_CHECK(err, cudaStreamSynchronize(ex->stream));
+	GDB_CUDA_CHECK(err, cudaEventElapsedTime(&t, ex->ev_start, ex->ev_stop));
+	*ms += t;
+	return GDB_OK;
+}
+
+/* Per-call working state of the pipeline. */
+struct GdbRun
+{
+	GdbCudaExec *ex;
+	const GdbRequest *req;
+	const GdbBatch *input;
+	char	   *d_in;			/* device copy of the input buffer */
+	uint32_t   *perm[2];		/* row-id double buffer */
+	int			cur;			/* perm[cur] holds the current order */
+	uint8_t    *flags;
+	uint32_t   *offsets;
+	GdbDevCounters *d_counters;
+	GdbDevKeys	keys;
+	uint64_t	nrows;
+	uint64_t	nsel;
+	uint64_t	ngroups;
+	uint64_t	to_device;		/* bytes */
+	uint64_t	from_device;	/* bytes */
+	double		ms;
+};
+
+/* Phase A: copy in, filter, compact the selected row ids into perm[0]. */
+static int
+gdb_phase_select(GdbRun *r, GdbError *err)
+{
+	GdbCudaExec *ex = r->ex;
+	const GdbRequest *req = r->req;
+	cudaStream_t s = ex->stream;
+
+	GDB_CUDA_CHECK(err, cudaMemsetAsync(&r->d_counters->err_key, 0xff,
+										sizeof(unsigned long long), s));
+	GDB_CUDA_CHECK(err, cudaMemsetAsync(&r->d_counters->nsel, 0,
+										2 * sizeof(unsigned long long), s));
+	GDB_CUDA_CHECK(err, cudaMemcpyAsync(r->d_in, r->input, r->input->total_bytes,
+										cudaMemcpyHostToDevice, s));
+	r->to_device += r->input->total_bytes;
+	r->cur = 0;
+	if (req->ninstr == 0)
+	{
+		r->nsel = r->nrows;
+		if (r->nrows > 0)
+		{
+			gdb_sequence_kernel<<<gdb_blocks(ex, r->nrows), GDB_BLOCK, 0, s>>>(r->perm[0], r->nrows);
+			GDB_CUDA_CHECK_LAUNCH(err, "gdb_sequence_kernel");
+		}
+		return GDB_OK;
+	}
+	if (r->nrows > 0)
+	{
+		void	   *d_prog;
+		size_t		pbytes = (size_t) req->ninstr * sizeof(GdbInstr);
+		size_t		smem = sizeof(GdbBatch) + pbytes;
+		uint32_t	n32 = (uint32_t) r->nrows;
+		uint8_t    *flags = r->flags;
+		uint32_t   *out = r->perm[0];
+		unsigned long long *nsel = &r->d_counters->nsel;
+
+		GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_PROGRAM, pbytes, &d_prog, err));
+		GDB_CUDA_CHECK(err, cudaMemcpyAsync(d_prog, req->program, pbytes,
+											cudaMemcpyHostToDevice, s));
+		r->to_device += pbytes;
+		gdb_filter_kernel<<<gdb_blocks(ex, r->nrows), GDB_BLOCK, smem, s>>>(
+			r->d_in, (const GdbInstr *) d_prog, (int) req->ninstr, r->nrows,
+			r->flags, &r->d_counters->err_key);
+		GDB_CUDA_CHECK_LAUNCH(err, "gdb_filter_kernel");
+		GDB_TRY(gdb_cub(ex, "cub::DeviceSelect::Flagged", [&](void *t, size_t &b) {
+			return cub::DeviceSelect::Flagged(t, b, thrust::counting_iterator<uint32_t>(0),
+											  flags, out, nsel, (int64_t) n32, s);
+		}, err));
+	}
+	GDB_CUDA_CHECK(err, cudaMemcpyAsync(ex->host_counters, r->d_counters,
+										sizeof(GdbDevCounters),
+										cudaMemcpyDeviceToHost, s));
+	r->from_device += sizeof(GdbDevCounters);
+	GDB_TRY(gdb_phase_end(ex, &r->ms, err));
+	if (ex->host_counters->err_key != ~0ULL)
+	{
+		int			st = (int) (ex->host_counters->err_key & 15);
+
+		err->status = st;
+		snprintf(err->message, sizeof(err->message), "%s", gdb_cpu_status_text(st));
+		return st;
+	}
+	r->nsel = ex->host_counters->nsel;
+	GDB_CUDA_CHECK(err, cudaEventRecord(ex->ev_start, s));
+	return GDB_OK;
+}
+
+/* One stable radix-sort pass of perm[cur] by keys[0] (bits [0, end_bit)). */
+template <typename KeyT>
+static int
+gdb_sort_pass(GdbRun *r, KeyT *k0, KeyT *k1, int end_bit, GdbError *err)
+{
+	uint32_t   *vin = r->perm[r->cur];
+	uint32_t   *valt = r->perm[r->cur ^ 1];
+	uint32_t   *vout = vin;
+	uint32_t	n32 = (uint32_t) r->nsel;
+	cudaStream_t s = r->ex->stream;
+
+	GDB_TRY(gdb_cub(r->ex, "cub::DeviceRadixSort::SortPairs", [&](void *t, size_t &b) {
+		cub::DoubleBuffer<KeyT> kb(k0, k1);
+		cub::DoubleBuffer<uint32_t> vb(vin, valt);
+		cudaError_t rc = cub::DeviceRadixSort::SortPairs(t, b, kb, vb, n32, 0, end_bit, s);
+
+		vout = vb.Current();
+		return rc;
+	}, err));
+	r->cur = (vout == r->perm[0]) ? 0 : 1;
+	return GDB_OK;
+}
+
+/* Phase B: order perm by the keys and find the group segments. */
+static int
+gdb_phase_segment(GdbRun *r, GdbError *err)
+{
+	GdbCudaExec *ex = r->ex;
+	const GdbRequest *req = r->req;
+	cudaStream_t s = ex->stream;
+	uint64_t   *k0,
+			   *k1;
+	uint8_t    *nk0 = NULL,
+			   *nk1 = NULL;
+	size_t		n = (size_t) r->nsel;
+	unsigned	grid = gdb_blocks(ex, r->nsel);
+	uint32_t	n32 = (uint32_t) r->nsel;
+	uint8_t    *flags = r->flags;
+	uint32_t   *offsets = r->offsets;
+	unsigned long long *nseg = &r->d_counters->nseg;
+
+	GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_KEYS0, n * sizeof(uint64_t), (void **) &k0, err));
+	GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_KEYS1, n * sizeof(uint64_t), (void **) &k1, err));
+	for (int k = (int) req->nkeys - 1; k >= 0; k--)
+	{
+		if (r->keys.nulls[k] && nk0 == NULL)
+		{
+			GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_NULLKEYS0, n, (void **) &nk0, err));
+			GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_NULLKEYS1, n, (void **) &nk1, err));
+		}
+		gdb_gather_key_kernel<<<grid, GDB_BLOCK, 0, s>>>(
+			r->keys.vals[k], r->keys.nulls[k], r->keys.kind[k], r->perm[r->cur],
+			r->nsel, k0);
+		GDB_CUDA_CHECK_LAUNCH(err, "gdb_gather_key_kernel");
+		GDB_TRY(gdb_sort_pass<uint64_t>(r, k0, k1, 64, err));
+		if (r->keys.nulls[k])
+		{
+			gdb_gather_null_kernel<<<grid, GDB_BLOCK, 0, s>>>(
+				r->keys.nulls[k], r->perm[r->cur], r->nsel, nk0);
+			GDB_CUDA_CHECK_LAUNCH(err, "gdb_gather_null_kernel");
+			GDB_TRY(gdb_sort_pass<uint8_t>(r, nk0, nk1, 1, err));
+		}
+	}
+
+	gdb_group_start_kernel<<<grid, GDB_BLOCK, 0, s>>>(r->keys, r->perm[r->cur],
+													  r->nsel, r->flags);
+	GDB_CUDA_CHECK_LAUNCH(err, "gdb_group_start_kernel");
+	GDB_TRY(gdb_cub(ex, "cub::DeviceSelect::Flagged", [&](void *t, size_t &b) {
+		return cub::DeviceSelect::Flagged(t, b, thrust::counting_iterator<uint32_t>(0),
+										  flags, offsets, nseg, (int64_t) n32, s);
+	}, err));
+	gdb_close_segments_kernel<<<1, 1, 0, s>>>(r->offsets, nseg, n32);
+	GDB_CUDA_CHECK_LAUNCH(err, "gdb_close_segments_kernel");
+	GDB_CUDA_CHECK(err, cudaMemcpyAsync(ex->host_counters, r->d_counters,
+										sizeof(GdbDevCounters),
+										cudaMemcpyDeviceToHost, s));
+	r->from_device += sizeof(GdbDevCounters);
+	GDB_TRY(gdb_phase_end(ex, &r->ms, err));
+	r->ngroups = ex->host_counters->nseg;
+	GDB_CUDA_CHECK(err, cudaEventRecord(ex->ev_start, s));
+	return GDB_OK;
+}
+
+/* Phase C: keys and states of each group into the result; copy it back. */
+static int
+gdb_phase_aggregate(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
+					GdbBatch **result, GdbError *err)
+{
+	GdbCudaExec *ex = r->ex;
+	const GdbRequest *req = r->req;
+	const GdbBatch *in = r->input;
+	cudaStream_t s = ex->stream;
+	uint32_t	kinds[GDB_MAX_COLUMNS];
+	uint32_t	has_nulls[GDB_MAX_COLUMNS];
+	uint32_t	nout = req->nkeys + req->naggs;
+	uint64_t	total,
+				hdr = gdb_align_up(sizeof(GdbBatch));
+	GdbBatch   *host;
+	char	   *d_res;
+	GdbAggState *states = NULL;
+
+	for (uint32_t k = 0; k < req->nkeys; k++)
+	{
+		kinds[k] = in->cols[req->key_cols[k]].kind;
+		has_nulls[k] = in->cols[req->key_cols[k]].has_nulls;
+	}
+	for (uint32_t a = 0; a < req->naggs; a++)
+	{
+		kinds[req->nkeys + a] = GDB_KIND_STATE;
+		has_nulls[req->nkeys + a] = 0;
+	}
+	total = gdb_batch_layout(NULL, nout, kinds, has_nulls, r->ngroups);
+	host = (GdbBatch *) alloc(alloc_arg, (size_t) total);
+	if (host == NULL)
+	{
+		err->status = GDB_ERR_OUT_OF_MEMORY;
+		snprintf(err->message, sizeof(err->message),
+				 "could not allocate a result batch of %llu bytes",
+				 (unsigned long long) total);
+		return GDB_ERR_OUT_OF_MEMORY;
+	}
+	gdb_batch_layout(host, nout, kinds, has_nulls, r->ngroups);
+	host->nrows = r->ngroups;
+	GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_RESULT, (size_t) total, (void **) &d_res, err));
+	if (r->nsel > 0 && req->naggs > 0)
+		GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_STATES, (size_t) r->nsel * sizeof(GdbAggState),
+								 (void **) &states, err));
+
+	if (r->ngroups > 0 && req->nkeys > 0)
+	{
+		GdbDevOutKeys ok;
+
+		memset(&ok, 0, sizeof(ok));
+		for (uint32_t k = 0; k < req->nkeys; k++)
+		{
+			ok.vals[k] = GDB_COL_PTR(d_res, host, k, int64_t);
+			ok.nulls[k] = GDB_NULL_PTR(d_res, host, k);
+		}
+		gdb_group_keys_kernel<<<gdb_blocks(ex, r->ngroups), GDB_BLOCK, 0, s>>>(
+			r->keys, r->perm[r->cur], r->offsets, r->ngroups, ok);
+		GDB_CUDA_CHECK_LAUNCH(err, "gdb_group_keys_kernel");
+	}
+	for (uint32_t a = 0; a < req->naggs && r->ngroups > 0; a++)
+	{
+		const GdbAggSpec *spec = &req->aggs[a];
+		GdbAggState *out = GDB_COL_PTR(d_res, host, req->nkeys + a, GdbAggState);
+		GdbCombineOp op;
+		int64_t		nseg = (int64_t) r->ngroups;
+		const uint32_t *offsets = r->offsets;
+
+		op.kind = (int) spec->kind;
+		if (r->nsel == 0)
+		{
+			/* no keys, no rows: the one group holds the identity */
+			gdb_identity_state_kernel<<<1, 1, 0, s>>>(out, (int) spec->kind);
+			GDB_CUDA_CHECK_LAUNCH(err, "gdb_identity_state_kernel");
+			continue;
+		}
+		{
+			const void *col = NULL;
+			const uint8_t *nulls = NULL;
+
+			if (req->input_is_states || spec->kind != GDB_AGG_COUNT_STAR)
+			{
+				col = r->d_in + in->cols[spec->input_col].values_off;
+				nulls = GDB_NULL_PTR(r->d_in, in, spec->input_col);
+			}
+			gdb_row_states_kernel<<<gdb_blocks(ex, r->nsel), GDB_BLOCK, 0, s>>>(
+				(int) spec->kind, (int) req->input_is_states, col, nulls,
+				r->perm[r->cur], r->nsel, states);
+			GDB_CUDA_CHECK_LAUNCH(err, "gdb_row_states_kernel");
+		}
+		GDB_TRY(gdb_cub(ex, "cub::DeviceSegmentedReduce::Reduce", [&](void *t, size_t &b) {
+			return cub::DeviceSegmentedReduce::Reduce(t, b, states, out, nseg, offsets,
+													  offsets + 1, op,
+													  gdb_state_identity(op.kind), s);
+		}, err));
+	}
+	if (total > hdr)
+	{
+		GDB_CUDA_CHECK(err, cudaMemcpyAsync((char *) host + hdr, d_res + hdr, total - hdr,
+											cudaMemcpyDeviceToHost, s));
+		r->from_device += total - hdr;
+	}
+	GDB_TRY(gdb_phase_end(ex, &r->ms, err));
+	*result = host;
+	return GDB_OK;
+}
+
+/* The whole pipeline; the caller cleans up after a failure. */
+static int
+gdb_groupby_run(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
+				GdbBatch **result, GdbError *err)
+{
+	GdbCudaExec *ex = r->ex;
+	const GdbRequest *req = r->req;
+	const GdbBatch *in = r->input;
+	size_t		n = (size_t) (r->nrows ? r->nrows : 1);
+	void	   *p;
+
+	GDB_CUDA_CHECK(err, cudaSetDevice(ex->ordinal));
+	/* every row-sized buffer is sized for all rows before work is queued */
+	GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_INPUT, (size_t) in->total_bytes, &p, err));
+	r->d_in = (char *) p;
+	GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_COUNTERS, sizeof(GdbDevCounters), &p, err));
+	r->d_counters = (GdbDevCounters *) p;
+	GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_FLAGS, n, &p, err));
+	r->flags = (uint8_t *) p;
+	GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_PERM0, n * sizeof(uint32_t), &p, err));
+	r->perm[0] = (uint32_t *) p;
+	GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_PERM1, n * sizeof(uint32_t), &p, err));
+	r->perm[1] = (uint32_t *) p;
+	GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_OFFSETS, (n + 2) * sizeof(uint32_t), &p, err));
+	r->offsets = (uint32_t *) p;
+
+	memset(&r->keys, 0, sizeof(r->keys));
+	r->keys.nkeys = req->nkeys;
+	for (uint32_t k = 0; k < req->nkeys; k++)
+	{
+		int32_t		c = req->key_cols[k];
+
+		r->keys.kind[k] = in->cols[c].kind;
+		r->keys.vals[k] = (const int64_t *) (r->d_in + in->cols[c].values_off);
+		r->keys.nulls[k] = GDB_NULL_PTR(r->d_in, in, c);
+	}
+
+	GDB_CUDA_CHECK(err, cudaEventRecord(ex->ev_start, ex->stream));
+	GDB_TRY(gdb_phase_select(r, err));
+	if (req->nkeys == 0)
+	{
+		r->ngroups = 1;
+		if (r->nsel > 0)
+		{
+			gdb_single_segment_kernel<<<1, 1, 0, ex->stream>>>(r->offsets,
+															   (uint32_t) r->nsel);
+			GDB_CUDA_CHECK_LAUNCH(err, "gdb_single_segment_kernel");
+		}
+	}
+	else if (r->nsel == 0)
+		r->ngroups = 0;
+	else
+		GDB_TRY(gdb_phase_segment(r, err));
+	return gdb_phase_aggregate(r, alloc, alloc_arg, result, err);
+}
+
+/*
+ * gdb_cuda_groupby: see gpudb_device.h.  Algorithm: the sort-based
+ * group-by of the CUDADB line of work named there (filter, compact, stable
+ * LSD radix sort on key encodings, segment, segmented reduce), in the
+ * phases listed in this file's header.  input is a host batch (pinned or
+ * pageable) of input->nrows rows, at most 2^32 - 1; its whole buffer
+ * (total_bytes) is copied to the device.  On GDB_OK *result is a batch from alloc() with ngroups rows (req->nkeys
+ * key columns as in the input, then req->naggs STATE columns) identical to
+ * gdb_cpu_groupby's, except SUM_FLOAT sums whose rounding depends on the
+ * reduction order.  stats: rows_in, rows_selected, groups_out,
+ * bytes_to_device, bytes_from_device and device_ms (CUDA event time of the
+ * three phases) are added.  Errors: GDB_ERR_BAD_REQUEST (validation, no
+ * exec, too many rows), the filter's SQL status (lowest failing row),
+ * GDB_ERR_OUT_OF_MEMORY (alloc() or a device allocation), GDB_ERR_DEVICE
+ * ("<call>: <CUDA error>").  On error *result is NULL, the stream has been
+ * waited for, and a buffer already obtained from alloc() is left to the
+ * allocator's owner.
+ */
+extern "C" int
+gdb_cuda_groupby(GdbCudaExec *exec, const GdbRequest *req,
+				 const GdbBatch *input, GdbAllocFn alloc,
+				 void *alloc_arg, GdbBatch **result,
+				 GdbStats *stats, GdbError *err)
+{
+	GdbError	dummy;
+	GdbRun		run;
+	int			st;
+
+	if (err == NULL)
+		err = &dummy;
+	err->status = GDB_OK;
+	err->message[0] = '\0';
+	if (result)
+		*result = NULL;
+	if (exec == NULL || result == NULL || alloc == NULL)
+	{
+		err->status = GDB_ERR_BAD_REQUEST;
+		snprintf(err->message, sizeof(err->message),
+				 "gdb_cuda_groupby: exec, result and alloc must not be NULL");
+		return GDB_ERR_BAD_REQUEST;
+	}
+	st = gdb_cpu_validate_request(req, input, err);
+	if (st != GDB_OK)
+		return st;
+	if (input->nrows > (uint64_t) UINT32_MAX)
+	{
+		err->status = GDB_ERR_BAD_REQUEST;
+		snprintf(err->message, sizeof(err->message),
+				 "batch of %llu rows exceeds the CUDA path's limit of %u rows",
+				 (unsigned long long) input->nrows, (unsigned) UINT32_MAX);
+		return GDB_ERR_BAD_REQUEST;
+	}
+	(void) cudaGetLastError();	/* a stale non-sticky error is not ours */
+
+	memset(&run, 0, sizeof(run));
+	run.ex = exec;
+	run.req = req;
+	run.input = input;
+	run.nrows = input->nrows;
+	st = gdb_groupby_run(&run, alloc, alloc_arg, result, err);
+	if (st != GDB_OK)
+	{
+		/* let queued work finish before the caller frees its buffers */
+		(void) cudaStreamSynchronize(exec->stream);
+		(void) cudaGetLastError();
+		*result = NULL;
+		return st;
+	}
+	if (stats)
+	{
+		stats->rows_in += run.nrows;
+		stats->rows_selected += run.nsel;
+		stats->groups_out += run.ngroups;
+		stats->bytes_to_device += run.to_device;
+		stats->bytes_from_device += run.from_device;
+		stats->device_ms += run.ms;
+	}
+	err->status = GDB_OK;
+	err->message[0] = '\0';
+	return GDB_OK;
+}

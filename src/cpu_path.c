@@ -1,0 +1,663 @@
+/*-------------------------------------------------------------------------
+ *
+ * cpu_path.c
+ *	  The CPU implementation of a group-by over a column batch
+ *	  (gdb_cpu_groupby, see gpudb_device.h), and the request/batch validation
+ *	  that the CUDA path shares with it.
+ *
+ * Plain C99 plus glibc's qsort_r: no PostgreSQL header, no longjmp, so the
+ * device self-test (test/device_selftest.c) compiles it standalone.  Scratch
+ * memory comes from malloc and is freed on every return path; the result
+ * batch comes from the caller's allocator.
+ *
+ * Algorithm:
+ *	 1. evaluate the filter program (gdb_vm_eval) for every row in row order;
+ *		the first row that raises decides the returned status;
+ *	 2. encode the group keys of the selected rows (gdb_key_encode_*; NULL
+ *		keys get encoding 0 and a null flag that sorts after every value);
+ *	 3. qsort_r the selected positions by (null flag, encoding) per key, the
+ *		position last, so the sort is stable and each group's first row is
+ *		its first row in input order;
+ *	 4. one sequential pass per group and aggregate folds the rows' states
+ *		with gdb_state_combine.
+ * The CUDA path (cuda/groupby_kernels.cu) produces the same groups in the
+ * same order with the same key values.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE				/* qsort_r */
+#endif
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpudb_semantics.h"
+
+/*
+ * Shared with the CUDA path (declared again in cuda/cuda_exec.cuh); not
+ * part of the boundary header.
+ */
+extern int	gdb_cpu_validate_request(const GdbRequest *req,
+									 const GdbBatch *input, GdbError *err);
+extern const char *gdb_cpu_status_text(int status);
+
+/* Stack effect of every opcode, from the X-macro table. */
+static const signed char gdb_op_effect[GDB_OP__COUNT] = {
+#define GDB_OPCODE_EFFECT(name, effect, doc) effect,
+	GDB_OPCODE_LIST(GDB_OPCODE_EFFECT)
+#undef GDB_OPCODE_EFFECT
+};
+
+/* Set err (status and a formatted, NUL-terminated message); return status. */
+static int	gdb_set_error(GdbError *err, int status, const char *fmt,...)
+			__attribute__((format(printf, 3, 4)));
+
+static int
+gdb_set_error(GdbError *err, int status, const char *fmt,...)
+{
+	va_list		ap;
+
+	err->status = status;
+	va_start(ap, fmt);
+	vsnprintf(err->message, sizeof(err->message), fmt, ap);
+	va_end(ap);
+	err->message[sizeof(err->message) - 1] = '\0';
+	return status;
+}
+
+static void
+gdb_set_ok(GdbError *err)
+{
+	err->status = GDB_OK;
+	err->message[0] = '\0';
+}
+
+/*
+ * gdb_cpu_status_text: PostgreSQL's message text for a status raised by the
+ * filter (e.g. "division by zero"), or a short description of the others.
+ * Never NULL.
+ */
+const char *
+gdb_cpu_status_text(int status)
+{
+	switch (status)
+	{
+		case GDB_OK:
+			return "success";
+		case GDB_ERR_INT2_RANGE:
+			return "smallint out of range";
+		case GDB_ERR_INT4_RANGE:
+			return "integer out of range";
+		case GDB_ERR_INT8_RANGE:
+			return "bigint out of range";
+		case GDB_ERR_DIV_ZERO:
+			return "division by zero";
+		case GDB_ERR_FLOAT_OVERFLOW:
+			return "value out of range: overflow";
+		case GDB_ERR_FLOAT_UNDERFLOW:
+			return "value out of range: underflow";
+		case GDB_ERR_BAD_REQUEST:
+			return "malformed request or batch";
+		case GDB_ERR_OUT_OF_MEMORY:
+			return "out of memory";
+		case GDB_ERR_NO_DEVICE:
+			return "no usable CUDA device";
+		case GDB_ERR_DEVICE:
+			return "CUDA failure";
+	}
+	return "unknown status";
+}
+
+/* Does [off, off + count * width) lie within total bytes?  Overflow-safe. */
+static int
+gdb_range_ok(uint64_t off, uint64_t count, uint64_t width, uint64_t total)
+{
+	return off <= total && count <= (total - off) / width;
+}
+
+static int
+gdb_validate_batch(const GdbBatch *b, GdbError *err)
+{
+	uint32_t	c;
+
+	if (b == NULL)
+		return gdb_set_error(err, GDB_ERR_BAD_REQUEST, "input batch is NULL");
+	if (b->magic != GDB_BATCH_MAGIC)
+		return gdb_set_error(err, GDB_ERR_BAD_REQUEST,
+							 "input batch has bad magic 0x%08x", (unsigned) b->magic);
+	if (b->ncols > GDB_MAX_COLUMNS)
+		return gdb_set_error(err, GDB_ERR_BAD_REQUEST,
+							 "input batch has %u columns (at most %d)",
+							 (unsigned) b->ncols, GDB_MAX_COLUMNS);
+	if (b->nrows > b->capacity)
+		return gdb_set_error(err, GDB_ERR_BAD_REQUEST,
+							 "input batch has %llu rows but capacity %llu",
+							 (unsigned long long) b->nrows,
+							 (unsigned long long) b->capacity);
+	if (b->total_bytes < sizeof(GdbBatch))
+		return gdb_set_error(err, GDB_ERR_BAD_REQUEST,
+							 "input batch total_bytes %llu is smaller than its header",
+							 (unsigned long long) b->total_bytes);
+	for (c = 0; c < b->ncols; c++)
+	{
+		const GdbColumnDesc *d = &b->cols[c];
+
+		if (d->kind > GDB_KIND_STATE || d->has_nulls > 1)
+			return gdb_set_error(err, GDB_ERR_BAD_REQUEST,
+								 "input column %u has bad kind %u or null flag %u",
+								 c, (unsigned) d->kind, (unsigned) d->has_nulls);
+		if (d->values_off < sizeof(GdbBatch) || d->values_off % 8 != 0 ||
+			!gdb_range_ok(d->values_off, b->capacity, gdb_kind_width(d->kind),
+						  b->total_bytes))
+			return gdb_set_error(err, GDB_ERR_BAD_REQUEST,
+								 "input column %u values (offset %llu) do not fit the batch",
+								 c, (unsigned long long) d->values_off);
+		if (d->has_nulls &&
+			(d->nulls_off < sizeof(GdbBatch) ||
+			 !gdb_range_ok(d->nulls_off, b->capacity, 1, b->total_bytes)))
+			return gdb_set_error(err, GDB_ERR_BAD_REQUEST,
+								 "input column %u null flags (offset %llu) do not fit the batch",
+								 c, (unsigned long long) d->nulls_off);
+	}
+	return GDB_OK;
+}
+
+/* Is col a valid value (INT64 or FLOAT64) column of b? */
+static int
+gdb_value_col_ok(const GdbBatch *b, int32_t col)
+{
+	return col >= 0 && (uint32_t) col < b->ncols &&
+		b->cols[col].kind != GDB_KIND_STATE;
+}
+
+/*
+ * Filter program checks: known opcodes, column and width operands, forward
+ * jump targets within the program (so evaluation always ends), and a stack
+ * depth at every instruction that is the same along every path, never
+ * underflows, never exceeds GDB_MAX_STACK and is 1 at the end.  With these,
+ * gdb_vm_eval cannot read or write outside its stack or the batch.
+ */
+static int
+gdb_validate_program(const GdbRequest *req, const GdbBatch *b, GdbError *err)
+{
+	int			depth[GDB_MAX_INSTR + 1];
+	int			n = (int) req->ninstr;
+	int			pc;
+
+	if (n == 0)
+		return GDB_OK;
+	for (pc = 0; pc <= n; pc++)
+		depth[pc] = -1;
+	depth[0] = 0;
+	for (pc = 0; pc < n; pc++)
+	{
+		const GdbInstr *in = &req->program[pc];
+		int			d = depth[pc];
+		int			eff,
+					need,
+					next;
+
+		if (in->op >= GDB_OP__COUNT)
+			return gdb_set_error(err, GDB_ERR_BAD_REQUEST,
+								 "filter instruction %d has unknown opcode %u",
+								 pc, (unsigned) in->op);
+		eff = gdb_op_effect[in->op];
+		need = eff > 0 ? 0 : (eff < 0 ? 2 : 1);
+		if (d < need)
+			return gdb_set_error(err, GDB_ERR_BAD_REQUEST,
+								 "filter instruction %d underflows the stack", pc);
+		next = d + eff;
+		if (next > GDB_MAX_STACK)
+			return gdb_set_error(err, GDB_ERR_BAD_REQUEST,
+								 "filter instruction %d overflows the %d-entry stack",
+								 pc, GDB_MAX_STACK);
+		switch (in->op)
+		{
+			case GDB_OP_PUSH_COL:
+				if (!gdb_value_col_ok(b, in->arg))
+					return gdb_set_error(err, GDB_ERR_BAD_REQUEST,
+										 "filter instruction %d reads column %d, not a value column of the %u-column batch",
+										 pc, (int) in->arg, (unsigned) b->ncols);
+				break;
+			case GDB_OP_INT_ADD:
+			case GDB_OP_INT_SUB:
+			case GDB_OP_INT_MUL:
+			case GDB_OP_INT_DIV:
+			case GDB_OP_INT_MOD:
+			case GDB_OP_INT_NEG:
+				if (in->width != 2 && in->width != 4 && in->width != 8)
+					return gdb_set_error(err, GDB_ERR_BAD_REQUEST,
+										 "filter instruction %d has integer width %u (2, 4 or 8)",
+										 pc, (unsigned) in->width);
+				break;
+			case GDB_OP_FLT_ADD:
+			case GDB_OP_FLT_SUB:
+			case GDB_OP_FLT_MUL:
+			case GDB_OP_FLT_DIV:
+				if (in->width != 4 && in->width != 8)
+					return gdb_set_error(err, GDB_ERR_BAD_REQUEST,
+										 "filter instruction %d has float width %u (4 or 8)",
+										 pc, (unsigned) in->width);
+				break;
+			case GDB_OP_JUMP_IF_FALSE:
+			case GDB_OP_JUMP_IF_TRUE:
+				if (in->arg <= pc || in->arg > n)
+					return gdb_set_error(err, GDB_ERR_BAD_REQUEST,
+										 "filter instruction %d jumps to %d (must be forward, at most %d)",
+										 pc, (int) in->arg, n);
+				/* the jump keeps the tested value on the stack */
+				if (depth[in->arg] >= 0 && depth[in->arg] != d)
+					return gdb_set_error(err, GDB_ERR_BAD_REQUEST,
+										 "filter instruction %d reaches %d with a different stack depth",
+										 pc, (int) in->arg);
+				depth[in->arg] = d;
+				break;
+			default:
+				break;
+		}
+		if (depth[pc + 1] >= 0 && depth[pc + 1] != next)
+			return gdb_set_error(err, GDB_ERR_BAD_REQUEST,
+								 "filter instruction %d is reached with different stack depths",
+								 pc + 1);
+		depth[pc + 1] = next;
+	}
+	if (depth[n] != 1)
+		return gdb_set_error(err, GDB_ERR_BAD_REQUEST,
+							 "filter program leaves %d values on the stack (must be 1)",
+							 depth[n]);
+	return GDB_OK;
+}
+
+/*
+ * gdb_cpu_validate_request: check req against input before either path
+ * touches the data: batch header (magic, column count, offsets and sizes
+ * within total_bytes, nrows <= capacity), limits (keys, aggregates,
+ * instructions), key columns (in range, INT64 or FLOAT64), aggregate input
+ * columns (kind matching the aggregate kind; STATE columns when
+ * input_is_states; -1 for count(*) on values) and the filter program (see
+ * gdb_validate_program).  Returns GDB_OK, or GDB_ERR_BAD_REQUEST with the
+ * first problem in err->message.
+ */
+int
+gdb_cpu_validate_request(const GdbRequest *req, const GdbBatch *input,
+						 GdbError *err)
+{
+	uint32_t	i;
+	int			st;
+
+	if (req == NULL)
+		return gdb_set_error(err, GDB_ERR_BAD_REQUEST, "request is NULL");
+	st = gdb_validate_batch(input, err);
+	if (st != GDB_OK)
+		return st;
+	if (req->nkeys > GDB_MAX_GROUP_KEYS)
+		return gdb_set_error(err, GDB_ERR_BAD_REQUEST,
+							 "request has %u group keys (at most %d)",
+							 (unsigned) req->nkeys, GDB_MAX_GROUP_KEYS);
+	if (req->naggs > GDB_MAX_AGGREGATES)
+		return gdb_set_error(err, GDB_ERR_BAD_REQUEST,
+							 "request has %u aggregates (at most %d)",
+							 (unsigned) req->naggs, GDB_MAX_AGGREGATES);
+	if (req->ninstr > GDB_MAX_INSTR)
+		return gdb_set_error(err, GDB_ERR_BAD_REQUEST,
+							 "filter program has %u instructions (at most %d)",
+							 (unsigned) req->ninstr, GDB_MAX_INSTR);
+	if (req->input_is_states > 1)
+		return gdb_set_error(err, GDB_ERR_BAD_REQUEST,
+							 "input_is_states is %u (0 or 1)",
+							 (unsigned) req->input_is_states);
+	if (req->nkeys + req->naggs > GDB_MAX_COLUMNS)
+		return gdb_set_error(err, GDB_ERR_BAD_REQUEST,
+							 "result would have %u columns (at most %d)",
+							 (unsigned) (req->nkeys + req->naggs), GDB_MAX_COLUMNS);
+	for (i = 0; i < req->nkeys; i++)
+		if (!gdb_value_col_ok(input, req->key_cols[i]))
+			return gdb_set_error(err, GDB_ERR_BAD_REQUEST,
+								 "group key %u names column %d, not a value column of the %u-column batch",
+								 i, (int) req->key_cols[i], (unsigned) input->ncols);
+	for (i = 0; i < req->naggs; i++)
+	{
+		uint32_t	kind = req->aggs[i].kind;
+		int32_t		col = req->aggs[i].input_col;
+		uint32_t	want;
+
+		if (kind > GDB_AGG_MAX_FLOAT)
+			return gdb_set_error(err, GDB_ERR_BAD_REQUEST,
+								 "aggregate %u has unknown kind %u", i, (unsigned) kind);
+		if (!req->input_is_states && kind == GDB_AGG_COUNT_STAR)
+		{
+			if (col != -1)
+				return gdb_set_error(err, GDB_ERR_BAD_REQUEST,
+									 "aggregate %u is count(*) but has input column %d (must be -1)",
+									 i, (int) col);
+			continue;
+		}
+		if (col < 0 || (uint32_t) col >= input->ncols)
+			return gdb_set_error(err, GDB_ERR_BAD_REQUEST,
+								 "aggregate %u names column %d of the %u-column batch",
+								 i, (int) col, (unsigned) input->ncols);
+		if (req->input_is_states)
+			want = GDB_KIND_STATE;
+		else if (kind == GDB_AGG_SUM_INT || kind == GDB_AGG_MIN_INT ||
+				 kind == GDB_AGG_MAX_INT)
+			want = GDB_KIND_INT64;
+		else if (kind == GDB_AGG_SUM_FLOAT || kind == GDB_AGG_MIN_FLOAT ||
+				 kind == GDB_AGG_MAX_FLOAT)
+			want = GDB_KIND_FLOAT64;
+		else
+			want = input->cols[col].kind == GDB_KIND_STATE ?
+				GDB_KIND_INT64 : input->cols[col].kind; /* count(x): any value */
+		if (input->cols[col].kind != want)
+			return gdb_set_error(err, GDB_ERR_BAD_REQUEST,
+								 "aggregate %u (kind %u) reads column %d of kind %u, expected kind %u",
+								 i, (unsigned) kind, (int) col,
+								 (unsigned) input->cols[col].kind, (unsigned) want);
+	}
+	return gdb_validate_program(req, input, err);
+}
+
+/* ---- the group-by ---- */
+
+/* Sort context: per selected position, nkeys encodings and null flags. */
+typedef struct GdbCpuSortCtx
+{
+	const uint64_t *enc;		/* [nsel * nkeys] */
+	const uint8_t *nul;			/* [nsel * nkeys] */
+	uint32_t	nkeys;
+} GdbCpuSortCtx;
+
+/* Do positions a and b have equal group keys? */
+static int
+gdb_cpu_same_keys(const GdbCpuSortCtx *ctx, size_t a, size_t b)
+{
+	const uint64_t *ea = ctx->enc + a * ctx->nkeys;
+	const uint64_t *eb = ctx->enc + b * ctx->nkeys;
+	const uint8_t *na = ctx->nul + a * ctx->nkeys;
+	const uint8_t *nb = ctx->nul + b * ctx->nkeys;
+	uint32_t	k;
+
+	for (k = 0; k < ctx->nkeys; k++)
+		if (na[k] != nb[k] || ea[k] != eb[k])
+			return 0;
+	return 1;
+}
+
+/* qsort_r comparator: keys (NULL after values), then position (stable). */
+static int
+gdb_cpu_cmp_positions(const void *pa, const void *pb, void *arg)
+{
+	const GdbCpuSortCtx *ctx = (const GdbCpuSortCtx *) arg;
+	size_t		a = *(const size_t *) pa;
+	size_t		b = *(const size_t *) pb;
+	const uint64_t *ea = ctx->enc + a * ctx->nkeys;
+	const uint64_t *eb = ctx->enc + b * ctx->nkeys;
+	const uint8_t *na = ctx->nul + a * ctx->nkeys;
+	const uint8_t *nb = ctx->nul + b * ctx->nkeys;
+	uint32_t	k;
+
+	for (k = 0; k < ctx->nkeys; k++)
+	{
+		if (na[k] != nb[k])
+			return na[k] ? 1 : -1;
+		if (ea[k] != eb[k])		/* encodings of NULLs are all 0 */
+			return ea[k] < eb[k] ? -1 : 1;
+	}
+	return (a > b) - (a < b);
+}
+
+/* The order-preserving encoding of a raw 64-bit key value of kind. */
+static uint64_t
+gdb_cpu_encode(uint32_t kind, int64_t raw)
+{
+	double		d;
+
+	if (kind != GDB_KIND_FLOAT64)
+		return gdb_key_encode_int(raw);
+	memcpy(&d, &raw, sizeof(d));
+	return gdb_key_encode_float(d);
+}
+
+/* The transition state that row of input contributes to aggregate spec. */
+static GdbAggState
+gdb_cpu_row_state(const GdbRequest *req, const GdbAggSpec *spec,
+				  const GdbBatch *input, uint64_t row)
+{
+	const char *base = (const char *) input;
+	const uint8_t *nulls;
+	int64_t		raw;
+	double		d;
+
+	if (req->input_is_states)
+	{
+		nulls = GDB_NULL_PTR(base, input, spec->input_col);
+		if (nulls && nulls[row])
+			return gdb_state_identity((int) spec->kind);
+		return GDB_COL_PTR(base, input, spec->input_col, const GdbAggState)[row];
+	}
+	if (spec->kind == GDB_AGG_COUNT_STAR)
+		return gdb_state_from_value(GDB_AGG_COUNT_STAR, 0, 0.0, 0);
+	nulls = GDB_NULL_PTR(base, input, spec->input_col);
+	raw = GDB_COL_PTR(base, input, spec->input_col, const int64_t)[row];
+	memcpy(&d, &raw, sizeof(d));
+	return gdb_state_from_value((int) spec->kind, raw, d, nulls ? nulls[row] : 0);
+}
+
+/*
+ * gdb_cpu_groupby: see gpudb_device.h.  Scratch: 8 bytes per input row for
+ * the selected row ids, plus (with keys) 9 * nkeys + 16 bytes per selected
+ * row for the encodings, null flags, the sort order and group starts.
+ * Errors: GDB_ERR_BAD_REQUEST (validation), a filter's SQL error status
+ * (first failing row in row order), GDB_ERR_OUT_OF_MEMORY (malloc or alloc
+ * returned NULL).  On error *result is NULL and nothing is leaked.
+ */
+int
+gdb_cpu_groupby(const GdbRequest *req, const GdbBatch *input,
+				GdbAllocFn alloc, void *alloc_arg,
+				GdbBatch **result, GdbStats *stats, GdbError *err)
+{
+	GdbError	dummy;
+	const char *base = (const char *) input;
+	uint64_t   *sel = NULL;		/* selected row ids, ascending */
+	uint64_t   *enc = NULL;
+	uint8_t    *nul = NULL;
+	size_t	   *order = NULL;	/* sorted positions into sel */
+	size_t	   *starts = NULL;	/* group g = positions [starts[g], starts[g+1]) */
+	uint64_t	nrows,
+				nsel = 0,
+				ngroups,
+				g,
+				row;
+	uint32_t	kinds[GDB_MAX_COLUMNS];
+	uint32_t	has_nulls[GDB_MAX_COLUMNS];
+	uint32_t	nout,
+				k,
+				a;
+	uint64_t	total;
+	GdbBatch   *out;
+	GdbCpuSortCtx ctx;
+	int			st;
+
+	if (err == NULL)
+		err = &dummy;
+	gdb_set_ok(err);
+	if (result)
+		*result = NULL;
+	if (result == NULL || alloc == NULL)
+		return gdb_set_error(err, GDB_ERR_BAD_REQUEST,
+							 "gdb_cpu_groupby: result and alloc must not be NULL");
+	st = gdb_cpu_validate_request(req, input, err);
+	if (st != GDB_OK)
+		return st;
+	nrows = input->nrows;
+	if (nrows > SIZE_MAX / 64)
+		return gdb_set_error(err, GDB_ERR_OUT_OF_MEMORY,
+							 "batch of %llu rows is too large for this host",
+							 (unsigned long long) nrows);
+
+	/* 1. filter */
+	sel = (uint64_t *) malloc((size_t) (nrows ? nrows : 1) * sizeof(uint64_t));
+	if (sel == NULL)
+		goto oom;
+	for (row = 0; row < nrows; row++)
+	{
+		if (req->ninstr > 0)
+		{
+			int			rst = GDB_OK;
+			int			r = gdb_vm_eval(req->program, (int) req->ninstr, input,
+										input, row, &rst);
+
+			if (rst != GDB_OK)
+			{
+				free(sel);
+				return gdb_set_error(err, rst, "%s", gdb_cpu_status_text(rst));
+			}
+			if (r != GDB_TRUE)
+				continue;
+		}
+		sel[nsel++] = row;
+	}
+
+	/* 2-3. encode keys and sort; find group starts */
+	ctx.nkeys = req->nkeys;
+	if (req->nkeys > 0)
+	{
+		size_t		p;
+
+		ngroups = 0;
+		if (nsel > 0)
+		{
+			enc = (uint64_t *) malloc((size_t) nsel * req->nkeys * sizeof(uint64_t));
+			nul = (uint8_t *) malloc((size_t) nsel * req->nkeys);
+			order = (size_t *) malloc((size_t) nsel * sizeof(size_t));
+			starts = (size_t *) malloc((size_t) (nsel + 1) * sizeof(size_t));
+			if (!enc || !nul || !order || !starts)
+				goto oom;
+			for (p = 0; p < nsel; p++)
+			{
+				for (k = 0; k < req->nkeys; k++)
+				{
+					int32_t		c = req->key_cols[k];
+					const uint8_t *nulls = GDB_NULL_PTR(base, input, c);
+					uint8_t		isnull = nulls ? (nulls[sel[p]] != 0) : 0;
+
+					nul[p * req->nkeys + k] = isnull;
+					enc[p * req->nkeys + k] = isnull ? 0 :
+						gdb_cpu_encode(input->cols[c].kind,
+									   GDB_COL_PTR(base, input, c, const int64_t)[sel[p]]);
+				}
+				order[p] = p;
+			}
+			ctx.enc = enc;
+			ctx.nul = nul;
+			qsort_r(order, (size_t) nsel, sizeof(size_t), gdb_cpu_cmp_positions, &ctx);
+			for (p = 0; p < nsel; p++)
+				if (p == 0 || !gdb_cpu_same_keys(&ctx, order[p], order[p - 1]))
+					starts[ngroups++] = p;
+			starts[ngroups] = (size_t) nsel;
+		}
+	}
+	else
+	{
+		/* one group over every selected row, even when there are none */
+		ngroups = 1;
+		starts = (size_t *) malloc(2 * sizeof(size_t));
+		if (starts == NULL)
+			goto oom;
+		starts[0] = 0;
+		starts[1] = (size_t) nsel;
+	}
+
+	/* result batch: keys, then one STATE column per aggregate */
+	nout = req->nkeys + req->naggs;
+	for (k = 0; k < req->nkeys; k++)
+	{
+		kinds[k] = input->cols[req->key_cols[k]].kind;
+		has_nulls[k] = input->cols[req->key_cols[k]].has_nulls;
+	}
+	for (a = 0; a < req->naggs; a++)
+	{
+		kinds[req->nkeys + a] = GDB_KIND_STATE;
+		has_nulls[req->nkeys + a] = 0;
+	}
+	total = gdb_batch_layout(NULL, nout, kinds, has_nulls, ngroups);
+	out = (GdbBatch *) alloc(alloc_arg, (size_t) total);
+	if (out == NULL)
+	{
+		free(sel);
+		free(enc);
+		free(nul);
+		free(order);
+		free(starts);
+		return gdb_set_error(err, GDB_ERR_OUT_OF_MEMORY,
+							 "could not allocate a result batch of %llu bytes",
+							 (unsigned long long) total);
+	}
+	memset(out, 0, (size_t) total);
+	gdb_batch_layout(out, nout, kinds, has_nulls, ngroups);
+	out->nrows = ngroups;
+
+	/* 4. keys of each group's first row; one fold per group and aggregate */
+	for (g = 0; g < ngroups; g++)
+	{
+		size_t		first = starts[g];
+
+		row = sel[order ? order[first] : first];
+		for (k = 0; k < req->nkeys; k++)
+		{
+			int32_t		c = req->key_cols[k];
+			const uint8_t *nulls = GDB_NULL_PTR(base, input, c);
+			uint8_t		isnull = nulls ? (nulls[row] != 0) : 0;
+			uint8_t    *onulls = GDB_NULL_PTR(out, out, k);
+
+			GDB_COL_PTR(out, out, k, int64_t)[g] = isnull ? 0 :
+				GDB_COL_PTR(base, input, c, const int64_t)[row];
+			if (onulls)
+				onulls[g] = isnull;
+		}
+	}
+	for (a = 0; a < req->naggs; a++)
+	{
+		const GdbAggSpec *spec = &req->aggs[a];
+		GdbAggState *ostates = GDB_COL_PTR(out, out, req->nkeys + a, GdbAggState);
+
+		for (g = 0; g < ngroups; g++)
+		{
+			GdbAggState s = gdb_state_identity((int) spec->kind);
+			size_t		p;
+
+			for (p = starts[g]; p < starts[g + 1]; p++)
+				s = gdb_state_combine((int) spec->kind, s,
+									  gdb_cpu_row_state(req, spec, input,
+														sel[order ? order[p] : p]));
+			ostates[g] = s;
+		}
+	}
+
+	free(sel);
+	free(enc);
+	free(nul);
+	free(order);
+	free(starts);
+	if (stats)
+	{
+		stats->rows_in += nrows;
+		stats->rows_selected += nsel;
+		stats->groups_out += ngroups;
+	}
+	*result = out;
+	gdb_set_ok(err);
+	return GDB_OK;
+
+oom:
+	free(sel);
+	free(enc);
+	free(nul);
+	free(order);
+	free(starts);
+	return gdb_set_error(err, GDB_ERR_OUT_OF_MEMORY,
+						 "out of memory for the CPU group-by of %llu rows",
+						 (unsigned long long) nrows);
+}

@@ -1,0 +1,97 @@
+/*-------------------------------------------------------------------------
+ *
+ * cuda_absent.c
+ *	  The CUDA entry points of gpudb_device.h for a build without nvcc
+ *	  (WITH_CUDA=0): every call reports that there is no device, so the
+ *	  PostgreSQL side falls back to the CPU path (or raises 55000 when the
+ *	  GPU was demanded).  Plain C, no PostgreSQL or CUDA header.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "gpudb_device.h"
+
+#define GDB_NO_CUDA_MESSAGE "this gpudb build has no CUDA support (built without nvcc)"
+
+static int
+gdb_no_cuda(GdbError *err)
+{
+	if (err)
+	{
+		err->status = GDB_ERR_NO_DEVICE;
+		snprintf(err->message, sizeof(err->message), "%s", GDB_NO_CUDA_MESSAGE);
+	}
+	return GDB_ERR_NO_DEVICE;
+}
+
+/* gdb_cuda_built: always 0 in this build. */
+int
+gdb_cuda_built(void)
+{
+	return 0;
+}
+
+/* gdb_cuda_probe: no devices; *ndev = 0, GDB_ERR_NO_DEVICE. */
+int
+gdb_cuda_probe(GdbDeviceInfo *devs, int max, int *ndev, GdbError *err)
+{
+	(void) devs;
+	(void) max;
+	if (ndev)
+		*ndev = 0;
+	return gdb_no_cuda(err);
+}
+
+/* gdb_cuda_open: *exec = NULL, GDB_ERR_NO_DEVICE. */
+int
+gdb_cuda_open(int ordinal, GdbCudaExec **exec, GdbError *err)
+{
+	(void) ordinal;
+	if (exec)
+		*exec = NULL;
+	return gdb_no_cuda(err);
+}
+
+/* gdb_cuda_close: nothing to release. */
+void
+gdb_cuda_close(GdbCudaExec *exec)
+{
+	(void) exec;
+}
+
+/* gdb_cuda_host_alloc: no pinned memory without CUDA; NULL. */
+void *
+gdb_cuda_host_alloc(GdbCudaExec *exec, size_t bytes)
+{
+	(void) exec;
+	(void) bytes;
+	return NULL;
+}
+
+/* gdb_cuda_host_free: no-op. */
+void
+gdb_cuda_host_free(GdbCudaExec *exec, void *p)
+{
+	(void) exec;
+	(void) p;
+}
+
+/* gdb_cuda_groupby: *result = NULL, GDB_ERR_NO_DEVICE. */
+int
+gdb_cuda_groupby(GdbCudaExec *exec, const GdbRequest *req,
+				 const GdbBatch *input, GdbAllocFn alloc,
+				 void *alloc_arg, GdbBatch **result,
+				 GdbStats *stats, GdbError *err)
+{
+	(void) exec;
+	(void) req;
+	(void) input;
+	(void) alloc;
+	(void) alloc_arg;
+	(void) stats;
+	if (result)
+		*result = NULL;
+	return gdb_no_cuda(err);
+}

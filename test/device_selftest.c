@@ -1,0 +1,1307 @@
+/*-------------------------------------------------------------------------
+ *
+ * device_selftest.c
+ *	  Standalone check of the two group-by implementations behind
+ *	  gpudb_device.h (no PostgreSQL):
+ *	   - gdb_cpu_groupby against a naive O(rows * groups) reference written
+ *		 here (linear search for the group, SQL equality on keys, groups
+ *		 sorted by gdb_float_cmp / integer order with NULLs last): exact;
+ *	   - gdb_cuda_groupby against gdb_cpu_groupby on the same input, when
+ *		 this build has CUDA and a device is found: exact, except SUM_FLOAT
+ *		 sums (1e-12 relative);
+ *	   - combine mode: the partial results of two halves of a batch,
+ *		 concatenated and fed back with input_is_states, against the result
+ *		 over the whole batch (on each available path);
+ *	   - filter errors (same status, from the first failing row), malformed
+ *		 requests and programs (GDB_ERR_BAD_REQUEST), allocator failure
+ *		 (GDB_ERR_OUT_OF_MEMORY), and a few semantics identities.
+ *	  Batches are random: int and float columns with NULLs, NaN of both
+ *	  signs, -0.0, +-Inf, duplicates, int64 extremes.  The last line is
+ *	  "selftest: N passed, M failed"; the exit status is non-zero on any
+ *	  failure.
+ *
+ *	  Usage: device_selftest [seed]
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE				/* qsort_r */
+#endif
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "gpudb_semantics.h"
+
+/* ---- bookkeeping ---- */
+
+static int	n_passed;
+static int	n_failed;
+static int	status_seen[GDB_ERR_DEVICE + 1];	/* cases per CPU status */
+
+static void check(int ok, const char *fmt,...) __attribute__((format(printf, 2, 3)));
+
+static void
+check(int ok, const char *fmt,...)
+{
+	va_list		ap;
+
+	if (ok)
+	{
+		n_passed++;
+		return;
+	}
+	n_failed++;
+	printf("FAIL: ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+}
+
+static double
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static void *
+xmalloc(size_t n)
+{
+	void	   *p = malloc(n ? n : 1);
+
+	if (p == NULL)
+	{
+		fprintf(stderr, "out of memory\n");
+		exit(2);
+	}
+	return p;
+}
+
+static void *
+test_alloc(void *arg, size_t bytes)
+{
+	(void) arg;
+	return malloc(bytes ? bytes : 1);
+}
+
+static void *
+failing_alloc(void *arg, size_t bytes)
+{
+	(void) arg;
+	(void) bytes;
+	return NULL;
+}
+
+/* splitmix64 */
+static uint64_t rng_state;
+
+static uint64_t
+rng(void)
+{
+	uint64_t	z = (rng_state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static uint64_t
+rng_below(uint64_t n)
+{
+	return n ? rng() % n : 0;
+}
+
+static double
+bits_to_double(uint64_t u)
+{
+	double		d;
+
+	memcpy(&d, &u, 8);
+	return d;
+}
+
+static uint64_t
+double_bits(double d)
+{
+	uint64_t	u;
+
+	memcpy(&u, &d, 8);
+	return u;
+}
+
+/* ---- batches ---- */
+
+enum
+{
+	C_KI,						/* INT64 key, nullable, small cardinality */
+	C_KF,						/* FLOAT64 key, nullable: NaNs, zeros, infs */
+	C_VI,						/* INT64 value, nullable, extremes */
+	C_VF,						/* FLOAT64 value, nullable, dyadic + specials */
+	C_CI,						/* INT64, no nulls, [0, 10000) */
+	C_KB,						/* INT64 key, no nulls, large cardinality */
+	C_KF2,						/* FLOAT64 key, no nulls, few values incl. -0 */
+	NCOLS
+};
+
+static GdbBatch *
+batch_new(uint32_t ncols, const uint32_t *kinds, const uint32_t *has_nulls,
+		  uint64_t capacity)
+{
+	uint64_t	total = gdb_batch_layout(NULL, ncols, kinds, has_nulls, capacity);
+	GdbBatch   *b = (GdbBatch *) xmalloc((size_t) total);
+
+	memset(b, 0xA5, (size_t) total);	/* garbage where nothing is set */
+	gdb_batch_layout(b, ncols, kinds, has_nulls, capacity);
+	return b;
+}
+
+static int64_t *
+col_i(GdbBatch *b, int c)
+{
+	return GDB_COL_PTR(b, b, c, int64_t);
+}
+
+static double *
+col_f(GdbBatch *b, int c)
+{
+	return GDB_COL_PTR(b, b, c, double);
+}
+
+static uint8_t *
+col_n(GdbBatch *b, int c)
+{
+	return GDB_NULL_PTR(b, b, c);
+}
+
+typedef struct GenParams
+{
+	uint64_t	key_card;		/* C_KI values in [0, key_card) */
+	int			fkey_card;		/* C_KF values: first fkey_card specials */
+	uint64_t	big_card;		/* C_KB values in [0, big_card) */
+	int			null_pct;		/* NULL rate of nullable columns */
+	uint64_t	slack;			/* capacity - nrows */
+} GenParams;
+
+/* C_KF values (bit patterns): 1.5, NaN, -0, 0, -2.25, +-Inf, -NaN, 1e300,
+ * the smallest subnormal, -1e-300, a signalling NaN. */
+static const uint64_t fkey_bits[12] = {
+	0x3ff8000000000000ULL, 0x7ff8000000000000ULL, 0x8000000000000000ULL, 0,
+	0xc002000000000000ULL, 0x7ff0000000000000ULL, 0xfff0000000000000ULL,
+	0xfff8000000000000ULL, 0x7e37e43c8800759cULL, 1, 0x81a56e1fc2f8f359ULL,
+	0x7ff0000000000123ULL
+};
+
+static GdbBatch *
+gen_batch(uint64_t nrows, const GenParams *gp)
+{
+	uint32_t	kinds[NCOLS] = {GDB_KIND_INT64, GDB_KIND_FLOAT64, GDB_KIND_INT64,
+	GDB_KIND_FLOAT64, GDB_KIND_INT64, GDB_KIND_INT64, GDB_KIND_FLOAT64};
+	uint32_t	hn[NCOLS] = {1, 1, 1, 1, 0, 0, 0};
+	GdbBatch   *b = batch_new(NCOLS, kinds, hn, nrows + gp->slack);
+	static const double f2set[5] = {-1.0, 0.5, 3.0, -0.0, 0.0};
+	uint64_t	r;
+
+	b->nrows = nrows;
+	for (r = 0; r < nrows; r++)
+	{
+		uint64_t	u;
+		int			c;
+
+		for (c = 0; c < NCOLS; c++)
+			if (hn[c])
+				col_n(b, c)[r] = rng_below(100) < (uint64_t) gp->null_pct;
+
+		u = rng_below(1000);
+		col_i(b, C_KI)[r] = u == 0 ? INT64_MIN : u == 1 ? INT64_MAX :
+			u == 2 ? -1 : (int64_t) rng_below(gp->key_card);
+		col_f(b, C_KF)[r] = bits_to_double(fkey_bits[rng_below((uint64_t) gp->fkey_card)]);
+
+		u = rng_below(100);
+		col_i(b, C_VI)[r] = u < 3 ? INT64_MAX - (int64_t) rng_below(4) :
+			u < 6 ? INT64_MIN + (int64_t) rng_below(4) :
+			u < 20 ? (int64_t) (rng() >> 2) - (INT64_C(1) << 61) :
+			(int64_t) rng_below(2001) - 1000;
+
+		u = rng_below(1000);
+		if (u < 2)
+			col_f(b, C_VF)[r] = bits_to_double(u == 0 ? 0x7ff8000000000000ULL
+											   : 0xfff8000000000000ULL);
+		else if (u < 4)
+			col_f(b, C_VF)[r] = u == 2 ? INFINITY : -INFINITY;
+		else if (u < 40)
+			col_f(b, C_VF)[r] = u & 1 ? -0.0 : 0.0;
+		else
+			col_f(b, C_VF)[r] = ((double) rng_below(1 << 21) - (1 << 20)) / 16.0;
+
+		col_i(b, C_CI)[r] = (int64_t) rng_below(10000);
+		col_i(b, C_KB)[r] = (int64_t) rng_below(gp->big_card);
+		col_f(b, C_KF2)[r] = f2set[rng_below(5)];
+	}
+	return b;
+}
+
+/* An empty batch with b's columns and room for capacity rows. */
+static GdbBatch *
+batch_like(const GdbBatch *b, uint64_t capacity)
+{
+	uint32_t	kinds[GDB_MAX_COLUMNS],
+				hn[GDB_MAX_COLUMNS];
+	uint32_t	c;
+
+	for (c = 0; c < b->ncols; c++)
+	{
+		kinds[c] = b->cols[c].kind;
+		hn[c] = b->cols[c].has_nulls;
+	}
+	return batch_new(b->ncols, kinds, hn, capacity);
+}
+
+/* Append rows [from, from + n) of src (same columns) to dst. */
+static void
+batch_append(GdbBatch *dst, const GdbBatch *src, uint64_t from, uint64_t n)
+{
+	uint32_t	c;
+
+	for (c = 0; c < src->ncols; c++)
+	{
+		uint64_t	w = gdb_kind_width(src->cols[c].kind);
+
+		memcpy((char *) dst + dst->cols[c].values_off + dst->nrows * w,
+			   (const char *) src + src->cols[c].values_off + from * w, n * w);
+		if (src->cols[c].has_nulls)
+			memcpy((char *) dst + dst->cols[c].nulls_off + dst->nrows,
+				   (const char *) src + src->cols[c].nulls_off + from, n);
+	}
+	dst->nrows += n;
+}
+
+/* ---- requests and programs ---- */
+
+static const char *const col_names[NCOLS] = {"ki", "kf", "vi", "vf", "ci", "kb", "kf2"};
+
+static const char *const op_names[GDB_OP__COUNT] = {
+#define GDB_OP_NAME(name, effect, doc) #name,
+	GDB_OPCODE_LIST(GDB_OP_NAME)
+#undef GDB_OP_NAME
+};
+
+/*
+ * assemble: req's filter program from text, one instruction per token:
+ *	 $name, $N		PUSH_COL of a column by name (col_names) or index
+ *	 iV, fV, null	PUSH_INT V, PUSH_FLOAT V (strtod: also nan, inf), PUSH_NULL
+ *	 op[/W][@T]		any opcode by (case-insensitive) name, width W, target T
+ *	 #N				raw opcode number N (for validation tests)
+ */
+static void
+assemble(GdbRequest *r, const char *text)
+{
+	char		buf[4096];
+	char	   *save = NULL,
+			   *tok;
+
+	r->ninstr = 0;
+	snprintf(buf, sizeof(buf), "%s", text);
+	for (tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
+	{
+		GdbInstr   *in = &r->program[r->ninstr++];
+		char	   *opt;
+		int			op;
+
+		memset(in, 0, sizeof(*in));
+		if (tok[0] == '$')
+		{
+			in->op = GDB_OP_PUSH_COL;
+			in->arg = (tok[1] >= '0' && tok[1] <= '9') ? atoi(tok + 1) : -1;
+			for (op = 0; op < NCOLS; op++)
+				if (strcmp(tok + 1, col_names[op]) == 0)
+					in->arg = op;
+			continue;
+		}
+		if (strcmp(tok, "null") == 0)
+		{
+			in->op = GDB_OP_PUSH_NULL;
+			continue;
+		}
+		if (tok[0] == '#')
+		{
+			in->op = (uint16_t) atoi(tok + 1);
+			continue;
+		}
+		if (tok[0] == 'i' && strchr("-0123456789", tok[1]))
+		{
+			in->op = GDB_OP_PUSH_INT;
+			in->ival = strtoll(tok + 1, NULL, 10);
+			continue;
+		}
+		if (tok[0] == 'f' && strchr("-.0123456789ni", tok[1]))
+		{
+			in->op = GDB_OP_PUSH_FLOAT;
+			in->fval = strtod(tok + 1, NULL);
+			continue;
+		}
+		if ((opt = strchr(tok, '@')) != NULL)
+		{
+			*opt = '\0';
+			in->arg = atoi(opt + 1);
+		}
+		if ((opt = strchr(tok, '/')) != NULL)
+		{
+			*opt = '\0';
+			in->width = (uint16_t) atoi(opt + 1);
+		}
+		for (op = 0; op < GDB_OP__COUNT && strcasecmp(tok, op_names[op]) != 0; op++)
+			;
+		if (op == GDB_OP__COUNT)
+		{
+			fprintf(stderr, "test bug: unknown opcode \"%s\"\n", tok);
+			exit(2);
+		}
+		in->op = (uint16_t) op;
+	}
+}
+
+/* Filter programs over the gen_batch columns (jump targets count tokens). */
+static const struct
+{
+	const char *name;
+	const char *code;
+}			programs[] = {
+	{"no filter", ""},
+	{"ci < 5000", "$ci i5000 int_lt"},
+	{"ki IS NULL OR vf > 0.5", "$ki is_null jump_if_true@7 $vf f0.5 flt_gt or"},
+	{"vi IS NOT NULL AND ci % 3 = 1",
+	"$vi is_not_null jump_if_false@9 $ci i3 int_mod/8 i1 int_eq and"},
+	{"NOT (vf >= 0)", "$vf f0 flt_ge not"},
+	{"100 / (ci - 7) > 3 (division by zero)", "i100 $ci i7 int_sub/4 int_div/4 i3 int_gt"},
+	{"ci <> 7 AND 100 / (ci - 7) > 3 (short-circuit)",
+	"$ci i7 int_ne jump_if_false@12 i100 $ci i7 int_sub/4 int_div/4 i3 int_gt and"},
+	{"100 / (ci - 7) * 1e9 > 0 (int4 range or division by zero)",
+	"i100 $ci i7 int_sub/4 int_div/4 i1000000000 int_mul/4 i0 int_gt"},
+	{"vf * 2 + 1 > 3", "$vf f2 flt_mul/8 f1 flt_add/8 f3 flt_gt"},
+	{"float8(ci) / 4 < vf", "$ci int_to_flt/8 f4 flt_div/8 $vf flt_lt"},
+	{"vf / (vf - vf) > 0 (float division by zero)", "$vf $vf $vf flt_sub/8 flt_div/8 f0 flt_gt"},
+	{"vf * 1e305 < 0 (float overflow)", "$vf f1e305 flt_mul/8 f0 flt_lt"},
+	{"float4 vf * 1e-30 * 1e-30 <> 0 (float underflow)",
+	"$vf f1e-30 flt_mul/4 f1e-30 flt_mul/4 f0 flt_ne"},
+	{"(ki > 3) IS NOT FALSE", "$ki i3 int_gt is_not_false"},
+	{"(kf = 0 OR vi IS NULL) IS TRUE", "$kf f0 flt_eq $vi is_null or is_true"},
+	{"int2 ci - 40000 < 0 (smallint range)", "$ci i40000 int_sub/2 i0 int_lt"},
+	{"(-kf < NaN OR NULL IS NOT NULL) IS NOT TRUE",
+	"$kf flt_neg fnan flt_lt null is_not_null or is_not_true"},
+	{"-vi > 0 AND kf2 IS NOT NULL (bigint range)", "$vi int_neg/8 i0 int_gt $kf2 is_not_null and"},
+	{"ki % -1 = 0 AND ki / -1 < 0 (bigint range)",
+	"$ki i-1 int_mod/8 i0 int_eq $ki i-1 int_div/8 i0 int_lt and"},
+	{"vf * 1e-200 * 1e-200 <> 0 (float underflow)",
+	"$vf f1e-200 flt_mul/8 f1e-200 flt_mul/8 f0 flt_ne"},
+	{"float4(ci) * 0.5 >= kf2 OR ki IS FALSE",
+	"$ci int_to_flt/4 f0.5 flt_mul/4 $kf2 flt_ge $ki is_false or"},
+};
+
+#define NPROGS ((int) (sizeof(programs) / sizeof(programs[0])))
+
+static const char *
+build_program(GdbRequest *r, int p)
+{
+	assemble(r, programs[p].code);
+	return programs[p].name;
+}
+
+/* Group key sets. */
+static const struct
+{
+	const char *name;
+	uint32_t	nkeys;
+	int32_t		cols[GDB_MAX_GROUP_KEYS];
+}			keysets[] = {
+	{"()", 0, {0}},
+	{"(ki)", 1, {C_KI}},
+	{"(kf)", 1, {C_KF}},
+	{"(ki, kf)", 2, {C_KI, C_KF}},
+	{"(kf, kf2, ki)", 3, {C_KF, C_KF2, C_KI}},
+	{"(kb)", 1, {C_KB}},
+	{"(kf2, kf2)", 2, {C_KF2, C_KF2}},
+	{"(8 keys)", 8, {C_KI, C_KF, C_KF2, C_KI, C_KF, C_KF2, C_KI, C_KF}},
+};
+
+#define NKEYSETS ((int) (sizeof(keysets) / sizeof(keysets[0])))
+
+static const char *
+build_keys(GdbRequest *r, int k)
+{
+	r->nkeys = keysets[k].nkeys;
+	memcpy(r->key_cols, keysets[k].cols, sizeof(r->key_cols));
+	return keysets[k].name;
+}
+
+/* The aggregates of every case: each kind over int and float columns. */
+static const GdbAggSpec agg_list[] = {
+	{GDB_AGG_COUNT_STAR, -1}, {GDB_AGG_COUNT, C_VI}, {GDB_AGG_COUNT, C_VF},
+	{GDB_AGG_SUM_INT, C_VI}, {GDB_AGG_MIN_INT, C_VI}, {GDB_AGG_MAX_INT, C_VI},
+	{GDB_AGG_SUM_FLOAT, C_VF}, {GDB_AGG_MIN_FLOAT, C_VF}, {GDB_AGG_MAX_FLOAT, C_VF},
+	{GDB_AGG_SUM_INT, C_CI}, {GDB_AGG_COUNT, C_KF}, {GDB_AGG_MIN_FLOAT, C_KF},
+	{GDB_AGG_MAX_FLOAT, C_KF}, {GDB_AGG_MIN_FLOAT, C_KF2}, {GDB_AGG_MAX_FLOAT, C_KF2},
+	{GDB_AGG_MIN_INT, C_KI}, {GDB_AGG_SUM_FLOAT, C_KF2},
+};
+
+static void
+build_aggs(GdbRequest *r)
+{
+	r->naggs = sizeof(agg_list) / sizeof(agg_list[0]);
+	memcpy(r->aggs, agg_list, sizeof(agg_list));
+}
+
+static GdbRequest *
+request_new(void)
+{
+	GdbRequest *r = (GdbRequest *) xmalloc(sizeof(GdbRequest));
+
+	memset(r, 0, sizeof(*r));
+	return r;
+}
+
+/* The combine request over a result batch of req. */
+static GdbRequest *
+combine_request(const GdbRequest *req)
+{
+	GdbRequest *c = request_new();
+	uint32_t	i;
+
+	c->nkeys = req->nkeys;
+	c->naggs = req->naggs;
+	c->input_is_states = 1;
+	for (i = 0; i < req->nkeys; i++)
+		c->key_cols[i] = (int32_t) i;
+	for (i = 0; i < req->naggs; i++)
+	{
+		c->aggs[i].kind = req->aggs[i].kind;
+		c->aggs[i].input_col = (int32_t) (req->nkeys + i);
+	}
+	return c;
+}
+
+/* ---- the naive reference ---- */
+
+typedef struct RefCtx
+{
+	const GdbRequest *req;
+	const GdbBatch *in;
+} RefCtx;
+
+typedef struct RefGroup
+{
+	int64_t		raw[GDB_MAX_GROUP_KEYS];
+	uint8_t		isnull[GDB_MAX_GROUP_KEYS];
+	GdbAggState *st;
+} RefGroup;
+
+/* SQL equality of two non-NULL key values of kind. */
+static int
+ref_key_equal(uint32_t kind, int64_t a, int64_t b)
+{
+	double		x,
+				y;
+
+	if (kind != GDB_KIND_FLOAT64)
+		return a == b;
+	x = bits_to_double((uint64_t) a);
+	y = bits_to_double((uint64_t) b);
+	return (isnan(x) && isnan(y)) || x == y;
+}
+
+static int
+ref_group_cmp(const void *pa, const void *pb, void *arg)
+{
+	const RefCtx *ctx = (const RefCtx *) arg;
+	const RefGroup *a = (const RefGroup *) pa;
+	const RefGroup *b = (const RefGroup *) pb;
+	uint32_t	k;
+
+	for (k = 0; k < ctx->req->nkeys; k++)
+	{
+		uint32_t	kind = ctx->in->cols[ctx->req->key_cols[k]].kind;
+		int			c;
+
+		if (a->isnull[k] != b->isnull[k])
+			return a->isnull[k] ? 1 : -1;
+		if (a->isnull[k])
+			continue;
+		if (kind == GDB_KIND_FLOAT64)
+			c = gdb_float_cmp(bits_to_double((uint64_t) a->raw[k]),
+							  bits_to_double((uint64_t) b->raw[k]));
+		else
+			c = (a->raw[k] > b->raw[k]) - (a->raw[k] < b->raw[k]);
+		if (c)
+			return c;
+	}
+	return 0;
+}
+
+/*
+ * Reference group-by: returns the status; on GDB_OK a result batch in the
+ * boundary layout built from the reference groups.
+ */
+static int
+ref_groupby(const GdbRequest *req, const GdbBatch *in, GdbBatch **out,
+			uint64_t *nsel_out)
+{
+	const char *base = (const char *) in;
+	RefGroup   *groups = NULL;
+	uint64_t	ngroups = 0,
+				cap = 0,
+				nsel = 0,
+				row,
+				g;
+	uint32_t	kinds[GDB_MAX_COLUMNS] = {0},
+				hn[GDB_MAX_COLUMNS] = {0},
+				k,
+				a;
+	RefCtx		ctx;
+	GdbBatch   *res;
+
+	for (row = 0; row < in->nrows; row++)
+	{
+		int64_t		raw[GDB_MAX_GROUP_KEYS];
+		uint8_t		isnull[GDB_MAX_GROUP_KEYS];
+
+		if (req->ninstr)
+		{
+			int			st = GDB_OK;
+			int			r = gdb_vm_eval(req->program, (int) req->ninstr, in, in, row, &st);
+
+			if (st != GDB_OK)
+			{
+				for (g = 0; g < ngroups; g++)
+					free(groups[g].st);
+				free(groups);
+				return st;
+			}
+			if (r != GDB_TRUE)
+				continue;
+		}
+		nsel++;
+		for (k = 0; k < req->nkeys; k++)
+		{
+			int			c = req->key_cols[k];
+			const uint8_t *n = GDB_NULL_PTR(base, in, c);
+
+			isnull[k] = n ? n[row] != 0 : 0;
+			raw[k] = isnull[k] ? 0 : GDB_COL_PTR(base, in, c, const int64_t)[row];
+		}
+		for (g = 0; g < ngroups; g++)
+		{
+			for (k = 0; k < req->nkeys; k++)
+			{
+				uint32_t	kind = in->cols[req->key_cols[k]].kind;
+
+				if (groups[g].isnull[k] != isnull[k])
+					break;
+				if (!isnull[k] && !ref_key_equal(kind, groups[g].raw[k], raw[k]))
+					break;
+			}
+			if (k == req->nkeys)
+				break;
+		}
+		if (g == ngroups)
+		{
+			if (ngroups == cap)
+			{
+				cap = cap ? cap * 2 : 16;
+				groups = (RefGroup *) realloc(groups, cap * sizeof(RefGroup));
+			}
+			memcpy(groups[g].raw, raw, sizeof(raw));
+			memcpy(groups[g].isnull, isnull, sizeof(isnull));
+			groups[g].st = (GdbAggState *) xmalloc((req->naggs + 1) * sizeof(GdbAggState));
+			for (a = 0; a < req->naggs; a++)
+				groups[g].st[a] = gdb_state_identity((int) req->aggs[a].kind);
+			ngroups++;
+		}
+		for (a = 0; a < req->naggs; a++)
+		{
+			const GdbAggSpec *sp = &req->aggs[a];
+			GdbAggState s;
+
+			if (req->input_is_states)
+				s = GDB_COL_PTR(base, in, sp->input_col, const GdbAggState)[row];
+			else if (sp->kind == GDB_AGG_COUNT_STAR)
+				s = gdb_state_from_value(GDB_AGG_COUNT_STAR, 0, 0, 0);
+			else
+			{
+				const uint8_t *n = GDB_NULL_PTR(base, in, sp->input_col);
+				int64_t		v = GDB_COL_PTR(base, in, sp->input_col, const int64_t)[row];
+
+				s = gdb_state_from_value((int) sp->kind, v, bits_to_double((uint64_t) v),
+										 n ? n[row] : 0);
+			}
+			groups[g].st[a] = gdb_state_combine((int) sp->kind, groups[g].st[a], s);
+		}
+	}
+	if (req->nkeys == 0 && ngroups == 0)
+	{
+		groups = (RefGroup *) xmalloc(sizeof(RefGroup));
+		groups[0].st = (GdbAggState *) xmalloc((req->naggs + 1) * sizeof(GdbAggState));
+		for (a = 0; a < req->naggs; a++)
+			groups[0].st[a] = gdb_state_identity((int) req->aggs[a].kind);
+		ngroups = 1;
+	}
+	ctx.req = req;
+	ctx.in = in;
+	if (ngroups > 1)
+		qsort_r(groups, ngroups, sizeof(RefGroup), ref_group_cmp, &ctx);
+
+	for (k = 0; k < req->nkeys; k++)
+	{
+		kinds[k] = in->cols[req->key_cols[k]].kind;
+		hn[k] = in->cols[req->key_cols[k]].has_nulls;
+	}
+	for (a = 0; a < req->naggs; a++)
+	{
+		kinds[req->nkeys + a] = GDB_KIND_STATE;
+		hn[req->nkeys + a] = 0;
+	}
+	res = batch_new(req->nkeys + req->naggs, kinds, hn, ngroups);
+	res->nrows = ngroups;
+	for (g = 0; g < ngroups; g++)
+	{
+		for (k = 0; k < req->nkeys; k++)
+		{
+			col_i(res, (int) k)[g] = groups[g].raw[k];
+			if (hn[k])
+				col_n(res, (int) k)[g] = groups[g].isnull[k];
+		}
+		for (a = 0; a < req->naggs; a++)
+			GDB_COL_PTR(res, res, req->nkeys + a, GdbAggState)[g] = groups[g].st[a];
+		free(groups[g].st);
+	}
+	free(groups);
+	*out = res;
+	*nsel_out = nsel;
+	return GDB_OK;
+}
+
+/* ---- comparing result batches ---- */
+
+static int
+float_close(double a, double b)
+{
+	if (isnan(a) || isnan(b))
+		return isnan(a) && isnan(b);
+	if (a == b)
+		return 1;
+	if (isinf(a) || isinf(b))
+		return 0;
+	return fabs(a - b) <= 1e-12 * fmax(fabs(a), fabs(b));
+}
+
+/*
+ * Compare result batches x and y of req: same shape, keys bit-exact, states
+ * exact except SUM_FLOAT's f when sum_tolerance (then 1e-12 relative).
+ * Reports at most a few mismatches.  Returns 1 when equal.
+ */
+static int
+results_equal(const char *what, const GdbRequest *req, const GdbBatch *x,
+			  const GdbBatch *y, int sum_tolerance)
+{
+	uint32_t	c;
+	uint64_t	g;
+	int			bad = 0;
+
+	if (x->nrows != y->nrows || x->ncols != y->ncols ||
+		x->ncols != req->nkeys + req->naggs)
+	{
+		printf("  %s: shape differs: %llu x %u vs %llu x %u\n", what,
+			   (unsigned long long) x->nrows, (unsigned) x->ncols,
+			   (unsigned long long) y->nrows, (unsigned) y->ncols);
+		return 0;
+	}
+	for (c = 0; c < x->ncols; c++)
+		if (x->cols[c].kind != y->cols[c].kind ||
+			x->cols[c].has_nulls != y->cols[c].has_nulls)
+		{
+			printf("  %s: column %u kind/nulls differ\n", what, c);
+			return 0;
+		}
+	for (g = 0; g < x->nrows && bad < 5; g++)
+	{
+		for (c = 0; c < req->nkeys; c++)
+		{
+			const uint8_t *nx = GDB_NULL_PTR(x, x, c);
+			const uint8_t *ny = GDB_NULL_PTR(y, y, c);
+			int64_t		vx = GDB_COL_PTR(x, x, c, const int64_t)[g];
+			int64_t		vy = GDB_COL_PTR(y, y, c, const int64_t)[g];
+
+			if ((nx && nx[g] != ny[g]) || vx != vy)
+			{
+				printf("  %s: group %llu key %u: %s%016llx vs %s%016llx\n", what,
+					   (unsigned long long) g, c,
+					   nx && nx[g] ? "NULL " : "", (unsigned long long) vx,
+					   ny && ny[g] ? "NULL " : "", (unsigned long long) vy);
+				bad++;
+			}
+		}
+		for (c = 0; c < req->naggs; c++)
+		{
+			const GdbAggState *sx = &GDB_COL_PTR(x, x, req->nkeys + c, const GdbAggState)[g];
+			const GdbAggState *sy = &GDB_COL_PTR(y, y, req->nkeys + c, const GdbAggState)[g];
+			int			fok;
+
+			/* a NaN sum's sign and payload depend on operand order: any NaN */
+			if (req->aggs[c].kind == GDB_AGG_SUM_FLOAT && isnan(sx->f))
+				fok = isnan(sy->f);
+			else if (sum_tolerance && req->aggs[c].kind == GDB_AGG_SUM_FLOAT)
+				fok = float_close(sx->f, sy->f);
+			else
+				fok = double_bits(sx->f) == double_bits(sy->f);
+			if (sx->count != sy->count || sx->i0 != sy->i0 || sx->i1 != sy->i1 || !fok)
+			{
+				printf("  %s: group %llu agg %u (kind %u): {%lld, %lld, %lld, %.17g/%016llx} vs "
+					   "{%lld, %lld, %lld, %.17g/%016llx}\n", what,
+					   (unsigned long long) g, c, (unsigned) req->aggs[c].kind,
+					   (long long) sx->count, (long long) sx->i0, (long long) sx->i1,
+					   sx->f, (unsigned long long) double_bits(sx->f),
+					   (long long) sy->count, (long long) sy->i0, (long long) sy->i1,
+					   sy->f, (unsigned long long) double_bits(sy->f));
+				bad++;
+			}
+		}
+	}
+	return bad == 0;
+}
+
+/* ---- the device, if any ---- */
+
+static GdbCudaExec *gpu;
+
+typedef int (*GroupbyFn) (const GdbRequest *req, const GdbBatch *input,
+						  GdbAllocFn alloc, void *alloc_arg,
+						  GdbBatch **result, GdbStats *stats, GdbError *err);
+
+static int
+gpu_groupby(const GdbRequest *req, const GdbBatch *input, GdbAllocFn alloc,
+			void *alloc_arg, GdbBatch **result, GdbStats *stats, GdbError *err)
+{
+	return gdb_cuda_groupby(gpu, req, input, alloc, alloc_arg, result, stats, err);
+}
+
+/* Run fn, checking the error contract (NUL-terminated message, *result). */
+static int
+run_path(const char *what, GroupbyFn fn, const GdbRequest *req,
+		 const GdbBatch *in, GdbBatch **res, GdbStats *stats)
+{
+	GdbError	err;
+	int			st;
+
+	memset(&err, 0x5a, sizeof(err));
+	*res = (GdbBatch *) (uintptr_t) 1;
+	st = fn(req, in, test_alloc, NULL, res, stats, &err);
+	check(err.status == st && memchr(err.message, '\0', sizeof(err.message)) != NULL &&
+		  (st == GDB_OK) == (*res != NULL) && (st == GDB_OK || err.message[0] != '\0'),
+		  "%s: error contract (status %d, err.status %d)", what, st, err.status);
+	if (st != GDB_OK)
+		*res = NULL;
+	return st;
+}
+
+/* ---- one case: reference, CPU, GPU, combine ---- */
+
+static void
+run_case(const char *name, const GdbRequest *req, const GdbBatch *in,
+		 int with_reference)
+{
+	GdbBatch   *ref = NULL,
+			   *cpu = NULL,
+			   *dev = NULL;
+	GdbStats	cst,
+				gst;
+	uint64_t	ref_nsel = 0;
+	int			rst = GDB_OK,
+				cst_status,
+				gst_status;
+	char		what[512];
+	double		t0,
+				t_cpu,
+				t_gpu = 0;
+
+	memset(&cst, 0, sizeof(cst));
+	memset(&gst, 0, sizeof(gst));
+	t0 = now_ms();
+	snprintf(what, sizeof(what), "%s [cpu]", name);
+	cst_status = run_path(what, gdb_cpu_groupby, req, in, &cpu, &cst);
+	t_cpu = now_ms() - t0;
+	if (cst_status >= 0 && cst_status <= GDB_ERR_DEVICE)
+		status_seen[cst_status]++;
+
+	if (with_reference)
+	{
+		rst = ref_groupby(req, in, &ref, &ref_nsel);
+		check(rst == cst_status, "%s: cpu status %d, reference %d", name, cst_status, rst);
+		if (rst == GDB_OK && cst_status == GDB_OK)
+		{
+			check(results_equal(what, req, cpu, ref, 0), "%s: cpu vs reference", name);
+			check(cst.rows_in == in->nrows && cst.rows_selected == ref_nsel &&
+				  cst.groups_out == ref->nrows && cst.bytes_to_device == 0 &&
+				  cst.device_ms == 0,
+				  "%s: cpu stats %llu/%llu/%llu", name,
+				  (unsigned long long) cst.rows_in,
+				  (unsigned long long) cst.rows_selected,
+				  (unsigned long long) cst.groups_out);
+		}
+	}
+
+	if (gpu)
+	{
+		snprintf(what, sizeof(what), "%s [gpu]", name);
+		t0 = now_ms();
+		gst_status = run_path(what, gpu_groupby, req, in, &dev, &gst);
+		t_gpu = now_ms() - t0;
+		check(gst_status == cst_status, "%s: gpu status %d, cpu %d", name,
+			  gst_status, cst_status);
+		if (gst_status == GDB_OK && cst_status == GDB_OK)
+		{
+			check(results_equal(what, req, dev, cpu, 1), "%s: gpu vs cpu", name);
+			check(gst.rows_in == cst.rows_in && gst.rows_selected == cst.rows_selected &&
+				  gst.groups_out == cst.groups_out &&
+				  gst.bytes_to_device >= in->total_bytes && gst.bytes_from_device > 0,
+				  "%s: gpu stats", name);
+		}
+	}
+
+	/* combine: halves' partial results, concatenated, fed back as states */
+	if (cst_status == GDB_OK && in->nrows >= 2)
+	{
+		uint64_t	h = in->nrows / 3 + 1;
+		GdbBatch   *lo = batch_like(in, h);
+		GdbBatch   *hi = batch_like(in, in->nrows - h);
+		GdbRequest *creq = combine_request(req);
+		int			pass;
+
+		batch_append(lo, in, 0, h);
+		batch_append(hi, in, h, in->nrows - h);
+		for (pass = 0; pass < (gpu ? 2 : 1); pass++)
+		{
+			GroupbyFn	fn = pass ? gpu_groupby : gdb_cpu_groupby;
+			const char *pname = pass ? "gpu" : "cpu";
+			GdbBatch   *p1 = NULL,
+					   *p2 = NULL,
+					   *cat,
+					   *comb = NULL;
+			int			s1,
+						s2,
+						s3;
+
+			snprintf(what, sizeof(what), "%s [%s partial]", name, pname);
+			s1 = run_path(what, fn, req, lo, &p1, NULL);
+			s2 = run_path(what, fn, req, hi, &p2, NULL);
+			check(s1 == GDB_OK && s2 == GDB_OK, "%s: %s partials failed (%d, %d)",
+				  name, pname, s1, s2);
+			if (s1 == GDB_OK && s2 == GDB_OK)
+			{
+				cat = batch_like(p1, p1->nrows + p2->nrows);
+				batch_append(cat, p1, 0, p1->nrows);
+				batch_append(cat, p2, 0, p2->nrows);
+				snprintf(what, sizeof(what), "%s [%s combine]", name, pname);
+				s3 = run_path(what, fn, creq, cat, &comb, NULL);
+				check(s3 == GDB_OK, "%s: %s combine status %d", name, pname, s3);
+				if (s3 == GDB_OK)
+					check(results_equal(what, req, comb, cpu, 1),
+						  "%s: %s combine vs cpu whole", name, pname);
+				free(cat);
+			}
+			free(p1);
+			free(p2);
+			free(comb);
+		}
+		free(lo);
+		free(hi);
+		free(creq);
+	}
+	if (in->nrows >= 1000000)
+	{
+		printf("  %s: %llu rows, %llu groups, cpu %.0f ms", name,
+			   (unsigned long long) in->nrows,
+			   (unsigned long long) (cpu ? cpu->nrows : 0), t_cpu);
+		if (gpu)
+			printf(", gpu %.1f ms (device %.1f ms)", t_gpu, gst.device_ms);
+		printf("\n");
+	}
+	free(ref);
+	free(cpu);
+	free(dev);
+}
+
+/* ---- malformed requests, allocation failure ---- */
+
+static void
+expect_status(const char *name, const GdbRequest *req, const GdbBatch *in,
+			  int want, GdbAllocFn alloc)
+{
+	int			pass;
+
+	for (pass = 0; pass < (gpu ? 2 : 1); pass++)
+	{
+		GdbError	err;
+		GdbBatch   *res = (GdbBatch *) (uintptr_t) 1;
+		int			st;
+
+		memset(&err, 0x5a, sizeof(err));
+		st = pass ? gdb_cuda_groupby(gpu, req, in, alloc, NULL, &res, NULL, &err)
+			: gdb_cpu_groupby(req, in, alloc, NULL, &res, NULL, &err);
+		check(st == want && err.status == want &&
+			  memchr(err.message, '\0', sizeof(err.message)) &&
+			  (want == GDB_OK ? res != NULL : (res == NULL && err.message[0])),
+			  "%s [%s]: status %d (want %d): %.200s", name, pass ? "gpu" : "cpu",
+			  st, want, memchr(err.message, '\0', sizeof(err.message)) ? err.message : "?");
+		if (st == GDB_OK && res != (GdbBatch *) (uintptr_t) 1)
+			free(res);
+	}
+}
+
+static void
+test_bad_requests(void)
+{
+	GenParams	gp = {5, 8, 10, 10, 0};
+	GdbBatch   *in = gen_batch(50, &gp);
+	GdbRequest *r = request_new();
+
+	build_keys(r, 1);
+	build_aggs(r);
+	expect_status("valid request", r, in, GDB_OK, test_alloc);
+
+	r->key_cols[0] = 17;
+	expect_status("key column out of range", r, in, GDB_ERR_BAD_REQUEST, test_alloc);
+	r->key_cols[0] = C_KI;
+	r->nkeys = GDB_MAX_GROUP_KEYS + 1;
+	expect_status("too many keys", r, in, GDB_ERR_BAD_REQUEST, test_alloc);
+	build_keys(r, 1);
+	r->aggs[3].input_col = C_VF;	/* SUM_INT of a float column */
+	expect_status("sum_int of float column", r, in, GDB_ERR_BAD_REQUEST, test_alloc);
+	build_aggs(r);
+	r->aggs[0].input_col = C_VI;	/* count(*) with a column */
+	expect_status("count(*) with a column", r, in, GDB_ERR_BAD_REQUEST, test_alloc);
+	build_aggs(r);
+	r->aggs[2].kind = 99;
+	expect_status("unknown aggregate kind", r, in, GDB_ERR_BAD_REQUEST, test_alloc);
+	build_aggs(r);
+	r->input_is_states = 1;
+	expect_status("states mode over value columns", r, in, GDB_ERR_BAD_REQUEST, test_alloc);
+	r->input_is_states = 0;
+
+	/* malformed programs, and the deepest valid one */
+	{
+		static const struct
+		{
+			const char *name;
+			const char *code;
+		}			bad[] = {
+			{"backward jump", "i1 jump_if_true@0"},
+			{"jump past the end", "i1 jump_if_true@5"},
+			{"stack underflow", "i1 int_add/8"},
+			{"two values left", "i1 i2"},
+			{"inconsistent depth at a jump target", "i1 jump_if_true@3 i2"},
+			{"column out of range", "$99"},
+			{"unknown opcode", "#200"},
+			{"integer width 3", "i1 i1 int_add/3"},
+			{"float width 2", "f1 f1 flt_add/2"},
+		};
+		char		code[1024] = "";
+		size_t		i;
+
+		for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		{
+			assemble(r, bad[i].code);
+			expect_status(bad[i].name, r, in, GDB_ERR_BAD_REQUEST, test_alloc);
+		}
+		for (i = 0; i < GDB_MAX_STACK; i++)
+			strcat(code, "i1 ");
+		for (i = 0; i + 1 < GDB_MAX_STACK; i++)
+			strcat(code, "and ");
+		assemble(r, code);
+		expect_status("full stack (valid)", r, in, GDB_OK, test_alloc);
+		strcat(code, "and");	/* now one more push than the stack holds */
+		memmove(code + 3, code, strlen(code) + 1);
+		memcpy(code, "i1 ", 3);
+		assemble(r, code);
+		expect_status("stack overflow", r, in, GDB_ERR_BAD_REQUEST, test_alloc);
+		r->ninstr = GDB_MAX_INSTR + 1;
+		expect_status("too many instructions", r, in, GDB_ERR_BAD_REQUEST, test_alloc);
+	}
+	r->ninstr = 0;
+
+	/* malformed batches */
+	in->magic ^= 1;
+	expect_status("bad magic", r, in, GDB_ERR_BAD_REQUEST, test_alloc);
+	in->magic ^= 1;
+	in->nrows = in->capacity + 1;
+	expect_status("nrows > capacity", r, in, GDB_ERR_BAD_REQUEST, test_alloc);
+	in->nrows = 50;
+	in->cols[C_VI].values_off = in->total_bytes - 8;
+	expect_status("column past total_bytes", r, in, GDB_ERR_BAD_REQUEST, test_alloc);
+	free(in);
+
+	/* allocation failure */
+	in = gen_batch(50, &gp);
+	expect_status("alloc returns NULL", r, in, GDB_ERR_OUT_OF_MEMORY, failing_alloc);
+	build_keys(r, 0);
+	expect_status("alloc returns NULL, no keys", r, in, GDB_ERR_OUT_OF_MEMORY, failing_alloc);
+	free(in);
+	free(r);
+}
+
+/* ---- semantics identities the paths rely on ---- */
+
+static void
+test_semantics(void)
+{
+	double		nan_p = bits_to_double(0x7ff8000000000000ULL);
+	double		nan_n = bits_to_double(0xfff8000000000000ULL);
+	const double vals[] = {-INFINITY, -1e300, -1.0, -4.9e-324, -0.0, 0.0, 4.9e-324, 1.0,
+	1e300, INFINITY, nan_p};
+	const double ties[][2] = {{-0.0, 0.0}, {nan_p, nan_n}, {0.0, -0.0}, {nan_n, nan_p}};
+	GdbAggState a,
+				b,
+				ab,
+				ba;
+	size_t		i;
+	int			kind;
+
+	for (i = 0; i + 1 < sizeof(vals) / sizeof(vals[0]); i++)
+	{
+		int			same = vals[i] == vals[i + 1];
+
+		check(same ? gdb_key_encode_float(vals[i]) == gdb_key_encode_float(vals[i + 1])
+			  : gdb_key_encode_float(vals[i]) < gdb_key_encode_float(vals[i + 1]),
+			  "float key encoding order at %g", vals[i]);
+	}
+	check(gdb_key_encode_float(nan_n) == gdb_key_encode_float(nan_p), "NaN encodings");
+	check(gdb_key_encode_int(INT64_MIN) < gdb_key_encode_int(-1) &&
+		  gdb_key_encode_int(-1) < gdb_key_encode_int(0) &&
+		  gdb_key_encode_int(0) < gdb_key_encode_int(INT64_MAX), "int key encoding order");
+
+	for (i = 0; i < sizeof(ties) / sizeof(ties[0]); i++)
+		for (kind = GDB_AGG_MIN_FLOAT; kind <= GDB_AGG_MAX_FLOAT; kind++)
+		{
+			a = gdb_state_from_value(kind, 0, ties[i][0], 0);
+			b = gdb_state_from_value(kind, 0, ties[i][1], 0);
+			ab = gdb_state_combine(kind, a, b);
+			ba = gdb_state_combine(kind, b, a);
+			check(memcmp(&ab, &ba, sizeof(ab)) == 0 && ab.count == 2,
+				  "min/max float combine is commutative on ties (case %zu, kind %d)", i, kind);
+		}
+	a = gdb_state_from_value(GDB_AGG_MIN_FLOAT, 0, -0.0, 0);
+	b = gdb_state_from_value(GDB_AGG_MIN_FLOAT, 0, 0.0, 0);
+	check(signbit(gdb_state_combine(GDB_AGG_MIN_FLOAT, b, a).f) != 0, "min(-0, 0) is -0");
+	check(signbit(gdb_state_combine(GDB_AGG_MAX_FLOAT, a, b).f) == 0, "max(-0, 0) is +0");
+	a = gdb_state_from_value(GDB_AGG_MAX_FLOAT, 0, nan_p, 0);
+	b = gdb_state_from_value(GDB_AGG_MAX_FLOAT, 0, INFINITY, 0);
+	check(isnan(gdb_state_combine(GDB_AGG_MAX_FLOAT, b, a).f), "max(inf, NaN) is NaN");
+
+	/* 128-bit sums: INT64_MAX * 2 and INT64_MIN * 2 */
+	a = gdb_state_from_value(GDB_AGG_SUM_INT, INT64_MAX, 0, 0);
+	ab = gdb_state_combine(GDB_AGG_SUM_INT, a, a);
+	check(ab.i0 == -2 && ab.i1 == 0 && ab.count == 2, "int128 sum of 2 * INT64_MAX");
+	a = gdb_state_from_value(GDB_AGG_SUM_INT, INT64_MIN, 0, 0);
+	ab = gdb_state_combine(GDB_AGG_SUM_INT, a, a);
+	check(ab.i0 == 0 && ab.i1 == -1, "int128 sum of 2 * INT64_MIN");
+	a = gdb_state_from_value(GDB_AGG_SUM_INT, -1, 0, 0);
+	b = gdb_state_from_value(GDB_AGG_SUM_INT, 1, 0, 0);
+	ab = gdb_state_combine(GDB_AGG_SUM_INT, a, b);
+	check(ab.i0 == 0 && ab.i1 == 0, "int128 sum of -1 + 1");
+}
+
+/* Filter error cases with a planted first failing row. */
+static void
+test_first_error(void)
+{
+	GenParams	gp = {5, 8, 10, 10, 0};
+	GdbRequest *r = request_new();
+	int			v;
+
+	build_keys(r, 3);
+	build_aggs(r);
+	build_program(r, 7);
+	for (v = 0; v < 2; v++)
+	{
+		GdbBatch   *in = gen_batch(20000, &gp);
+		uint64_t	i;
+
+		/* no failing rows except the planted ones */
+		for (i = 0; i < in->nrows; i++)
+			col_i(in, C_CI)[i] = 100 + (int64_t) rng_below(9000);
+		col_i(in, C_CI)[11111] = v ? 7 : 20;	/* the first failure */
+		col_i(in, C_CI)[15000] = v ? 20 : 7;
+		col_i(in, C_CI)[19999] = 7;
+		run_case(v ? "first error is division by zero" : "first error is int4 range",
+				 r, in, 1);
+		free(in);
+	}
+	free(r);
+}
+
+int
+main(int argc, char **argv)
+{
+	uint64_t	seed = argc > 1 ? strtoull(argv[1], NULL, 0) : 20240601;
+	GdbDeviceInfo devs[8];
+	int			ndev = 0;
+	GdbError	err;
+	GdbRequest *req = request_new();
+	static const uint64_t sizes[] = {0, 1, 7, 100, 1000, 3000};
+	size_t		si;
+	int			p,
+				k;
+	double		t0 = now_ms();
+
+	rng_state = seed;
+	printf("device_selftest: seed %llu\n", (unsigned long long) seed);
+	if (!gdb_cuda_built())
+		printf("device: this build has no CUDA path; CPU checks only\n");
+	else if (gdb_cuda_probe(devs, 8, &ndev, &err) != GDB_OK || ndev == 0)
+		printf("device: none (%s); CPU checks only\n", err.message);
+	else if (gdb_cuda_open(0, &gpu, &err) != GDB_OK)
+	{
+		printf("device: %s cannot be opened (%s); CPU checks only\n", devs[0].name,
+			   err.message);
+		gpu = NULL;
+	}
+	else
+		printf("device: %s, cc %d.%d, %d SMs, %.1f GiB, driver %d, runtime %d\n",
+			   devs[0].name, devs[0].cc_major, devs[0].cc_minor,
+			   devs[0].multiprocessors, devs[0].memory_total / 1073741824.0,
+			   devs[0].driver_version, devs[0].runtime_version);
+
+	if (gpu == NULL)
+	{
+		/* without a usable device every entry point must say so cleanly */
+		GdbCudaExec *ex = (GdbCudaExec *) (uintptr_t) 1;
+		GdbBatch   *res = (GdbBatch *) (uintptr_t) 1;
+		int			st = gdb_cuda_open(0, &ex, &err);
+
+		check(st == GDB_ERR_NO_DEVICE && ex == NULL && err.message[0] != '\0',
+			  "gdb_cuda_open without a device: status %d (%s)", st, err.message);
+		check(gdb_cuda_host_alloc(NULL, 64) == NULL, "gdb_cuda_host_alloc(NULL)");
+		gdb_cuda_host_free(NULL, NULL);
+		build_keys(req, 0);
+		build_aggs(req);
+		st = gdb_cuda_groupby(NULL, req, NULL, test_alloc, NULL, &res, NULL, &err);
+		check(st != GDB_OK && res == NULL, "gdb_cuda_groupby without an exec: %d", st);
+		if (!gdb_cuda_built())
+		{
+			st = gdb_cuda_probe(devs, 8, &ndev, &err);
+			check(st == GDB_ERR_NO_DEVICE && ndev == 0 &&
+				  strcmp(err.message, "this gpudb build has no CUDA support (built without nvcc)") == 0,
+				  "probe of a build without CUDA: %s", err.message);
+		}
+	}
+	test_semantics();
+	test_bad_requests();
+	test_first_error();
+
+	/* small cases: every program over several key sets and sizes */
+	for (si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++)
+	{
+		GenParams	gp;
+
+		gp.key_card = 1 + rng_below(12);
+		gp.fkey_card = 1 + (int) rng_below(12);
+		gp.big_card = 1 + rng_below(sizes[si] + 1);
+		gp.null_pct = (int) rng_below(40);
+		gp.slack = rng_below(3) * 17;
+		for (k = 0; k < NKEYSETS; k++)
+			for (p = 0; p < NPROGS; p++)
+			{
+				GdbBatch   *in = gen_batch(sizes[si], &gp);
+				char		name[256];
+				const char *ks = build_keys(req, k);
+				const char *ps = build_program(req, p);
+
+				build_aggs(req);
+				snprintf(name, sizeof(name), "%llu rows, keys %s, %s",
+						 (unsigned long long) sizes[si], ks, ps);
+				run_case(name, req, in, 1);
+				free(in);
+			}
+	}
+
+	/* one larger batch with many groups, then ~2M rows */
+	{
+		GenParams	gp = {1000, 12, 40000, 5, 100};
+		GdbBatch   *in = gen_batch(200000, &gp);
+
+		build_keys(req, 5);
+		build_program(req, 3);
+		run_case("200000 rows, keys (kb), ~40000 groups", req, in, 0);
+		build_keys(req, 4);
+		build_program(req, 2);
+		run_case("200000 rows, keys (kf, kf2, ki)", req, in, 0);
+		free(in);
+	}
+	{
+		GenParams	gp = {6, 12, 2000000, 8, 1000};
+		GdbBatch   *in = gen_batch(2000000, &gp);
+
+		build_keys(req, 3);
+		build_aggs(req);
+		build_program(req, 0);
+		run_case("2M rows, keys (ki, kf), no filter", req, in, 1);
+		build_program(req, 8);
+		run_case("2M rows, keys (ki, kf), vf * 2 + 1 > 3", req, in, 1);
+		build_keys(req, 0);
+		build_program(req, 3);
+		run_case("2M rows, no keys, vi IS NOT NULL AND ci % 3 = 1", req, in, 1);
+		build_keys(req, 5);
+		build_program(req, 1);
+		run_case("2M rows, keys (kb), ~1M groups", req, in, 0);
+		free(in);
+	}
+
+	if (gpu)
+	{
+		/* pinned input through gdb_cuda_host_alloc, and an exec reopened */
+		GenParams	gp = {50, 12, 100, 10, 0};
+		GdbBatch   *in = gen_batch(100000, &gp);
+		void	   *pinned = gdb_cuda_host_alloc(gpu, (size_t) in->total_bytes);
+
+		check(pinned != NULL, "gdb_cuda_host_alloc");
+		if (pinned)
+		{
+			memcpy(pinned, in, (size_t) in->total_bytes);
+			build_keys(req, 3);
+			build_program(req, 2);
+			run_case("100000 rows from pinned memory", req, (GdbBatch *) pinned, 1);
+			gdb_cuda_host_free(gpu, pinned);
+		}
+		(void) gdb_cuda_host_alloc(gpu, 4096);	/* left for gdb_cuda_close */
+		gdb_cuda_close(gpu);
+		check(gdb_cuda_open(0, &gpu, &err) == GDB_OK, "reopen: %s", err.message);
+		if (gpu)
+		{
+			run_case("100000 rows after reopen", req, in, 0);
+			gdb_cuda_close(gpu);
+		}
+		free(in);
+		gpu = NULL;
+	}
+	gdb_cuda_close(NULL);
+
+	free(req);
+	/* every filter error kind must have been exercised */
+	for (k = GDB_OK; k <= GDB_ERR_FLOAT_UNDERFLOW; k++)
+		check(status_seen[k] > 0, "no case ended with status %d", k);
+	printf("cases by status: ok %d, int2 %d, int4 %d, int8 %d, div0 %d, overflow %d, underflow %d\n",
+		   status_seen[GDB_OK], status_seen[GDB_ERR_INT2_RANGE],
+		   status_seen[GDB_ERR_INT4_RANGE], status_seen[GDB_ERR_INT8_RANGE],
+		   status_seen[GDB_ERR_DIV_ZERO], status_seen[GDB_ERR_FLOAT_OVERFLOW],
+		   status_seen[GDB_ERR_FLOAT_UNDERFLOW]);
+	printf("device_selftest: %.1f s\n", (now_ms() - t0) / 1000.0);
+	printf("selftest: %d passed, %d failed\n", n_passed, n_failed);
+	return n_failed ? 1 : 0;
+}
