@@ -10,8 +10,11 @@ FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.deptype = 'e'
 JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'gpudb'
 ORDER BY 1;
 
--- GUC defaults (the README table is checked against pg_settings too)
-SELECT name, setting, boot_val, vartype, min_val, max_val, enumvals
+-- GUC defaults (the README table is checked against pg_settings too); LOAD
+-- defines the GUCs in a session where no gpudb function ran yet and the
+-- library is not preloaded
+LOAD 'gpudb';
+SELECT name, boot_val, vartype, min_val, max_val, enumvals
 FROM pg_settings WHERE name LIKE 'gpudb.%' ORDER BY name;
 
 -- bad GUC values are rejected

@@ -40,10 +40,9 @@ if [ "$what" = suites ] || [ "$what" = all ]; then
     tail -n 4 "$OUT/pg_prove.log"
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
-    if [ -f test/bench/run.sh ]; then
-        bash test/bench/run.sh > "$OUT/bench.log" 2>&1 || status=1
-        tail -n 40 "$OUT/bench.log"
-    fi
+    python3 test/bench/bench.py --rows "${BENCH_ROWS:-10000000}" --workers 16 \
+        --out "$OUT/bench" > "$OUT/bench.log" 2>&1 || status=1
+    tail -n 14 "$OUT/bench.log"
 fi
 cp /tmp/gpudb-pg/server.log "$OUT/server.log" 2>/dev/null
 grep -E "PANIC|server process .* terminated|segfault" /tmp/gpudb-pg/server.log && status=1

@@ -59,8 +59,9 @@ def psql(sql, check=True):
 
 def timed(setup, query, reps):
     """End-to-end times (ms) of query in one psql session, after one warm-up."""
+    # the rows go to /dev/null (fetched, as a client would), the device time to stdout
     script = setup + "\n\\timing on\n" + "\n".join(
-        ["SELECT count(*) FROM (%s) q;" % query,
+        ["\\o /dev/null", "%s;" % query, "\\o",
          "SELECT device_ms FROM gpu_last_execution();"] * (reps + 1))
     r = subprocess.run(["psql", "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1"], input=script,
                        capture_output=True, text=True)
