@@ -14,6 +14,10 @@
 #include <stddef.h>
 
 #include "gpudb_device.h"
+#include "column_store.h"
+
+/* Device ordinals whose reset epoch is tracked (gdb_cuda_epoch). */
+#define GDB_MAX_DEVICES 64
 
 /*
  * Device scratch buffers of one execution, one slot per role.  Each only
@@ -22,7 +26,7 @@
  */
 enum GdbScratchSlot
 {
-	GDB_SCR_INPUT = 0,			/* copy of the input batch buffer */
+	GDB_SCR_INPUT = 0,			/* copy of the input batch buffer (not for stores) */
 	GDB_SCR_PROGRAM,			/* filter program (GdbInstr[ninstr]) */
 	GDB_SCR_FLAGS,				/* uint8 per row: selected / group start */
 	GDB_SCR_PERM0,				/* uint32 per row: row ids (double buffer) */
@@ -66,7 +70,54 @@ struct GdbCudaExec
 	size_t		scratch_bytes[GDB_SCR__COUNT];
 	GdbDevCounters *host_counters;	/* pinned, read back after each phase */
 	GdbPinnedBlock *pinned;		/* live gdb_cuda_host_alloc blocks */
+	uint32_t	epoch;			/* gdb_cuda_epoch(ordinal) at open */
 };
+
+/*
+ * gdb_cuda_epoch: how many times gdb_cuda_recover has reset device ordinal
+ * in this process (0 for an ordinal outside [0, GDB_MAX_DEVICES)).  An exec
+ * or store whose recorded epoch differs lost its device resources in a
+ * reset: its handles must not be passed to CUDA any more.
+ */
+uint32_t	gdb_cuda_epoch(int ordinal);
+
+/*
+ * gdb_cuda_check_exec: GDB_OK when exec is not NULL and was opened in the
+ * device's current epoch, after making its device current; else
+ * GDB_ERR_BAD_REQUEST (NULL; "what" names the caller in the message) or
+ * GDB_ERR_DEVICE (lost in a device reset, or cudaSetDevice failed).
+ */
+int			gdb_cuda_check_exec(GdbCudaExec *exec, const char *what, GdbError *err);
+
+/*
+ * gdb_cuda_error: set err (when not NULL) to status and a printf-style
+ * message; returns status.
+ */
+int			gdb_cuda_error(GdbError *err, int status, const char *fmt,...)
+			__attribute__((format(printf, 3, 4)));
+
+/*
+ * gdb_groupby_on_device (groupby_kernels.cu): the group-by pipeline over a
+ * batch whose buffer is at device address d_base.
+ *	 header		host copy of that batch's header (column offsets, nrows,
+ *				capacity, total_bytes); validated against req here
+ *	 d_base		device buffer of header->total_bytes bytes; its first
+ *				sizeof(GdbBatch) bytes must hold the same header (the
+ *				filter kernel reads the offsets from there)
+ *	 copy_src	NULL when d_base already holds the batch (a column store:
+ *				Phase A starts at the filter); else a host batch (pinned or
+ *				pageable) whose total_bytes bytes are copied to d_base first,
+ *				on exec's stream, timed and counted as part of Phase A
+ * Result, statistics and errors as gdb_cuda_groupby; bytes_to_device counts
+ * only host-to-device copies (copy_src's buffer if any, and the filter
+ * program).  Requires header->nrows <= UINT32_MAX (else
+ * GDB_ERR_BAD_REQUEST).  On error *result is NULL and the stream is idle.
+ */
+int			gdb_groupby_on_device(GdbCudaExec *exec, const GdbRequest *req,
+								  const GdbBatch *header, char *d_base,
+								  const GdbBatch *copy_src, GdbAllocFn alloc,
+								  void *alloc_arg, GdbBatch **result,
+								  GdbStats *stats, GdbError *err);
 
 /*
  * gdb_cuda_fail: record a failed CUDA call in err and return its GdbStatus:

@@ -3,8 +3,17 @@
  * device_runtime.cu
  *	  CUDA runtime plumbing behind gpudb_device.h: device probe, per-
  *	  execution state (stream, events, growing scratch buffers), pinned host
- *	  allocations, and the mapping of CUDA errors to GdbStatus.  The group-by
- *	  itself is in groupby_kernels.cu.  No PostgreSQL header.
+ *	  allocations, the mapping of CUDA errors to GdbStatus, and recovery
+ *	  from sticky errors (gdb_cuda_recover).  The group-by itself is in
+ *	  groupby_kernels.cu, the column store in column_store.cu.  No
+ *	  PostgreSQL header.
+ *
+ * Device resets: gdb_cuda_recover resets a device whose context has a
+ * sticky error and bumps that device's epoch.  Every exec and CUDA store
+ * records the epoch it was created in; one from an older epoch lost its
+ * stream, events, device and pinned memory in the reset, so it is never
+ * passed to CUDA again: its operations fail with GDB_ERR_DEVICE, and
+ * gdb_cuda_close / gdb_cuda_store_free only free its host memory.
  *
  * Every CUDA call is checked; a failure becomes GDB_ERR_OUT_OF_MEMORY
  * (cudaErrorMemoryAllocation), GDB_ERR_NO_DEVICE (no driver or device) or
@@ -14,11 +23,45 @@
  *
  *-------------------------------------------------------------------------
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cuda_exec.cuh"
+
+/* Reset epoch of each device ordinal (gdb_cuda_epoch); atomics for safety. */
+static uint32_t gdb_device_epochs[GDB_MAX_DEVICES];
+
+uint32_t
+gdb_cuda_epoch(int ordinal)
+{
+	if (ordinal < 0 || ordinal >= GDB_MAX_DEVICES)
+		return 0;
+	return __atomic_load_n(&gdb_device_epochs[ordinal], __ATOMIC_ACQUIRE);
+}
+
+/* Was exec opened before the latest reset of its device? */
+static bool
+gdb_exec_lost(const GdbCudaExec *exec)
+{
+	return exec->epoch != gdb_cuda_epoch(exec->ordinal);
+}
+
+int
+gdb_cuda_error(GdbError *err, int status, const char *fmt,...)
+{
+	va_list		ap;
+
+	if (err == NULL)
+		return status;
+	err->status = status;
+	va_start(ap, fmt);
+	vsnprintf(err->message, sizeof(err->message), fmt, ap);
+	va_end(ap);
+	err->message[sizeof(err->message) - 1] = '\0';
+	return status;
+}
 
 /* Copy a NUL-terminated message into err. */
 static int
@@ -61,6 +104,20 @@ gdb_cuda_fail(GdbError *err, const char *call, cudaError_t rc)
 	return gdb_cuda_fail_as(err, call, rc,
 							rc == cudaErrorMemoryAllocation ?
 							GDB_ERR_OUT_OF_MEMORY : GDB_ERR_DEVICE);
+}
+
+int
+gdb_cuda_check_exec(GdbCudaExec *exec, const char *what, GdbError *err)
+{
+	if (exec == NULL)
+		return gdb_cuda_error(err, GDB_ERR_BAD_REQUEST,
+							  "%s: the CUDA execution state is NULL", what);
+	if (gdb_exec_lost(exec))
+		return gdb_cuda_error(err, GDB_ERR_DEVICE,
+							  "%s: CUDA device %d was reset; this execution state is lost",
+							  what, exec->ordinal);
+	GDB_CUDA_CHECK(err, cudaSetDevice(exec->ordinal));
+	return GDB_OK;
 }
 
 int
@@ -220,6 +277,7 @@ gdb_cuda_open_inner(GdbCudaExec *ex, GdbError *err)
 				 ex->ordinal, count);
 		return gdb_cuda_message(err, GDB_ERR_NO_DEVICE, msg);
 	}
+	ex->epoch = gdb_cuda_epoch(ex->ordinal);
 	rc = cudaSetDevice(ex->ordinal);
 	if (rc != cudaSuccess)
 		return gdb_cuda_fail_as(err, "cudaSetDevice", rc,
@@ -292,7 +350,8 @@ gdb_cuda_open(int ordinal, GdbCudaExec **exec, GdbError *err)
  * gdb_cuda_close: wait for the stream, then free scratch buffers, pinned
  * blocks still allocated, events, stream and the state.  Accepts NULL and
  * a partly opened exec; ignores CUDA errors (nothing can be done about
- * them here).
+ * them here).  An exec lost in a device reset (gdb_cuda_recover) only has
+ * its host memory freed: its CUDA resources died with the reset.
  */
 extern "C" void
 gdb_cuda_close(GdbCudaExec *exec)
@@ -301,6 +360,18 @@ gdb_cuda_close(GdbCudaExec *exec)
 
 	if (exec == NULL)
 		return;
+	if (gdb_exec_lost(exec))
+	{
+		while (exec->pinned)
+		{
+			GdbPinnedBlock *b = exec->pinned;
+
+			exec->pinned = b->next;
+			free(b);
+		}
+		free(exec);
+		return;
+	}
 	(void) cudaSetDevice(exec->ordinal);
 	if (exec->stream)
 		(void) cudaStreamSynchronize(exec->stream);
@@ -330,8 +401,9 @@ gdb_cuda_close(GdbCudaExec *exec)
 /*
  * gdb_cuda_host_alloc: bytes of pinned (page-locked) host memory, so that
  * copying a batch built there to the device is truly asynchronous.  NULL
- * on failure (the CUDA error is cleared) or when exec is NULL.  Tracked in
- * exec and freed by gdb_cuda_host_free or gdb_cuda_close.
+ * on failure (the CUDA error is cleared), when exec is NULL or lost in a
+ * device reset.  Tracked in exec and freed by gdb_cuda_host_free or
+ * gdb_cuda_close; a device reset frees it too.
  */
 extern "C" void *
 gdb_cuda_host_alloc(GdbCudaExec *exec, size_t bytes)
@@ -339,7 +411,7 @@ gdb_cuda_host_alloc(GdbCudaExec *exec, size_t bytes)
 	GdbPinnedBlock *b;
 	void	   *p = NULL;
 
-	if (exec == NULL)
+	if (exec == NULL || gdb_exec_lost(exec))
 		return NULL;
 	b = (GdbPinnedBlock *) malloc(sizeof(GdbPinnedBlock));
 	if (b == NULL)
@@ -361,7 +433,9 @@ gdb_cuda_host_alloc(GdbCudaExec *exec, size_t bytes)
 /*
  * gdb_cuda_host_free: free p, a block from gdb_cuda_host_alloc on exec.
  * NULL and pointers exec did not hand out are ignored.  Waits for exec's
- * stream first, since a queued copy may still read the block.
+ * stream first, since a queued copy may still read the block.  For an exec
+ * lost in a device reset only the bookkeeping is freed (the reset freed the
+ * block).
  */
 extern "C" void
 gdb_cuda_host_free(GdbCudaExec *exec, void *p)
@@ -377,12 +451,166 @@ gdb_cuda_host_free(GdbCudaExec *exec, void *p)
 			GdbPinnedBlock *b = *link;
 
 			*link = b->next;
-			(void) cudaSetDevice(exec->ordinal);
-			(void) cudaStreamSynchronize(exec->stream);
-			(void) cudaFreeHost(b->ptr);
-			(void) cudaGetLastError();
+			if (!gdb_exec_lost(exec))
+			{
+				(void) cudaSetDevice(exec->ordinal);
+				(void) cudaStreamSynchronize(exec->stream);
+				(void) cudaFreeHost(b->ptr);
+				(void) cudaGetLastError();
+			}
 			free(b);
 			return;
 		}
 	}
+}
+
+/* ---- recovery from sticky errors ---- */
+
+/*
+ * Errors after which the CUDA context is unusable ("sticky"): every later
+ * call of the process on that device returns them until the context is
+ * destroyed.
+ */
+static bool
+gdb_cuda_sticky(cudaError_t rc)
+{
+	switch (rc)
+	{
+		case cudaErrorIllegalAddress:
+		case cudaErrorLaunchFailure:
+		case cudaErrorAssert:
+		case cudaErrorHardwareStackError:
+		case cudaErrorIllegalInstruction:
+		case cudaErrorMisalignedAddress:
+		case cudaErrorInvalidAddressSpace:
+		case cudaErrorInvalidPc:
+		case cudaErrorLaunchTimeout:
+		case cudaErrorECCUncorrectable:
+		case cudaErrorNvlinkUncorrectable:
+		case cudaErrorContained:
+		case cudaErrorTensorMemoryLeak:
+		case cudaErrorExternalDevice:
+			return true;
+		default:
+			return false;
+	}
+}
+
+/*
+ * gdb_cuda_recover: see gpudb_device.h.  Looks for a sticky error on
+ * exec's device, in order: the last-error state (cudaGetLastError), exec's
+ * stream (cudaStreamQuery; "not ready" is fine) and the whole device
+ * (cudaDeviceSynchronize, which waits for all queued work).  An error of
+ * the sticky list (illegal address, launch failure, device assert, ECC,
+ * ...) is sticky; any other error is sticky if the next
+ * cudaDeviceSynchronize, after clearing it, still fails.  Without one:
+ * GDB_OK (a non-sticky last error is cleared).  With one: cudaDeviceReset
+ * on that device, which destroys its context and with it every exec, CUDA
+ * store and pinned block of the process on that device (they are marked
+ * lost through the device's epoch; gdb_cuda_close and *_store_free on them
+ * only free host memory, their other operations return GDB_ERR_DEVICE),
+ * then returns GDB_ERR_DEVICE with a message naming the error and saying
+ * the device was reset (or, if the device still fails after the reset,
+ * that the process must be restarted).  exec NULL: GDB_ERR_BAD_REQUEST;
+ * exec already lost: GDB_ERR_DEVICE.
+ */
+extern "C" int
+gdb_cuda_recover(GdbCudaExec *exec, GdbError *err)
+{
+	cudaError_t rc,
+				found = cudaSuccess;
+	const char *where = NULL;
+
+	if (exec == NULL)
+		return gdb_cuda_error(err, GDB_ERR_BAD_REQUEST,
+							  "gdb_cuda_recover: the CUDA execution state is NULL");
+	if (gdb_exec_lost(exec))
+		return gdb_cuda_error(err, GDB_ERR_DEVICE,
+							  "CUDA device %d was reset; this execution state is lost",
+							  exec->ordinal);
+	rc = cudaSetDevice(exec->ordinal);
+	if (rc != cudaSuccess)
+	{
+		found = rc;
+		where = "cudaSetDevice";
+	}
+	if (found == cudaSuccess && (rc = cudaGetLastError()) != cudaSuccess &&
+		gdb_cuda_sticky(rc))
+	{
+		found = rc;
+		where = "cudaGetLastError";
+	}
+	if (found == cudaSuccess && exec->stream &&
+		(rc = cudaStreamQuery(exec->stream)) != cudaSuccess &&
+		rc != cudaErrorNotReady && gdb_cuda_sticky(rc))
+	{
+		found = rc;
+		where = "cudaStreamQuery";
+	}
+	if (found == cudaSuccess && (rc = cudaDeviceSynchronize()) != cudaSuccess)
+	{
+		(void) cudaGetLastError();
+		if (gdb_cuda_sticky(rc) || cudaDeviceSynchronize() != cudaSuccess)
+		{
+			found = rc;
+			where = "cudaDeviceSynchronize";
+		}
+	}
+	if (found == cudaSuccess)
+	{
+		(void) cudaGetLastError();
+		if (err)
+		{
+			err->status = GDB_OK;
+			err->message[0] = '\0';
+		}
+		return GDB_OK;
+	}
+
+	/* sticky: destroy the context; everything made in this epoch is lost */
+	rc = cudaDeviceReset();
+	if (exec->ordinal >= 0 && exec->ordinal < GDB_MAX_DEVICES)
+		__atomic_add_fetch(&gdb_device_epochs[exec->ordinal], 1, __ATOMIC_ACQ_REL);
+	else
+		exec->epoch++;			/* untracked ordinal: at least this exec is lost */
+	if (rc == cudaSuccess)
+		rc = cudaFree(NULL);	/* initialises a fresh context */
+	if (rc == cudaSuccess)
+		rc = cudaDeviceSynchronize();
+	if (rc != cudaSuccess)
+	{
+		(void) cudaGetLastError();
+		return gdb_cuda_error(err, GDB_ERR_DEVICE,
+							  "CUDA device %d had a sticky error (%s: %s) and was reset, "
+							  "but still fails (%s): the process must be restarted",
+							  exec->ordinal, where, cudaGetErrorString(found),
+							  cudaGetErrorString(rc));
+	}
+	return gdb_cuda_error(err, GDB_ERR_DEVICE,
+						  "CUDA device %d had a sticky error (%s: %s) and was reset; "
+						  "its execution states and column stores are lost",
+						  exec->ordinal, where, cudaGetErrorString(found));
+}
+
+/* Writes to an address no allocation covers (gdb_cuda_debug_fault). */
+__global__ void
+gdb_fault_kernel(int *p)
+{
+	if (blockIdx.x == 0 && threadIdx.x == 0)
+		*(volatile int *) p = 1;
+}
+
+/*
+ * gdb_cuda_debug_fault: see column_store.h (self-test hook): a kernel that
+ * stores to device address 16, then a wait for it; returns the wait's
+ * status (GDB_ERR_DEVICE with the sticky cudaErrorIllegalAddress).
+ */
+extern "C" int
+gdb_cuda_debug_fault(GdbCudaExec *exec, GdbError *err)
+{
+	GDB_TRY(gdb_cuda_check_exec(exec, "gdb_cuda_debug_fault", err));
+	gdb_fault_kernel<<<1, 1, 0, exec->stream>>>((int *) (uintptr_t) 16);
+	GDB_CUDA_CHECK_LAUNCH(err, "gdb_fault_kernel");
+	GDB_CUDA_CHECK(err, cudaStreamSynchronize(exec->stream));
+	return GDB_OK;
 }

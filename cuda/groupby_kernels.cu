@@ -12,7 +12,8 @@
  *	 Phase A, selection
  *	   1. cudaMemcpyAsync of the whole input batch buffer (header included,
  *		  input->total_bytes; truly asynchronous when the caller built it in
- *		  gdb_cuda_host_alloc memory) and of the filter program;
+ *		  gdb_cuda_host_alloc memory) -- skipped for a column store, whose
+ *		  buffer is already on the device -- and of the filter program;
  *	   2. gdb_filter_kernel: gdb_vm_eval per row (grid-stride, program and
  *		  batch header staged in shared memory) -> uint8 flags; a failing
  *		  row does atomicMin on (row << 4 | status), so the reported error
@@ -49,6 +50,10 @@
  *	  11. one cudaMemcpyAsync copies the result arrays back behind the
  *		  header that the host already wrote.
  *	 Device time (CUDA events around each phase) goes to stats->device_ms.
+ *
+ * Entry points: gdb_cuda_groupby (a host batch: copied in, then the
+ * pipeline) and gdb_groupby_on_device (the pipeline over a batch already in
+ * device memory; also used by gdb_cuda_store_groupby, column_store.cu).
  *
  * Scratch buffers live in the GdbCudaExec and only grow (see
  * gdb_cuda_scratch), so consecutive batches reuse them.  Row ids are
@@ -366,8 +371,9 @@ struct GdbRun
 {
 	GdbCudaExec *ex;
 	const GdbRequest *req;
-	const GdbBatch *input;
-	char	   *d_in;			/* device copy of the input buffer */
+	const GdbBatch *input;		/* host copy of the input batch's header */
+	const GdbBatch *copy_src;	/* host batch to copy to d_in, or NULL */
+	char	   *d_in;			/* device buffer of the input batch */
 	uint32_t   *perm[2];		/* row-id double buffer */
 	int			cur;			/* perm[cur] holds the current order */
 	uint8_t    *flags;
@@ -382,7 +388,7 @@ struct GdbRun
 	double		ms;
 };
 
-/* Phase A: copy in, filter, compact the selected row ids into perm[0]. */
+/* Phase A: copy in (unless resident), filter, compact the selected ids. */
 static int
 gdb_phase_select(GdbRun *r, GdbError *err)
 {
@@ -394,9 +400,13 @@ gdb_phase_select(GdbRun *r, GdbError *err)
 										sizeof(unsigned long long), s));
 	GDB_CUDA_CHECK(err, cudaMemsetAsync(&r->d_counters->nsel, 0,
 										2 * sizeof(unsigned long long), s));
-	GDB_CUDA_CHECK(err, cudaMemcpyAsync(r->d_in, r->input, r->input->total_bytes,
-										cudaMemcpyHostToDevice, s));
-	r->to_device += r->input->total_bytes;
+	if (r->copy_src)
+	{
+		GDB_CUDA_CHECK(err, cudaMemcpyAsync(r->d_in, r->copy_src,
+											r->copy_src->total_bytes,
+											cudaMemcpyHostToDevice, s));
+		r->to_device += r->copy_src->total_bytes;
+	}
 	r->cur = 0;
 	if (req->ninstr == 0)
 	{
@@ -651,8 +661,6 @@ gdb_groupby_run(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
 
 	GDB_CUDA_CHECK(err, cudaSetDevice(ex->ordinal));
 	/* every row-sized buffer is sized for all rows before work is queued */
-	GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_INPUT, (size_t) in->total_bytes, &p, err));
-	r->d_in = (char *) p;
 	GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_COUNTERS, sizeof(GdbDevCounters), &p, err));
 	r->d_counters = (GdbDevCounters *) p;
 	GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_FLAGS, n, &p, err));
@@ -694,29 +702,30 @@ gdb_groupby_run(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
 	return gdb_phase_aggregate(r, alloc, alloc_arg, result, err);
 }
 
+/* A batch of nrows rows is past the uint32 row ids: GDB_ERR_BAD_REQUEST. */
+static int
+gdb_too_many_rows(GdbError *err, uint64_t nrows)
+{
+	err->status = GDB_ERR_BAD_REQUEST;
+	snprintf(err->message, sizeof(err->message),
+			 "batch of %llu rows exceeds the CUDA path's limit of %u rows",
+			 (unsigned long long) nrows, (unsigned) UINT32_MAX);
+	return GDB_ERR_BAD_REQUEST;
+}
+
 /*
- * gdb_cuda_groupby: see gpudb_device.h.  Algorithm: the sort-based
- * group-by of the CUDADB line of work named there (filter, compact, stable
- * LSD radix sort on key encodings, segment, segmented reduce), in the
- * phases listed in this file's header.  input is a host batch (pinned or
- * pageable) of input->nrows rows, at most 2^32 - 1; its whole buffer
- * (total_bytes) is copied to the device.  On GDB_OK *result is a batch from alloc() with ngroups rows (req->nkeys
- * key columns as in the input, then req->naggs STATE columns) identical to
- * gdb_cpu_groupby's, except SUM_FLOAT sums whose rounding depends on the
- * reduction order.  stats: rows_in, rows_selected, groups_out,
- * bytes_to_device, bytes_from_device and device_ms (CUDA event time of the
- * three phases) are added.  Errors: GDB_ERR_BAD_REQUEST (validation, no
- * exec, too many rows), the filter's SQL status (lowest failing row),
- * GDB_ERR_OUT_OF_MEMORY (alloc() or a device allocation), GDB_ERR_DEVICE
- * ("<call>: <CUDA error>").  On error *result is NULL, the stream has been
- * waited for, and a buffer already obtained from alloc() is left to the
- * allocator's owner.
+ * gdb_groupby_on_device: see cuda_exec.cuh.  Validates req against header
+ * (gdb_cpu_validate_request: the header describes the device buffer, so
+ * the checks bound every device access), runs the three phases and adds
+ * rows_in, rows_selected, groups_out, bytes_to_device, bytes_from_device
+ * and device_ms to stats (when not NULL) on success only.
  */
-extern "C" int
-gdb_cuda_groupby(GdbCudaExec *exec, const GdbRequest *req,
-				 const GdbBatch *input, GdbAllocFn alloc,
-				 void *alloc_arg, GdbBatch **result,
-				 GdbStats *stats, GdbError *err)
+int
+gdb_groupby_on_device(GdbCudaExec *exec, const GdbRequest *req,
+					  const GdbBatch *header, char *d_base,
+					  const GdbBatch *copy_src, GdbAllocFn alloc,
+					  void *alloc_arg, GdbBatch **result,
+					  GdbStats *stats, GdbError *err)
 {
 	GdbError	dummy;
 	GdbRun		run;
@@ -728,31 +737,24 @@ gdb_cuda_groupby(GdbCudaExec *exec, const GdbRequest *req,
 	err->message[0] = '\0';
 	if (result)
 		*result = NULL;
-	if (exec == NULL || result == NULL || alloc == NULL)
-	{
-		err->status = GDB_ERR_BAD_REQUEST;
-		snprintf(err->message, sizeof(err->message),
-				 "gdb_cuda_groupby: exec, result and alloc must not be NULL");
-		return GDB_ERR_BAD_REQUEST;
-	}
-	st = gdb_cpu_validate_request(req, input, err);
+	if (result == NULL || alloc == NULL || d_base == NULL)
+		return gdb_cuda_error(err, GDB_ERR_BAD_REQUEST,
+							  "gdb_groupby_on_device: result, alloc and the device buffer must not be NULL");
+	st = gdb_cpu_validate_request(req, header, err);
 	if (st != GDB_OK)
 		return st;
-	if (input->nrows > (uint64_t) UINT32_MAX)
-	{
-		err->status = GDB_ERR_BAD_REQUEST;
-		snprintf(err->message, sizeof(err->message),
-				 "batch of %llu rows exceeds the CUDA path's limit of %u rows",
-				 (unsigned long long) input->nrows, (unsigned) UINT32_MAX);
-		return GDB_ERR_BAD_REQUEST;
-	}
+	if (header->nrows > (uint64_t) UINT32_MAX)
+		return gdb_too_many_rows(err, header->nrows);
+	GDB_TRY(gdb_cuda_check_exec(exec, "gdb_cuda_groupby", err));
 	(void) cudaGetLastError();	/* a stale non-sticky error is not ours */
 
 	memset(&run, 0, sizeof(run));
 	run.ex = exec;
 	run.req = req;
-	run.input = input;
-	run.nrows = input->nrows;
+	run.input = header;
+	run.copy_src = copy_src;
+	run.d_in = d_base;
+	run.nrows = header->nrows;
 	st = gdb_groupby_run(&run, alloc, alloc_arg, result, err);
 	if (st != GDB_OK)
 	{
@@ -774,4 +776,60 @@ gdb_cuda_groupby(GdbCudaExec *exec, const GdbRequest *req,
 	err->status = GDB_OK;
 	err->message[0] = '\0';
 	return GDB_OK;
+}
+
+/*
+ * gdb_cuda_groupby: see gpudb_device.h.  Algorithm: the sort-based
+ * group-by of the CUDADB line of work named there (filter, compact, stable
+ * LSD radix sort on key encodings, segment, segmented reduce), in the
+ * phases listed in this file's header.  input is a host batch (pinned or
+ * pageable) of input->nrows rows, at most 2^32 - 1; its whole buffer
+ * (total_bytes) is copied to the INPUT scratch buffer on the device, then
+ * gdb_groupby_on_device runs the pipeline there.  On GDB_OK *result is a
+ * batch from alloc() with ngroups rows (req->nkeys key columns as in the
+ * input, then req->naggs STATE columns) identical to gdb_cpu_groupby's,
+ * except SUM_FLOAT sums whose rounding depends on the reduction order.
+ * stats: rows_in, rows_selected, groups_out, bytes_to_device (input buffer
+ * and filter program), bytes_from_device and device_ms (CUDA event time of
+ * the three phases) are added.  Errors: GDB_ERR_BAD_REQUEST (validation, no
+ * exec, too many rows), the filter's SQL status (lowest failing row),
+ * GDB_ERR_OUT_OF_MEMORY (alloc() or a device allocation), GDB_ERR_DEVICE
+ * ("<call>: <CUDA error>"; also an exec lost in a device reset).  On error
+ * *result is NULL, the stream has been waited for, and a buffer already
+ * obtained from alloc() is left to the allocator's owner.
+ */
+extern "C" int
+gdb_cuda_groupby(GdbCudaExec *exec, const GdbRequest *req,
+				 const GdbBatch *input, GdbAllocFn alloc,
+				 void *alloc_arg, GdbBatch **result,
+				 GdbStats *stats, GdbError *err)
+{
+	GdbError	dummy;
+	void	   *d_in;
+	int			st;
+
+	if (err == NULL)
+		err = &dummy;
+	err->status = GDB_OK;
+	err->message[0] = '\0';
+	if (result)
+		*result = NULL;
+	if (exec == NULL || result == NULL || alloc == NULL)
+	{
+		err->status = GDB_ERR_BAD_REQUEST;
+		snprintf(err->message, sizeof(err->message),
+				 "gdb_cuda_groupby: exec, result and alloc must not be NULL");
+		return GDB_ERR_BAD_REQUEST;
+	}
+	/* validate before sizing the device copy by input->total_bytes */
+	st = gdb_cpu_validate_request(req, input, err);
+	if (st != GDB_OK)
+		return st;
+	if (input->nrows > (uint64_t) UINT32_MAX)
+		return gdb_too_many_rows(err, input->nrows);
+	GDB_TRY(gdb_cuda_check_exec(exec, "gdb_cuda_groupby", err));
+	(void) cudaGetLastError();
+	GDB_TRY(gdb_cuda_scratch(exec, GDB_SCR_INPUT, (size_t) input->total_bytes, &d_in, err));
+	return gdb_groupby_on_device(exec, req, input, (char *) d_in, input, alloc,
+								 alloc_arg, result, stats, err);
 }

@@ -56,16 +56,78 @@ SET search_path = pg_catalog, pg_temp;
  * gpu_last_execution() -> statistics of this session's last gpu_groupby:
  * path ('gpu'/'cpu'), device name, rows read, rows passing the filter,
  * groups, batches, bytes copied host->device and back, device time (ms,
- * CUDA events; 0 on the CPU path) and total time of the call (ms).
- * No row before the first call.
+ * CUDA events; 0 on the CPU path), total time of the call (ms), and
+ * where the rows came from ('cache' or 'heap').  No row before the first
+ * call.
  */
 CREATE FUNCTION gpu_last_execution(
     OUT path text, OUT device text, OUT rows_in bigint,
     OUT rows_selected bigint, OUT groups bigint, OUT batches int,
     OUT bytes_to_device bigint, OUT bytes_from_device bigint,
-    OUT device_ms float8, OUT total_ms float8)
+    OUT device_ms float8, OUT total_ms float8, OUT source text)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'gpu_last_execution'
 LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED
 SET search_path = pg_catalog, pg_temp;
 
+
+/*
+ * The column cache (needs shared_preload_libraries = 'gpudb').
+ *
+ * gpudb_cache_admin: members may load and drop the cache of any table
+ * (owners may always).  A role is cluster-wide: it is created once and kept
+ * when the extension is dropped.
+ */
+DO $$
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'gpudb_cache_admin') THEN
+        CREATE ROLE gpudb_cache_admin NOLOGIN;
+    END IF;
+END $$;
+
+/*
+ * gpu_cache_load(relation, columns) -> bigint: load the columns (NULL: all
+ * of supported types) of a table into the GPU server's cache; returns the
+ * rows loaded.  Locks the table SHARE ROW EXCLUSIVE to the end of the
+ * transaction; usable once the transaction commits.  See cache.c.
+ */
+CREATE FUNCTION gpu_cache_load(relation regclass, columns name[] DEFAULT NULL)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'gpu_cache_load'
+LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp;
+
+/* gpu_cache_drop(relation) -> boolean: true if a cache entry was dropped. */
+CREATE FUNCTION gpu_cache_drop(relation regclass)
+RETURNS boolean
+AS 'MODULE_PATHNAME', 'gpu_cache_drop'
+LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp;
+
+/*
+ * gpu_cache_status() -> the cache entries of this database: relation,
+ * cached columns, rows, bytes on the device and in host memory, load time
+ * (ms), state ('loading', 'ready', 'stale'), hits, last use, load time
+ * stamp.  No rows without the GPU server.
+ */
+CREATE FUNCTION gpu_cache_status(
+    OUT relation regclass, OUT columns name[], OUT rows bigint,
+    OUT device_bytes bigint, OUT host_bytes bigint, OUT load_ms float8,
+    OUT state text, OUT hits bigint, OUT last_use timestamptz,
+    OUT loaded_at timestamptz)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'gpu_cache_status'
+LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED
+SET search_path = pg_catalog, pg_temp;
+
+CREATE VIEW gpu_cache AS SELECT * FROM gpu_cache_status();
+
+/*
+ * gpudb_cache_invalidate() RETURNS trigger: the statement-level trigger that
+ * gpu_cache_load installs (internally, fired ALWAYS) on a cached table; it
+ * bumps the table's change counter so the cached copy stops answering.
+ */
+CREATE FUNCTION gpudb_cache_invalidate()
+RETURNS trigger
+AS 'MODULE_PATHNAME', 'gpudb_cache_invalidate'
+LANGUAGE C VOLATILE;

@@ -43,6 +43,7 @@
 extern int	gdb_cpu_validate_request(const GdbRequest *req,
 									 const GdbBatch *input, GdbError *err);
 extern const char *gdb_cpu_status_text(int status);
+extern int	gdb_cpu_validate_batch(const GdbBatch *batch, GdbError *err);
 
 /* Stack effect of every opcode, from the X-macro table. */
 static const signed char gdb_op_effect[GDB_OP__COUNT] = {
@@ -165,6 +166,20 @@ gdb_validate_batch(const GdbBatch *b, GdbError *err)
 	return GDB_OK;
 }
 
+/*
+ * gdb_cpu_validate_batch: check a batch header before anything reads the
+ * arrays: magic, ncols <= GDB_MAX_COLUMNS, nrows <= capacity, total_bytes
+ * covers the header, every column's kind and null flag valid and its
+ * values (capacity * width bytes, 8-byte aligned) and null flags (capacity
+ * bytes) within total_bytes.  Returns GDB_OK or GDB_ERR_BAD_REQUEST with
+ * the first problem in err->message.  Declared in column_store.h.
+ */
+int
+gdb_cpu_validate_batch(const GdbBatch *batch, GdbError *err)
+{
+	return gdb_validate_batch(batch, err);
+}
+
 /* Is col a valid value (INT64 or FLOAT64) column of b? */
 static int
 gdb_value_col_ok(const GdbBatch *b, int32_t col)
@@ -177,8 +192,10 @@ gdb_value_col_ok(const GdbBatch *b, int32_t col)
  * Filter program checks: known opcodes, column and width operands, forward
  * jump targets within the program (so evaluation always ends), and a stack
  * depth at every instruction that is the same along every path, never
- * underflows, never exceeds GDB_MAX_STACK and is 1 at the end.  With these,
- * gdb_vm_eval cannot read or write outside its stack or the batch.
+ * underflows, never exceeds GDB_MAX_STACK and is 1 at the end; no unbound
+ * text constant (PUSH_TEXT, stack effect +1 like every push, must have been
+ * replaced by gdb_request_bind_text).  With these, gdb_vm_eval cannot read
+ * or write outside its stack or the batch, and never meets PUSH_TEXT.
  */
 static int
 gdb_validate_program(const GdbRequest *req, const GdbBatch *b, GdbError *err)
@@ -216,6 +233,11 @@ gdb_validate_program(const GdbRequest *req, const GdbBatch *b, GdbError *err)
 								 pc, GDB_MAX_STACK);
 		switch (in->op)
 		{
+			case GDB_OP_PUSH_TEXT:
+				/* gdb_request_bind_text must have replaced it */
+				return gdb_set_error(err, GDB_ERR_BAD_REQUEST,
+									 "filter instruction %d is an unbound text constant (PUSH_TEXT %d)",
+									 pc, (int) in->arg);
 			case GDB_OP_PUSH_COL:
 				if (!gdb_value_col_ok(b, in->arg))
 					return gdb_set_error(err, GDB_ERR_BAD_REQUEST,
@@ -278,7 +300,7 @@ gdb_validate_program(const GdbRequest *req, const GdbBatch *b, GdbError *err)
  * instructions), key columns (in range, INT64 or FLOAT64), aggregate input
  * columns (kind matching the aggregate kind; STATE columns when
  * input_is_states; -1 for count(*) on values) and the filter program (see
- * gdb_validate_program).  Returns GDB_OK, or GDB_ERR_BAD_REQUEST with the
+ * gdb_validate_program; an unbound PUSH_TEXT is "unbound text constant").  Returns GDB_OK, or GDB_ERR_BAD_REQUEST with the
  * first problem in err->message.
  */
 int

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "gpudb_device.h"
+#include "column_store.h"
 
 #define GDB_NO_CUDA_MESSAGE "this gpudb build has no CUDA support (built without nvcc)"
 
@@ -93,5 +94,78 @@ gdb_cuda_groupby(GdbCudaExec *exec, const GdbRequest *req,
 	(void) stats;
 	if (result)
 		*result = NULL;
+	return gdb_no_cuda(err);
+}
+
+/* gdb_cuda_store_create: *store = NULL, GDB_ERR_NO_DEVICE. */
+int
+gdb_cuda_store_create(GdbCudaExec *exec, uint32_t ncols,
+					  const uint32_t *kinds, const uint32_t *has_nulls,
+					  uint64_t capacity, GdbStore **store, GdbError *err)
+{
+	(void) exec;
+	(void) ncols;
+	(void) kinds;
+	(void) has_nulls;
+	(void) capacity;
+	if (store)
+		*store = NULL;
+	return gdb_no_cuda(err);
+}
+
+/* gdb_cuda_store_append: GDB_ERR_NO_DEVICE; nothing is copied. */
+int
+gdb_cuda_store_append(GdbCudaExec *exec, GdbStore *store,
+					  const GdbBatch *batch, GdbStats *stats, GdbError *err)
+{
+	(void) exec;
+	(void) store;
+	(void) batch;
+	(void) stats;
+	return gdb_no_cuda(err);
+}
+
+/* gdb_cuda_store_groupby: *result = NULL, GDB_ERR_NO_DEVICE. */
+int
+gdb_cuda_store_groupby(GdbCudaExec *exec, GdbStore *store,
+					   const GdbRequest *req, GdbAllocFn alloc,
+					   void *alloc_arg, GdbBatch **result,
+					   GdbStats *stats, GdbError *err)
+{
+	(void) exec;
+	(void) store;
+	(void) req;
+	(void) alloc;
+	(void) alloc_arg;
+	(void) stats;
+	if (result)
+		*result = NULL;
+	return gdb_no_cuda(err);
+}
+
+/*
+ * gdb_cuda_store_free: no CUDA store can exist in this build; a CPU store
+ * is handed to gdb_cpu_store_free.  NULL is allowed.
+ */
+void
+gdb_cuda_store_free(GdbStore *store)
+{
+	if (store && !store->on_device)
+		gdb_cpu_store_free(store);
+}
+
+/* gdb_cuda_recover: GDB_ERR_NO_DEVICE (there is no device to recover). */
+int
+gdb_cuda_recover(GdbCudaExec *exec, GdbError *err)
+{
+	(void) exec;
+	return gdb_no_cuda(err);
+}
+
+/* gdb_cuda_debug_fault (self-test hook, column_store.h): GDB_ERR_NO_DEVICE. */
+int
+gdb_cuda_debug_fault(GdbCudaExec *exec, GdbError *err)
+{
+	(void) exec;
 	return gdb_no_cuda(err);
 }

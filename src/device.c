@@ -1,16 +1,14 @@
 /*-------------------------------------------------------------------------
  *
  * device.c
- *	  Which path runs (GPU or CPU), device discovery, and the executor that
- *	  hands requests and batches to cuda/ or to the CPU path.
+ *	  Which path runs (the GPU server or the CPU path in the backend), the
+ *	  device list, and the executor that hands requests and batches to it.
  *
- * Devices are probed lazily, once per backend, the first time a backend
- * needs one (never in the postmaster, which must not own CUDA state across
- * fork).  With gpudb.device = cpu nothing CUDA is ever called.
- *
- * Device state of one execution (stream, device buffers, pinned host
- * buffers) is owned by a GdbCudaExec that is closed by a memory context
- * callback, so an ERROR anywhere in the statement frees it.
+ * Backends never initialise CUDA.  With gpudb preloaded, the GPU server
+ * (gpu_server.c) owns the device; a backend asks it once per connection
+ * whether it runs in GPU mode and then sends it requests with batches in
+ * shared memory (server_client.c).  Without the preload, or with the
+ * server in CPU mode, work runs on the CPU path inside the backend.
  *
  *-------------------------------------------------------------------------
  */
@@ -23,65 +21,55 @@
 #include "utils/memutils.h"
 
 #include "gpudb.h"
-
-#define GDB_MAX_DEVICES 16
-
-static bool probed = false;
-static int	probe_ndev = 0;
-static GdbDeviceInfo probe_devs[GDB_MAX_DEVICES];
-static GdbError probe_err;
+#include "server_client.h"
 
 GdbStats	gdb_last_stats;
 char		gdb_last_path[64];
+char		gdb_last_source[16];
 int			gdb_last_batches = -1;
 double		gdb_last_total_ms;
 
-/* Probe once per backend; later calls return the cached answer. */
-static void
-probe_devices(void)
-{
-	if (probed)
-		return;
-	memset(&probe_err, 0, sizeof(probe_err));
-	probe_ndev = 0;
-	if (gdb_cuda_probe(probe_devs, GDB_MAX_DEVICES, &probe_ndev, &probe_err) != GDB_OK)
-		probe_ndev = 0;
-	probed = true;
-}
-
 /*
- * choose_path: true for the GPU.  *reason (may be NULL) says why the CPU
- * path was chosen.  Raises 55000 when gpudb.device = gpu and no GPU is
- * usable.
+ * choose_path: true for the GPU (through the server).  *reason (may be
+ * NULL) says why the CPU path was chosen.  Raises 55000 when gpudb.device =
+ * gpu and no GPU is usable.
  */
 static bool
-choose_path(const char **reason)
+choose_path(const char **reason, const GdbHelloReply **hello_out)
 {
+	const GdbHelloReply *hello = NULL;
+	const char *why;
+
 	if (reason)
 		*reason = NULL;
+	if (hello_out)
+		*hello_out = NULL;
 	if (!gpudb_enabled)
+		why = "gpudb.enabled is off";
+	else if (gpudb_device_mode == GPUDB_DEVICE_CPU)
+		why = "gpudb.device is cpu";
+	else if (!gpudb_preloaded)
+		why = "gpudb is not in shared_preload_libraries, so no GPU server runs";
+	else if ((hello = gdb_server_hello()) == NULL)
+		why = "the GPU server is not running (see the server log)";
+	else if (!hello->use_gpu)
+		why = hello->reason;
+	else
 	{
-		if (reason)
-			*reason = "gpudb.enabled is off";
-		return false;
-	}
-	if (gpudb_device_mode == GPUDB_DEVICE_CPU)
-	{
-		if (reason)
-			*reason = "gpudb.device is cpu";
-		return false;
-	}
-	probe_devices();
-	if (probe_ndev > 0)
+		if (hello_out)
+			*hello_out = hello;
 		return true;
-	if (gpudb_device_mode == GPUDB_DEVICE_GPU)
+	}
+	if (hello_out)
+		*hello_out = hello;
+	if (gpudb_enabled && gpudb_device_mode == GPUDB_DEVICE_GPU)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("gpudb.device is \"gpu\" but no GPU is usable"),
-				 errdetail("%s", probe_err.message),
+				 errdetail("%s", why),
 				 errhint("Set gpudb.device to \"auto\" or \"cpu\" to use the CPU path.")));
 	if (reason)
-		*reason = probe_err.message;
+		*reason = why;
 	return false;
 }
 
@@ -151,69 +139,6 @@ gdb_raise_status(const GdbError *err)
 	pg_unreachable();
 }
 
-/* Memory context callback: release device state of an executor. */
-static void
-executor_release(void *arg)
-{
-	GdbExecutor *ex = (GdbExecutor *) arg;
-
-	if (ex->cuda)
-	{
-		gdb_cuda_close(ex->cuda);
-		ex->cuda = NULL;
-	}
-}
-
-/* see gpudb.h */
-GdbExecutor *
-gdb_executor_begin(void)
-{
-	GdbExecutor *ex = palloc0(sizeof(GdbExecutor));
-	MemoryContextCallback *cb = palloc0(sizeof(MemoryContextCallback));
-	const char *reason;
-
-	ex->mcxt = CurrentMemoryContext;
-	cb->func = executor_release;
-	cb->arg = ex;
-	MemoryContextRegisterResetCallback(CurrentMemoryContext, cb);
-
-	ex->use_gpu = choose_path(&reason);
-	if (ex->use_gpu)
-	{
-		GdbError	err = {0};
-
-		ex->ordinal = probe_devs[0].ordinal;
-		if (gdb_cuda_open(ex->ordinal, &ex->cuda, &err) != GDB_OK)
-		{
-			if (gpudb_device_mode == GPUDB_DEVICE_GPU)
-				gdb_raise_status(&err);
-			ereport(DEBUG1,
-					(errmsg_internal("gpudb: falling back to the CPU path: %s",
-									 err.message)));
-			ex->use_gpu = false;
-			ex->cuda = NULL;
-		}
-		else
-			strlcpy(ex->device_name, probe_devs[0].name, sizeof(ex->device_name));
-	}
-	if (!ex->use_gpu)
-		strlcpy(ex->device_name, "CPU path", sizeof(ex->device_name));
-	return ex;
-}
-
-/* see gpudb.h */
-void *
-gdb_executor_alloc_batch(GdbExecutor *ex, uint64 bytes)
-{
-	void	   *p = NULL;
-
-	if (ex->use_gpu)
-		p = gdb_cuda_host_alloc(ex->cuda, bytes);
-	if (p == NULL)
-		p = MemoryContextAllocHuge(ex->mcxt, bytes);
-	return p;
-}
-
 /* Result batches are palloc'd in the executor's context, without longjmp. */
 static void *
 executor_result_alloc(void *arg, size_t bytes)
@@ -222,6 +147,45 @@ executor_result_alloc(void *arg, size_t bytes)
 
 	return MemoryContextAllocExtended(ex->mcxt, bytes,
 									  MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
+}
+
+/* A shared batch buffer handed to the server by its memfd. */
+typedef struct ExecBuffer
+{
+	void	   *ptr;
+	int			fd;
+	struct ExecBuffer *next;
+} ExecBuffer;
+
+/* see gpudb.h */
+GdbExecutor *
+gdb_executor_begin(void)
+{
+	GdbExecutor *ex = palloc0(sizeof(GdbExecutor));
+	const GdbHelloReply *hello;
+
+	ex->mcxt = CurrentMemoryContext;
+	ex->use_gpu = choose_path(NULL, &hello);
+	if (ex->use_gpu)
+		strlcpy(ex->device_name, hello->devs[0].name, sizeof(ex->device_name));
+	else
+		strlcpy(ex->device_name, "CPU path", sizeof(ex->device_name));
+	return ex;
+}
+
+/* see gpudb.h */
+void *
+gdb_executor_alloc_batch(GdbExecutor *ex, uint64 bytes)
+{
+	ExecBuffer *b;
+
+	if (!ex->use_gpu)
+		return MemoryContextAllocHuge(ex->mcxt, bytes);
+	b = MemoryContextAlloc(ex->mcxt, sizeof(ExecBuffer));
+	b->ptr = gdb_memfd_alloc(bytes, &b->fd);
+	b->next = (ExecBuffer *) ex->buffers;
+	ex->buffers = b;
+	return b->ptr;
 }
 
 /* see gpudb.h */
@@ -235,8 +199,35 @@ gdb_executor_groupby(GdbExecutor *ex, const GdbRequest *req,
 
 	memset(&err, 0, sizeof(err));
 	if (ex->use_gpu)
-		st = gdb_cuda_groupby(ex->cuda, req, input, executor_result_alloc, ex,
-							  &result, &ex->stats, &err);
+	{
+		ExecBuffer *b;
+		GdbMsgPart	part = {(const char *) req, sizeof(GdbRequest)};
+		GdbReply   *r;
+
+		for (b = (ExecBuffer *) ex->buffers; b; b = b->next)
+			if (b->ptr == (void *) input)
+				break;
+		if (b == NULL)
+			elog(ERROR, "gpudb: batch not in shared memory");
+		r = gdb_server_call(GDB_MSG_GROUPBY, &part, 1, b->fd);
+		err = r->status->err;
+		st = err.status;
+		if (st == GDB_OK)
+		{
+			if (r->status->result_bytes < sizeof(GdbBatch) ||
+				r->status->result_bytes > r->rest_len)
+				elog(ERROR, "gpudb: malformed reply from the GPU server");
+			result = MemoryContextAllocHuge(ex->mcxt, r->status->result_bytes);
+			memcpy(result, r->rest, r->status->result_bytes);
+			ex->stats.rows_in += r->status->stats.rows_in;
+			ex->stats.rows_selected += r->status->stats.rows_selected;
+			ex->stats.groups_out = r->status->stats.groups_out;
+			ex->stats.bytes_to_device += r->status->stats.bytes_to_device;
+			ex->stats.bytes_from_device += r->status->stats.bytes_from_device;
+			ex->stats.device_ms += r->status->stats.device_ms;
+		}
+		pfree(r->payload);
+	}
 	else
 		st = gdb_cpu_groupby(req, input, executor_result_alloc, ex,
 							 &result, &ex->stats, &err);
@@ -252,15 +243,16 @@ gdb_executor_groupby(GdbExecutor *ex, const GdbRequest *req,
 void
 gdb_executor_end(GdbExecutor *ex)
 {
-	executor_release(ex);
+	(void) ex;					/* buffers go with the memory context */
 }
 
 /*
  * gpu_devices() -> SETOF (ordinal, name, compute_capability, memory_total,
  * memory_free, driver_version, runtime_version, multiprocessors,
- * active_path, reason).  One row per device; with none, one row whose
- * ordinal is NULL and whose reason says why.  Memory in bytes.  Probing
- * initialises CUDA in this backend.  Raises nothing of its own.
+ * active_path, reason).  One row per device the GPU server sees; with
+ * none (or no server), one row whose ordinal is NULL and whose reason says
+ * why.  Memory in bytes.  The backend itself never initialises CUDA.
+ * Raises nothing of its own.
  */
 PG_FUNCTION_INFO_V1(gpu_devices);
 Datum
@@ -268,36 +260,43 @@ gpu_devices(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	const char *reason = NULL;
+	const GdbHelloReply *hello = NULL;
+	MemoryContext oldcxt = CurrentMemoryContext;
 	bool		gpu;
+	int			ndev;
 	int			i;
 
 	InitMaterializedSRF(fcinfo, 0);
-	probe_devices();
 	PG_TRY();
 	{
-		gpu = choose_path(&reason);
+		gpu = choose_path(&reason, &hello);
 	}
 	PG_CATCH();
 	{
 		/* gpudb.device = gpu without a GPU: still list why */
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(oldcxt);
+		edata = CopyErrorData();
 		FlushErrorState();
 		gpu = false;
-		reason = probe_err.message;
+		reason = edata->detail ? edata->detail : edata->message;
+		hello = gdb_server_hello();
 	}
 	PG_END_TRY();
+	ndev = hello ? Min(hello->ndev, (int) lengthof(hello->devs)) : 0;
 
-	for (i = 0; i < Max(probe_ndev, 1); i++)
+	for (i = 0; i < Max(ndev, 1); i++)
 	{
 		Datum		values[10];
 		bool		nulls[10] = {0};
-
 		const char *why;
 
-		if (probe_ndev == 0)
+		if (ndev == 0)
 			memset(nulls, true, sizeof(nulls));
 		else
 		{
-			GdbDeviceInfo *d = &probe_devs[i];
+			const GdbDeviceInfo *d = &hello->devs[i];
 
 			values[0] = Int32GetDatum(d->ordinal);
 			values[1] = CStringGetTextDatum(d->name);
@@ -330,7 +329,7 @@ PG_FUNCTION_INFO_V1(gpu_active_path);
 Datum
 gpu_active_path(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_TEXT_P(cstring_to_text(choose_path(NULL) ? "gpu" : "cpu"));
+	PG_RETURN_TEXT_P(cstring_to_text(choose_path(NULL, NULL) ? "gpu" : "cpu"));
 }
 
 /*
@@ -342,8 +341,8 @@ Datum
 gpu_last_execution(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	Datum		values[10];
-	bool		nulls[10] = {0};
+	Datum		values[11];
+	bool		nulls[11] = {0};
 	char	   *sep;
 
 	InitMaterializedSRF(fcinfo, 0);
@@ -361,6 +360,7 @@ gpu_last_execution(PG_FUNCTION_ARGS)
 	values[7] = Int64GetDatum((int64) gdb_last_stats.bytes_from_device);
 	values[8] = Float8GetDatum(gdb_last_stats.device_ms);
 	values[9] = Float8GetDatum(gdb_last_total_ms);
+	values[10] = CStringGetTextDatum(gdb_last_source);
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	return (Datum) 0;
 }

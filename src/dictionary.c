@@ -113,6 +113,16 @@ gdb_dict_intern(GdbDictionary *dict, const char *data, int len)
 }
 
 /* see gpudb.h */
+int64
+gdb_dict_lookup(GdbDictionary *dict, const char *data, int len)
+{
+	GdbDictKey	key = {data, len};
+	GdbDictEntry *entry = gdbdict_lookup(dict->table, key);
+
+	return entry ? entry->code : -1;
+}
+
+/* see gpudb.h */
 Datum
 gdb_dict_datum(GdbDictionary *dict, int64 code)
 {

@@ -403,9 +403,10 @@ compile_text_compare(FilterCompiler *fc, const FuncMap *m, List *args,
 		{
 			s = pg_detoast_datum_packed((struct varlena *)
 										DatumGetPointer(c->constvalue));
-			emit(fc, GDB_OP_PUSH_INT, 8, 0,
-				 gdb_dict_intern(fc->cs->dict, VARDATA_ANY(s),
-								 VARSIZE_ANY_EXHDR(s)), 0.0);
+			/* bound to the code in the executing side's dictionary later */
+			emit(fc, GDB_OP_PUSH_TEXT, 8,
+				 (int32) gdb_dict_intern(fc->cs->dict, VARDATA_ANY(s),
+										 VARSIZE_ANY_EXHDR(s)), 0, 0.0);
 		}
 	}
 	if (nvars == 0)

@@ -1,29 +1,38 @@
 /*-------------------------------------------------------------------------
  *
  * gpudb.c
- *	  Module entry point: the GUCs.
+ *	  Module entry point: the GUCs, and with shared_preload_libraries the
+ *	  GPU server worker and the shared change counters.
  *
- * Loading the module (CREATE EXTENSION, LOAD or shared_preload_libraries)
- * defines the GUCs and nothing else.  In particular it never touches CUDA:
- * the postmaster must not own a CUDA context (contexts do not survive
- * fork), so devices are discovered lazily, in a backend, on first use
- * (device.c).
+ * Loading the module never touches CUDA: the postmaster must not own a
+ * CUDA context (contexts do not survive fork), and backends never create
+ * one either.  Only the GPU server (gpu_server.c), a background worker
+ * registered here when gpudb is preloaded, initialises CUDA.
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
+#include <limits.h>
+
 #include "fmgr.h"
+#include "miscadmin.h"
+#include "postmaster/bgworker.h"
 #include "utils/guc.h"
 
 #include "gpudb.h"
 #include "gpudb_defaults.h"
+#include "server_client.h"
 
 PG_MODULE_MAGIC;
 
 bool		gpudb_enabled = GPUDB_DEFAULT_ENABLED;
 int			gpudb_device_mode = GPUDB_DEFAULT_DEVICE;
 int			gpudb_batch_rows = GPUDB_DEFAULT_BATCH_ROWS;
+bool		gpudb_use_cache = GPUDB_DEFAULT_USE_CACHE;
+int			gpudb_cache_size_kb = GPUDB_DEFAULT_CACHE_SIZE_KB;
+int			gpudb_device_memory_limit_kb = GPUDB_DEFAULT_DEVICE_MEMORY_LIMIT_KB;
+bool		gpudb_preloaded = false;
 
 static const struct config_enum_entry device_mode_options[] = {
 	{"auto", GPUDB_DEVICE_AUTO, false},
@@ -34,9 +43,28 @@ static const struct config_enum_entry device_mode_options[] = {
 
 void		_PG_init(void);
 
+/* Register the GPU server; the postmaster restarts it alone if it dies. */
+static void
+register_gpu_server(void)
+{
+	BackgroundWorker worker;
+
+	memset(&worker, 0, sizeof(worker));
+	/* a supervisor: the process that uses CUDA is its child (gpu_server.c) */
+	worker.bgw_flags = BGWORKER_SHMEM_ACCESS;
+	worker.bgw_start_time = BgWorkerStart_PostmasterStart;
+	worker.bgw_restart_time = 1;
+	strlcpy(worker.bgw_library_name, "gpudb", BGW_MAXLEN);
+	strlcpy(worker.bgw_function_name, "gdb_server_main", BGW_MAXLEN);
+	strlcpy(worker.bgw_name, "gpudb GPU server", BGW_MAXLEN);
+	strlcpy(worker.bgw_type, "gpudb GPU server", BGW_MAXLEN);
+	RegisterBackgroundWorker(&worker);
+}
+
 /*
- * _PG_init: define the gpudb.* GUCs (defaults in gpudb_defaults.h) and
- * reserve the prefix.  Raises nothing beyond PostgreSQL's own GUC errors.
+ * _PG_init: define the gpudb.* GUCs (defaults in gpudb_defaults.h) and,
+ * when preloaded, register the GPU server and the shared memory of the
+ * cache's change counters.  Raises nothing beyond PostgreSQL's GUC errors.
  */
 void
 _PG_init(void)
@@ -74,5 +102,43 @@ _PG_init(void)
 							0,
 							NULL, NULL, NULL);
 
+	DefineCustomBoolVariable("gpudb.use_cache",
+							 "Answers from the column cache when it is valid for the query.",
+							 NULL,
+							 &gpudb_use_cache,
+							 GPUDB_DEFAULT_USE_CACHE,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomIntVariable("gpudb.cache_size",
+							"Memory the GPU server may use for cached columns.",
+							"Least recently used entries are evicted to make room.",
+							&gpudb_cache_size_kb,
+							GPUDB_DEFAULT_CACHE_SIZE_KB,
+							0,
+							INT_MAX,
+							PGC_SIGHUP,
+							GUC_UNIT_KB,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("gpudb.device_memory_limit",
+							"Device memory the GPU server may use for the cache; 0 for the whole device.",
+							NULL,
+							&gpudb_device_memory_limit_kb,
+							GPUDB_DEFAULT_DEVICE_MEMORY_LIMIT_KB,
+							0,
+							INT_MAX,
+							PGC_SIGHUP,
+							GUC_UNIT_KB,
+							NULL, NULL, NULL);
+
 	MarkGUCPrefixReserved("gpudb");
+
+	if (process_shared_preload_libraries_in_progress)
+	{
+		gpudb_preloaded = true;
+		gdb_cache_shmem_init();
+		register_gpu_server();
+	}
 }

@@ -34,6 +34,12 @@ typedef enum GpudbDeviceMode
 extern bool gpudb_enabled;
 extern int	gpudb_device_mode;
 extern int	gpudb_batch_rows;
+extern bool gpudb_use_cache;
+extern int	gpudb_cache_size_kb;
+extern int	gpudb_device_memory_limit_kb;
+
+/* true in processes forked from a postmaster that preloaded gpudb */
+extern bool gpudb_preloaded;
 
 /* ---- dictionary.c: text values to dense integer codes ---- */
 
@@ -51,7 +57,10 @@ extern GdbDictionary *gdb_dict_create(void);
 /* gdb_dict_intern: code of the len bytes at data, added if new. */
 extern int64 gdb_dict_intern(GdbDictionary *dict, const char *data, int len);
 
-/* gdb_dict_lookup: the original text datum (a varlena) of code. */
+/* gdb_dict_lookup: code of the len bytes at data, or -1 if absent. */
+extern int64 gdb_dict_lookup(GdbDictionary *dict, const char *data, int len);
+
+/* gdb_dict_datum: the original text datum (a varlena) of code. */
 extern Datum gdb_dict_datum(GdbDictionary *dict, int64 code);
 
 /* gdb_dict_size: number of distinct strings. */
@@ -148,32 +157,31 @@ extern void gdb_compile_filter(const char *filter, Relation rel,
 							   GdbColumnSet *cs, GdbRequest *req,
 							   const char *fname);
 
-/* gdb_filter_columns: bitmap-free helper used by privilege checks. */
-
 /* ---- device.c: which path runs, and the device list ---- */
 
 /* Result of choosing a path for one execution. */
 typedef struct GdbExecutor
 {
-	bool		use_gpu;
-	int			ordinal;
-	GdbCudaExec *cuda;			/* open while use_gpu */
+	bool		use_gpu;		/* through the GPU server */
 	char		device_name[256];
 	GdbStats	stats;
-	MemoryContext mcxt;			/* where result batches are allocated */
+	MemoryContext mcxt;			/* where batches and results live */
+	void	   *buffers;		/* shared batch buffers (device.c) */
 } GdbExecutor;
 
 /*
- * gdb_executor_begin: pick the path by gpudb.device (auto: the GPU when one
- * is usable, else the CPU path; gpu: ERROR 55000 if none is usable; cpu: the
- * CPU path).  Device state is released when the current memory context is
- * reset or deleted, so an ERROR leaks nothing.
+ * gdb_executor_begin: pick the path by gpudb.enabled and gpudb.device
+ * (auto: the GPU server when it runs in GPU mode, else the CPU path in this
+ * backend; gpu: ERROR 55000 if no GPU is usable; cpu: the CPU path).
+ * Everything it allocates lives in the current memory context, so an ERROR
+ * leaks nothing.
  */
 extern GdbExecutor *gdb_executor_begin(void);
 
 /*
- * gdb_executor_alloc_batch: a batch buffer of bytes bytes, pinned host
- * memory on the GPU path; freed with the executor.
+ * gdb_executor_alloc_batch: a batch buffer of bytes bytes; on the GPU path
+ * shared memory that the server maps without a copy.  Freed with the
+ * memory context.
  */
 extern void *gdb_executor_alloc_batch(GdbExecutor *ex, uint64 bytes);
 
@@ -190,10 +198,19 @@ extern void gdb_executor_end(GdbExecutor *ex);
 /* gdb_raise_status: ereport(ERROR) for a non-OK GdbStatus. */
 extern void gdb_raise_status(const GdbError *err) pg_attribute_noreturn();
 
+/* ---- cache.c ---- */
+
+/*
+ * gdb_cache_shmem_init: with shared_preload_libraries, reserve and set up
+ * the shared per-relation change counters the cache triggers bump.
+ */
+extern void gdb_cache_shmem_init(void);
+
 /* Last execution, for gpu_last_execution(). */
 extern GdbStats gdb_last_stats;
 extern char gdb_last_path[64];
 extern int	gdb_last_batches;
 extern double gdb_last_total_ms;
+extern char gdb_last_source[16];
 
 #endif							/* GPUDB_H */

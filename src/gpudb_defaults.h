@@ -22,4 +22,13 @@
 #define GPUDB_MIN_BATCH_ROWS		1024
 #define GPUDB_MAX_BATCH_ROWS		67108864
 
+/* gpudb.use_cache: answer from the column cache when it is valid */
+#define GPUDB_DEFAULT_USE_CACHE		true
+
+/* gpudb.cache_size: memory for cached columns, kB (4GB) */
+#define GPUDB_DEFAULT_CACHE_SIZE_KB	(4 * 1024 * 1024)
+
+/* gpudb.device_memory_limit: kB of device memory the server may use; 0 = all */
+#define GPUDB_DEFAULT_DEVICE_MEMORY_LIMIT_KB 0
+
 #endif							/* GPUDB_DEFAULTS_H */

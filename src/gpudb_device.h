@@ -130,6 +130,7 @@ typedef struct GdbBatch
 	X(PUSH_INT,		 1, "push the integer constant ival") \
 	X(PUSH_FLOAT,	 1, "push the float constant fval") \
 	X(PUSH_NULL,	 1, "push NULL") \
+	X(PUSH_TEXT,	 1, "text constant arg; bound to PUSH_INT of its dictionary code before execution") \
 	X(INT_ADD,		-1, "a + b, checked at width") \
 	X(INT_SUB,		-1, "a - b, checked at width") \
 	X(INT_MUL,		-1, "a * b, checked at width") \
@@ -380,6 +381,100 @@ extern int	gdb_cuda_groupby(GdbCudaExec *exec, const GdbRequest *req,
 							 const GdbBatch *input, GdbAllocFn alloc,
 							 void *alloc_arg, GdbBatch **result,
 							 GdbStats *stats, GdbError *err);
+
+/*
+ * gdb_request_bind_text: replace every PUSH_TEXT instruction of req by a
+ * PUSH_INT of codes[arg] (the dictionary code of text constant arg in the
+ * dictionary of the data the request runs on; -1 for a string absent from
+ * it, which equals no code).  Returns GDB_ERR_BAD_REQUEST if an arg is out
+ * of [0, ncodes).  The CPU and CUDA paths reject unbound PUSH_TEXT.
+ */
+static inline int
+gdb_request_bind_text(GdbRequest *req, const int64_t *codes, uint32_t ncodes)
+{
+	uint32_t	i;
+
+	for (i = 0; i < req->ninstr; i++)
+	{
+		GdbInstr   *in = &req->program[i];
+
+		if (in->op != GDB_OP_PUSH_TEXT)
+			continue;
+		if (in->arg < 0 || (uint32_t) in->arg >= ncodes)
+			return GDB_ERR_BAD_REQUEST;
+		in->op = GDB_OP_PUSH_INT;
+		in->ival = codes[in->arg];
+	}
+	return GDB_OK;
+}
+
+/* ---- the column store: a relation's columns resident on one path ---- */
+
+/*
+ * A column store holds rows of ncols columns (kinds and NULL flags fixed at
+ * creation) in one GdbBatch-layout buffer: device memory on the CUDA path,
+ * host memory on the CPU path.  It is what the GPU server keeps for each
+ * cached relation.  Appends copy a batch's rows behind the stored ones
+ * (growing the buffer by doubling, which needs old + new size while it
+ * copies); a group-by runs a request over all stored rows without copying
+ * them again.  All functions return a GdbStatus and raise nothing.
+ */
+typedef struct GdbStore GdbStore;
+
+/*
+ * *_store_create: an empty store of ncols columns of the given kinds
+ * (GDB_KIND_INT64 / FLOAT64) and NULL flags, with room for capacity rows
+ * (0: a small default).  GDB_ERR_OUT_OF_MEMORY when it cannot be allocated.
+ */
+extern int	gdb_cpu_store_create(uint32_t ncols, const uint32_t *kinds,
+								 const uint32_t *has_nulls, uint64_t capacity,
+								 GdbStore **store, GdbError *err);
+extern int	gdb_cuda_store_create(GdbCudaExec *exec, uint32_t ncols,
+								  const uint32_t *kinds, const uint32_t *has_nulls,
+								  uint64_t capacity, GdbStore **store,
+								  GdbError *err);
+
+/*
+ * *_store_append: copy batch->nrows rows of batch (same ncols, kinds and
+ * NULL flags as the store, else GDB_ERR_BAD_REQUEST) behind the stored rows.
+ * On GDB_ERR_OUT_OF_MEMORY the store is unchanged.  The CUDA copy is
+ * asynchronous on the exec's stream when batch is pinned; the call returns
+ * after it completed.  stats->bytes_to_device counts the bytes copied.
+ */
+extern int	gdb_cpu_store_append(GdbStore *store, const GdbBatch *batch,
+								 GdbError *err);
+extern int	gdb_cuda_store_append(GdbCudaExec *exec, GdbStore *store,
+								  const GdbBatch *batch, GdbStats *stats,
+								  GdbError *err);
+
+/*
+ * *_store_groupby: gdb_cpu_groupby's contract, with all stored rows as the
+ * input batch (column indexes of req refer to the store's columns).
+ */
+extern int	gdb_cpu_store_groupby(GdbStore *store, const GdbRequest *req,
+								  GdbAllocFn alloc, void *alloc_arg,
+								  GdbBatch **result, GdbStats *stats,
+								  GdbError *err);
+extern int	gdb_cuda_store_groupby(GdbCudaExec *exec, GdbStore *store,
+								   const GdbRequest *req, GdbAllocFn alloc,
+								   void *alloc_arg, GdbBatch **result,
+								   GdbStats *stats, GdbError *err);
+
+/* Rows stored, and bytes held (capacity, header included). */
+extern uint64_t gdb_store_rows(const GdbStore *store);
+extern uint64_t gdb_store_bytes(const GdbStore *store);
+
+/* *_store_free: release the store (NULL allowed). */
+extern void gdb_cpu_store_free(GdbStore *store);
+extern void gdb_cuda_store_free(GdbStore *store);
+
+/*
+ * gdb_cuda_recover: after a GDB_ERR_DEVICE, tell whether exec's device
+ * context is still usable (GDB_OK).  If CUDA reports a sticky error, reset
+ * the device (every store and exec on it is then lost: the caller must
+ * drop them without calling *_store_free) and return GDB_ERR_DEVICE.
+ */
+extern int	gdb_cuda_recover(GdbCudaExec *exec, GdbError *err);
 
 #ifdef __cplusplus
 }

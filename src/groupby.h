@@ -77,4 +77,15 @@ extern void gdb_check_result_desc(const GdbGroupByQuery *q, TupleDesc desc);
  */
 extern void gdb_check_privileges(const GdbGroupByQuery *q);
 
+/*
+ * gdb_cache_groupby (cache.c): answer q from the GPU server's cache when the
+ * relation is cached with every column q reads and the copy is valid for
+ * the active snapshot.  Returns the result batch (text keys re-encoded into
+ * q->cs.dict) and fills stats, or returns NULL with *cache_state saying why
+ * not (GDB_CACHE_*).  q->req must still hold unbound PUSH_TEXT constants.
+ * Raises the SQL errors of the filter and 08006 when the server is lost.
+ */
+extern GdbBatch *gdb_cache_groupby(GdbGroupByQuery *q, GdbStats *stats,
+								   int *cache_state);
+
 #endif							/* GPUDB_GROUPBY_H */

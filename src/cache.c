@@ -1,0 +1,776 @@
+/*-------------------------------------------------------------------------
+ *
+ * cache.c
+ *	  The column cache, backend side: gpu_cache_load / gpu_cache_drop /
+ *	  gpu_cache_status, change tracking, and cached group-bys.
+ *
+ * The GPU server (gpu_server.c) holds the cached columns; this file decides
+ * what to load, when a cached copy may answer a query, and sends it there.
+ *
+ * Correctness under change (the version that ships now): a load takes SHARE
+ * ROW EXCLUSIVE on the table, so every earlier writer has finished and no
+ * new one starts until the loading transaction ends, then reads the table
+ * under a fresh snapshot.  An internal statement-level trigger (fired
+ * ALWAYS, also under session_replication_role = replica) bumps a shared
+ * per-relation change counter after every INSERT, UPDATE, DELETE, COPY or
+ * TRUNCATE, committed or not; VACUUM FULL, CLUSTER and rewriting ALTER
+ * TABLE change the relfilenode.  A cached copy answers a query only if the
+ * counter and the relfilenode are what they were at the load and the
+ * query's snapshot sees every transaction the load saw as committed
+ * (gpu_server.c: snapshot_covers_load).  Otherwise the query reads the
+ * heap.  The entry becomes usable when the loading transaction commits; a
+ * rolled-back load (or savepoint) discards it.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/relation.h"
+#include "access/tableam.h"
+#include "access/xact.h"
+#include "catalog/dependency.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_trigger.h"
+#include "commands/trigger.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "parser/parse_func.h"
+#include "port/atomics.h"
+#include "storage/ipc.h"
+#include "storage/shmem.h"
+#include "utils/acl.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+#include "utils/syscache.h"
+#include "utils/timestamp.h"
+
+#include "groupby.h"
+#include "server_client.h"
+
+#define GDB_CHANGE_SLOTS	4096	/* counters, hashed by (database, relation) */
+#define GDB_TRIGGER_NAME	"gpudb_cache_invalidate"
+#define GDB_PROGRESS_SECS	10
+
+static pg_atomic_uint64 *change_counters = NULL;
+static shmem_request_hook_type prev_shmem_request_hook = NULL;
+static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
+
+/* Loads of this transaction, made usable or discarded at its end. */
+typedef struct PendingLoad
+{
+	int64		cache_id;
+	SubTransactionId subid;
+	struct PendingLoad *next;
+} PendingLoad;
+
+static PendingLoad *pending = NULL;
+static bool callbacks_registered = false;
+
+/* ---- shared change counters ---- */
+
+static void
+cache_shmem_request(void)
+{
+	if (prev_shmem_request_hook)
+		prev_shmem_request_hook();
+	RequestAddinShmemSpace(sizeof(pg_atomic_uint64) * GDB_CHANGE_SLOTS);
+}
+
+static void
+cache_shmem_startup(void)
+{
+	bool		found;
+
+	if (prev_shmem_startup_hook)
+		prev_shmem_startup_hook();
+	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
+	change_counters = ShmemInitStruct("gpudb change counters",
+									  sizeof(pg_atomic_uint64) * GDB_CHANGE_SLOTS,
+									  &found);
+	if (!found)
+	{
+		int			i;
+
+		for (i = 0; i < GDB_CHANGE_SLOTS; i++)
+			pg_atomic_init_u64(&change_counters[i], 0);
+	}
+	LWLockRelease(AddinShmemInitLock);
+}
+
+/* see gpudb.h */
+void
+gdb_cache_shmem_init(void)
+{
+	prev_shmem_request_hook = shmem_request_hook;
+	shmem_request_hook = cache_shmem_request;
+	prev_shmem_startup_hook = shmem_startup_hook;
+	shmem_startup_hook = cache_shmem_startup;
+}
+
+static pg_atomic_uint64 *
+change_slot(Oid dbid, Oid relid)
+{
+	uint32		h = (dbid * 0x9E3779B1u) ^ (relid * 0x85EBCA77u);
+
+	return &change_counters[(h ^ (h >> 15)) % GDB_CHANGE_SLOTS];
+}
+
+/* The relation's change counter (slots are shared: a collision only
+ * invalidates more often). */
+static uint64
+change_count(Oid relid)
+{
+	if (change_counters == NULL)
+		return 0;
+	return pg_atomic_read_u64(change_slot(MyDatabaseId, relid));
+}
+
+/*
+ * gpudb_cache_invalidate() RETURNS trigger: the statement-level trigger
+ * gpu_cache_load installs; bumps the relation's change counter so cached
+ * copies stop answering.  Raises 39P01 when not called as a trigger.
+ */
+PG_FUNCTION_INFO_V1(gpudb_cache_invalidate);
+Datum
+gpudb_cache_invalidate(PG_FUNCTION_ARGS)
+{
+	TriggerData *td = (TriggerData *) fcinfo->context;
+
+	if (!CALLED_AS_TRIGGER(fcinfo))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("gpudb_cache_invalidate() must be called as a trigger")));
+	if (change_counters)
+		pg_atomic_fetch_add_u64(change_slot(MyDatabaseId,
+											RelationGetRelid(td->tg_relation)), 1);
+	return PointerGetDatum(NULL);
+}
+
+/* ---- transaction end: make loads usable or discard them ---- */
+
+static void
+end_pending(bool commit, SubTransactionId only)
+{
+	PendingLoad **pp = &pending;
+
+	while (*pp)
+	{
+		PendingLoad *p = *pp;
+
+		if (only != InvalidSubTransactionId && p->subid != only)
+		{
+			pp = &p->next;
+			continue;
+		}
+		*pp = p->next;
+		/* never raise here: the transaction's fate is already decided */
+		PG_TRY();
+		{
+			GdbCacheRef ref = {p->cache_id, 0};
+			GdbMsgPart part = {(const char *) &ref, sizeof(ref)};
+
+			(void) gdb_server_call(commit ? GDB_MSG_CACHE_COMMIT : GDB_MSG_CACHE_ABORT,
+								   &part, 1, -1);
+		}
+		PG_CATCH();
+		{
+			FlushErrorState();
+			/* without the connection the server drops the load itself */
+			gdb_server_disconnect();
+		}
+		PG_END_TRY();
+		pfree(p);
+	}
+}
+
+static void
+cache_xact_callback(XactEvent event, void *arg)
+{
+	if (pending == NULL)
+		return;
+	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_PARALLEL_COMMIT)
+		end_pending(true, InvalidSubTransactionId);
+	else if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT ||
+			 event == XACT_EVENT_PREPARE)
+		end_pending(false, InvalidSubTransactionId);
+}
+
+static void
+cache_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+					   SubTransactionId parentSubid, void *arg)
+{
+	PendingLoad *p;
+
+	if (event == SUBXACT_EVENT_ABORT_SUB)
+		end_pending(false, mySubid);
+	else if (event == SUBXACT_EVENT_COMMIT_SUB)
+		for (p = pending; p; p = p->next)
+			if (p->subid == mySubid)
+				p->subid = parentSubid;
+}
+
+/* ---- helpers ---- */
+
+static void
+require_server(const char *fname)
+{
+	if (!gpudb_preloaded || !gdb_server_connect())
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("%s needs the gpudb GPU server, which is not running", fname),
+				 errhint(gpudb_preloaded ?
+						 "The server restarts by itself after a failure; see the server log." :
+						 "Add gpudb to shared_preload_libraries and restart PostgreSQL.")));
+}
+
+/* The owner or a member of gpudb_cache_admin may load and drop. */
+static void
+check_cache_admin(Relation rel, const char *fname)
+{
+	Oid			admin = get_role_oid("gpudb_cache_admin", true);
+
+	if (pg_class_ownercheck(RelationGetRelid(rel), GetUserId()))
+		return;
+	if (OidIsValid(admin) && has_privs_of_role(GetUserId(), admin))
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			 errmsg("permission denied to %s relation \"%s\"", fname,
+					RelationGetRelationName(rel)),
+			 errhint("Only the table's owner or members of role gpudb_cache_admin may load or drop its cache.")));
+}
+
+/* Fill info from snap; xids go to xids (top-level and subtransactions). */
+static void
+snapshot_info(Snapshot snap, GdbSnapshotInfo *info, StringInfo xids)
+{
+	int			i;
+
+	info->xmin = snap->xmin;
+	info->xmax = snap->xmax;
+	info->nxip = 0;
+	info->overflowed = snap->suboverflowed || snap->takenDuringRecovery ||
+		snap->xcnt + snap->subxcnt > GDB_MAX_XIP;
+	if (info->overflowed)
+		return;
+	for (i = 0; i < snap->xcnt; i++)
+		appendBinaryStringInfo(xids, (char *) &snap->xip[i], sizeof(uint32));
+	for (i = 0; i < snap->subxcnt; i++)
+		appendBinaryStringInfo(xids, (char *) &snap->subxip[i], sizeof(uint32));
+	info->nxip = snap->xcnt + snap->subxcnt;
+}
+
+/*
+ * Install the change-tracking trigger on rel unless it is there; its
+ * function lives in the extension's schema ext_schema.
+ */
+static void
+ensure_trigger(Relation rel, Oid ext_schema)
+{
+	CreateTrigStmt *stmt;
+	Oid			funcoid;
+	List	   *fname;
+	int			i;
+
+	if (rel->trigdesc)
+		for (i = 0; i < rel->trigdesc->numtriggers; i++)
+			if (strcmp(rel->trigdesc->triggers[i].tgname, GDB_TRIGGER_NAME) == 0 &&
+				rel->trigdesc->triggers[i].tgenabled == TRIGGER_FIRES_ALWAYS)
+				return;
+
+	fname = list_make2(makeString(get_namespace_name(ext_schema)),
+					   makeString(GDB_TRIGGER_NAME));
+	funcoid = LookupFuncName(fname, 0, NULL, false);
+
+	stmt = makeNode(CreateTrigStmt);
+	stmt->trigname = GDB_TRIGGER_NAME;
+	stmt->relation = makeRangeVar(get_namespace_name(RelationGetNamespace(rel)),
+								  pstrdup(RelationGetRelationName(rel)), -1);
+	stmt->funcname = fname;
+	stmt->row = false;
+	stmt->timing = TRIGGER_TYPE_AFTER;
+	stmt->events = TRIGGER_TYPE_INSERT | TRIGGER_TYPE_UPDATE |
+		TRIGGER_TYPE_DELETE | TRIGGER_TYPE_TRUNCATE;
+	(void) CreateTriggerFiringOn(stmt, NULL, RelationGetRelid(rel), InvalidOid,
+								 InvalidOid, InvalidOid, funcoid, InvalidOid,
+								 NULL, true, false, TRIGGER_FIRES_ALWAYS);
+	CommandCounterIncrement();
+}
+
+/* The columns to load: the given names, or every supported column. */
+static void
+choose_columns(Relation rel, ArrayType *names, GdbColumnSet *cs)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	int			i;
+
+	if (names == NULL)
+	{
+		for (i = 0; i < desc->natts; i++)
+		{
+			Form_pg_attribute att = TupleDescAttr(desc, i);
+
+			if (!att->attisdropped && gdb_type_class(att->atttypid) != GDB_TYPE_UNSUPPORTED &&
+				cs->ncols < GDB_MAX_COLUMNS)
+				(void) gdb_columnset_add(cs, rel, att->attnum, false);
+		}
+	}
+	else
+	{
+		Datum	   *elems;
+		bool	   *nulls;
+		int			n;
+
+		deconstruct_array(names, NAMEOID, NAMEDATALEN, false, TYPALIGN_CHAR,
+						  &elems, &nulls, &n);
+		for (i = 0; i < n; i++)
+		{
+			const char *name;
+			AttrNumber	attnum;
+
+			if (nulls[i])
+				ereport(ERROR,
+						(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+						 errmsg("column %d of the columns argument is NULL", i + 1)));
+			name = NameStr(*DatumGetName(elems[i]));
+			attnum = get_attnum(RelationGetRelid(rel), name);
+			if (attnum == InvalidAttrNumber)
+				ereport(ERROR,
+						(errcode(ERRCODE_UNDEFINED_COLUMN),
+						 errmsg("column \"%s\" of relation \"%s\" does not exist",
+								name, RelationGetRelationName(rel))));
+			if (attnum < 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						 errmsg("system column \"%s\" cannot be cached", name)));
+			(void) gdb_columnset_add(cs, rel, attnum, false);
+		}
+	}
+	if (cs->ncols == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("relation \"%s\" has no column gpudb can cache",
+						RelationGetRelationName(rel))));
+}
+
+/* Fail the load with the server's status. */
+static void
+raise_reply(GdbReply *r, const char *what)
+{
+	GdbError	err = r->status->err;
+
+	if (err.status == GDB_ERR_OUT_OF_MEMORY)
+		ereport(ERROR,
+				(errcode(ERRCODE_OUT_OF_MEMORY),
+				 errmsg("gpudb: %s does not fit the cache", what),
+				 errdetail("%s", err.message),
+				 errhint("Raise gpudb.cache_size, or load fewer columns.")));
+	gdb_raise_status(&err);
+}
+
+/*
+ * gpu_cache_load(relation regclass, columns name[] DEFAULT NULL) -> bigint
+ *
+ * Load the given columns (NULL: every column of a supported type) of a
+ * table into the GPU server's cache, reading the heap in batches of
+ * gpudb.batch_rows rows while the server copies the previous batch; returns
+ * the rows loaded.  Locks the table SHARE ROW EXCLUSIVE until the end of
+ * the transaction; the entry is usable once the transaction commits.
+ * NOTICE every 10 s of a long load.  Errors: 55000 without the server,
+ * 42501 unless owner or gpudb_cache_admin member, 42809 for what is not a
+ * plain table, 42703 / 0A000 for unknown or unsupported columns, 53200 when
+ * it does not fit gpudb.cache_size.
+ */
+PG_FUNCTION_INFO_V1(gpu_cache_load);
+Datum
+gpu_cache_load(PG_FUNCTION_ARGS)
+{
+	MemoryContext work,
+				old;
+	Relation	rel;
+	GdbColumnSet cs;
+	GdbCacheCreate *cc;
+	StringInfoData xids;
+	Snapshot	snap;
+	GdbReply   *r;
+	GdbMsgPart	parts[2];
+	GdbHeapReader *reader;
+	GdbBatch	layout;
+	GdbBatch   *buf[2];
+	int			fds[2];
+	int64		cache_id;
+	uint64		rows = 0;
+	uint64		capacity;
+	int			cur = 0;
+	bool		in_flight = false;
+	TimestampTz last_notice;
+	int			i;
+
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("relation argument of gpu_cache_load must not be NULL")));
+	require_server("gpu_cache_load");
+
+	work = AllocSetContextCreate(CurrentMemoryContext, "gpu_cache_load",
+								 ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(work);
+
+	rel = relation_open(PG_GETARG_OID(0), ShareRowExclusiveLock);
+	if (rel->rd_rel->relkind != RELKIND_RELATION)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not a table", RelationGetRelationName(rel)),
+				 errdetail("Only plain tables can be cached; partitions can, one by one.")));
+	check_cache_admin(rel, "gpu_cache_load");
+
+	memset(&cs, 0, sizeof(cs));
+	choose_columns(rel, PG_ARGISNULL(1) ? NULL : PG_GETARG_ARRAYTYPE_P(1), &cs);
+	/* the extension's schema is that of this very function */
+	ensure_trigger(rel, get_func_namespace(fcinfo->flinfo->fn_oid));
+
+	/* every earlier writer is done (the lock); read the latest state */
+	cc = palloc0(sizeof(GdbCacheCreate));
+	cc->change_count = change_count(RelationGetRelid(rel));
+	snap = RegisterSnapshot(GetLatestSnapshot());
+	initStringInfo(&xids);
+	snapshot_info(snap, &cc->snapshot, &xids);
+	cc->key.dbid = MyDatabaseId;
+	cc->key.relid = RelationGetRelid(rel);
+	cc->relfilenode = rel->rd_node.relNode;
+	cc->ncols = cs.ncols;
+	for (i = 0; i < cs.ncols; i++)
+	{
+		cc->attnums[i] = cs.attnums[i];
+		cc->typids[i] = cs.typids[i];
+		cc->kinds[i] = gdb_column_kind(&cs, i);
+		cc->has_nulls[i] = 1;
+	}
+	cc->est_rows = (uint64) Max(rel->rd_rel->reltuples, 0) + 1024;
+	parts[0].data = (const char *) cc;
+	parts[0].len = sizeof(GdbCacheCreate);
+	parts[1].data = xids.data;
+	parts[1].len = xids.len;
+	r = gdb_server_call(GDB_MSG_CACHE_CREATE, parts, 2, -1);
+	if (r->status->err.status != GDB_OK)
+		raise_reply(r, psprintf("relation \"%s\"", RelationGetRelationName(rel)));
+	cache_id = r->status->value;
+
+	/* two shared buffers: fill one while the server copies the other */
+	capacity = Min((uint64) gpudb_batch_rows, cc->est_rows);
+	gdb_columnset_layout(&cs, &layout, capacity);
+	for (i = 0; i < 2; i++)
+	{
+		buf[i] = gdb_memfd_alloc(layout.total_bytes, &fds[i]);
+		memcpy(buf[i], &layout, sizeof(GdbBatch));
+	}
+	PushActiveSnapshot(snap);
+	reader = gdb_heap_reader_begin(rel, &cs, capacity);
+	last_notice = GetCurrentTimestamp();
+	for (;;)
+	{
+		uint64		n = gdb_heap_reader_next(reader, buf[cur]);
+		GdbCacheRef ref = {cache_id, 0};
+
+		if (in_flight)
+		{
+			r = gdb_server_receive();
+			in_flight = false;
+			if (r->status->err.status != GDB_OK)
+				raise_reply(r, psprintf("relation \"%s\"", RelationGetRelationName(rel)));
+		}
+		if (n == 0)
+			break;
+		parts[0].data = (const char *) &ref;
+		parts[0].len = sizeof(ref);
+		gdb_server_send(GDB_MSG_CACHE_APPEND, parts, 1, fds[cur]);
+		in_flight = true;
+		rows += n;
+		cur = 1 - cur;
+		if (TimestampDifferenceExceeds(last_notice, GetCurrentTimestamp(),
+									   GDB_PROGRESS_SECS * 1000))
+		{
+			ereport(NOTICE,
+					(errmsg("gpu_cache_load: " UINT64_FORMAT " rows of \"%s\" loaded so far",
+							rows, RelationGetRelationName(rel))));
+			last_notice = GetCurrentTimestamp();
+		}
+	}
+	gdb_heap_reader_end(reader);
+	PopActiveSnapshot();
+	UnregisterSnapshot(snap);
+
+	/* the dictionary of the text columns, codes in order */
+	{
+		StringInfoData dict;
+		GdbCacheRef ref = {cache_id, 0};
+		int64		n = cs.dict ? gdb_dict_size(cs.dict) : 0;
+		int64		c;
+
+		initStringInfo(&dict);
+		for (c = 0; c < n; c++)
+		{
+			text	   *t = DatumGetTextPP(gdb_dict_datum(cs.dict, c));
+			uint32		l = VARSIZE_ANY_EXHDR(t);
+
+			appendBinaryStringInfo(&dict, (char *) &l, sizeof(l));
+			appendBinaryStringInfo(&dict, VARDATA_ANY(t), l);
+		}
+		ref.nstrings = n;
+		parts[0].data = (const char *) &ref;
+		parts[0].len = sizeof(ref);
+		parts[1].data = dict.data;
+		parts[1].len = dict.len;
+		r = gdb_server_call(GDB_MSG_CACHE_FINISH, parts, 2, -1);
+		if (r->status->err.status != GDB_OK)
+			raise_reply(r, psprintf("relation \"%s\"", RelationGetRelationName(rel)));
+	}
+
+	/* usable when this transaction commits */
+	if (!callbacks_registered)
+	{
+		RegisterXactCallback(cache_xact_callback, NULL);
+		RegisterSubXactCallback(cache_subxact_callback, NULL);
+		callbacks_registered = true;
+	}
+	{
+		PendingLoad *p = MemoryContextAlloc(TopMemoryContext, sizeof(PendingLoad));
+
+		p->cache_id = cache_id;
+		p->subid = GetCurrentSubTransactionId();
+		p->next = pending;
+		pending = p;
+	}
+
+	relation_close(rel, NoLock);
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(work);
+	PG_RETURN_INT64((int64) rows);
+}
+
+/*
+ * gpu_cache_drop(relation regclass) -> boolean: drop the relation's cache
+ * entry; true if there was one.  Owner or gpudb_cache_admin member only
+ * (42501); 55000 without the server.
+ */
+PG_FUNCTION_INFO_V1(gpu_cache_drop);
+Datum
+gpu_cache_drop(PG_FUNCTION_ARGS)
+{
+	Relation	rel;
+	GdbCacheKey key;
+	GdbMsgPart	part = {(const char *) &key, sizeof(key)};
+	GdbReply   *r;
+
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("relation argument of gpu_cache_drop must not be NULL")));
+	require_server("gpu_cache_drop");
+	rel = relation_open(PG_GETARG_OID(0), AccessShareLock);
+	check_cache_admin(rel, "gpu_cache_drop");
+	key.dbid = MyDatabaseId;
+	key.relid = RelationGetRelid(rel);
+	relation_close(rel, AccessShareLock);
+	r = gdb_server_call(GDB_MSG_CACHE_DROP, &part, 1, -1);
+	PG_RETURN_BOOL(r->status->value != 0);
+}
+
+/* The relfilenode of relid now, or InvalidOid if the relation is gone. */
+static Oid
+current_relfilenode(Oid relid, bool *exists)
+{
+	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	Oid			node;
+
+	*exists = HeapTupleIsValid(tup);
+	if (!*exists)
+		return InvalidOid;
+	node = ((Form_pg_class) GETSTRUCT(tup))->relfilenode;
+	ReleaseSysCache(tup);
+	return node;
+}
+
+/*
+ * gpu_cache_status() -> SETOF (relation, columns, rows, device_bytes,
+ * host_bytes, load_ms, state, hits, last_use, loaded_at): the entries of
+ * this database, behind the gpu_cache view.  state: 'loading' (not
+ * committed yet), 'ready', or 'stale' (changed since the load: queries read
+ * the heap).  Entries of dropped relations are dropped on the way.  No rows
+ * when the server is not running.
+ */
+PG_FUNCTION_INFO_V1(gpu_cache_status);
+Datum
+gpu_cache_status(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	GdbCacheKey key = {MyDatabaseId, 0};
+	GdbMsgPart	part = {(const char *) &key, sizeof(key)};
+	GdbReply   *r;
+	int64		i;
+
+	InitMaterializedSRF(fcinfo, 0);
+	if (!gpudb_preloaded || !gdb_server_connect())
+		return (Datum) 0;
+	r = gdb_server_call(GDB_MSG_CACHE_STATUS, &part, 1, -1);
+	for (i = 0; i < r->status->value &&
+		 (i + 1) * sizeof(GdbCacheInfo) <= r->rest_len; i++)
+	{
+		GdbCacheInfo info;
+		Datum		values[10];
+		bool		nulls[10] = {0};
+		Datum	   *names;
+		bool		exists;
+		Oid			node;
+		const char *state;
+		uint32		c;
+
+		memcpy(&info, r->rest + i * sizeof(GdbCacheInfo), sizeof(info));
+		node = current_relfilenode(info.key.relid, &exists);
+		if (!exists)
+		{
+			GdbCacheKey gone = info.key;
+			GdbMsgPart gpart = {(const char *) &gone, sizeof(gone)};
+
+			(void) gdb_server_call(GDB_MSG_CACHE_DROP, &gpart, 1, -1);
+			continue;
+		}
+		names = palloc(sizeof(Datum) * Max(info.ncols, 1));
+		for (c = 0; c < info.ncols; c++)
+		{
+			char	   *n = get_attname(info.key.relid, info.attnums[c], true);
+
+			names[c] = CStringGetDatum(n ? n : psprintf("#%d", info.attnums[c]));
+			names[c] = DirectFunctionCall1(namein, names[c]);
+		}
+		if (info.state != GDB_CACHE_STATE_READY)
+			state = "loading";
+		else if (node != info.relfilenode ||
+				 info.change_count != change_count(info.key.relid))
+			state = "stale";
+		else
+			state = "ready";
+		values[0] = ObjectIdGetDatum(info.key.relid);
+		values[1] = PointerGetDatum(construct_array(names, info.ncols, NAMEOID,
+													NAMEDATALEN, false, TYPALIGN_CHAR));
+		values[2] = Int64GetDatum((int64) info.rows);
+		values[3] = Int64GetDatum((int64) info.device_bytes);
+		values[4] = Int64GetDatum((int64) info.host_bytes);
+		values[5] = Float8GetDatum(info.load_ms);
+		values[6] = CStringGetTextDatum(state);
+		values[7] = Int64GetDatum(info.hits);
+		values[8] = TimestampTzGetDatum(info.last_use);
+		nulls[8] = info.last_use == 0;
+		values[9] = TimestampTzGetDatum(info.loaded_at);
+		nulls[9] = info.loaded_at == 0;
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
+}
+
+/* see groupby.h */
+GdbBatch *
+gdb_cache_groupby(GdbGroupByQuery *q, GdbStats *stats, int *cache_state)
+{
+	GdbCacheQuery *cq;
+	StringInfoData xids;
+	StringInfoData texts;
+	GdbMsgPart	parts[3];
+	GdbReply   *r;
+	GdbBatch   *result;
+	int64		ntext;
+	int64		i;
+	char	   *p;
+	char	   *end;
+
+	*cache_state = GDB_CACHE_ABSENT;
+	if (!gpudb_use_cache || !gpudb_enabled || !gpudb_preloaded ||
+		!gdb_server_connect())
+		return NULL;
+
+	cq = palloc0(sizeof(GdbCacheQuery));
+	cq->key.dbid = MyDatabaseId;
+	cq->key.relid = RelationGetRelid(q->rel);
+	cq->relfilenode = q->rel->rd_node.relNode;
+	cq->change_count = change_count(cq->key.relid);
+	cq->ncols = q->cs.ncols;
+	for (i = 0; i < q->cs.ncols; i++)
+	{
+		cq->attnums[i] = q->cs.attnums[i];
+		cq->typids[i] = q->cs.typids[i];
+	}
+	for (i = 0; i < q->nkeys; i++)
+		cq->key_is_text[i] = gdb_type_class(q->key_types[i]) == GDB_TYPE_TEXT;
+	cq->req = *q->req;
+	initStringInfo(&xids);
+	snapshot_info(GetActiveSnapshot(), &cq->snapshot, &xids);
+
+	/* the filter's text constants: so far the only dictionary entries */
+	initStringInfo(&texts);
+	ntext = q->cs.dict ? gdb_dict_size(q->cs.dict) : 0;
+	for (i = 0; i < ntext; i++)
+	{
+		text	   *t = DatumGetTextPP(gdb_dict_datum(q->cs.dict, i));
+		uint32		l = VARSIZE_ANY_EXHDR(t);
+
+		appendBinaryStringInfo(&texts, (char *) &l, sizeof(l));
+		appendBinaryStringInfo(&texts, VARDATA_ANY(t), l);
+	}
+	cq->ntext = ntext;
+
+	parts[0].data = (const char *) cq;
+	parts[0].len = sizeof(GdbCacheQuery);
+	parts[1].data = xids.data;
+	parts[1].len = xids.len;
+	parts[2].data = texts.data;
+	parts[2].len = texts.len;
+	r = gdb_server_call(GDB_MSG_CACHE_GROUPBY, parts, 3, -1);
+	*cache_state = r->status->cache_state;
+	if (r->status->err.status != GDB_OK)
+		gdb_raise_status(&r->status->err);
+	if (r->status->cache_state != GDB_CACHE_USED)
+		return NULL;
+	if (r->status->result_bytes + r->status->strings_bytes > r->rest_len ||
+		r->status->result_bytes < sizeof(GdbBatch))
+		elog(ERROR, "gpudb: malformed cache reply");
+
+	result = MemoryContextAllocHuge(CurrentMemoryContext, r->status->result_bytes);
+	memcpy(result, r->rest, r->status->result_bytes);
+	*stats = r->status->stats;
+
+	/* text keys: the server's codes become codes of this query's dictionary */
+	p = r->rest + r->status->result_bytes;
+	end = p + r->status->strings_bytes;
+	for (i = 0; i < q->nkeys; i++)
+	{
+		int64	   *vals = GDB_COL_PTR(result, result, i, int64);
+		uint64		row;
+
+		if (!cq->key_is_text[i])
+			continue;
+		if (q->cs.dict == NULL)
+			q->cs.dict = gdb_dict_create();
+		for (row = 0; row < result->nrows; row++)
+		{
+			uint32		l;
+
+			if (p + sizeof(uint32) > end)
+				elog(ERROR, "gpudb: malformed cache reply");
+			memcpy(&l, p, sizeof(uint32));
+			p += sizeof(uint32);
+			if (l == 0xFFFFFFFF)
+				continue;
+			if (p + l > end)
+				elog(ERROR, "gpudb: malformed cache reply");
+			vals[row] = gdb_dict_intern(q->cs.dict, p, l);
+			p += l;
+		}
+	}
+	return result;
+}

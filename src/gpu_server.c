@@ -1,0 +1,1135 @@
+/*-------------------------------------------------------------------------
+ *
+ * gpu_server.c
+ *	  The GPU server: a background worker that owns the CUDA context, all
+ *	  device memory and the column cache, and runs requests for every
+ *	  backend.
+ *
+ Registered by _PG_init when gpudb is in shared_preload_libraries.  The
+ * background worker is only a supervisor: it forks the server process,
+ * which does all the work and never touches PostgreSQL's shared memory
+ * (its exit callbacks are reset).  The postmaster does not know that
+ * process, so when it dies (a driver fault, a kill -9) the supervisor
+ * starts a new one a second later and every session keeps running; a
+ * backend that was waiting gets an ERROR, and its next statement reads the
+ * heap (the cache died with the process).  Backends talk to the server over
+ * the Unix socket of server_protocol.h.
+ *
+ * Mode: with gpudb.device = cpu, or when no CUDA device is usable, the
+ * server runs in CPU mode and holds the cache in its own host memory, with
+ * the same loading, validity and change-tracking code as on the device.
+ *
+ * Requests run one at a time, in arrival order (poll() over the listening
+ * socket and one socket per backend).  A request's failure (a filter
+ * error, device out-of-memory, a kernel fault) is replied to its backend as
+ * a status; after a sticky CUDA error the device is reset, the cache
+ * emptied and the server goes on.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <poll.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "postmaster/bgworker.h"
+#include "postmaster/interrupt.h"
+#include "storage/ipc.h"
+#include "storage/latch.h"
+#include "storage/pmsignal.h"
+#include "utils/guc.h"
+#include "utils/memutils.h"
+#include "utils/ps_status.h"
+#include "utils/wait_event.h"
+#include "utils/timestamp.h"
+
+#include "gpudb.h"
+#include "server_client.h"
+
+#define MAX_CLIENTS 1024
+
+typedef struct CacheEntry
+{
+	int64		id;
+	GdbCacheKey key;
+	uint32		relfilenode;
+	uint32		state;			/* GDB_CACHE_STATE_* */
+	int			owner;			/* loading client's socket, -1 once committed */
+	uint32		ncols;
+	int16		attnums[GDB_MAX_COLUMNS];
+	uint32		typids[GDB_MAX_COLUMNS];
+	uint32		kinds[GDB_MAX_COLUMNS];
+	uint32		has_nulls[GDB_MAX_COLUMNS];
+	uint64		change_count;
+	GdbSnapshotInfo snap;		/* the load's */
+	uint32	   *xip;
+	MemoryContext mcxt;
+	GdbStore   *store;
+	GdbDictionary *dict;
+	double		load_ms;
+	TimestampTz load_start;
+	TimestampTz loaded_at;
+	TimestampTz last_use;
+	int64		hits;
+	struct CacheEntry *next;
+} CacheEntry;
+
+static bool use_gpu = false;
+static GdbCudaExec *exec = NULL;
+static GdbHelloReply hello;
+static CacheEntry *entries = NULL;
+static int64 next_cache_id = 1;
+static MemoryContext request_cxt;
+
+/* ---- socket I/O (blocking, with a timeout against stuck peers) ---- */
+
+static bool
+read_full(int s, void *buf, size_t len, int *fd)
+{
+	char	   *p = buf;
+
+	while (len > 0)
+	{
+		struct msghdr msg = {0};
+		struct iovec iov;
+		char		cbuf[CMSG_SPACE(sizeof(int))];
+		ssize_t		n;
+
+		iov.iov_base = p;
+		iov.iov_len = len;
+		msg.msg_iov = &iov;
+		msg.msg_iovlen = 1;
+		if (fd)
+		{
+			msg.msg_control = cbuf;
+			msg.msg_controllen = sizeof(cbuf);
+		}
+		n = recvmsg(s, &msg, MSG_CMSG_CLOEXEC);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return false;
+		if (fd)
+		{
+			struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+
+			if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS)
+				memcpy(fd, CMSG_DATA(cm), sizeof(int));
+			fd = NULL;
+		}
+		p += n;
+		len -= n;
+	}
+	return true;
+}
+
+static bool
+write_full(int s, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len > 0)
+	{
+		ssize_t		n = send(s, p, len, MSG_NOSIGNAL);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return false;
+		p += n;
+		len -= n;
+	}
+	return true;
+}
+
+/* Reply: header, status, then optional pieces. */
+static bool
+reply(int s, GdbStatusReply *st, const void *a, size_t alen,
+	  const void *b, size_t blen)
+{
+	GdbMsgHeader hdr;
+
+	hdr.magic = GDB_MSG_MAGIC;
+	hdr.type = GDB_MSG_REPLY;
+	hdr.payload_len = sizeof(GdbStatusReply) + alen + blen;
+	return write_full(s, &hdr, sizeof(hdr)) &&
+		write_full(s, st, sizeof(GdbStatusReply)) &&
+		(alen == 0 || write_full(s, a, alen)) &&
+		(blen == 0 || write_full(s, b, blen));
+}
+
+static bool
+reply_error(int s, int status, const char *fmt,...) pg_attribute_printf(3, 4);
+
+static bool
+reply_error(int s, int status, const char *fmt,...)
+{
+	GdbStatusReply st;
+	va_list		ap;
+
+	memset(&st, 0, sizeof(st));
+	st.err.status = status;
+	va_start(ap, fmt);
+	vsnprintf(st.err.message, sizeof(st.err.message), fmt, ap);
+	va_end(ap);
+	return reply(s, &st, NULL, 0, NULL, 0);
+}
+
+/* ---- execution on the server's path ---- */
+
+static void *
+request_alloc(void *arg, size_t bytes)
+{
+	return MemoryContextAllocExtended(request_cxt, bytes,
+									  MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
+}
+
+static void cache_drop_all(const char *why);
+
+/* After a device error: reset on a sticky fault (the cache is then lost). */
+static void
+check_device(int status)
+{
+	GdbError	err = {0};
+
+	if (!use_gpu || status != GDB_ERR_DEVICE)
+		return;
+	if (gdb_cuda_recover(exec, &err) != GDB_OK)
+	{
+		ereport(LOG,
+				(errmsg("gpudb server: device reset after a fault: %s", err.message)));
+		/* stores and the exec died with the context */
+		cache_drop_all("device reset");
+		exec = NULL;
+		memset(&err, 0, sizeof(err));
+		if (gdb_cuda_open(hello.devs[0].ordinal, &exec, &err) != GDB_OK)
+		{
+			ereport(LOG,
+					(errmsg("gpudb server: device unusable after reset, CPU mode: %s",
+							err.message)));
+			use_gpu = false;
+			hello.use_gpu = 0;
+			strlcpy(hello.reason, err.message, sizeof(hello.reason));
+		}
+	}
+}
+
+/* Map a memfd batch passed by a backend; NULL if it is malformed. */
+static GdbBatch *
+map_batch(int fd, size_t *len)
+{
+	struct stat st;
+	GdbBatch   *b;
+
+	if (fd < 0 || fstat(fd, &st) < 0 || (size_t) st.st_size < sizeof(GdbBatch))
+		return NULL;
+	b = mmap(NULL, st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+	if (b == MAP_FAILED)
+		return NULL;
+	*len = st.st_size;
+	if (b->magic != GDB_BATCH_MAGIC || b->total_bytes > (uint64) st.st_size ||
+		b->ncols > GDB_MAX_COLUMNS || b->nrows > b->capacity)
+	{
+		munmap(b, st.st_size);
+		return NULL;
+	}
+	return b;
+}
+
+static void
+handle_groupby(int s, GdbRequest *req, int fd)
+{
+	GdbStatusReply st;
+	GdbBatch   *input;
+	GdbBatch   *result = NULL;
+	size_t		len = 0;
+	int			rc;
+
+	memset(&st, 0, sizeof(st));
+	input = map_batch(fd, &len);
+	if (input == NULL)
+	{
+		reply_error(s, GDB_ERR_BAD_REQUEST, "malformed batch");
+		return;
+	}
+	if (use_gpu)
+		rc = gdb_cuda_groupby(exec, req, input, request_alloc, NULL, &result,
+							  &st.stats, &st.err);
+	else
+		rc = gdb_cpu_groupby(req, input, request_alloc, NULL, &result,
+							 &st.stats, &st.err);
+	munmap(input, len);
+	st.err.status = rc;
+	check_device(rc);
+	if (rc == GDB_OK)
+	{
+		st.result_bytes = result->total_bytes;
+		reply(s, &st, result, result->total_bytes, NULL, 0);
+	}
+	else
+		reply(s, &st, NULL, 0, NULL, 0);
+}
+
+/* ---- the cache ---- */
+
+static uint64
+budget_bytes(void)
+{
+	uint64		b = (uint64) gpudb_cache_size_kb * 1024;
+
+	if (gpudb_device_memory_limit_kb > 0)
+		b = Min(b, (uint64) gpudb_device_memory_limit_kb * 1024);
+	return b;
+}
+
+static uint64
+cache_bytes(const CacheEntry *except)
+{
+	uint64		sum = 0;
+	CacheEntry *e;
+
+	for (e = entries; e; e = e->next)
+		if (e != except && e->store)
+			sum += gdb_store_bytes(e->store);
+	return sum;
+}
+
+static void
+entry_free(CacheEntry *e)
+{
+	if (e->store)
+	{
+		if (use_gpu)
+			gdb_cuda_store_free(e->store);
+		else
+			gdb_cpu_store_free(e->store);
+	}
+	MemoryContextDelete(e->mcxt);
+}
+
+static void
+entry_unlink(CacheEntry *victim, bool free_store)
+{
+	CacheEntry **pp;
+
+	for (pp = &entries; *pp; pp = &(*pp)->next)
+	{
+		if (*pp == victim)
+		{
+			*pp = victim->next;
+			break;
+		}
+	}
+	if (!free_store)
+		victim->store = NULL;
+	entry_free(victim);
+}
+
+static void
+cache_drop_all(const char *why)
+{
+	while (entries)
+	{
+		ereport(LOG,
+				(errmsg("gpudb server: dropping cache of relation %u in database %u: %s",
+						entries->key.relid, entries->key.dbid, why)));
+		entry_unlink(entries, false);
+	}
+}
+
+/* Evict ready entries, least recently used first, until need bytes fit. */
+static bool
+make_room(uint64 need, const CacheEntry *keep)
+{
+	while (cache_bytes(keep) + need > budget_bytes())
+	{
+		CacheEntry *e,
+				   *lru = NULL;
+
+		for (e = entries; e; e = e->next)
+			if (e != keep && e->state == GDB_CACHE_STATE_READY &&
+				(lru == NULL || Max(e->last_use, e->loaded_at) <
+				 Max(lru->last_use, lru->loaded_at)))
+				lru = e;
+		if (lru == NULL)
+			return false;
+		ereport(LOG,
+				(errmsg("gpudb server: evicting cache of relation %u (least recently used)",
+						lru->key.relid)));
+		entry_unlink(lru, true);
+	}
+	return true;
+}
+
+static CacheEntry *
+find_entry_by_id(int64 id)
+{
+	CacheEntry *e;
+
+	for (e = entries; e; e = e->next)
+		if (e->id == id)
+			return e;
+	return NULL;
+}
+
+static void
+handle_cache_create(int s, char *payload, size_t len)
+{
+	GdbCacheCreate *cc = (GdbCacheCreate *) payload;
+	GdbStatusReply st;
+	CacheEntry *e;
+	uint64		est;
+	int			rc;
+	GdbError	err = {0};
+
+	if (len < sizeof(GdbCacheCreate) || cc->ncols > GDB_MAX_COLUMNS ||
+		cc->snapshot.nxip > GDB_MAX_XIP ||
+		len < sizeof(GdbCacheCreate) + cc->snapshot.nxip * sizeof(uint32))
+	{
+		reply_error(s, GDB_ERR_BAD_REQUEST, "malformed cache create request");
+		return;
+	}
+	est = gdb_batch_layout(NULL, cc->ncols, cc->kinds, cc->has_nulls,
+						   Max(cc->est_rows, 1));
+	if (!make_room(est, NULL))
+	{
+		reply_error(s, GDB_ERR_OUT_OF_MEMORY,
+					"the load needs about " UINT64_FORMAT " MB but gpudb.cache_size leaves "
+					UINT64_FORMAT " MB free of " UINT64_FORMAT " MB (entries being loaded cannot be evicted)",
+					est >> 20, (budget_bytes() - Min(budget_bytes(), cache_bytes(NULL))) >> 20,
+					budget_bytes() >> 20);
+		return;
+	}
+
+	e = MemoryContextAllocZero(TopMemoryContext, sizeof(CacheEntry));
+	e->mcxt = AllocSetContextCreate(TopMemoryContext, "gpudb cache entry",
+									ALLOCSET_DEFAULT_SIZES);
+	e->id = next_cache_id++;
+	e->key = cc->key;
+	e->relfilenode = cc->relfilenode;
+	e->state = GDB_CACHE_STATE_LOADING;
+	e->owner = s;
+	e->ncols = cc->ncols;
+	memcpy(e->attnums, cc->attnums, sizeof(e->attnums));
+	memcpy(e->typids, cc->typids, sizeof(e->typids));
+	memcpy(e->kinds, cc->kinds, sizeof(e->kinds));
+	memcpy(e->has_nulls, cc->has_nulls, sizeof(e->has_nulls));
+	e->change_count = cc->change_count;
+	e->snap = cc->snapshot;
+	e->xip = MemoryContextAlloc(e->mcxt, sizeof(uint32) * Max(cc->snapshot.nxip, 1));
+	memcpy(e->xip, payload + sizeof(GdbCacheCreate), sizeof(uint32) * cc->snapshot.nxip);
+	e->load_start = GetCurrentTimestamp();
+
+	if (use_gpu)
+		rc = gdb_cuda_store_create(exec, cc->ncols, cc->kinds, cc->has_nulls,
+								   Max(cc->est_rows, 1), &e->store, &err);
+	else
+		rc = gdb_cpu_store_create(cc->ncols, cc->kinds, cc->has_nulls,
+								  Max(cc->est_rows, 1), &e->store, &err);
+	if (rc != GDB_OK)
+	{
+		e->store = NULL;
+		MemoryContextDelete(e->mcxt);
+		pfree(e);
+		check_device(rc);
+		reply_error(s, rc, "could not allocate the cache: %s", err.message);
+		return;
+	}
+	e->next = entries;
+	entries = e;
+	memset(&st, 0, sizeof(st));
+	st.value = e->id;
+	reply(s, &st, NULL, 0, NULL, 0);
+}
+
+static void
+handle_cache_append(int s, char *payload, size_t len, int fd)
+{
+	GdbCacheRef *ref = (GdbCacheRef *) payload;
+	GdbStatusReply st;
+	CacheEntry *e;
+	GdbBatch   *batch;
+	size_t		blen = 0;
+	int			rc;
+
+	memset(&st, 0, sizeof(st));
+	e = len >= sizeof(GdbCacheRef) ? find_entry_by_id(ref->cache_id) : NULL;
+	if (e == NULL || e->owner != s || e->state != GDB_CACHE_STATE_LOADING)
+	{
+		reply_error(s, GDB_ERR_BAD_REQUEST, "no cache entry being loaded by this session");
+		return;
+	}
+	batch = map_batch(fd, &blen);
+	if (batch == NULL)
+	{
+		reply_error(s, GDB_ERR_BAD_REQUEST, "malformed batch");
+		return;
+	}
+	if (use_gpu)
+		rc = gdb_cuda_store_append(exec, e->store, batch, &st.stats, &st.err);
+	else
+		rc = gdb_cpu_store_append(e->store, batch, &st.err);
+	munmap(batch, blen);
+	if (rc == GDB_OK && cache_bytes(NULL) > budget_bytes() &&
+		!make_room(0, e))
+	{
+		rc = GDB_ERR_OUT_OF_MEMORY;
+		snprintf(st.err.message, sizeof(st.err.message),
+				 "the cache of this relation has grown to " UINT64_FORMAT " MB, over gpudb.cache_size ("
+				 UINT64_FORMAT " MB) with the other entries",
+				 gdb_store_bytes(e->store) >> 20, budget_bytes() >> 20);
+	}
+	check_device(rc);
+	st.err.status = rc;
+	reply(s, &st, NULL, 0, NULL, 0);
+	/* a failed load is over: the backend raises the error */
+	if (rc != GDB_OK && find_entry_by_id(ref->cache_id) == e)
+		entry_unlink(e, true);
+}
+
+static void
+handle_cache_finish(int s, char *payload, size_t len)
+{
+	GdbCacheRef *ref = (GdbCacheRef *) payload;
+	CacheEntry *e;
+	MemoryContext old;
+	char	   *p;
+	char	   *end = payload + len;
+	uint64		i;
+	GdbStatusReply st;
+
+	e = len >= sizeof(GdbCacheRef) ? find_entry_by_id(ref->cache_id) : NULL;
+	if (e == NULL || e->owner != s || e->state != GDB_CACHE_STATE_LOADING)
+	{
+		reply_error(s, GDB_ERR_BAD_REQUEST, "no cache entry being loaded by this session");
+		return;
+	}
+	old = MemoryContextSwitchTo(e->mcxt);
+	e->dict = gdb_dict_create();
+	p = payload + sizeof(GdbCacheRef);
+	for (i = 0; i < ref->nstrings; i++)
+	{
+		uint32		l;
+
+		if (p + sizeof(uint32) > end)
+			break;
+		memcpy(&l, p, sizeof(uint32));
+		p += sizeof(uint32);
+		if (p + l > end)
+			break;
+		(void) gdb_dict_intern(e->dict, p, l);
+		p += l;
+	}
+	MemoryContextSwitchTo(old);
+	if (i != ref->nstrings)
+	{
+		reply_error(s, GDB_ERR_BAD_REQUEST, "malformed dictionary");
+		return;
+	}
+	e->state = GDB_CACHE_STATE_LOADED;
+	e->loaded_at = GetCurrentTimestamp();
+	e->load_ms = (double) (e->loaded_at - e->load_start) / 1000.0;
+	memset(&st, 0, sizeof(st));
+	st.value = (int64) gdb_store_rows(e->store);
+	reply(s, &st, NULL, 0, NULL, 0);
+}
+
+/* COMMIT makes a loaded entry ready and replaces older ones; ABORT drops. */
+static void
+handle_cache_end(int s, char *payload, size_t len, bool commit)
+{
+	GdbCacheRef *ref = (GdbCacheRef *) payload;
+	CacheEntry *e = len >= sizeof(GdbCacheRef) ? find_entry_by_id(ref->cache_id) : NULL;
+	GdbStatusReply st;
+
+	memset(&st, 0, sizeof(st));
+	if (e && e->owner == s)
+	{
+		if (commit && e->state == GDB_CACHE_STATE_LOADED)
+		{
+			CacheEntry *o,
+					   *next;
+
+			for (o = entries; o; o = next)
+			{
+				next = o->next;
+				if (o != e && o->key.dbid == e->key.dbid && o->key.relid == e->key.relid &&
+					o->state == GDB_CACHE_STATE_READY)
+					entry_unlink(o, true);
+			}
+			e->state = GDB_CACHE_STATE_READY;
+			e->owner = -1;
+			st.value = 1;
+		}
+		else
+			entry_unlink(e, true);
+	}
+	reply(s, &st, NULL, 0, NULL, 0);
+}
+
+static void
+handle_cache_drop(int s, char *payload, size_t len)
+{
+	GdbCacheKey *key = (GdbCacheKey *) payload;
+	GdbStatusReply st;
+	CacheEntry *e,
+			   *next;
+
+	memset(&st, 0, sizeof(st));
+	if (len >= sizeof(GdbCacheKey))
+		for (e = entries; e; e = next)
+		{
+			next = e->next;
+			if (e->key.dbid == key->dbid && e->key.relid == key->relid &&
+				e->state == GDB_CACHE_STATE_READY)
+			{
+				entry_unlink(e, true);
+				st.value = 1;
+			}
+		}
+	reply(s, &st, NULL, 0, NULL, 0);
+}
+
+static void
+handle_cache_status(int s, char *payload, size_t len)
+{
+	GdbCacheKey *key = (GdbCacheKey *) payload;
+	GdbStatusReply st;
+	CacheEntry *e;
+	int			n = 0;
+	GdbCacheInfo *info;
+
+	for (e = entries; e; e = e->next)
+		n++;
+	info = palloc0(sizeof(GdbCacheInfo) * Max(n, 1));
+	n = 0;
+	for (e = entries; e; e = e->next)
+	{
+		GdbCacheInfo *i = &info[n];
+
+		if (len >= sizeof(GdbCacheKey) && key->dbid != e->key.dbid)
+			continue;
+		i->key = e->key;
+		i->state = e->state;
+		i->ncols = e->ncols;
+		memcpy(i->attnums, e->attnums, sizeof(i->attnums));
+		i->change_count = e->change_count;
+		i->rows = gdb_store_rows(e->store);
+		i->device_bytes = use_gpu ? gdb_store_bytes(e->store) : 0;
+		i->host_bytes = use_gpu ? 0 : gdb_store_bytes(e->store);
+		i->load_ms = e->load_ms;
+		i->hits = e->hits;
+		i->last_use = e->last_use;
+		i->loaded_at = e->loaded_at;
+		i->relfilenode = e->relfilenode;
+		n++;
+	}
+	memset(&st, 0, sizeof(st));
+	st.value = n;
+	reply(s, &st, info, sizeof(GdbCacheInfo) * n, NULL, 0);
+	pfree(info);
+}
+
+static bool
+xid_in(uint32 xid, const uint32 *xip, uint32 n)
+{
+	uint32		i;
+
+	for (i = 0; i < n; i++)
+		if (xip[i] == xid)
+			return true;
+	return false;
+}
+
+static bool
+xid_precedes(uint32 a, uint32 b)
+{
+	return (int32) (a - b) < 0;
+}
+
+/*
+ * Does a query snapshot q see every transaction the load saw as committed?
+ * The load held a lock that excluded writers, so every change in the cache
+ * was committed before the load's snapshot; later changes bump the change
+ * counter.  q must therefore see all xids the load saw finished: q.xmax is
+ * not before the load's xmax, and every xid q still sees running below the
+ * load's xmax was running for the load too.
+ */
+static bool
+snapshot_covers_load(const CacheEntry *e, const GdbSnapshotInfo *q, const uint32 *qxip)
+{
+	uint32		i;
+
+	if (xid_precedes(q->xmax, e->snap.xmax))
+		return false;
+	if (q->overflowed || e->snap.overflowed)
+		return !xid_precedes(q->xmin, e->snap.xmax);
+	for (i = 0; i < q->nxip; i++)
+		if (xid_precedes(qxip[i], e->snap.xmax) &&
+			!xid_in(qxip[i], e->xip, e->snap.nxip))
+			return false;
+	return true;
+}
+
+static void
+handle_cache_groupby(int s, char *payload, size_t len)
+{
+	GdbCacheQuery *cq = (GdbCacheQuery *) payload;
+	GdbStatusReply st;
+	CacheEntry *e;
+	const uint32 *qxip;
+	char	   *p;
+	char	   *end = payload + len;
+	int			map[GDB_MAX_COLUMNS];
+	int64	   *codes;
+	uint32		i,
+				c;
+	GdbRequest *req;
+	GdbBatch   *result = NULL;
+	int			rc;
+	StringInfoData strings;
+
+	memset(&st, 0, sizeof(st));
+	if (len < sizeof(GdbCacheQuery) || cq->ncols > GDB_MAX_COLUMNS ||
+		cq->snapshot.nxip > GDB_MAX_XIP ||
+		len < sizeof(GdbCacheQuery) + cq->snapshot.nxip * sizeof(uint32))
+	{
+		reply_error(s, GDB_ERR_BAD_REQUEST, "malformed cache query");
+		return;
+	}
+	qxip = (const uint32 *) (payload + sizeof(GdbCacheQuery));
+
+	for (e = entries; e; e = e->next)
+		if (e->key.dbid == cq->key.dbid && e->key.relid == cq->key.relid &&
+			e->state == GDB_CACHE_STATE_READY)
+			break;
+	if (e == NULL)
+	{
+		for (e = entries; e; e = e->next)
+			if (e->key.dbid == cq->key.dbid && e->key.relid == cq->key.relid)
+				break;
+		st.cache_state = e ? GDB_CACHE_NOT_READY : GDB_CACHE_ABSENT;
+		reply(s, &st, NULL, 0, NULL, 0);
+		return;
+	}
+	if (e->relfilenode != cq->relfilenode || e->change_count != cq->change_count)
+	{
+		st.cache_state = GDB_CACHE_STALE;
+		reply(s, &st, NULL, 0, NULL, 0);
+		return;
+	}
+	for (i = 0; i < cq->ncols; i++)
+	{
+		map[i] = -1;
+		for (c = 0; c < e->ncols; c++)
+			if (e->attnums[c] == cq->attnums[i] && e->typids[c] == cq->typids[i])
+				map[i] = c;
+		if (map[i] < 0)
+		{
+			st.cache_state = GDB_CACHE_ABSENT;
+			reply(s, &st, NULL, 0, NULL, 0);
+			return;
+		}
+	}
+	if (!snapshot_covers_load(e, &cq->snapshot, qxip))
+	{
+		st.cache_state = GDB_CACHE_SNAPSHOT;
+		reply(s, &st, NULL, 0, NULL, 0);
+		return;
+	}
+
+	/* map the request's columns onto the store's and bind text constants */
+	req = &cq->req;
+	if (req->nkeys > GDB_MAX_GROUP_KEYS || req->naggs > GDB_MAX_AGGREGATES ||
+		req->ninstr > GDB_MAX_INSTR)
+	{
+		reply_error(s, GDB_ERR_BAD_REQUEST, "malformed request");
+		return;
+	}
+	for (i = 0; i < req->nkeys; i++)
+		if (req->key_cols[i] >= 0 && (uint32) req->key_cols[i] < cq->ncols)
+			req->key_cols[i] = map[req->key_cols[i]];
+	for (i = 0; i < req->naggs; i++)
+		if (req->aggs[i].input_col >= 0 && (uint32) req->aggs[i].input_col < cq->ncols)
+			req->aggs[i].input_col = map[req->aggs[i].input_col];
+	for (i = 0; i < req->ninstr; i++)
+		if (req->program[i].op == GDB_OP_PUSH_COL &&
+			req->program[i].arg >= 0 && (uint32) req->program[i].arg < cq->ncols)
+			req->program[i].arg = map[req->program[i].arg];
+	codes = palloc(sizeof(int64) * Max(cq->ntext, 1));
+	p = payload + sizeof(GdbCacheQuery) + cq->snapshot.nxip * sizeof(uint32);
+	for (i = 0; i < cq->ntext; i++)
+	{
+		uint32		l;
+
+		if (p + sizeof(uint32) > end)
+			break;
+		memcpy(&l, p, sizeof(uint32));
+		p += sizeof(uint32);
+		if (p + l > end)
+			break;
+		codes[i] = e->dict ? gdb_dict_lookup(e->dict, p, l) : -1;
+		p += l;
+	}
+	if (i != cq->ntext || gdb_request_bind_text(req, codes, cq->ntext) != GDB_OK)
+	{
+		reply_error(s, GDB_ERR_BAD_REQUEST, "malformed text constants");
+		return;
+	}
+
+	if (use_gpu)
+		rc = gdb_cuda_store_groupby(exec, e->store, req, request_alloc, NULL,
+									&result, &st.stats, &st.err);
+	else
+		rc = gdb_cpu_store_groupby(e->store, req, request_alloc, NULL,
+								   &result, &st.stats, &st.err);
+	st.err.status = rc;
+	check_device(rc);
+	if (rc != GDB_OK)
+	{
+		reply(s, &st, NULL, 0, NULL, 0);
+		return;
+	}
+	e->hits++;
+	e->last_use = GetCurrentTimestamp();
+
+	/* the strings of text group keys, row by row */
+	initStringInfo(&strings);
+	for (i = 0; i < req->nkeys; i++)
+	{
+		const int64 *vals = GDB_COL_PTR(result, result, i, int64);
+		const uint8_t *nulls = GDB_NULL_PTR(result, result, i);
+		uint64		r;
+
+		if (!cq->key_is_text[i])
+			continue;
+		for (r = 0; r < result->nrows; r++)
+		{
+			uint32		l = 0xFFFFFFFF;
+
+			if (nulls && nulls[r])
+				appendBinaryStringInfo(&strings, (char *) &l, sizeof(l));
+			else
+			{
+				text	   *t = DatumGetTextPP(gdb_dict_datum(e->dict, vals[r]));
+
+				l = VARSIZE_ANY_EXHDR(t);
+				appendBinaryStringInfo(&strings, (char *) &l, sizeof(l));
+				appendBinaryStringInfo(&strings, VARDATA_ANY(t), l);
+			}
+		}
+	}
+	st.cache_state = GDB_CACHE_USED;
+	st.result_bytes = result->total_bytes;
+	st.strings_bytes = strings.len;
+	reply(s, &st, result, result->total_bytes, strings.data, strings.len);
+}
+
+/* A backend went away: drop what it was loading and had not committed. */
+static void
+client_gone(int s)
+{
+	CacheEntry *e,
+			   *next;
+
+	for (e = entries; e; e = next)
+	{
+		next = e->next;
+		if (e->owner == s && e->state != GDB_CACHE_STATE_READY)
+			entry_unlink(e, true);
+	}
+	close(s);
+}
+
+/* Read and serve one request; false when the client is gone. */
+static bool
+serve(int s)
+{
+	GdbMsgHeader hdr;
+	char	   *payload;
+	int			fd = -1;
+
+	if (!read_full(s, &hdr, sizeof(hdr), &fd))
+		return false;
+	if (hdr.magic != GDB_MSG_MAGIC || hdr.payload_len > ((uint64) 1 << 34))
+	{
+		if (fd >= 0)
+			close(fd);
+		return false;
+	}
+	MemoryContextReset(request_cxt);
+	MemoryContextSwitchTo(request_cxt);
+	payload = MemoryContextAllocHuge(request_cxt, Max(hdr.payload_len, 1));
+	if (!read_full(s, payload, hdr.payload_len, NULL))
+	{
+		if (fd >= 0)
+			close(fd);
+		return false;
+	}
+	switch (hdr.type)
+	{
+		case GDB_MSG_HELLO:
+			{
+				GdbStatusReply st = {0};
+
+				reply(s, &st, &hello, sizeof(hello), NULL, 0);
+			}
+			break;
+		case GDB_MSG_GROUPBY:
+			if (hdr.payload_len < sizeof(GdbRequest))
+				reply_error(s, GDB_ERR_BAD_REQUEST, "malformed request");
+			else
+				handle_groupby(s, (GdbRequest *) payload, fd);
+			break;
+		case GDB_MSG_CACHE_CREATE:
+			handle_cache_create(s, payload, hdr.payload_len);
+			break;
+		case GDB_MSG_CACHE_APPEND:
+			handle_cache_append(s, payload, hdr.payload_len, fd);
+			break;
+		case GDB_MSG_CACHE_FINISH:
+			handle_cache_finish(s, payload, hdr.payload_len);
+			break;
+		case GDB_MSG_CACHE_COMMIT:
+		case GDB_MSG_CACHE_ABORT:
+			handle_cache_end(s, payload, hdr.payload_len,
+							 hdr.type == GDB_MSG_CACHE_COMMIT);
+			break;
+		case GDB_MSG_CACHE_GROUPBY:
+			handle_cache_groupby(s, payload, hdr.payload_len);
+			break;
+		case GDB_MSG_CACHE_DROP:
+			handle_cache_drop(s, payload, hdr.payload_len);
+			break;
+		case GDB_MSG_CACHE_STATUS:
+			handle_cache_status(s, payload, hdr.payload_len);
+			break;
+		default:
+			reply_error(s, GDB_ERR_BAD_REQUEST, "unknown request type %u", hdr.type);
+	}
+	if (fd >= 0)
+		close(fd);
+	MemoryContextSwitchTo(TopMemoryContext);
+	MemoryContextReset(request_cxt);
+	return true;
+}
+
+/* Choose the mode: the first usable device, else the CPU. */
+static void
+choose_mode(void)
+{
+	GdbError	err = {0};
+	int			ndev = 0;
+
+	memset(&hello, 0, sizeof(hello));
+	if (gpudb_device_mode == GPUDB_DEVICE_CPU)
+	{
+		strlcpy(hello.reason, "gpudb.device is cpu in the server's configuration",
+				sizeof(hello.reason));
+		return;
+	}
+	if (gdb_cuda_probe(hello.devs, lengthof(hello.devs), &ndev, &err) != GDB_OK || ndev == 0)
+	{
+		strlcpy(hello.reason, err.message[0] ? err.message : "no CUDA device",
+				sizeof(hello.reason));
+		return;
+	}
+	hello.ndev = ndev;
+	if (gdb_cuda_open(hello.devs[0].ordinal, &exec, &err) != GDB_OK)
+	{
+		snprintf(hello.reason, sizeof(hello.reason), "device 0 unusable: %s", err.message);
+		exec = NULL;
+		return;
+	}
+	use_gpu = true;
+	hello.use_gpu = 1;
+}
+
+/* The server process: serve requests until shutdown or postmaster death. */
+static void
+server_run(void)
+{
+	struct sockaddr_un addr;
+	struct pollfd *pfds;
+	int			listen_sock;
+	int			nclients = 0;
+	int		   *clients;
+
+	request_cxt = AllocSetContextCreate(TopMemoryContext, "gpudb server request",
+										ALLOCSET_DEFAULT_SIZES);
+	clients = palloc(sizeof(int) * MAX_CLIENTS);
+	pfds = palloc(sizeof(struct pollfd) * (MAX_CLIENTS + 1));
+
+	choose_mode();
+	ereport(LOG,
+			(errmsg("gpudb server: %s mode%s%s", use_gpu ? "GPU" : "CPU",
+					use_gpu ? ", device " : ": ",
+					use_gpu ? hello.devs[0].name : hello.reason)));
+
+	listen_sock = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (listen_sock < 0)
+		elog(FATAL, "gpudb server: socket: %m");
+	memset(&addr, 0, sizeof(addr));
+	addr.sun_family = AF_UNIX;
+	strlcpy(addr.sun_path, GDB_SERVER_SOCKET, sizeof(addr.sun_path));
+	unlink(GDB_SERVER_SOCKET);
+	if (bind(listen_sock, (struct sockaddr *) &addr, sizeof(addr)) < 0)
+		elog(FATAL, "gpudb server: bind %s: %m", GDB_SERVER_SOCKET);
+	if (chmod(GDB_SERVER_SOCKET, S_IRUSR | S_IWUSR) < 0)
+		elog(FATAL, "gpudb server: chmod %s: %m", GDB_SERVER_SOCKET);
+	if (listen(listen_sock, 128) < 0)
+		elog(FATAL, "gpudb server: listen: %m");
+
+	while (!ShutdownRequestPending)
+	{
+		int			i,
+					n;
+
+		if (ConfigReloadPending)
+		{
+			ConfigReloadPending = false;
+			ProcessConfigFile(PGC_SIGHUP);
+		}
+		pfds[0].fd = listen_sock;
+		pfds[0].events = POLLIN;
+		for (i = 0; i < nclients; i++)
+		{
+			pfds[i + 1].fd = clients[i];
+			pfds[i + 1].events = POLLIN;
+			pfds[i + 1].revents = 0;
+		}
+		n = poll(pfds, nclients + 1, 1000);
+		if (n < 0)
+		{
+			if (errno == EINTR)
+				continue;
+			elog(FATAL, "gpudb server: poll: %m");
+		}
+		if (!PostmasterIsAlive() || getppid() == 1)
+			_exit(1);
+		for (i = nclients - 1; i >= 0; i--)
+		{
+			if (pfds[i + 1].revents == 0)
+				continue;
+			if (!serve(clients[i]))
+			{
+				client_gone(clients[i]);
+				clients[i] = clients[--nclients];
+			}
+		}
+		if (pfds[0].revents & POLLIN)
+		{
+			int			c = accept(listen_sock, NULL, NULL);
+
+			if (c >= 0)
+			{
+				struct timeval tv = {30, 0};
+
+				if (nclients >= MAX_CLIENTS)
+					close(c);
+				else
+				{
+					/* a stuck peer cannot hold the server longer than this */
+					setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+					setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+					clients[nclients++] = c;
+				}
+			}
+		}
+	}
+	cache_drop_all("server shutdown");
+	if (exec)
+		gdb_cuda_close(exec);
+	unlink(GDB_SERVER_SOCKET);
+	_exit(0);
+}
+
+static volatile sig_atomic_t child_exited = false;
+
+static void
+handle_sigchld(SIGNAL_ARGS)
+{
+	int			save_errno = errno;
+
+	child_exited = true;
+	SetLatch(MyLatch);
+	errno = save_errno;
+}
+
+/*
+ * gdb_server_main: the "gpudb GPU server" background worker: fork the
+ * server process, restart it a second after it dies, stop it on shutdown.
+ */
+void
+gdb_server_main(Datum arg)
+{
+	pid_t		child = 0;
+
+	pqsignal(SIGTERM, SignalHandlerForShutdownRequest);
+	pqsignal(SIGHUP, SignalHandlerForConfigReload);
+	pqsignal(SIGCHLD, handle_sigchld);
+	pqsignal(SIGPIPE, SIG_IGN);
+	BackgroundWorkerUnblockSignals();
+
+	while (!ShutdownRequestPending)
+	{
+		if (child == 0)
+		{
+			child = fork();
+			if (child < 0)
+			{
+				ereport(LOG, (errmsg("gpudb: could not fork the GPU server: %m")));
+				child = 0;
+			}
+			else if (child == 0)
+			{
+				/* the server process: nothing of PostgreSQL's shared state */
+				on_exit_reset();
+				pqsignal(SIGCHLD, SIG_DFL);
+				init_ps_display("gpudb GPU server process");
+				server_run();
+				_exit(0);
+			}
+		}
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 1000L, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		if (ConfigReloadPending)
+		{
+			ConfigReloadPending = false;
+			ProcessConfigFile(PGC_SIGHUP);
+			if (child > 0)
+				kill(child, SIGHUP);
+		}
+		if (child > 0)
+		{
+			int			status;
+			pid_t		r = waitpid(child, &status, WNOHANG);
+
+			child_exited = false;
+			if (r == child)
+			{
+				ereport(LOG,
+						(errmsg("gpudb: GPU server process %d %s %d; restarting it",
+								(int) child,
+								WIFSIGNALED(status) ? "was terminated by signal" : "exited with status",
+								WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status))));
+				child = 0;
+				pg_usleep(1000000L);
+			}
+		}
+	}
+	if (child > 0)
+	{
+		kill(child, SIGTERM);
+		(void) waitpid(child, NULL, 0);
+	}
+	proc_exit(0);
+}

@@ -1,0 +1,338 @@
+/*-------------------------------------------------------------------------
+ *
+ * server_client.c
+ *	  The backend's side of the GPU server connection: connect, send a
+ *	  request (optionally with a memfd batch), wait for the reply while
+ *	  serving interrupts, and batch buffers in memfd shared memory.
+ *
+ * One connection per backend, opened on first use and kept.  Waiting for a
+ * reply goes through WaitLatchOrSocket and CHECK_FOR_INTERRUPTS, so
+ * pg_cancel_backend and statement_timeout stop the wait at once; an ERROR
+ * in the middle of an exchange closes the connection (the server then
+ * discards whatever that request had produced) and the next call
+ * reconnects.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "miscadmin.h"
+#include "storage/latch.h"
+#include "utils/memutils.h"
+#include "utils/wait_event.h"
+
+#include "gpudb.h"
+#include "server_client.h"
+
+static pgsocket server_sock = PGINVALID_SOCKET;
+
+/* Close the connection (the protocol state is unknown after an error). */
+void
+gdb_server_disconnect(void)
+{
+	if (server_sock != PGINVALID_SOCKET)
+		close(server_sock);
+	server_sock = PGINVALID_SOCKET;
+}
+
+/* see server_client.h */
+bool
+gdb_server_connect(void)
+{
+	struct sockaddr_un addr;
+	pgsocket	s;
+
+	if (server_sock != PGINVALID_SOCKET)
+		return true;
+	if (!gpudb_preloaded)
+		return false;
+	s = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (s < 0)
+		return false;
+	memset(&addr, 0, sizeof(addr));
+	addr.sun_family = AF_UNIX;
+	strlcpy(addr.sun_path, GDB_SERVER_SOCKET, sizeof(addr.sun_path));
+	/* the backend's working directory is the data directory */
+	if (connect(s, (struct sockaddr *) &addr, sizeof(addr)) < 0)
+	{
+		close(s);
+		return false;
+	}
+	if (fcntl(s, F_SETFL, O_NONBLOCK) < 0)
+	{
+		close(s);
+		return false;
+	}
+	server_sock = s;
+	return true;
+}
+
+/* Wait until the socket is ready for events; serves interrupts. */
+static void
+wait_socket(int events)
+{
+	for (;;)
+	{
+		int			rc = WaitLatchOrSocket(MyLatch,
+										   WL_LATCH_SET | WL_EXIT_ON_PM_DEATH | events,
+										   server_sock, -1L, PG_WAIT_EXTENSION);
+
+		if (rc & WL_LATCH_SET)
+		{
+			ResetLatch(MyLatch);
+			CHECK_FOR_INTERRUPTS();
+		}
+		if (rc & events)
+			return;
+	}
+}
+
+static void
+lost_server(const char *what)
+{
+	gdb_server_disconnect();
+	ereport(ERROR,
+			(errcode(ERRCODE_CONNECTION_FAILURE),
+			 errmsg("gpudb: lost the connection to the GPU server while %s", what),
+			 errhint("The server restarts by itself; run the statement again.")));
+}
+
+/* Send len bytes (and, with the first byte, fd if >= 0). */
+static void
+send_all(const char *buf, size_t len, int fd)
+{
+	while (len > 0)
+	{
+		struct msghdr msg = {0};
+		struct iovec iov;
+		char		cbuf[CMSG_SPACE(sizeof(int))];
+		ssize_t		n;
+
+		iov.iov_base = (void *) buf;
+		iov.iov_len = len;
+		msg.msg_iov = &iov;
+		msg.msg_iovlen = 1;
+		if (fd >= 0)
+		{
+			struct cmsghdr *cm;
+
+			memset(cbuf, 0, sizeof(cbuf));
+			msg.msg_control = cbuf;
+			msg.msg_controllen = sizeof(cbuf);
+			cm = CMSG_FIRSTHDR(&msg);
+			cm->cmsg_level = SOL_SOCKET;
+			cm->cmsg_type = SCM_RIGHTS;
+			cm->cmsg_len = CMSG_LEN(sizeof(int));
+			memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+		}
+		n = sendmsg(server_sock, &msg, MSG_NOSIGNAL);
+		if (n < 0)
+		{
+			if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+			{
+				wait_socket(WL_SOCKET_WRITEABLE);
+				continue;
+			}
+			lost_server("sending a request");
+		}
+		fd = -1;
+		buf += n;
+		len -= n;
+	}
+}
+
+static void
+recv_all(char *buf, size_t len)
+{
+	while (len > 0)
+	{
+		ssize_t		n = recv(server_sock, buf, len, 0);
+
+		if (n < 0)
+		{
+			if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+			{
+				wait_socket(WL_SOCKET_READABLE);
+				continue;
+			}
+			lost_server("waiting for a reply");
+		}
+		if (n == 0)
+			lost_server("waiting for a reply");
+		buf += n;
+		len -= n;
+	}
+}
+
+/* see server_client.h */
+void
+gdb_server_send(uint32 type, const GdbMsgPart *parts, int nparts, int fd)
+{
+	GdbMsgHeader hdr;
+	int			i;
+
+	if (!gdb_server_connect())
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("gpudb: the GPU server is not running"),
+				 errhint("The GPU server needs shared_preload_libraries = 'gpudb'.")));
+
+	hdr.magic = GDB_MSG_MAGIC;
+	hdr.type = type;
+	hdr.payload_len = 0;
+	for (i = 0; i < nparts; i++)
+		hdr.payload_len += parts[i].len;
+
+	PG_TRY();
+	{
+		send_all((const char *) &hdr, sizeof(hdr), fd);
+		for (i = 0; i < nparts; i++)
+			if (parts[i].len > 0)
+				send_all(parts[i].data, parts[i].len, -1);
+	}
+	PG_CATCH();
+	{
+		/* an interrupted exchange leaves the stream out of step */
+		gdb_server_disconnect();
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+}
+
+/* see server_client.h */
+GdbReply *
+gdb_server_receive(void)
+{
+	GdbMsgHeader hdr;
+	GdbReply   *reply = NULL;
+
+	if (server_sock == PGINVALID_SOCKET)
+		lost_server("waiting for a reply");
+	PG_TRY();
+	{
+		recv_all((char *) &hdr, sizeof(hdr));
+		if (hdr.magic != GDB_MSG_MAGIC || hdr.type != GDB_MSG_REPLY ||
+			hdr.payload_len < sizeof(GdbStatusReply))
+			lost_server("reading a malformed reply");
+		reply = palloc0(sizeof(GdbReply));
+		reply->payload = MemoryContextAllocHuge(CurrentMemoryContext, hdr.payload_len);
+		reply->len = hdr.payload_len;
+		recv_all(reply->payload, hdr.payload_len);
+	}
+	PG_CATCH();
+	{
+		gdb_server_disconnect();
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+
+	reply->status = (GdbStatusReply *) reply->payload;
+	reply->rest = reply->payload + sizeof(GdbStatusReply);
+	reply->rest_len = reply->len - sizeof(GdbStatusReply);
+	return reply;
+}
+
+/* see server_client.h */
+GdbReply *
+gdb_server_call(uint32 type, const GdbMsgPart *parts, int nparts, int fd)
+{
+	gdb_server_send(type, parts, nparts, fd);
+	return gdb_server_receive();
+}
+
+/* see server_client.h */
+const GdbHelloReply *
+gdb_server_hello(void)
+{
+	static GdbHelloReply hello;
+	static bool known = false;
+	MemoryContext oldcxt = CurrentMemoryContext;
+
+	if (known && server_sock != PGINVALID_SOCKET)
+		return &hello;
+
+	if (!gdb_server_connect())
+		return NULL;
+	PG_TRY();
+	{
+		GdbReply   *r = gdb_server_call(GDB_MSG_HELLO, NULL, 0, -1);
+
+		if (r->rest_len >= sizeof(GdbHelloReply))
+		{
+			memcpy(&hello, r->rest, sizeof(GdbHelloReply));
+			known = true;
+		}
+	}
+	PG_CATCH();
+	{
+		/* no server, or it went away: the caller takes the CPU path */
+		MemoryContextSwitchTo(oldcxt);
+		FlushErrorState();
+		known = false;
+	}
+	PG_END_TRY();
+	return known ? &hello : NULL;
+}
+
+/* ---- batch buffers in memfd shared memory ---- */
+
+typedef struct MemfdBuffer
+{
+	int			fd;
+	void	   *ptr;
+	size_t		bytes;
+} MemfdBuffer;
+
+static void
+memfd_release(void *arg)
+{
+	MemfdBuffer *b = (MemfdBuffer *) arg;
+
+	if (b->ptr)
+		munmap(b->ptr, b->bytes);
+	if (b->fd >= 0)
+		close(b->fd);
+	b->ptr = NULL;
+	b->fd = -1;
+}
+
+/* see server_client.h */
+void *
+gdb_memfd_alloc(size_t bytes, int *fd)
+{
+	MemfdBuffer *b = MemoryContextAllocZero(CurrentMemoryContext, sizeof(MemfdBuffer));
+	MemoryContextCallback *cb = MemoryContextAllocZero(CurrentMemoryContext,
+													   sizeof(MemoryContextCallback));
+
+	b->fd = memfd_create("gpudb-batch", MFD_CLOEXEC);
+	if (b->fd < 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("gpudb: could not create a shared batch buffer: %m")));
+	b->bytes = bytes;
+	cb->func = memfd_release;
+	cb->arg = b;
+	MemoryContextRegisterResetCallback(CurrentMemoryContext, cb);
+	if (ftruncate(b->fd, bytes) < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_OUT_OF_MEMORY),
+				 errmsg("gpudb: could not size a shared batch buffer of %zu bytes: %m",
+						bytes)));
+	b->ptr = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, b->fd, 0);
+	if (b->ptr == MAP_FAILED)
+	{
+		b->ptr = NULL;
+		ereport(ERROR,
+				(errcode(ERRCODE_OUT_OF_MEMORY),
+				 errmsg("gpudb: could not map a shared batch buffer of %zu bytes: %m",
+						bytes)));
+	}
+	*fd = b->fd;
+	return b->ptr;
+}

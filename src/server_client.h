@@ -1,0 +1,73 @@
+/*-------------------------------------------------------------------------
+ *
+ * server_client.h
+ *	  Backend-side calls to the GPU server (server_client.c) and the
+ *	  server's entry point (gpu_server.c).
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUDB_SERVER_CLIENT_H
+#define GPUDB_SERVER_CLIENT_H
+
+#include "server_protocol.h"
+
+/* One piece of a request's payload. */
+typedef struct GdbMsgPart
+{
+	const char *data;
+	size_t		len;
+} GdbMsgPart;
+
+/* A reply: the status, then the request-specific rest. */
+typedef struct GdbReply
+{
+	char	   *payload;
+	size_t		len;
+	GdbStatusReply *status;
+	char	   *rest;
+	size_t		rest_len;
+} GdbReply;
+
+/*
+ * gdb_server_connect: connect to the GPU server once per backend; false
+ * when gpudb is not preloaded or the server does not answer.  Never raises.
+ */
+extern bool gdb_server_connect(void);
+extern void gdb_server_disconnect(void);
+
+/*
+ * gdb_server_call: send a request of type with the concatenated parts as
+ * payload and fd (or -1) attached, and wait for the reply (palloc'd).
+ * Interrupts are served while waiting.  Raises 55000 when the server is not
+ * running and 08006 when the connection breaks.
+ */
+extern GdbReply *gdb_server_call(uint32 type, const GdbMsgPart *parts,
+								 int nparts, int fd);
+
+/*
+ * gdb_server_send / gdb_server_receive: the two halves of gdb_server_call,
+ * so that a backend can prepare the next batch while the server works on
+ * the last one (one request in flight).  Same errors.
+ */
+extern void gdb_server_send(uint32 type, const GdbMsgPart *parts, int nparts,
+							int fd);
+extern GdbReply *gdb_server_receive(void);
+
+/*
+ * gdb_server_hello: the server's mode and devices, asked once per
+ * connection; NULL when no server answers.  Never raises.
+ */
+extern const GdbHelloReply *gdb_server_hello(void);
+
+/*
+ * gdb_memfd_alloc: bytes of shared memory (a memfd mapping) that the
+ * server can map when the fd is passed along with a request; unmapped and
+ * closed when the current memory context is reset or deleted.  Raises
+ * 53200 when it cannot be made.
+ */
+extern void *gdb_memfd_alloc(size_t bytes, int *fd);
+
+/* gpu_server.c: the background worker's entry point. */
+extern PGDLLEXPORT void gdb_server_main(Datum arg);
+
+#endif							/* GPUDB_SERVER_CLIENT_H */

@@ -1,0 +1,166 @@
+/*-------------------------------------------------------------------------
+ *
+ * server_protocol.h
+ *	  Messages between backends and the GPU server (gpu_server.c).
+ *
+ * Transport: a Unix-domain stream socket "gpudb.sock" in the data directory
+ * (mode 0600 inside the 0700 data directory, so only the server's OS user
+ * reaches it).  Every message is a GdbMsgHeader followed by payload_len
+ * bytes.  A message may carry one file descriptor (SCM_RIGHTS): a memfd
+ * holding a column batch, which the server maps instead of copying it
+ * through the socket.  Each request gets exactly one reply, in order.
+ *
+ * Why a socket and not dsm/shm_mq: the server is a background worker that
+ * does not attach PostgreSQL's shared memory, so when it dies (a driver
+ * fault, a kill) the postmaster restarts only it instead of every session.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUDB_SERVER_PROTOCOL_H
+#define GPUDB_SERVER_PROTOCOL_H
+
+#include "gpudb_device.h"
+
+#define GDB_SERVER_SOCKET	"gpudb.sock"	/* relative to the data directory */
+#define GDB_MSG_MAGIC		0x47444d31u		/* "GDM1" */
+#define GDB_MAX_XIP			4096	/* snapshot xids carried; more: strict rule */
+
+typedef enum GdbMsgType
+{
+	GDB_MSG_HELLO = 1,			/* -> GdbHelloReply */
+	GDB_MSG_GROUPBY,			/* GdbRequest + fd(batch) -> result */
+	GDB_MSG_CACHE_CREATE,		/* GdbCacheCreate -> GdbStatusReply(id) */
+	GDB_MSG_CACHE_APPEND,		/* GdbCacheRef + fd(batch) -> GdbStatusReply */
+	GDB_MSG_CACHE_FINISH,		/* GdbCacheRef + dictionary -> GdbStatusReply */
+	GDB_MSG_CACHE_COMMIT,		/* GdbCacheRef -> GdbStatusReply */
+	GDB_MSG_CACHE_ABORT,		/* GdbCacheRef -> GdbStatusReply */
+	GDB_MSG_CACHE_GROUPBY,		/* GdbCacheQuery + ... -> result */
+	GDB_MSG_CACHE_DROP,			/* GdbCacheKey -> GdbStatusReply(found) */
+	GDB_MSG_CACHE_STATUS,		/* GdbCacheKey(relid 0) -> GdbCacheInfo[] */
+	GDB_MSG_REPLY				/* every reply */
+} GdbMsgType;
+
+typedef struct GdbMsgHeader
+{
+	uint32_t	magic;
+	uint32_t	type;
+	uint64_t	payload_len;
+} GdbMsgHeader;
+
+/* The server's description of itself. */
+typedef struct GdbHelloReply
+{
+	int32_t		use_gpu;		/* 1: device mode, 0: CPU mode */
+	int32_t		ndev;
+	char		reason[256];	/* why CPU mode */
+	GdbDeviceInfo devs[8];
+} GdbHelloReply;
+
+/* Reply to every request without a result batch; also heads result replies. */
+typedef struct GdbStatusReply
+{
+	GdbError	err;			/* err.status GDB_OK or a GdbStatus */
+	int32_t		cache_state;	/* GDB_CACHE_* for cache queries */
+	int32_t		pad;
+	int64_t		value;			/* request-specific (cache id, found) */
+	GdbStats	stats;
+	uint64_t	result_bytes;	/* a result batch of this size follows */
+	uint64_t	strings_bytes;	/* then the text key strings (see below) */
+} GdbStatusReply;
+
+/* Why a cached query was (not) answered from the cache. */
+#define GDB_CACHE_USED			0
+#define GDB_CACHE_ABSENT		1	/* not cached, or a column is missing */
+#define GDB_CACHE_NOT_READY		2	/* loading, or its load never committed */
+#define GDB_CACHE_STALE			3	/* changed since the load */
+#define GDB_CACHE_SNAPSHOT		4	/* the query's snapshot predates the load */
+
+typedef struct GdbCacheKey
+{
+	uint32_t	dbid;
+	uint32_t	relid;
+} GdbCacheKey;
+
+typedef struct GdbCacheRef
+{
+	int64_t		cache_id;
+	uint64_t	nstrings;		/* FINISH: dictionary strings that follow */
+} GdbCacheRef;
+
+/*
+ * A snapshot as far as cache validity needs it: xids below xmax that are
+ * not in xip[] (top-level and subtransaction xids together) are finished.
+ */
+typedef struct GdbSnapshotInfo
+{
+	uint32_t	xmin;
+	uint32_t	xmax;
+	uint32_t	nxip;			/* xids that follow the fixed part */
+	uint32_t	overflowed;		/* xip[] incomplete: use the strict rule */
+} GdbSnapshotInfo;
+
+/*
+ * CACHE_CREATE: GdbCacheCreate, then snapshot.nxip uint32 xids, then
+ * ncols NAMEDATALEN-byte column names.
+ */
+typedef struct GdbCacheCreate
+{
+	GdbCacheKey key;
+	uint32_t	relfilenode;
+	uint32_t	ncols;
+	uint64_t	change_count;	/* the relation's change counter at load */
+	uint64_t	est_rows;		/* for the budget check */
+	int16_t		attnums[GDB_MAX_COLUMNS];
+	uint32_t	typids[GDB_MAX_COLUMNS];
+	uint32_t	kinds[GDB_MAX_COLUMNS];
+	uint32_t	has_nulls[GDB_MAX_COLUMNS];
+	GdbSnapshotInfo snapshot;	/* the load's */
+} GdbCacheCreate;
+
+/*
+ * CACHE_GROUPBY: GdbCacheQuery, then snapshot.nxip uint32 xids, then
+ * ntext text constants, each a uint32 length and its bytes.  The request's
+ * column indexes refer to attnums[]; the server maps them onto its store.
+ * A USED reply carries the result batch and then, for each text key column
+ * (key_is_text), one string per result row: uint32 length + bytes, NULL
+ * keys as length 0xFFFFFFFF.
+ */
+typedef struct GdbCacheQuery
+{
+	GdbCacheKey key;
+	uint32_t	relfilenode;
+	uint32_t	ncols;
+	uint64_t	change_count;	/* the relation's change counter now */
+	int16_t		attnums[GDB_MAX_COLUMNS];
+	uint32_t	typids[GDB_MAX_COLUMNS];
+	uint32_t	key_is_text[GDB_MAX_GROUP_KEYS];
+	uint32_t	ntext;
+	uint32_t	pad;
+	GdbSnapshotInfo snapshot;	/* the query's */
+	GdbRequest	req;
+} GdbCacheQuery;
+
+#define GDB_CACHE_STATE_LOADING	0
+#define GDB_CACHE_STATE_LOADED	1	/* loaded, load not committed yet */
+#define GDB_CACHE_STATE_READY	2
+
+/* One row of the status reply (value = number of rows). */
+typedef struct GdbCacheInfo
+{
+	GdbCacheKey key;
+	uint32_t	state;
+	uint32_t	ncols;
+	int16_t		attnums[GDB_MAX_COLUMNS];
+	uint64_t	change_count;
+	uint64_t	rows;
+	uint64_t	device_bytes;
+	uint64_t	host_bytes;
+	double		load_ms;
+	int64_t		hits;
+	int64_t		last_use;		/* TimestampTz, 0 = never */
+	int64_t		loaded_at;		/* TimestampTz */
+	uint32_t	relfilenode;
+	uint32_t	pad;
+} GdbCacheInfo;
+
+#endif							/* GPUDB_SERVER_PROTOCOL_H */
