@@ -68,11 +68,12 @@ def timed(setup, query, reps):
     if r.returncode != 0:
         sys.exit("bench: failed: %s\n%s" % (query, r.stderr))
     times = [float(x) for x in re.findall(r"^Time: ([0-9.]+) ms", r.stdout, re.M)]
-    lines = [l for l in r.stdout.splitlines() if not l.startswith("Time:")]
+    # only the device times reach stdout (the rows went to /dev/null)
+    lines = [l for l in r.stdout.splitlines() if l and not l.startswith("Time:")]
     # query times are the even-numbered timings; skip the warm-up pair
     qtimes = times[0::2][1:]
     device = []
-    for l in lines[1::2][1:]:
+    for l in lines[1:]:
         try:
             device.append(float(l))
         except ValueError:
@@ -104,19 +105,45 @@ def main():
                             text=True).stdout.strip() or "nocommit"
     rows = psql("SELECT count(*) FROM t")
 
+    # the column cache (needs the GPU server): load time and column bytes
+    cached = False
+    load_line = "Cache: not available (no GPU server)."
+    if psql("SELECT current_setting('shared_preload_libraries') LIKE '%gpudb%'") == "t":
+        r = subprocess.run(["psql", "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1"],
+                           input="\\timing on\nSELECT gpu_cache_load('t');\n",
+                           capture_output=True, text=True)
+        if r.returncode == 0:
+            ms = float(re.findall(r"^Time: ([0-9.]+) ms", r.stdout, re.M)[0])
+            dev, host = psql("SELECT device_bytes, host_bytes FROM gpu_cache "
+                             "WHERE relation = 't'::regclass").split("|")
+            nbytes = max(int(dev), int(host))
+            load_line = ("Cache load of %s rows: %.0f ms, %.1f MB of column data in the cache, "
+                         "%.2f GB/s." % (rows, ms, nbytes / 1e6, nbytes / 1e6 / ms))
+            cached = True
+        else:
+            load_line = "Cache load failed: %s" % r.stderr.strip()
+    print(load_line, flush=True)
+
     out = ["# gpudb benchmark — %s rows, %s, path %s, commit %s" % (rows, device, path, commit), "",
            "Median (min–max) of %d runs, end to end in psql; device time from gpu_last_execution()."
            % args.reps,
            "Plain SQL ran with max_parallel_workers_per_gather = %d." % args.workers, "",
-           "| workload | gpu_groupby ms | device ms | PostgreSQL ms | speedup |",
-           "|---|---|---|---|---|"]
+           load_line, "",
+           "| workload | gpu_groupby heap ms | device ms | gpu_groupby cached ms | device ms "
+           "| PostgreSQL ms | speedup (cached) |",
+           "|---|---|---|---|---|---|---|"]
     for name, gq, sq in WORKLOADS:
-        g, dev = timed("", gq, args.reps)
+        g, dev = timed("SET gpudb.use_cache = off;", gq, args.reps)
+        if cached:
+            c, cdev = timed("", gq, args.reps)
+        else:
+            c, cdev = [float("nan")], []
         p, _ = timed("SET max_parallel_workers_per_gather = %d;" % args.workers, sq, args.reps)
-        gm, pm = statistics.median(g), statistics.median(p)
-        row = "| %s | %.1f (%.1f–%.1f) | %s | %.1f (%.1f–%.1f) | %.1fx |" % (
+        gm, cm, pm = statistics.median(g), statistics.median(c), statistics.median(p)
+        row = "| %s | %.1f (%.1f–%.1f) | %s | %.1f (%.1f–%.1f) | %s | %.1f (%.1f–%.1f) | %.1fx |" % (
             name, gm, min(g), max(g), ("%.2f" % statistics.median(dev)) if dev else "-",
-            pm, min(p), max(p), pm / gm if gm else 0)
+            cm, min(c), max(c), ("%.2f" % statistics.median(cdev)) if cdev else "-",
+            pm, min(p), max(p), pm / (cm if cached else gm))
         print(row, flush=True)
         out.append(row)
     os.makedirs(args.out, exist_ok=True)
