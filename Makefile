@@ -46,10 +46,10 @@ PG_CPPFLAGS += -Isrc
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
-cuda/%.o: cuda/%.cu src/gpudb_device.h src/gpudb_semantics.h $(wildcard cuda/*.cuh)
+cuda/%.o: cuda/%.cu src/gpudb_device.h src/gpudb_semantics.h src/column_store.h $(wildcard cuda/*.cuh)
 	$(NVCC) $(NVCC_FLAGS) -c $< -o $@
 
-$(OBJS): src/gpudb_device.h src/gpudb.h
+$(OBJS): src/gpudb_device.h src/gpudb.h src/column_store.h src/server_protocol.h
 
 # The CUDA objects are not in OBJS (no bitcode for them), so the module
 # depends on them explicitly.
@@ -60,8 +60,8 @@ endif
 # The device self-test: GPU path against the CPU path on random batches.
 # Always relinked, so that switching WITH_CUDA never leaves a stale binary.
 .PHONY: test/device_selftest
-test/device_selftest: test/device_selftest.c src/cpu_path.c $(CUDA_OBJS)
-	$(CC) -O2 -Isrc -o $@ test/device_selftest.c src/cpu_path.c $(CUDA_OBJS) \
+test/device_selftest: test/device_selftest.c src/cpu_path.c src/cpu_store.c src/column_store.h $(CUDA_OBJS)
+	$(CC) -O2 -Isrc -o $@ test/device_selftest.c src/cpu_path.c src/cpu_store.c $(CUDA_OBJS) \
 	    $(if $(filter 1,$(WITH_CUDA)),-L$(CUDA_HOME)/lib64 -lcudart_static -lrt -ldl -lpthread -lstdc++,src/cuda_absent.c) -lm
 
 .PHONY: selftest

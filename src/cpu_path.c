@@ -172,12 +172,15 @@ gdb_validate_batch(const GdbBatch *b, GdbError *err)
  * covers the header, every column's kind and null flag valid and its
  * values (capacity * width bytes, 8-byte aligned) and null flags (capacity
  * bytes) within total_bytes.  Returns GDB_OK or GDB_ERR_BAD_REQUEST with
- * the first problem in err->message.  Declared in column_store.h.
+ * the first problem in err->message (err may be NULL).  Declared in
+ * column_store.h.
  */
 int
 gdb_cpu_validate_batch(const GdbBatch *batch, GdbError *err)
 {
-	return gdb_validate_batch(batch, err);
+	GdbError	dummy;
+
+	return gdb_validate_batch(batch, err ? err : &dummy);
 }
 
 /* Is col a valid value (INT64 or FLOAT64) column of b? */

@@ -95,9 +95,12 @@ gdb_store_batch_check(const GdbStore *store, const GdbBatch *batch,
 					  GdbError *err)
 {
 	const GdbBatch *h = &store->header;
+	GdbError	dummy;
 	uint32_t	c;
 	int			st;
 
+	if (err == NULL)
+		err = &dummy;			/* gdb_cpu_validate_batch needs one */
 	if (batch == NULL)
 		return gdb_store_error(err, GDB_ERR_BAD_REQUEST,
 							   "column store append: batch is NULL");

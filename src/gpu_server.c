@@ -205,8 +205,9 @@ check_device(int status)
 	{
 		ereport(LOG,
 				(errmsg("gpudb server: device reset after a fault: %s", err.message)));
-		/* stores and the exec died with the context */
+		/* stores and the exec died with the context; freeing them is safe */
 		cache_drop_all("device reset");
+		gdb_cuda_close(exec);
 		exec = NULL;
 		memset(&err, 0, sizeof(err));
 		if (gdb_cuda_open(hello.devs[0].ordinal, &exec, &err) != GDB_OK)
@@ -340,7 +341,7 @@ cache_drop_all(const char *why)
 		ereport(LOG,
 				(errmsg("gpudb server: dropping cache of relation %u in database %u: %s",
 						entries->key.relid, entries->key.dbid, why)));
-		entry_unlink(entries, false);
+		entry_unlink(entries, true);
 	}
 }
 

@@ -471,8 +471,9 @@ extern void gdb_cuda_store_free(GdbStore *store);
 /*
  * gdb_cuda_recover: after a GDB_ERR_DEVICE, tell whether exec's device
  * context is still usable (GDB_OK).  If CUDA reports a sticky error, reset
- * the device (every store and exec on it is then lost: the caller must
- * drop them without calling *_store_free) and return GDB_ERR_DEVICE.
+ * the device (every store and exec made before is then lost: their calls
+ * return GDB_ERR_DEVICE, and freeing or closing them only releases host
+ * memory) and return GDB_ERR_DEVICE.
  */
 extern int	gdb_cuda_recover(GdbCudaExec *exec, GdbError *err);
 

@@ -14,7 +14,17 @@
  *		 over the whole batch (on each available path);
  *	   - filter errors (same status, from the first failing row), malformed
  *		 requests and programs (GDB_ERR_BAD_REQUEST), allocator failure
- *		 (GDB_ERR_OUT_OF_MEMORY), and a few semantics identities.
+ *		 (GDB_ERR_OUT_OF_MEMORY), and a few semantics identities;
+ *	   - text constants: an unbound PUSH_TEXT is GDB_ERR_BAD_REQUEST on both
+ *		 paths; gdb_request_bind_text maps codes, rejects bad args;
+ *	   - column stores (CPU, and CUDA with a device): a random input
+ *		 appended in 3-5 unequal batches from a small capacity (so the store
+ *		 grows), group-bys over the store against gdb_cpu_groupby over the
+ *		 rows appended so far, rejected appends (layout mismatch), creation
+ *		 errors, empty stores;
+ *	   - with a device, last: gdb_cuda_recover on a healthy device, then
+ *		 after a planted illegal address (device reset, lost exec and store
+ *		 fail cleanly, a new exec works).
  *	  Batches are random: int and float columns with NULLs, NaN of both
  *	  signs, -0.0, +-Inf, duplicates, int64 extremes.  The last line is
  *	  "selftest: N passed, M failed"; the exit status is non-zero on any
@@ -37,6 +47,7 @@
 #include <time.h>
 
 #include "gpudb_semantics.h"
+#include "column_store.h"
 
 /* ---- bookkeeping ---- */
 
@@ -1147,6 +1158,465 @@ test_first_error(void)
 	free(r);
 }
 
+/* ---- column stores, text constants, device recovery ---- */
+
+/* The store operations of one path: 0 the CPU store, 1 the CUDA store. */
+static int
+st_create(int on_gpu, const GdbBatch *like, uint64_t capacity, GdbStore **s,
+		  GdbError *err)
+{
+	uint32_t	kinds[GDB_MAX_COLUMNS],
+				hn[GDB_MAX_COLUMNS];
+	uint32_t	c;
+
+	for (c = 0; c < like->ncols; c++)
+	{
+		kinds[c] = like->cols[c].kind;
+		hn[c] = like->cols[c].has_nulls;
+	}
+	return on_gpu ? gdb_cuda_store_create(gpu, like->ncols, kinds, hn, capacity, s, err)
+		: gdb_cpu_store_create(like->ncols, kinds, hn, capacity, s, err);
+}
+
+static int
+st_append(int on_gpu, GdbStore *s, const GdbBatch *b, GdbStats *stats, GdbError *err)
+{
+	return on_gpu ? gdb_cuda_store_append(gpu, s, b, stats, err)
+		: gdb_cpu_store_append(s, b, err);
+}
+
+static int
+st_groupby(int on_gpu, GdbStore *s, const GdbRequest *req, GdbBatch **res,
+		   GdbStats *stats, GdbError *err)
+{
+	return on_gpu ? gdb_cuda_store_groupby(gpu, s, req, test_alloc, NULL, res, stats, err)
+		: gdb_cpu_store_groupby(s, req, test_alloc, NULL, res, stats, err);
+}
+
+/*
+ * Group-by over the store against gdb_cpu_groupby over whole (the rows
+ * appended so far): same status; same result (SUM_FLOAT within 1e-12 on
+ * the GPU); same rows/selection/group statistics; on the GPU nothing but
+ * the filter program is copied to the device.
+ */
+static void
+store_compare(int on_gpu, GdbStore *s, const GdbRequest *req, const GdbBatch *whole,
+			  const char *name)
+{
+	GdbBatch   *a = NULL,
+			   *b = NULL;
+	GdbStats	sa,
+				sb;
+	GdbError	err;
+	int			x,
+				y;
+
+	memset(&sa, 0, sizeof(sa));
+	memset(&sb, 0, sizeof(sb));
+	memset(&err, 0x5a, sizeof(err));
+	x = st_groupby(on_gpu, s, req, &a, &sa, &err);
+	check(err.status == x && memchr(err.message, '\0', sizeof(err.message)) &&
+		  (x == GDB_OK) == (a != NULL), "%s: store error contract (%d)", name, x);
+	y = gdb_cpu_groupby(req, whole, test_alloc, NULL, &b, &sb, NULL);
+	check(x == y, "%s: store status %d, whole batch %d (%s)", name, x, y,
+		  x ? err.message : "");
+	if (x == GDB_OK && y == GDB_OK)
+	{
+		check(results_equal(name, req, a, b, on_gpu), "%s: store vs whole batch", name);
+		check(sa.rows_in == whole->nrows && sa.rows_selected == sb.rows_selected &&
+			  sa.groups_out == sb.groups_out, "%s: store stats", name);
+		if (on_gpu)
+			check(sa.bytes_to_device ==
+				  (whole->nrows && req->ninstr ? req->ninstr * sizeof(GdbInstr) : 0) &&
+				  (whole->nrows == 0 || sa.bytes_from_device > 0),
+				  "%s: store group-by copied %llu bytes to the device", name,
+				  (unsigned long long) sa.bytes_to_device);
+		else
+			check(sa.bytes_to_device == 0 && sa.device_ms == 0, "%s: cpu store stats", name);
+	}
+	free(a);
+	free(b);
+}
+
+/* Host bytes of n rows of b's columns (values and NULL flags). */
+static uint64_t
+row_bytes(const GdbBatch *b, uint64_t n)
+{
+	uint64_t	t = 0;
+	uint32_t	c;
+
+	for (c = 0; c < b->ncols; c++)
+		t += n * (gdb_kind_width(b->cols[c].kind) + b->cols[c].has_nulls);
+	return t;
+}
+
+/* One store per path: random input in 3-5 unequal appends, then requests. */
+static void
+test_store_path(int on_gpu, uint64_t nrows)
+{
+	const char *pn = on_gpu ? "gpu" : "cpu";
+	GenParams	gp = {1 + rng_below(20), 1 + (int) rng_below(12), 1 + rng_below(nrows + 1),
+	(int) rng_below(30), rng_below(50)};
+	GdbBatch   *in = gen_batch(nrows, &gp);
+	GdbBatch   *whole = batch_like(in, nrows);
+	GdbRequest *req = request_new();
+	GdbStore   *s = NULL;
+	GdbStats	ast;
+	GdbError	err;
+	uint64_t	cuts[6],
+				init_bytes,
+				want_bytes = 0;
+	int			nparts = 3 + (int) rng_below(3),
+				i,
+				st;
+	char		name[256];
+	static const int progs[] = {0, 1, 2, 3, 8, 13, 16, 5};
+	static const int keys[] = {0, 1, 3, 4, 5, 7};
+
+	memset(&ast, 0, sizeof(ast));
+	st = st_create(on_gpu, in, 1 + rng_below(64), &s, &err);
+	check(st == GDB_OK && s != NULL, "%s store create: %s", pn, err.message);
+	if (st != GDB_OK)
+	{
+		free(in);
+		free(whole);
+		free(req);
+		return;
+	}
+	init_bytes = gdb_store_bytes(s);
+	check(gdb_store_rows(s) == 0 && init_bytes > sizeof(GdbBatch), "%s new store size", pn);
+
+	/* unequal cut points: sorted random, first part always non-empty */
+	cuts[0] = 0;
+	cuts[nparts] = nrows;
+	for (i = 1; i < nparts; i++)
+		cuts[i] = 1 + rng_below(nrows - 1);
+	for (i = 1; i < nparts; i++)
+	{
+		int			j;
+
+		for (j = i; j > 1 && cuts[j - 1] > cuts[j]; j--)
+		{
+			uint64_t	t = cuts[j];
+
+			cuts[j] = cuts[j - 1];
+			cuts[j - 1] = t;
+		}
+	}
+	build_aggs(req);
+	for (i = 0; i < nparts; i++)
+	{
+		uint64_t	n = cuts[i + 1] - cuts[i];
+		GdbBatch   *part = batch_like(in, n + rng_below(20));	/* own offsets */
+
+		part->nrows = 0;
+		batch_append(part, in, cuts[i], n);
+		st = st_append(on_gpu, s, part, &ast, &err);
+		check(st == GDB_OK, "%s store append %d of %llu rows: %s", pn, i,
+			  (unsigned long long) n, err.message);
+		if (n > 0)
+			want_bytes += row_bytes(in, n) + sizeof(GdbBatch);
+		batch_append(whole, in, cuts[i], n);
+		check(gdb_store_rows(s) == whole->nrows, "%s store rows after append %d", pn, i);
+		free(part);
+		/* the store after each append equals the prefix appended so far */
+		build_keys(req, 3);
+		build_program(req, 2);
+		snprintf(name, sizeof(name), "%s store, %llu rows after append %d", pn,
+				 (unsigned long long) whole->nrows, i);
+		store_compare(on_gpu, s, req, whole, name);
+	}
+	check(gdb_store_bytes(s) > init_bytes &&
+		  gdb_store_bytes(s) >= gdb_align_up(sizeof(GdbBatch)) + row_bytes(in, nrows),
+		  "%s store grew: %llu -> %llu bytes", pn, (unsigned long long) init_bytes,
+		  (unsigned long long) gdb_store_bytes(s));
+	if (on_gpu)
+		check(ast.bytes_to_device == want_bytes, "%s store append copied %llu bytes, want %llu",
+			  pn, (unsigned long long) ast.bytes_to_device, (unsigned long long) want_bytes);
+
+	for (i = 0; i < (int) (sizeof(keys) / sizeof(keys[0])); i++)
+	{
+		int			p = progs[i % (int) (sizeof(progs) / sizeof(progs[0]))];
+		const char *ks = build_keys(req, keys[i]);
+		const char *ps = build_program(req, p);
+
+		snprintf(name, sizeof(name), "%s store, %llu rows, keys %s, %s", pn,
+				 (unsigned long long) nrows, ks, ps);
+		store_compare(on_gpu, s, req, whole, name);
+		build_program(req, progs[(i + 3) % (int) (sizeof(progs) / sizeof(progs[0]))]);
+		store_compare(on_gpu, s, req, whole, name);
+	}
+
+	/* appends that do not match the store leave it as it was */
+	{
+		uint32_t	kinds[NCOLS],
+					hn[NCOLS];
+		GdbBatch   *bad;
+		int			c;
+
+		for (c = 0; c < NCOLS; c++)
+		{
+			kinds[c] = in->cols[c].kind;
+			hn[c] = in->cols[c].has_nulls;
+		}
+		for (i = 0; i < 4; i++)
+		{
+			static const char *const what[4] = {"one column less", "int column as float",
+			"nullable column without NULLs", "bad magic"};
+
+			kinds[C_VI] = i == 1 ? GDB_KIND_FLOAT64 : GDB_KIND_INT64;
+			hn[C_VF] = i == 2 ? 0 : 1;
+			bad = batch_new(i == 0 ? NCOLS - 1 : NCOLS, kinds, hn, 10);
+			bad->nrows = 5;
+			if (i == 3)
+				bad->magic ^= 1;
+			memset(&err, 0x5a, sizeof(err));
+			st = st_append(on_gpu, s, bad, NULL, &err);
+			check(st == GDB_ERR_BAD_REQUEST && err.status == st &&
+				  gdb_store_rows(s) == nrows, "%s store append, %s: %d (%s)", pn, what[i],
+				  st, err.message);
+			check(st_append(on_gpu, s, bad, NULL, NULL) == GDB_ERR_BAD_REQUEST,
+				  "%s store append, %s, no GdbError", pn, what[i]);
+			free(bad);
+		}
+		check(st_append(on_gpu, s, NULL, NULL, NULL) == GDB_ERR_BAD_REQUEST &&
+			  gdb_store_rows(s) == nrows, "%s store append of NULL", pn);
+		st = on_gpu ? gdb_cpu_store_append(s, in, &err)
+			: gdb_cuda_store_append(gpu, s, in, NULL, &err);
+		check(st != GDB_OK && gdb_store_rows(s) == nrows,
+			  "%s store appended through the other path: %d", pn, st);
+	}
+	/* the store is still intact */
+	build_keys(req, 1);
+	build_program(req, 3);
+	store_compare(on_gpu, s, req, whole, "store after rejected appends");
+	/* unbound text constant */
+	assemble(req, "$ki push_text@0 int_eq");
+	memset(&err, 0, sizeof(err));
+	{
+		GdbBatch   *res = NULL;
+
+		st = st_groupby(on_gpu, s, req, &res, NULL, &err);
+		check(st == GDB_ERR_BAD_REQUEST && res == NULL &&
+			  strstr(err.message, "unbound text constant") != NULL,
+			  "%s store, unbound PUSH_TEXT: %d (%s)", pn, st, err.message);
+	}
+	gdb_cpu_store_free(s);		/* either kind: handed to the right path */
+	free(in);
+	free(whole);
+
+	/* an empty store (default capacity): like an empty batch */
+	in = gen_batch(0, &gp);
+	st = st_create(on_gpu, in, 0, &s, &err);
+	check(st == GDB_OK, "%s empty store: %s", pn, err.message);
+	if (st == GDB_OK)
+	{
+		GdbBatch   *empty = in;
+
+		check(gdb_store_rows(s) == 0 && gdb_store_bytes(s) >=
+			  (uint64_t) NCOLS * 8 * GDB_STORE_DEFAULT_CAPACITY,
+			  "%s empty store sizes", pn);
+		build_program(req, 0);
+		for (i = 0; i < 2; i++)
+		{
+			build_keys(req, i);
+			store_compare(on_gpu, s, req, empty, "empty store");
+		}
+		st = st_append(on_gpu, s, empty, NULL, &err);
+		check(st == GDB_OK && gdb_store_rows(s) == 0, "%s append of 0 rows", pn);
+		if (on_gpu)
+			gdb_cuda_store_free(s);
+		else
+			gdb_cpu_store_free(s);
+	}
+	free(in);
+	free(req);
+}
+
+/* Store creation errors, and stores without a device. */
+static void
+test_store_errors(void)
+{
+	uint32_t	kinds[3] = {GDB_KIND_INT64, GDB_KIND_STATE, GDB_KIND_FLOAT64};
+	uint32_t	hn[3] = {0, 0, 2};
+	GdbStore   *s = (GdbStore *) (uintptr_t) 1;
+	GdbError	err;
+	int			pass,
+				st;
+
+	for (pass = 0; pass < (gpu ? 2 : 1); pass++)
+	{
+		const char *pn = pass ? "gpu" : "cpu";
+
+		s = (GdbStore *) (uintptr_t) 1;
+		st = pass ? gdb_cuda_store_create(gpu, 3, kinds, hn, 0, &s, &err)
+			: gdb_cpu_store_create(3, kinds, hn, 0, &s, &err);
+		check(st == GDB_ERR_BAD_REQUEST && s == NULL, "%s store of STATE kind: %d", pn, st);
+		kinds[1] = GDB_KIND_INT64;
+		st = pass ? gdb_cuda_store_create(gpu, 3, kinds, hn, 0, &s, &err)
+			: gdb_cpu_store_create(3, kinds, hn, 0, &s, &err);
+		check(st == GDB_ERR_BAD_REQUEST && s == NULL, "%s store with null flag 2: %d", pn, st);
+		kinds[1] = GDB_KIND_STATE;
+		st = pass ? gdb_cuda_store_create(gpu, GDB_MAX_COLUMNS + 1, kinds, hn, 0, &s, &err)
+			: gdb_cpu_store_create(GDB_MAX_COLUMNS + 1, kinds, hn, 0, &s, &err);
+		check(st == GDB_ERR_BAD_REQUEST && s == NULL, "%s store of too many columns: %d", pn, st);
+	}
+	check(gdb_store_rows(NULL) == 0 && gdb_store_bytes(NULL) == 0, "store sizes of NULL");
+	gdb_cpu_store_free(NULL);
+	gdb_cuda_store_free(NULL);
+	if (gpu)
+	{
+		/* a store that cannot fit the device: out of memory, nothing made */
+		uint32_t	k8[GDB_MAX_COLUMNS] = {0},
+					h8[GDB_MAX_COLUMNS] = {0};
+
+		st = gdb_cuda_store_create(gpu, GDB_MAX_COLUMNS, k8, h8, UINT32_MAX, &s, &err);
+		check(st == GDB_ERR_OUT_OF_MEMORY && s == NULL,
+			  "gpu store of 4 TiB: %d (%s)", st, err.message);
+		check(gdb_cuda_recover(gpu, &err) == GDB_OK, "recover after out of memory: %s",
+			  err.message);
+	}
+	else
+	{
+		GdbBatch   *res = (GdbBatch *) (uintptr_t) 1;
+
+		kinds[1] = GDB_KIND_INT64;
+		hn[2] = 0;
+		st = gdb_cuda_store_create(NULL, 3, kinds, hn, 0, &s, &err);
+		check(st != GDB_OK && s == NULL && err.message[0], "gpu store without a device: %d", st);
+		st = gdb_cuda_store_groupby(NULL, NULL, NULL, test_alloc, NULL, &res, NULL, &err);
+		check(st != GDB_OK && res == NULL, "gpu store group-by without a device: %d", st);
+		st = gdb_cuda_store_append(NULL, NULL, NULL, NULL, &err);
+		check(st != GDB_OK, "gpu store append without a device: %d", st);
+		st = gdb_cuda_recover(NULL, &err);
+		check(st != GDB_OK, "recover without a device: %d", st);
+	}
+}
+
+/* PUSH_TEXT: rejected unbound on every path; bound, like PUSH_INT. */
+static void
+test_text_constants(void)
+{
+	GenParams	gp = {8, 8, 10, 10, 0};
+	GdbBatch   *in = gen_batch(500, &gp);
+	GdbRequest *r = request_new();
+	GdbRequest *lit = request_new();
+	static const int64_t codes[3] = {3, -1, 5};
+
+	build_keys(r, 1);
+	build_aggs(r);
+	assemble(r, "push_text@0 $ki int_eq");
+	expect_status("unbound PUSH_TEXT", r, in, GDB_ERR_BAD_REQUEST, test_alloc);
+	assemble(r, "$ki is_null jump_if_true@7 $ki push_text@1 int_eq or");
+	expect_status("unbound PUSH_TEXT behind a jump", r, in, GDB_ERR_BAD_REQUEST, test_alloc);
+	{
+		GdbBatch   *res = NULL;
+		GdbError	err;
+		int			st = gdb_cpu_groupby(r, in, test_alloc, NULL, &res, NULL, &err);
+
+		check(st == GDB_ERR_BAD_REQUEST && strstr(err.message, "unbound text constant"),
+			  "unbound PUSH_TEXT message: %s", err.message);
+	}
+
+	/* bound: the same as the literal codes */
+	assemble(r, "$ki push_text@0 int_eq $ki push_text@2 int_ne push_text@1 $ki int_ne and or");
+	*lit = *r;
+	assemble(lit, "$ki i3 int_eq $ki i5 int_ne i-1 $ki int_ne and or");
+	check(gdb_request_bind_text(r, codes, 3) == GDB_OK, "bind_text of 3 constants");
+	{
+		uint32_t	i;
+		int			same = r->ninstr == lit->ninstr;
+
+		for (i = 0; same && i < lit->ninstr; i++)
+			same = r->program[i].op == lit->program[i].op &&
+				(lit->program[i].op != GDB_OP_PUSH_INT ||
+				 r->program[i].ival == lit->program[i].ival);
+		check(same, "bound PUSH_TEXT are PUSH_INT of the codes");
+		/* the literal program, for run_case's names: same meaning */
+		for (i = 0; i < lit->ninstr; i++)
+			r->program[i].arg = lit->program[i].arg;
+	}
+	expect_status("bound PUSH_TEXT", r, in, GDB_OK, test_alloc);
+	run_case("bound text constants", r, in, 1);
+	check(gdb_request_bind_text(r, NULL, 0) == GDB_OK, "bind_text without PUSH_TEXT");
+
+	assemble(r, "$ki push_text@3 int_eq");
+	check(gdb_request_bind_text(r, codes, 3) == GDB_ERR_BAD_REQUEST &&
+		  r->program[1].op == GDB_OP_PUSH_TEXT, "bind_text arg past ncodes");
+	assemble(r, "$ki push_text@0 int_eq");
+	r->program[1].arg = -1;
+	check(gdb_request_bind_text(r, codes, 3) == GDB_ERR_BAD_REQUEST, "bind_text arg -1");
+	check(gdb_request_bind_text(r, codes, 0) == GDB_ERR_BAD_REQUEST, "bind_text, no codes");
+	free(in);
+	free(r);
+	free(lit);
+}
+
+/*
+ * Device recovery (GPU only; last, since it resets the device): a healthy
+ * exec recovers to GDB_OK; after a planted illegal address, recover resets
+ * the device, the old exec and store fail cleanly and free safely, and a
+ * new exec and store work.
+ */
+static void
+test_recover(void)
+{
+	GenParams	gp = {5, 8, 10, 10, 0};
+	GdbBatch   *in = gen_batch(1000, &gp);
+	GdbRequest *r = request_new();
+	GdbCudaExec *ex = NULL;
+	GdbStore   *s = NULL;
+	GdbBatch   *res = NULL;
+	GdbError	err;
+	int			st;
+
+	build_keys(r, 1);
+	build_aggs(r);
+	if (gdb_cuda_open(0, &ex, &err) != GDB_OK)
+	{
+		check(0, "recover: open: %s", err.message);
+		free(in);
+		free(r);
+		return;
+	}
+	gpu = ex;
+	check(gdb_cuda_recover(ex, &err) == GDB_OK, "recover of a healthy device: %s", err.message);
+	check(st_create(1, in, 0, &s, &err) == GDB_OK && st_append(1, s, in, NULL, &err) == GDB_OK,
+		  "recover: store: %s", err.message);
+	st = gdb_cuda_debug_fault(ex, &err);
+	check(st == GDB_ERR_DEVICE, "planted illegal address: %d (%s)", st, err.message);
+	st = gdb_cuda_recover(ex, &err);
+	check(st == GDB_ERR_DEVICE && strstr(err.message, "reset") != NULL,
+		  "recover after a sticky error: %d (%s)", st, err.message);
+	printf("  recover: %s\n", err.message);
+	st = gdb_cuda_store_groupby(ex, s, r, test_alloc, NULL, &res, NULL, &err);
+	check(st == GDB_ERR_DEVICE && res == NULL, "group-by on a lost store: %d", st);
+	st = gdb_cuda_groupby(ex, r, in, test_alloc, NULL, &res, NULL, &err);
+	check(st == GDB_ERR_DEVICE && res == NULL, "group-by on a lost exec: %d", st);
+	check(gdb_cuda_host_alloc(ex, 64) == NULL, "pinned memory of a lost exec");
+	gdb_cuda_store_free(s);
+	gdb_cuda_close(ex);
+	gpu = NULL;
+
+	st = gdb_cuda_open(0, &ex, &err);
+	check(st == GDB_OK, "open after the reset: %s", err.message);
+	if (st == GDB_OK)
+	{
+		gpu = ex;
+		s = NULL;
+		check(st_create(1, in, 16, &s, &err) == GDB_OK &&
+			  st_append(1, s, in, NULL, &err) == GDB_OK, "store after the reset: %s",
+			  err.message);
+		if (s)
+			store_compare(1, s, r, in, "store after the reset");
+		gdb_cuda_store_free(s);
+		gdb_cuda_close(ex);
+		gpu = NULL;
+	}
+	free(in);
+	free(r);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1160,6 +1630,7 @@ main(int argc, char **argv)
 	int			p,
 				k;
 	double		t0 = now_ms();
+	int			had_gpu;
 
 	rng_state = seed;
 	printf("device_selftest: seed %llu\n", (unsigned long long) seed);
@@ -1205,6 +1676,16 @@ main(int argc, char **argv)
 	test_semantics();
 	test_bad_requests();
 	test_first_error();
+	test_text_constants();
+	test_store_errors();
+	{
+		static const uint64_t store_rows[] = {100, 3000, 50000};
+
+		for (si = 0; si < sizeof(store_rows) / sizeof(store_rows[0]); si++)
+			for (p = 0; p < (gpu ? 2 : 1); p++)
+				test_store_path(p, store_rows[si]);
+	}
+	had_gpu = gpu != NULL;
 
 	/* small cases: every program over several key sets and sizes */
 	for (si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++)
@@ -1292,6 +1773,8 @@ main(int argc, char **argv)
 		gpu = NULL;
 	}
 	gdb_cuda_close(NULL);
+	if (had_gpu)
+		test_recover();
 
 	free(req);
 	/* every filter error kind must have been exercised */
