@@ -16,6 +16,15 @@ status=0
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader > "$OUT/gpu.txt" 2>&1
 cat "$OUT/gpu.txt"
 
+# the self-test first, alone on the device (its reset case must not meet the
+# server's context)
+if [ "$what" = suites ] || [ "$what" = all ]; then
+    if [ -x test/device_selftest ]; then
+        ./test/device_selftest > "$OUT/selftest.log" 2>&1 || status=1
+        tail -n 3 "$OUT/selftest.log"
+    fi
+fi
+
 bash .gpu-bundle/start.sh "gpudb.device = gpu" "shared_buffers = '16GB'" \
     "max_parallel_workers_per_gather = 16" "max_worker_processes = 32" "max_parallel_workers = 32" \
     "work_mem = '1GB'" > "$OUT/start.log" 2>&1 || { cat "$OUT/start.log"; exit 1; }
@@ -24,10 +33,6 @@ source /tmp/gpudb-pg/env.sh
 chmod -R a+rwX . 2>/dev/null   # the server runs as user gpudb; pg_regress writes results/
 
 if [ "$what" = suites ] || [ "$what" = all ]; then
-    if [ -x test/device_selftest ]; then
-        ./test/device_selftest > "$OUT/selftest.log" 2>&1 || status=1
-        tail -n 3 "$OUT/selftest.log"
-    fi
     psql -X -c "CREATE EXTENSION IF NOT EXISTS gpudb" -c "SELECT * FROM gpu_devices()" \
         -c "SHOW gpudb.device" > "$OUT/devices.log" 2>&1
     cat "$OUT/devices.log"
