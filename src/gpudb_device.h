@@ -460,6 +460,23 @@ extern int	gdb_cuda_store_groupby(GdbCudaExec *exec, GdbStore *store,
 								   void *alloc_arg, GdbBatch **result,
 								   GdbStats *stats, GdbError *err);
 
+/*
+ * *_store_scatter: set row rows[i] of column col (an INT64 column) to
+ * vals[i], for i < n, and clear its NULL flag if the column has them.
+ * rows[i] must be below the stored row count and col below ncols, else
+ * GDB_ERR_BAD_REQUEST (and nothing is written).  Used for the cache's
+ * per-row visibility column.  The CUDA version copies rows and vals to the
+ * device and scatters with one kernel; it returns when done and adds the
+ * copied bytes to stats->bytes_to_device.
+ */
+extern int	gdb_cpu_store_scatter(GdbStore *store, uint32_t col,
+								  const uint32_t *rows, const int64_t *vals,
+								  uint64_t n, GdbError *err);
+extern int	gdb_cuda_store_scatter(GdbCudaExec *exec, GdbStore *store,
+								   uint32_t col, const uint32_t *rows,
+								   const int64_t *vals, uint64_t n,
+								   GdbStats *stats, GdbError *err);
+
 /* Rows stored, and bytes held (capacity, header included). */
 extern uint64_t gdb_store_rows(const GdbStore *store);
 extern uint64_t gdb_store_bytes(const GdbStore *store);
