@@ -27,6 +27,12 @@
  * Group-by: gdb_groupby_on_device (groupby_kernels.cu) over the resident
  * buffer: Phase A starts at the filter, nothing of the store is copied.
  *
+ * Scatter: rows and vals are copied into the exec's GDB_SCR_TEMP scratch
+ * slot (vals first, then rows; the slot only holds CUB temporary storage
+ * within one group-by call, so nothing relies on it between calls) and
+ * gdb_scatter_int64_kernel writes them into the column; the call waits for
+ * the stream.  The device header is not touched (nrows is unchanged).
+ *
  * Row ids of the device group-by are uint32, so a CUDA store holds at most
  * UINT32_MAX rows.  A store belongs to the device its exec was opened on,
  * and to that device's reset epoch (gdb_cuda_recover).
@@ -328,6 +334,131 @@ gdb_cuda_store_append(GdbCudaExec *exec, GdbStore *store, const GdbBatch *batch,
 	if (stats)
 	{
 		stats->bytes_to_device += bytes;
+		stats->device_ms += t;
+	}
+	gdb_store_set_ok(err);
+	return GDB_OK;
+}
+
+/* Threads per block and most blocks per SM of the scatter kernel. */
+#define GDB_SCATTER_BLOCK	256
+#define GDB_SCATTER_BLOCKS_PER_SM	8
+
+/*
+ * gdb_scatter_int64_kernel: values[rows[i]] = vals[i] for i < n (grid
+ * stride), clearing nulls[rows[i]] when the column has NULL flags (nulls
+ * not NULL).  rows[i] are checked on the host.  A row given twice gets one
+ * of its values (unspecified which).
+ */
+__global__ static void
+gdb_scatter_int64_kernel(int64_t *values, uint8_t *nulls, const uint32_t *rows,
+						 const int64_t *vals, uint64_t n)
+{
+	uint64_t	i = (uint64_t) blockIdx.x * blockDim.x + threadIdx.x;
+	uint64_t	stride = (uint64_t) gridDim.x * blockDim.x;
+
+	for (; i < n; i += stride)
+	{
+		uint32_t	r = rows[i];
+
+		values[r] = vals[i];
+		if (nulls)
+			nulls[r] = 0;
+	}
+}
+
+/* Queue the copies of vals and rows into scratch, and the scatter kernel. */
+static int
+gdb_cuda_scatter_queue(GdbCudaExec *exec, GdbStore *store, uint32_t col,
+					   const uint32_t *rows, const int64_t *vals, uint64_t n,
+					   char *d_tmp, GdbError *err)
+{
+	const GdbBatch *h = &store->header;
+	cudaStream_t s = exec->stream;
+	int64_t    *d_vals = (int64_t *) d_tmp;
+	uint32_t   *d_rows = (uint32_t *) (d_tmp + n * sizeof(int64_t));
+	uint8_t    *d_nulls = NULL;
+	uint64_t	blocks = (n + GDB_SCATTER_BLOCK - 1) / GDB_SCATTER_BLOCK;
+	uint64_t	maxb = (uint64_t) (exec->multiprocessors > 0 ? exec->multiprocessors : 1) *
+		GDB_SCATTER_BLOCKS_PER_SM;
+
+	if (blocks > maxb)
+		blocks = maxb;
+	if (h->cols[col].has_nulls)
+		d_nulls = (uint8_t *) store->buf + h->cols[col].nulls_off;
+	GDB_CUDA_CHECK(err, cudaMemcpyAsync(d_vals, vals, (size_t) (n * sizeof(int64_t)),
+										cudaMemcpyHostToDevice, s));
+	GDB_CUDA_CHECK(err, cudaMemcpyAsync(d_rows, rows, (size_t) (n * sizeof(uint32_t)),
+										cudaMemcpyHostToDevice, s));
+	gdb_scatter_int64_kernel<<<(unsigned) blocks, GDB_SCATTER_BLOCK, 0, s>>>(
+		(int64_t *) ((char *) store->buf + h->cols[col].values_off), d_nulls,
+		d_rows, d_vals, n);
+	GDB_CUDA_CHECK_LAUNCH(err, "gdb_scatter_int64_kernel");
+	return GDB_OK;
+}
+
+/*
+ * gdb_cuda_store_scatter: see gpudb_device.h.  After the checks (those of
+ * gdb_store_check, then gdb_store_scatter_check: nothing is copied or
+ * written on error), copies vals and rows to the exec's GDB_SCR_TEMP
+ * scratch, runs gdb_scatter_int64_kernel on exec's stream (column col's
+ * values set, NULL flags cleared when the column has them) and returns
+ * after the stream is idle.  n == 0 is a no-op.  stats (may be NULL):
+ * bytes_to_device += n * 12 (vals and rows), device_ms += the event time.
+ * Errors: GDB_ERR_BAD_REQUEST (NULL or CPU store, exec on another device,
+ * column out of range or not INT64, a row out of range, rows/vals NULL
+ * with n > 0), GDB_ERR_OUT_OF_MEMORY (scratch), GDB_ERR_DEVICE (CUDA
+ * failure, or store/exec lost in a device reset).  Duplicate rows get one
+ * of their values, unspecified which (the CPU store keeps the last).
+ */
+extern "C" int
+gdb_cuda_store_scatter(GdbCudaExec *exec, GdbStore *store, uint32_t col,
+					   const uint32_t *rows, const int64_t *vals, uint64_t n,
+					   GdbStats *stats, GdbError *err)
+{
+	void	   *d_tmp = NULL;
+	float		t = 0.0f;
+	cudaError_t rc;
+	int			st;
+
+	GDB_TRY(gdb_store_check(exec, store, "gdb_cuda_store_scatter", err));
+	GDB_TRY(gdb_store_scatter_check(store, col, rows, vals, n,
+									"gdb_cuda_store_scatter", err));
+	if (n == 0)
+	{
+		gdb_store_set_ok(err);
+		return GDB_OK;
+	}
+	/* rows are below nrows <= UINT32_MAX, but n may repeat them */
+	if (n > ((uint64_t) SIZE_MAX - 16) / (sizeof(int64_t) + sizeof(uint32_t)))
+		return gdb_cuda_error(err, GDB_ERR_BAD_REQUEST,
+							  "gdb_cuda_store_scatter: %llu rows is too many",
+							  (unsigned long long) n);
+	(void) cudaGetLastError();	/* a stale non-sticky error is not ours */
+	GDB_TRY(gdb_cuda_scratch(exec, GDB_SCR_TEMP,
+							 (size_t) (n * (sizeof(int64_t) + sizeof(uint32_t))),
+							 &d_tmp, err));
+	GDB_CUDA_CHECK(err, cudaEventRecord(exec->ev_start, exec->stream));
+	st = gdb_cuda_scatter_queue(exec, store, col, rows, vals, n, (char *) d_tmp, err);
+	if (st == GDB_OK)
+	{
+		rc = cudaEventRecord(exec->ev_stop, exec->stream);
+		if (rc == cudaSuccess)
+			rc = cudaStreamSynchronize(exec->stream);
+		if (rc == cudaSuccess)
+			rc = cudaEventElapsedTime(&t, exec->ev_start, exec->ev_stop);
+		if (rc != cudaSuccess)
+			st = gdb_cuda_fail(err, "cudaStreamSynchronize", rc);
+	}
+	if (st != GDB_OK)
+	{
+		(void) cudaStreamSynchronize(exec->stream);	/* leave the stream idle */
+		(void) cudaGetLastError();
+		return st;
+	}
+	if (stats)
+	{
+		stats->bytes_to_device += n * (sizeof(int64_t) + sizeof(uint32_t));
 		stats->device_ms += t;
 	}
 	gdb_store_set_ok(err);

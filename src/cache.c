@@ -27,6 +27,7 @@
 
 #include "access/relation.h"
 #include "access/tableam.h"
+#include "access/transam.h"
 #include "access/xact.h"
 #include "catalog/dependency.h"
 #include "catalog/namespace.h"
@@ -39,6 +40,7 @@
 #include "parser/parse_func.h"
 #include "port/atomics.h"
 #include "storage/ipc.h"
+#include "storage/procarray.h"
 #include "storage/shmem.h"
 #include "utils/acl.h"
 #include "utils/array.h"
@@ -54,7 +56,8 @@
 #include "server_client.h"
 
 #define GDB_CHANGE_SLOTS	4096	/* counters, hashed by (database, relation) */
-#define GDB_TRIGGER_NAME	"gpudb_cache_invalidate"
+#define GDB_TRIGGER_NAME	"gpudb_cache_invalidate"	/* statement level */
+#define GDB_ROW_TRIGGER_NAME "gpudb_cache_capture"	/* row level */
 #define GDB_PROGRESS_SECS	10
 
 static pg_atomic_uint64 *change_counters = NULL;
@@ -131,25 +134,12 @@ change_count(Oid relid)
 	return pg_atomic_read_u64(change_slot(MyDatabaseId, relid));
 }
 
-/*
- * gpudb_cache_invalidate() RETURNS trigger: the statement-level trigger
- * gpu_cache_load installs; bumps the relation's change counter so cached
- * copies stop answering.  Raises 39P01 when not called as a trigger.
- */
-PG_FUNCTION_INFO_V1(gpudb_cache_invalidate);
-Datum
-gpudb_cache_invalidate(PG_FUNCTION_ARGS)
+/* see groupby.h */
+void
+gdb_cache_bump(Oid relid)
 {
-	TriggerData *td = (TriggerData *) fcinfo->context;
-
-	if (!CALLED_AS_TRIGGER(fcinfo))
-		ereport(ERROR,
-				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
-				 errmsg("gpudb_cache_invalidate() must be called as a trigger")));
 	if (change_counters)
-		pg_atomic_fetch_add_u64(change_slot(MyDatabaseId,
-											RelationGetRelid(td->tg_relation)), 1);
-	return PointerGetDatum(NULL);
+		pg_atomic_fetch_add_u64(change_slot(MyDatabaseId, relid), 1);
 }
 
 /* ---- transaction end: make loads usable or discard them ---- */
@@ -267,40 +257,52 @@ snapshot_info(Snapshot snap, GdbSnapshotInfo *info, StringInfo xids)
 }
 
 /*
- * Install the change-tracking trigger on rel unless it is there; its
- * function lives in the extension's schema ext_schema.
+ * Install the change-tracking triggers on rel unless they are there, both
+ * running gpudb_cache_invalidate() of the extension's schema ext_schema:
+ * an AFTER ROW trigger that captures inserted and deleted rows, and an
+ * AFTER STATEMENT trigger that sends them to the server (or, for TRUNCATE,
+ * bumps the change counter).  Internal triggers, fired ALWAYS.
  */
 static void
 ensure_trigger(Relation rel, Oid ext_schema)
 {
-	CreateTrigStmt *stmt;
-	Oid			funcoid;
+	static const char *const names[2] = {GDB_TRIGGER_NAME, GDB_ROW_TRIGGER_NAME};
+	Oid			funcoid = InvalidOid;
 	List	   *fname;
-	int			i;
-
-	if (rel->trigdesc)
-		for (i = 0; i < rel->trigdesc->numtriggers; i++)
-			if (strcmp(rel->trigdesc->triggers[i].tgname, GDB_TRIGGER_NAME) == 0 &&
-				rel->trigdesc->triggers[i].tgenabled == TRIGGER_FIRES_ALWAYS)
-				return;
+	int			t,
+				i;
 
 	fname = list_make2(makeString(get_namespace_name(ext_schema)),
-					   makeString(GDB_TRIGGER_NAME));
-	funcoid = LookupFuncName(fname, 0, NULL, false);
+					   makeString("gpudb_cache_invalidate"));
+	for (t = 0; t < 2; t++)
+	{
+		CreateTrigStmt *stmt;
+		bool		present = false;
 
-	stmt = makeNode(CreateTrigStmt);
-	stmt->trigname = GDB_TRIGGER_NAME;
-	stmt->relation = makeRangeVar(get_namespace_name(RelationGetNamespace(rel)),
-								  pstrdup(RelationGetRelationName(rel)), -1);
-	stmt->funcname = fname;
-	stmt->row = false;
-	stmt->timing = TRIGGER_TYPE_AFTER;
-	stmt->events = TRIGGER_TYPE_INSERT | TRIGGER_TYPE_UPDATE |
-		TRIGGER_TYPE_DELETE | TRIGGER_TYPE_TRUNCATE;
-	(void) CreateTriggerFiringOn(stmt, NULL, RelationGetRelid(rel), InvalidOid,
-								 InvalidOid, InvalidOid, funcoid, InvalidOid,
-								 NULL, true, false, TRIGGER_FIRES_ALWAYS);
-	CommandCounterIncrement();
+		if (rel->trigdesc)
+			for (i = 0; i < rel->trigdesc->numtriggers; i++)
+				if (strcmp(rel->trigdesc->triggers[i].tgname, names[t]) == 0 &&
+					rel->trigdesc->triggers[i].tgenabled == TRIGGER_FIRES_ALWAYS)
+					present = true;
+		if (present)
+			continue;
+		if (!OidIsValid(funcoid))
+			funcoid = LookupFuncName(fname, 0, NULL, false);
+		stmt = makeNode(CreateTrigStmt);
+		stmt->trigname = (char *) names[t];
+		stmt->relation = makeRangeVar(get_namespace_name(RelationGetNamespace(rel)),
+									  pstrdup(RelationGetRelationName(rel)), -1);
+		stmt->funcname = fname;
+		stmt->row = (t == 1);
+		stmt->timing = TRIGGER_TYPE_AFTER;
+		stmt->events = TRIGGER_TYPE_INSERT | TRIGGER_TYPE_UPDATE | TRIGGER_TYPE_DELETE;
+		if (t == 0)
+			stmt->events |= TRIGGER_TYPE_TRUNCATE;
+		(void) CreateTriggerFiringOn(stmt, NULL, RelationGetRelid(rel), InvalidOid,
+									 InvalidOid, InvalidOid, funcoid, InvalidOid,
+									 NULL, true, false, TRIGGER_FIRES_ALWAYS);
+		CommandCounterIncrement();
+	}
 }
 
 /* The columns to load: the given names, or every supported column. */
@@ -359,6 +361,35 @@ choose_columns(Relation rel, ArrayType *names, GdbColumnSet *cs)
 						RelationGetRelationName(rel))));
 }
 
+/* see groupby.h */
+uint64
+gdb_cache_batch_layout(const GdbColumnSet *cs, GdbBatch *batch, uint64 capacity)
+{
+	uint32		kinds[GDB_MAX_COLUMNS + 1];
+	uint32		has_nulls[GDB_MAX_COLUMNS + 1];
+	int			i;
+
+	for (i = 0; i < cs->ncols; i++)
+	{
+		kinds[i] = gdb_column_kind(cs, i);
+		has_nulls[i] = 1;
+	}
+	kinds[cs->ncols] = GDB_KIND_INT64;	/* the visibility column */
+	has_nulls[cs->ncols] = 0;
+	return gdb_batch_layout(batch, cs->ncols + 1, kinds, has_nulls, capacity);
+}
+
+/* see groupby.h */
+void
+gdb_cache_batch_set_visible(GdbBatch *batch, int vis_col, int64 value)
+{
+	int64	   *vis = GDB_COL_PTR(batch, batch, vis_col, int64);
+	uint64		r;
+
+	for (r = 0; r < batch->nrows; r++)
+		vis[r] = value;
+}
+
 /* Fail the load with the server's status. */
 static void
 raise_reply(GdbReply *r, const char *what)
@@ -403,6 +434,7 @@ gpu_cache_load(PG_FUNCTION_ARGS)
 	GdbHeapReader *reader;
 	GdbBatch	layout;
 	GdbBatch   *buf[2];
+	uint64	   *ctids[2];
 	int			fds[2];
 	int64		cache_id;
 	uint64		rows = 0;
@@ -464,19 +496,22 @@ gpu_cache_load(PG_FUNCTION_ARGS)
 
 	/* two shared buffers: fill one while the server copies the other */
 	capacity = Min((uint64) gpudb_batch_rows, cc->est_rows);
-	gdb_columnset_layout(&cs, &layout, capacity);
+	gdb_cache_batch_layout(&cs, &layout, capacity);
 	for (i = 0; i < 2; i++)
 	{
 		buf[i] = gdb_memfd_alloc(layout.total_bytes, &fds[i]);
 		memcpy(buf[i], &layout, sizeof(GdbBatch));
+		ctids[i] = palloc(sizeof(uint64) * capacity);
 	}
 	PushActiveSnapshot(snap);
 	reader = gdb_heap_reader_begin(rel, &cs, capacity);
 	last_notice = GetCurrentTimestamp();
 	for (;;)
 	{
-		uint64		n = gdb_heap_reader_next(reader, buf[cur]);
+		uint64		n = gdb_heap_reader_next(reader, buf[cur], ctids[cur]);
 		GdbCacheRef ref = {cache_id, 0};
+
+		gdb_cache_batch_set_visible(buf[cur], cs.ncols, 1);
 
 		if (in_flight)
 		{
@@ -489,7 +524,9 @@ gpu_cache_load(PG_FUNCTION_ARGS)
 			break;
 		parts[0].data = (const char *) &ref;
 		parts[0].len = sizeof(ref);
-		gdb_server_send(GDB_MSG_CACHE_APPEND, parts, 1, fds[cur]);
+		parts[1].data = (const char *) ctids[cur];
+		parts[1].len = sizeof(uint64) * n;
+		gdb_server_send(GDB_MSG_CACHE_APPEND, parts, 2, fds[cur]);
 		in_flight = true;
 		rows += n;
 		cur = 1 - cur;
@@ -674,6 +711,43 @@ gpu_cache_status(PG_FUNCTION_ARGS)
 	return (Datum) 0;
 }
 
+/*
+ * gdb_xid_statuses: for each full xid of xids[n], what the snapshot snap
+ * makes of it (GDB_XID_*), in the order of heapam's visibility test: the
+ * current transaction first, then "still running for the snapshot", then
+ * commit status.  Committed xids older than every snapshot's horizon are
+ * GDB_XID_ALL_VISIBLE.  An xid too old to map safely is reported as
+ * GDB_XID_OWN so that the query reads the heap.
+ */
+static void
+gdb_xid_statuses(const uint64 *xids, uint64 n, Snapshot snap, Relation rel,
+				 GdbXidStatus *out)
+{
+	FullTransactionId next = ReadNextFullTransactionId();
+	TransactionId horizon = GetOldestNonRemovableTransactionId(rel);
+	uint64		i;
+
+	for (i = 0; i < n; i++)
+	{
+		FullTransactionId fxid = FullTransactionIdFromU64(xids[i]);
+		TransactionId xid = XidFromFullTransactionId(fxid);
+
+		if (!FullTransactionIdPrecedes(fxid, next) ||
+			U64FromFullTransactionId(next) - xids[i] > ((uint64) 1 << 31) - ((uint64) 1 << 24) ||
+			!TransactionIdIsNormal(xid))
+			out[i] = GDB_XID_OWN;
+		else if (TransactionIdIsCurrentTransactionId(xid))
+			out[i] = GDB_XID_OWN;
+		else if (XidInMVCCSnapshot(xid, snap))
+			out[i] = GDB_XID_INVISIBLE;
+		else if (TransactionIdDidCommit(xid))
+			out[i] = TransactionIdPrecedes(xid, horizon) ?
+				GDB_XID_ALL_VISIBLE : GDB_XID_VISIBLE;
+		else
+			out[i] = GDB_XID_ABORTED;
+	}
+}
+
 /* see groupby.h */
 GdbBatch *
 gdb_cache_groupby(GdbGroupByQuery *q, GdbStats *stats, int *cache_state)
@@ -731,6 +805,23 @@ gdb_cache_groupby(GdbGroupByQuery *q, GdbStats *stats, int *cache_state)
 	parts[2].data = texts.data;
 	parts[2].len = texts.len;
 	r = gdb_server_call(GDB_MSG_CACHE_GROUPBY, parts, 3, -1);
+	if (r->status->err.status == GDB_OK &&
+		r->status->cache_state == GDB_CACHE_NEED_XIDS)
+	{
+		/* rows changed since the load: their xids, seen by our snapshot */
+		uint64		n = (uint64) r->status->value;
+		GdbXidStatus *st;
+		GdbMsgPart	xpart;
+
+		if (n * sizeof(uint64) > r->rest_len)
+			elog(ERROR, "gpudb: malformed cache reply");
+		st = palloc(Max(n, 1));
+		gdb_xid_statuses((const uint64 *) r->rest, n, GetActiveSnapshot(),
+						 q->rel, st);
+		xpart.data = (const char *) st;
+		xpart.len = n;
+		r = gdb_server_call(GDB_MSG_CACHE_XIDS, &xpart, 1, -1);
+	}
 	*cache_state = r->status->cache_state;
 	if (r->status->err.status != GDB_OK)
 		gdb_raise_status(&r->status->err);

@@ -89,6 +89,16 @@ extern uint64_t gdb_store_relayout(GdbBatch *hdr, const GdbBatch *old,
 								   uint64_t capacity);
 
 /*
+ * gdb_store_scatter_check: the argument checks of *_store_scatter for a
+ * store of either kind: col below ncols and an INT64 column, rows and vals
+ * not NULL when n > 0, every rows[i] below the stored row count.  Returns
+ * GDB_OK or GDB_ERR_BAD_REQUEST ("what" names the caller in the message).
+ */
+extern int	gdb_store_scatter_check(const GdbStore *store, uint32_t col,
+									const uint32_t *rows, const int64_t *vals,
+									uint64_t n, const char *what, GdbError *err);
+
+/*
  * Shared with the CPU path (src/cpu_path.c): gdb_cpu_validate_batch checks
  * a batch header (magic, ncols, nrows <= capacity, every column's arrays
  * within total_bytes); GDB_OK or GDB_ERR_BAD_REQUEST.

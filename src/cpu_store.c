@@ -342,6 +342,80 @@ gdb_cpu_store_groupby(GdbStore *store, const GdbRequest *req,
 }
 
 /*
+ * gdb_store_scatter_check (column_store.h): the checks of *_store_scatter
+ * shared by both kinds of store: col an INT64 column of store, rows and
+ * vals not NULL when n > 0, every rows[i] below the stored row count.
+ * GDB_OK or GDB_ERR_BAD_REQUEST ("what" names the caller).
+ */
+int
+gdb_store_scatter_check(const GdbStore *store, uint32_t col,
+						const uint32_t *rows, const int64_t *vals, uint64_t n,
+						const char *what, GdbError *err)
+{
+	const GdbBatch *h = &store->header;
+	uint64_t	i;
+
+	if (col >= h->ncols)
+		return gdb_store_error(err, GDB_ERR_BAD_REQUEST,
+							   "%s: column %u of a store of %u columns",
+							   what, (unsigned) col, (unsigned) h->ncols);
+	if (h->cols[col].kind != GDB_KIND_INT64)
+		return gdb_store_error(err, GDB_ERR_BAD_REQUEST,
+							   "%s: column %u is kind %u, not INT64",
+							   what, (unsigned) col, (unsigned) h->cols[col].kind);
+	if (n > 0 && (rows == NULL || vals == NULL))
+		return gdb_store_error(err, GDB_ERR_BAD_REQUEST,
+							   "%s: rows and vals must not be NULL", what);
+	for (i = 0; i < n; i++)
+		if ((uint64_t) rows[i] >= h->nrows)
+			return gdb_store_error(err, GDB_ERR_BAD_REQUEST,
+								   "%s: row %u of a store of %llu rows (entry %llu)",
+								   what, (unsigned) rows[i],
+								   (unsigned long long) h->nrows,
+								   (unsigned long long) i);
+	return GDB_OK;
+}
+
+/*
+ * gdb_cpu_store_scatter: see gpudb_device.h.  After the checks of
+ * gdb_store_scatter_check (nothing written on error), sets values[rows[i]]
+ * = vals[i] in column col and clears its NULL flag when the column has
+ * NULL flags, in order (a row given twice keeps the last value).  n == 0
+ * is a no-op.  Errors: GDB_ERR_BAD_REQUEST (store NULL or a CUDA store, or
+ * a failed check).
+ */
+int
+gdb_cpu_store_scatter(GdbStore *store, uint32_t col, const uint32_t *rows,
+					  const int64_t *vals, uint64_t n, GdbError *err)
+{
+	const GdbBatch *h;
+	int64_t    *values;
+	uint8_t    *nulls = NULL;
+	uint64_t	i;
+	int			st;
+
+	if (store == NULL || store->on_device)
+		return gdb_store_error(err, GDB_ERR_BAD_REQUEST,
+							   "gdb_cpu_store_scatter: %s",
+							   store ? "a CUDA store" : "store is NULL");
+	st = gdb_store_scatter_check(store, col, rows, vals, n,
+								 "gdb_cpu_store_scatter", err);
+	if (st != GDB_OK)
+		return st;
+	h = &store->header;
+	values = (int64_t *) ((char *) store->buf + h->cols[col].values_off);
+	if (h->cols[col].has_nulls)
+		nulls = (uint8_t *) store->buf + h->cols[col].nulls_off;
+	for (i = 0; i < n; i++)
+	{
+		values[rows[i]] = vals[i];
+		if (nulls)
+			nulls[rows[i]] = 0;
+	}
+	return gdb_store_ok(err);
+}
+
+/*
  * gdb_cpu_store_free: free store's buffer and the store.  NULL is allowed;
  * a CUDA store is handed to gdb_cuda_store_free.
  */

@@ -143,6 +143,22 @@ gdb_cuda_store_groupby(GdbCudaExec *exec, GdbStore *store,
 	return gdb_no_cuda(err);
 }
 
+/* gdb_cuda_store_scatter: GDB_ERR_NO_DEVICE; nothing is written. */
+int
+gdb_cuda_store_scatter(GdbCudaExec *exec, GdbStore *store, uint32_t col,
+					   const uint32_t *rows, const int64_t *vals, uint64_t n,
+					   GdbStats *stats, GdbError *err)
+{
+	(void) exec;
+	(void) store;
+	(void) col;
+	(void) rows;
+	(void) vals;
+	(void) n;
+	(void) stats;
+	return gdb_no_cuda(err);
+}
+
 /*
  * gdb_cuda_store_free: no CUDA store can exist in this build; a CPU store
  * is handed to gdb_cpu_store_free.  NULL is allowed.

@@ -44,7 +44,9 @@
 #include "storage/ipc.h"
 #include "storage/latch.h"
 #include "storage/pmsignal.h"
+#include "catalog/pg_type.h"
 #include "utils/guc.h"
+#include "utils/hsearch.h"
 #include "utils/memutils.h"
 #include "utils/ps_status.h"
 #include "utils/wait_event.h"
@@ -71,8 +73,16 @@ typedef struct CacheEntry
 	GdbSnapshotInfo snap;		/* the load's */
 	uint32	   *xip;
 	MemoryContext mcxt;
-	GdbStore   *store;
+	GdbStore   *store;			/* ncols columns + the visibility column */
+	uint32		vis_col;		/* = ncols: 1 visible, 0 not, per row */
 	GdbDictionary *dict;
+	uint64	   *ctids;			/* heap address of every row, host memory */
+	uint64		nctids;
+	uint64		cap_ctids;
+	uint64		nloaded;		/* rows 0..nloaded-1: loaded, ctids ascending */
+	HTAB	   *inserted;		/* ctid -> row, for rows appended by changes */
+	HTAB	   *pending;		/* row -> (xmin, xmax) while they matter */
+	bool		has_invisible;	/* some row's visibility column is 0 */
 	double		load_ms;
 	TimestampTz load_start;
 	TimestampTz loaded_at;
@@ -80,6 +90,20 @@ typedef struct CacheEntry
 	int64		hits;
 	struct CacheEntry *next;
 } CacheEntry;
+
+/* A row whose visibility still depends on the snapshot. */
+typedef struct PendingRow
+{
+	uint32		row;			/* hash key */
+	uint64		xmin;			/* inserting full xid, 0 = loaded */
+	uint64		xmax;			/* deleting full xid, 0 = none */
+} PendingRow;
+
+typedef struct InsertedCtid
+{
+	uint64		ctid;			/* hash key */
+	uint32		row;
+} InsertedCtid;
 
 static bool use_gpu = false;
 static GdbCudaExec *exec = NULL;
@@ -397,8 +421,16 @@ handle_cache_create(int s, char *payload, size_t len)
 		reply_error(s, GDB_ERR_BAD_REQUEST, "malformed cache create request");
 		return;
 	}
-	est = gdb_batch_layout(NULL, cc->ncols, cc->kinds, cc->has_nulls,
-						   Max(cc->est_rows, 1));
+	if (cc->ncols >= GDB_MAX_COLUMNS)
+	{
+		reply_error(s, GDB_ERR_BAD_REQUEST, "too many columns to cache");
+		return;
+	}
+	/* the visibility column follows the cached ones */
+	cc->kinds[cc->ncols] = GDB_KIND_INT64;
+	cc->has_nulls[cc->ncols] = 0;
+	est = gdb_batch_layout(NULL, cc->ncols + 1, cc->kinds, cc->has_nulls,
+						   Max(cc->est_rows, 1)) + sizeof(uint64) * Max(cc->est_rows, 1);
 	if (!make_room(est, NULL))
 	{
 		reply_error(s, GDB_ERR_OUT_OF_MEMORY,
@@ -427,12 +459,27 @@ handle_cache_create(int s, char *payload, size_t len)
 	e->xip = MemoryContextAlloc(e->mcxt, sizeof(uint32) * Max(cc->snapshot.nxip, 1));
 	memcpy(e->xip, payload + sizeof(GdbCacheCreate), sizeof(uint32) * cc->snapshot.nxip);
 	e->load_start = GetCurrentTimestamp();
+	e->vis_col = cc->ncols;
+	{
+		HASHCTL		ctl;
+
+		memset(&ctl, 0, sizeof(ctl));
+		ctl.keysize = sizeof(uint64);
+		ctl.entrysize = sizeof(InsertedCtid);
+		ctl.hcxt = e->mcxt;
+		e->inserted = hash_create("gpudb inserted ctids", 1024, &ctl,
+								  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+		ctl.keysize = sizeof(uint32);
+		ctl.entrysize = sizeof(PendingRow);
+		e->pending = hash_create("gpudb pending rows", 1024, &ctl,
+								 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	}
 
 	if (use_gpu)
-		rc = gdb_cuda_store_create(exec, cc->ncols, cc->kinds, cc->has_nulls,
+		rc = gdb_cuda_store_create(exec, cc->ncols + 1, cc->kinds, cc->has_nulls,
 								   Max(cc->est_rows, 1), &e->store, &err);
 	else
-		rc = gdb_cpu_store_create(cc->ncols, cc->kinds, cc->has_nulls,
+		rc = gdb_cpu_store_create(cc->ncols + 1, cc->kinds, cc->has_nulls,
 								  Max(cc->est_rows, 1), &e->store, &err);
 	if (rc != GDB_OK)
 	{
@@ -448,6 +495,31 @@ handle_cache_create(int s, char *payload, size_t len)
 	memset(&st, 0, sizeof(st));
 	st.value = e->id;
 	reply(s, &st, NULL, 0, NULL, 0);
+}
+
+/* Record the heap addresses of rows appended to e's store. */
+static bool
+add_ctids(CacheEntry *e, const uint64 *ctids, uint64 n)
+{
+	if (e->nctids + n > e->cap_ctids)
+	{
+		uint64		cap = Max(e->cap_ctids * 2, e->nctids + n);
+		uint64	   *nc = MemoryContextAllocExtended(e->mcxt, sizeof(uint64) * cap,
+												   MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
+
+		if (nc == NULL)
+			return false;
+		if (e->ctids)
+		{
+			memcpy(nc, e->ctids, sizeof(uint64) * e->nctids);
+			pfree(e->ctids);
+		}
+		e->ctids = nc;
+		e->cap_ctids = cap;
+	}
+	memcpy(e->ctids + e->nctids, ctids, sizeof(uint64) * n);
+	e->nctids += n;
+	return true;
 }
 
 static void
@@ -468,8 +540,10 @@ handle_cache_append(int s, char *payload, size_t len, int fd)
 		return;
 	}
 	batch = map_batch(fd, &blen);
-	if (batch == NULL)
+	if (batch == NULL || len < sizeof(GdbCacheRef) + batch->nrows * sizeof(uint64))
 	{
+		if (batch)
+			munmap(batch, blen);
 		reply_error(s, GDB_ERR_BAD_REQUEST, "malformed batch");
 		return;
 	}
@@ -477,6 +551,13 @@ handle_cache_append(int s, char *payload, size_t len, int fd)
 		rc = gdb_cuda_store_append(exec, e->store, batch, &st.stats, &st.err);
 	else
 		rc = gdb_cpu_store_append(e->store, batch, &st.err);
+	if (rc == GDB_OK &&
+		!add_ctids(e, (const uint64 *) (payload + sizeof(GdbCacheRef)), batch->nrows))
+	{
+		rc = GDB_ERR_OUT_OF_MEMORY;
+		snprintf(st.err.message, sizeof(st.err.message),
+				 "out of host memory for the row addresses");
+	}
 	munmap(batch, blen);
 	if (rc == GDB_OK && cache_bytes(NULL) > budget_bytes() &&
 		!make_room(0, e))
@@ -535,6 +616,7 @@ handle_cache_finish(int s, char *payload, size_t len)
 		return;
 	}
 	e->state = GDB_CACHE_STATE_LOADED;
+	e->nloaded = e->nctids;
 	e->loaded_at = GetCurrentTimestamp();
 	e->load_ms = (double) (e->loaded_at - e->load_start) / 1000.0;
 	memset(&st, 0, sizeof(st));
@@ -624,7 +706,8 @@ handle_cache_status(int s, char *payload, size_t len)
 		i->change_count = e->change_count;
 		i->rows = gdb_store_rows(e->store);
 		i->device_bytes = use_gpu ? gdb_store_bytes(e->store) : 0;
-		i->host_bytes = use_gpu ? 0 : gdb_store_bytes(e->store);
+		i->host_bytes = (use_gpu ? 0 : gdb_store_bytes(e->store)) +
+			sizeof(uint64) * e->cap_ctids;
 		i->load_ms = e->load_ms;
 		i->hits = e->hits;
 		i->last_use = e->last_use;
@@ -679,7 +762,422 @@ snapshot_covers_load(const CacheEntry *e, const GdbSnapshotInfo *q, const uint32
 	return true;
 }
 
+/* codes[] for n strings, reusing the last array */
+static int64 *
+repalloc0_codes(int64 *codes, uint64 n)
+{
+	if (codes)
+		pfree(codes);
+	return palloc0(sizeof(int64) * Max(n, 1));
+}
+
+/* The row at heap address ctid: an appended row first, then a loaded one. */
+static int64
+find_row(CacheEntry *e, uint64 ctid)
+{
+	InsertedCtid *ic = hash_search(e->inserted, &ctid, HASH_FIND, NULL);
+	uint64		lo = 0,
+				hi = e->nloaded;
+
+	if (ic)
+		return ic->row;
+	while (lo < hi)
+	{
+		uint64		mid = lo + (hi - lo) / 2;
+
+		if (e->ctids[mid] < ctid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (lo < e->nloaded && e->ctids[lo] == ctid) ? (int64) lo : -1;
+}
+
+static PendingRow *
+pending_row(CacheEntry *e, uint32 row)
+{
+	bool		found;
+	PendingRow *p = hash_search(e->pending, &row, HASH_ENTER, &found);
+
+	if (!found)
+	{
+		p->xmin = 0;
+		p->xmax = 0;
+	}
+	return p;
+}
+
+/*
+ * Apply one statement's captured changes to e: deleted rows get their
+ * deleting xid, inserted rows are appended (visibility 0) with their
+ * inserting xid.  Text codes of the inserted batch are mapped into e's
+ * dictionary.  Returns a GdbStatus; on failure e must be dropped.
+ */
+static int
+apply_changes(CacheEntry *e, const GdbCacheChanges *ch, const uint64 *del,
+			  const uint64 *ins_ctids, const uint64 *ins_xids,
+			  int64 *codes, GdbBatch *batch, GdbError *err)
+{
+	uint64		i;
+	uint32		c;
+	uint64		base;
+	int			rc;
+
+	for (i = 0; i < ch->ndeleted; i++)
+	{
+		int64		row = find_row(e, del[2 * i]);
+
+		if (row < 0)
+		{
+			snprintf(err->message, sizeof(err->message),
+					 "a deleted row (ctid " UINT64_FORMAT ") is not in the cache", del[2 * i]);
+			return GDB_ERR_BAD_REQUEST;
+		}
+		pending_row(e, (uint32) row)->xmax = del[2 * i + 1];
+	}
+	if (ch->ninserted == 0)
+		return GDB_OK;
+
+	if (batch->ncols != e->ncols + 1 || batch->nrows != ch->ninserted)
+	{
+		snprintf(err->message, sizeof(err->message), "inserted rows do not match the cache");
+		return GDB_ERR_BAD_REQUEST;
+	}
+	for (c = 0; c < e->ncols; c++)
+	{
+		int64	   *vals;
+		const uint8_t *nulls;
+
+		if (e->typids[c] != TEXTOID && e->typids[c] != VARCHAROID)
+			continue;
+		vals = GDB_COL_PTR(batch, batch, c, int64);
+		nulls = GDB_NULL_PTR(batch, batch, c);
+		for (i = 0; i < batch->nrows; i++)
+			if (!(nulls && nulls[i]))
+			{
+				if (vals[i] < 0 || (uint64) vals[i] >= ch->nstrings)
+				{
+					snprintf(err->message, sizeof(err->message), "text code out of range");
+					return GDB_ERR_BAD_REQUEST;
+				}
+				vals[i] = codes[vals[i]];
+			}
+	}
+	base = gdb_store_rows(e->store);
+	if (use_gpu)
+	{
+		GdbStats	stats = {0};
+
+		rc = gdb_cuda_store_append(exec, e->store, batch, &stats, err);
+	}
+	else
+		rc = gdb_cpu_store_append(e->store, batch, err);
+	if (rc != GDB_OK)
+		return rc;
+	if (!add_ctids(e, ins_ctids, ch->ninserted))
+		return GDB_ERR_OUT_OF_MEMORY;
+	for (i = 0; i < ch->ninserted; i++)
+	{
+		uint32		row = (uint32) (base + i);
+		InsertedCtid *ic = hash_search(e->inserted, &ins_ctids[i], HASH_ENTER, NULL);
+
+		ic->row = row;
+		pending_row(e, row)->xmin = ins_xids[i];
+	}
+	e->has_invisible = true;
+	return GDB_OK;
+}
+
 static void
+handle_cache_changes(int s, char *payload, size_t len, int fd)
+{
+	GdbCacheChanges *ch = (GdbCacheChanges *) payload;
+	GdbStatusReply st;
+	const uint64 *del,
+			   *ins_ctids,
+			   *ins_xids;
+	char	   *p,
+			   *end = payload + len;
+	int64	   *codes = NULL;
+	GdbBatch   *batch = NULL;
+	size_t		blen = 0;
+	CacheEntry *e,
+			   *next;
+	uint64		i;
+
+	memset(&st, 0, sizeof(st));
+	if (len < sizeof(GdbCacheChanges) ||
+		(len - sizeof(GdbCacheChanges)) / 16 < ch->ndeleted + ch->ninserted)
+	{
+		reply_error(s, GDB_ERR_BAD_REQUEST, "malformed changes");
+		return;
+	}
+	del = (const uint64 *) (payload + sizeof(GdbCacheChanges));
+	ins_ctids = del + 2 * ch->ndeleted;
+	ins_xids = ins_ctids + ch->ninserted;
+	p = (char *) (ins_xids + ch->ninserted);
+	if (ch->ninserted > 0)
+	{
+		struct stat sb;
+
+		if (fd < 0 || fstat(fd, &sb) < 0 || (size_t) sb.st_size < sizeof(GdbBatch))
+		{
+			reply_error(s, GDB_ERR_BAD_REQUEST, "inserted rows missing");
+			return;
+		}
+		blen = sb.st_size;
+		/* a private copy-on-write mapping: text codes are rewritten */
+		batch = mmap(NULL, blen, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+		if (batch == MAP_FAILED || batch->magic != GDB_BATCH_MAGIC ||
+			batch->total_bytes > blen || batch->ncols > GDB_MAX_COLUMNS)
+		{
+			if (batch != MAP_FAILED)
+				munmap(batch, blen);
+			reply_error(s, GDB_ERR_BAD_REQUEST, "malformed inserted rows");
+			return;
+		}
+	}
+
+	for (e = entries; e; e = next)
+	{
+		int			rc;
+
+		next = e->next;
+		if (e->key.dbid != ch->key.dbid || e->key.relid != ch->key.relid ||
+			e->state == GDB_CACHE_STATE_LOADING || e->relfilenode != ch->relfilenode)
+			continue;
+		/* the statement's strings, as codes of this entry's dictionary */
+		codes = repalloc0_codes(codes, ch->nstrings);
+		{
+			MemoryContext old = MemoryContextSwitchTo(e->mcxt);
+			char	   *q = p;
+
+			if (e->dict == NULL)
+				e->dict = gdb_dict_create();
+			for (i = 0; i < ch->nstrings; i++)
+			{
+				uint32		l;
+
+				if (q + sizeof(uint32) > end)
+					break;
+				memcpy(&l, q, sizeof(uint32));
+				q += sizeof(uint32);
+				if (q + l > end)
+					break;
+				codes[i] = gdb_dict_intern(e->dict, q, l);
+				q += l;
+			}
+			MemoryContextSwitchTo(old);
+			if (i != ch->nstrings)
+			{
+				if (batch)
+					munmap(batch, blen);
+				reply_error(s, GDB_ERR_BAD_REQUEST, "malformed strings");
+				return;
+			}
+		}
+		rc = apply_changes(e, ch, del, ins_ctids, ins_xids, codes, batch, &st.err);
+		check_device(rc);
+		if (rc != GDB_OK)
+		{
+			ereport(LOG,
+					(errmsg("gpudb server: dropping cache of relation %u: %s",
+							e->key.relid, st.err.message)));
+			st.err.status = rc;
+			if (find_entry_by_id(e->id) == e)
+				entry_unlink(e, true);
+			break;
+		}
+		st.value++;
+		/* a second entry (a newer load) gets the same rows again */
+		if (batch)
+		{
+			munmap(batch, blen);
+			batch = mmap(NULL, blen, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+			if (batch == MAP_FAILED)
+			{
+				batch = NULL;
+				break;
+			}
+		}
+	}
+	if (batch)
+		munmap(batch, blen);
+	reply(s, &st, NULL, 0, NULL, 0);
+}
+
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64		x = *(const uint64 *) a,
+				y = *(const uint64 *) b;
+
+	return (x > y) - (x < y);
+}
+
+static GdbXidStatus
+status_of(uint64 xid, const uint64 *xids, const GdbXidStatus *st, uint64 n)
+{
+	const uint64 *hit;
+
+	if (xid == 0)
+		return GDB_XID_ALL_VISIBLE;
+	hit = bsearch(&xid, xids, n, sizeof(uint64), cmp_u64);
+	return hit ? st[hit - xids] : GDB_XID_INVISIBLE;
+}
+
+static bool
+seen(GdbXidStatus st)
+{
+	return st == GDB_XID_VISIBLE || st == GDB_XID_ALL_VISIBLE;
+}
+
+/*
+ * Rows changed since the load: ask the querying backend what its snapshot
+ * makes of their xids (a NEED_XIDS reply, answered by CACHE_XIDS), set
+ * their visibility column for this query, and fold what no snapshot can
+ * see differently any more (committed before every snapshot's horizon, or
+ * aborted).  Returns 1 to go on, 0 when it has replied itself (the query
+ * must read the heap), -1 when the connection broke.
+ */
+static int
+resolve_pending(int s, CacheEntry *e)
+{
+	GdbStatusReply st;
+	HASH_SEQ_STATUS seq;
+	PendingRow *p;
+	uint64	   *xids;
+	uint64		nx = 0,
+				i,
+				n;
+	GdbMsgHeader hdr;
+	GdbXidStatus *xst;
+	uint32	   *rows;
+	int64	   *vals;
+	int			rc;
+	GdbError	err = {0};
+
+	n = hash_get_num_entries(e->pending);
+	xids = palloc(sizeof(uint64) * 2 * n);
+	hash_seq_init(&seq, e->pending);
+	while ((p = hash_seq_search(&seq)) != NULL)
+	{
+		if (p->xmin)
+			xids[nx++] = p->xmin;
+		if (p->xmax)
+			xids[nx++] = p->xmax;
+	}
+	qsort(xids, nx, sizeof(uint64), cmp_u64);
+	for (i = 0, n = 0; i < nx; i++)
+		if (n == 0 || xids[n - 1] != xids[i])
+			xids[n++] = xids[i];
+	nx = n;
+
+	memset(&st, 0, sizeof(st));
+	st.cache_state = GDB_CACHE_NEED_XIDS;
+	st.value = nx;
+	if (!reply(s, &st, xids, sizeof(uint64) * nx, NULL, 0))
+		return -1;
+	xst = palloc(Max(nx, 1));
+	if (!read_full(s, &hdr, sizeof(hdr), NULL) || hdr.magic != GDB_MSG_MAGIC ||
+		hdr.type != GDB_MSG_CACHE_XIDS || hdr.payload_len != nx ||
+		!read_full(s, xst, nx, NULL))
+		return -1;
+	for (i = 0; i < nx; i++)
+		if (xst[i] == GDB_XID_OWN)
+		{
+			memset(&st, 0, sizeof(st));
+			st.cache_state = GDB_CACHE_OWN_CHANGES;
+			return reply(s, &st, NULL, 0, NULL, 0) ? 0 : -1;
+		}
+
+	n = hash_get_num_entries(e->pending);
+	rows = palloc(sizeof(uint32) * Max(n, 1));
+	vals = palloc(sizeof(int64) * Max(n, 1));
+	i = 0;
+	hash_seq_init(&seq, e->pending);
+	while ((p = hash_seq_search(&seq)) != NULL)
+	{
+		GdbXidStatus smin = status_of(p->xmin, xids, xst, nx);
+		GdbXidStatus smax = p->xmax ? status_of(p->xmax, xids, xst, nx) : GDB_XID_ABORTED;
+		bool		visible = seen(smin) && !seen(smax);
+
+		rows[i] = p->row;
+		vals[i] = visible ? 1 : 0;
+		i++;
+		if (!visible)
+			e->has_invisible = true;
+		/* fold what every future snapshot sees alike */
+		if (smin == GDB_XID_ALL_VISIBLE)
+			p->xmin = 0;
+		if (smax == GDB_XID_ABORTED)
+			p->xmax = 0;
+		if (smin == GDB_XID_ABORTED || smax == GDB_XID_ALL_VISIBLE ||
+			(p->xmin == 0 && p->xmax == 0))
+		{
+			uint32		row = p->row;
+
+			(void) hash_search(e->pending, &row, HASH_REMOVE, NULL);
+		}
+	}
+	if (use_gpu)
+	{
+		GdbStats	stats = {0};
+
+		rc = gdb_cuda_store_scatter(exec, e->store, e->vis_col, rows, vals, i,
+									&stats, &err);
+	}
+	else
+		rc = gdb_cpu_store_scatter(e->store, e->vis_col, rows, vals, i, &err);
+	if (rc != GDB_OK)
+	{
+		check_device(rc);
+		memset(&st, 0, sizeof(st));
+		st.err = err;
+		st.err.status = rc;
+		return reply(s, &st, NULL, 0, NULL, 0) ? 0 : -1;
+	}
+	return 1;
+}
+
+/*
+ * Put the visibility test in front of the filter: vis, JUMP_IF_FALSE past
+ * the end, the program (jump targets moved by two), AND.  false if it does
+ * not fit.
+ */
+static bool
+prefix_visibility(GdbRequest *req, uint32 vis_col)
+{
+	uint32		n = req->ninstr;
+	uint32		i;
+
+	if (n == 0)
+	{
+		memset(&req->program[0], 0, sizeof(GdbInstr));
+		req->program[0].op = GDB_OP_PUSH_COL;
+		req->program[0].arg = vis_col;
+		req->ninstr = 1;
+		return true;
+	}
+	if (n + 3 > GDB_MAX_INSTR)
+		return false;
+	memmove(&req->program[2], &req->program[0], sizeof(GdbInstr) * n);
+	for (i = 2; i < n + 2; i++)
+		if (req->program[i].op == GDB_OP_JUMP_IF_FALSE ||
+			req->program[i].op == GDB_OP_JUMP_IF_TRUE)
+			req->program[i].arg += 2;
+	memset(&req->program[0], 0, sizeof(GdbInstr) * 2);
+	req->program[0].op = GDB_OP_PUSH_COL;
+	req->program[0].arg = vis_col;
+	req->program[1].op = GDB_OP_JUMP_IF_FALSE;
+	req->program[1].arg = n + 3;
+	memset(&req->program[n + 2], 0, sizeof(GdbInstr));
+	req->program[n + 2].op = GDB_OP_AND;
+	req->ninstr = n + 3;
+	return true;
+}
+
+static bool
 handle_cache_groupby(int s, char *payload, size_t len)
 {
 	GdbCacheQuery *cq = (GdbCacheQuery *) payload;
@@ -703,7 +1201,7 @@ handle_cache_groupby(int s, char *payload, size_t len)
 		len < sizeof(GdbCacheQuery) + cq->snapshot.nxip * sizeof(uint32))
 	{
 		reply_error(s, GDB_ERR_BAD_REQUEST, "malformed cache query");
-		return;
+		return true;
 	}
 	qxip = (const uint32 *) (payload + sizeof(GdbCacheQuery));
 
@@ -718,13 +1216,13 @@ handle_cache_groupby(int s, char *payload, size_t len)
 				break;
 		st.cache_state = e ? GDB_CACHE_NOT_READY : GDB_CACHE_ABSENT;
 		reply(s, &st, NULL, 0, NULL, 0);
-		return;
+		return true;
 	}
 	if (e->relfilenode != cq->relfilenode || e->change_count != cq->change_count)
 	{
 		st.cache_state = GDB_CACHE_STALE;
 		reply(s, &st, NULL, 0, NULL, 0);
-		return;
+		return true;
 	}
 	for (i = 0; i < cq->ncols; i++)
 	{
@@ -736,14 +1234,14 @@ handle_cache_groupby(int s, char *payload, size_t len)
 		{
 			st.cache_state = GDB_CACHE_ABSENT;
 			reply(s, &st, NULL, 0, NULL, 0);
-			return;
+			return true;
 		}
 	}
 	if (!snapshot_covers_load(e, &cq->snapshot, qxip))
 	{
 		st.cache_state = GDB_CACHE_SNAPSHOT;
 		reply(s, &st, NULL, 0, NULL, 0);
-		return;
+		return true;
 	}
 
 	/* map the request's columns onto the store's and bind text constants */
@@ -752,7 +1250,7 @@ handle_cache_groupby(int s, char *payload, size_t len)
 		req->ninstr > GDB_MAX_INSTR)
 	{
 		reply_error(s, GDB_ERR_BAD_REQUEST, "malformed request");
-		return;
+		return true;
 	}
 	for (i = 0; i < req->nkeys; i++)
 		if (req->key_cols[i] >= 0 && (uint32) req->key_cols[i] < cq->ncols)
@@ -782,7 +1280,22 @@ handle_cache_groupby(int s, char *payload, size_t len)
 	if (i != cq->ntext || gdb_request_bind_text(req, codes, cq->ntext) != GDB_OK)
 	{
 		reply_error(s, GDB_ERR_BAD_REQUEST, "malformed text constants");
-		return;
+		return true;
+	}
+
+	/* rows changed since the load: their visibility for this snapshot */
+	if (hash_get_num_entries(e->pending) > 0)
+	{
+		int			go = resolve_pending(s, e);
+
+		if (go <= 0)
+			return go == 0;
+	}
+	if (e->has_invisible && !prefix_visibility(req, e->vis_col))
+	{
+		st.cache_state = GDB_CACHE_ABSENT;
+		reply(s, &st, NULL, 0, NULL, 0);
+		return true;
 	}
 
 	if (use_gpu)
@@ -796,7 +1309,7 @@ handle_cache_groupby(int s, char *payload, size_t len)
 	if (rc != GDB_OK)
 	{
 		reply(s, &st, NULL, 0, NULL, 0);
-		return;
+		return true;
 	}
 	e->hits++;
 	e->last_use = GetCurrentTimestamp();
@@ -831,6 +1344,7 @@ handle_cache_groupby(int s, char *payload, size_t len)
 	st.result_bytes = result->total_bytes;
 	st.strings_bytes = strings.len;
 	reply(s, &st, result, result->total_bytes, strings.data, strings.len);
+	return true;
 }
 
 /* A backend went away: drop what it was loading and had not committed. */
@@ -904,13 +1418,22 @@ serve(int s)
 							 hdr.type == GDB_MSG_CACHE_COMMIT);
 			break;
 		case GDB_MSG_CACHE_GROUPBY:
-			handle_cache_groupby(s, payload, hdr.payload_len);
+			if (!handle_cache_groupby(s, payload, hdr.payload_len))
+			{
+				if (fd >= 0)
+					close(fd);
+				MemoryContextSwitchTo(TopMemoryContext);
+				return false;
+			}
 			break;
 		case GDB_MSG_CACHE_DROP:
 			handle_cache_drop(s, payload, hdr.payload_len);
 			break;
 		case GDB_MSG_CACHE_STATUS:
 			handle_cache_status(s, payload, hdr.payload_len);
+			break;
+		case GDB_MSG_CACHE_CHANGES:
+			handle_cache_changes(s, payload, hdr.payload_len, fd);
 			break;
 		default:
 			reply_error(s, GDB_ERR_BAD_REQUEST, "unknown request type %u", hdr.type);

@@ -131,9 +131,19 @@ extern GdbHeapReader *gdb_heap_reader_begin(Relation rel, GdbColumnSet *cs,
 
 /*
  * gdb_heap_reader_next: fill batch (laid out for cs with capacity rows) with
- * the next rows; returns the number of rows (0 at the end).
+ * the next rows; returns the number of rows (0 at the end).  ctids (may be
+ * NULL) receives each row's heap address as GDB_CTID(block, offset).
  */
-extern uint64 gdb_heap_reader_next(GdbHeapReader *reader, GdbBatch *batch);
+extern uint64 gdb_heap_reader_next(GdbHeapReader *reader, GdbBatch *batch,
+								   uint64 *ctids);
+
+/*
+ * gdb_batch_store_value: store value (NULL if isnull) of column col of cs
+ * into row row of batch, converted as the heap reader converts it (text
+ * through cs->dict).
+ */
+extern void gdb_batch_store_value(GdbColumnSet *cs, GdbBatch *batch, int col,
+								  uint64 row, Datum value, bool isnull);
 extern void gdb_heap_reader_end(GdbHeapReader *reader);
 
 /* gdb_columnset_layout: lay batch out for cs; returns bytes needed. */

@@ -296,7 +296,7 @@ run_groupby(GdbGroupByQuery *q, GdbExecutor *ex, int *nbatches)
 	reader = gdb_heap_reader_begin(q->rel, &q->cs, capacity);
 	for (;;)
 	{
-		uint64		n = gdb_heap_reader_next(reader, input);
+		uint64		n = gdb_heap_reader_next(reader, input, NULL);
 		GdbBatch   *part;
 
 		if (n == 0 && *nbatches > 0)

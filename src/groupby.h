@@ -88,4 +88,22 @@ extern void gdb_check_privileges(const GdbGroupByQuery *q);
 extern GdbBatch *gdb_cache_groupby(GdbGroupByQuery *q, GdbStats *stats,
 								   int *cache_state);
 
+/*
+ * gdb_cache_bump: mark every cached copy of relid stale (the shared change
+ * counter); used for TRUNCATE and for changes that could not be sent.
+ */
+extern void gdb_cache_bump(Oid relid);
+
+/*
+ * gdb_cache_batch_layout: lay batch out for the columns of cs plus the
+ * cache's visibility column (INT64, index cs->ncols, no NULL flags), as
+ * cached rows are sent to the server; returns the bytes needed.
+ */
+extern uint64 gdb_cache_batch_layout(const GdbColumnSet *cs, GdbBatch *batch,
+									 uint64 capacity);
+
+/* gdb_cache_batch_set_visible: set the visibility column of every row. */
+extern void gdb_cache_batch_set_visible(GdbBatch *batch, int vis_col,
+										int64 value);
+
 #endif							/* GPUDB_GROUPBY_H */

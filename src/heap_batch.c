@@ -27,6 +27,7 @@
 #include "utils/timestamp.h"
 
 #include "gpudb.h"
+#include "server_protocol.h"
 
 struct GdbHeapReader
 {
@@ -206,7 +207,7 @@ gdb_heap_reader_begin(Relation rel, GdbColumnSet *cs, uint64 capacity)
 }
 
 /* Store one attribute value of the current tuple into row r of column c. */
-static inline void
+static void
 store_value(GdbColumnSet *cs, GdbBatch *batch, int c, uint64 r,
 			Datum d, bool isnull)
 {
@@ -265,7 +266,7 @@ store_value(GdbColumnSet *cs, GdbBatch *batch, int c, uint64 r,
 
 /* see gpudb.h */
 uint64
-gdb_heap_reader_next(GdbHeapReader *reader, GdbBatch *batch)
+gdb_heap_reader_next(GdbHeapReader *reader, GdbBatch *batch, uint64 *ctids)
 {
 	GdbColumnSet *cs = reader->cs;
 	TupleTableSlot *slot = reader->slot;
@@ -290,10 +291,21 @@ gdb_heap_reader_next(GdbHeapReader *reader, GdbBatch *batch)
 
 			store_value(cs, batch, c, n, slot->tts_values[a], slot->tts_isnull[a]);
 		}
+		if (ctids)
+			ctids[n] = GDB_CTID(ItemPointerGetBlockNumber(&slot->tts_tid),
+								ItemPointerGetOffsetNumber(&slot->tts_tid));
 		n++;
 	}
 	batch->nrows = n;
 	return n;
+}
+
+/* see gpudb.h */
+void
+gdb_batch_store_value(GdbColumnSet *cs, GdbBatch *batch, int col, uint64 row,
+					  Datum value, bool isnull)
+{
+	store_value(cs, batch, col, row, value, isnull);
 }
 
 /* see gpudb.h */

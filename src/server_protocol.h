@@ -37,6 +37,8 @@ typedef enum GdbMsgType
 	GDB_MSG_CACHE_GROUPBY,		/* GdbCacheQuery + ... -> result */
 	GDB_MSG_CACHE_DROP,			/* GdbCacheKey -> GdbStatusReply(found) */
 	GDB_MSG_CACHE_STATUS,		/* GdbCacheKey(relid 0) -> GdbCacheInfo[] */
+	GDB_MSG_CACHE_XIDS,			/* GdbXidStatus[] answering a NEED_XIDS reply */
+	GDB_MSG_CACHE_CHANGES,		/* GdbCacheChanges + fd(inserted rows) */
 	GDB_MSG_REPLY				/* every reply */
 } GdbMsgType;
 
@@ -74,6 +76,9 @@ typedef struct GdbStatusReply
 #define GDB_CACHE_NOT_READY		2	/* loading, or its load never committed */
 #define GDB_CACHE_STALE			3	/* changed since the load */
 #define GDB_CACHE_SNAPSHOT		4	/* the query's snapshot predates the load */
+#define GDB_CACHE_NEED_XIDS		5	/* reply lists xids; send CACHE_XIDS next */
+#define GDB_CACHE_OWN_CHANGES	6	/* the querying transaction changed it */
+
 
 typedef struct GdbCacheKey
 {
@@ -81,6 +86,52 @@ typedef struct GdbCacheKey
 	uint32_t	relid;
 } GdbCacheKey;
 
+/*
+ * Per-row visibility.  Every cached row carries the xid that inserted it
+ * (0 for rows loaded by gpu_cache_load, which were committed for every
+ * snapshot the cache may answer) and the xid that deleted it (0 for none),
+ * as 64-bit full transaction ids.  The server keeps them only for rows
+ * whose visibility still depends on a snapshot; for a query it sends those
+ * xids (a NEED_XIDS reply: the rest is uint64 xids), the backend answers
+ * each with a GdbXidStatus in a CACHE_XIDS message (same order), and the
+ * server sets each such row's visibility column before running the query.
+ */
+#define GDB_XID_INVISIBLE		0	/* running, or not visible to the snapshot */
+#define GDB_XID_VISIBLE			1	/* committed and visible to the snapshot */
+#define GDB_XID_ALL_VISIBLE		2	/* committed and visible to every snapshot */
+#define GDB_XID_ABORTED			3	/* aborted (or crashed) */
+#define GDB_XID_OWN				4	/* the querying transaction: use the heap */
+
+typedef uint8_t GdbXidStatus;
+
+/*
+ * CACHE_CHANGES: captured row changes of one statement on one relation:
+ * GdbCacheChanges, then ndeleted (uint64 ctid, uint64 xid) pairs, then
+ * ninserted uint64 ctids and ninserted uint64 xids, then nstrings text
+ * values (uint32 length + bytes) whose index is the code the inserted
+ * batch's text columns use.  The inserted rows come as a memfd batch with
+ * the cache's columns in the cache's order (GdbCacheInfo attnums) and then
+ * the visibility column (0: not visible until their xid is resolved).  Reply value: 1 if a cached copy took them;
+ * an error status means the copy could not follow and was dropped.
+ */
+typedef struct GdbCacheChanges
+{
+	GdbCacheKey key;
+	uint32_t	relfilenode;
+	uint32_t	pad;
+	uint64_t	ndeleted;
+	uint64_t	ninserted;
+	uint64_t	nstrings;
+} GdbCacheChanges;
+
+/* ctid as carried: block number << 16 | offset number */
+#define GDB_CTID(blk, off)	(((uint64_t) (blk) << 16) | (uint64_t) (off))
+
+/*
+ * CACHE_APPEND carries GdbCacheRef then batch->nrows uint64 ctids (the
+ * rows' heap addresses, ascending); FINISH carries nstrings dictionary
+ * strings (uint32 length + bytes) in code order.
+ */
 typedef struct GdbCacheRef
 {
 	int64_t		cache_id;

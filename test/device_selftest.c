@@ -22,6 +22,9 @@
  *		 grows), group-bys over the store against gdb_cpu_groupby over the
  *		 rows appended so far, rejected appends (layout mismatch), creation
  *		 errors, empty stores;
+ *	   - store scatter (CPU, and CUDA with a device): INT64 columns with
+ *		 and without NULL flags, group-bys against the input changed the
+ *		 same way, rejected scatters (nothing written), n == 0;
  *	   - with a device, last: gdb_cuda_recover on a healthy device, then
  *		 after a planted illegal address (device reset, lost exec and store
  *		 fail cleanly, a new exec works).
@@ -1433,6 +1436,234 @@ test_store_path(int on_gpu, uint64_t nrows)
 	free(req);
 }
 
+/* The scatter of one path. */
+static int
+st_scatter(int on_gpu, GdbStore *s, uint32_t col, const uint32_t *rows,
+		   const int64_t *vals, uint64_t n, GdbStats *stats, GdbError *err)
+{
+	return on_gpu ? gdb_cuda_store_scatter(gpu, s, col, rows, vals, n, stats, err)
+		: gdb_cpu_store_scatter(s, col, rows, vals, n, err);
+}
+
+/* Scatter into whole (a host batch) as the store should: the reference. */
+static void
+ref_scatter(GdbBatch *b, uint32_t col, const uint32_t *rows, const int64_t *vals,
+			uint64_t n)
+{
+	uint64_t	i;
+
+	for (i = 0; i < n; i++)
+	{
+		col_i(b, (int) col)[rows[i]] = vals[i];
+		if (b->cols[col].has_nulls)
+			col_n(b, (int) col)[rows[i]] = 0;
+	}
+}
+
+/* Group-bys over store s against whole, over several keys and programs. */
+static void
+scatter_compare(int on_gpu, GdbStore *s, GdbRequest *req, const GdbBatch *whole,
+				const char *what)
+{
+	static const int keys[] = {0, 1, 3, 5};
+	static const int progs[] = {0, 1, 3};
+	char		name[256];
+	int			k;
+
+	for (k = 0; k < (int) (sizeof(keys) / sizeof(keys[0])); k++)
+	{
+		const char *ks = build_keys(req, keys[k]);
+		const char *ps = build_program(req, progs[k % 3]);
+
+		snprintf(name, sizeof(name), "%s store scatter, %s, keys %s, %s",
+				 on_gpu ? "gpu" : "cpu", what, ks, ps);
+		store_compare(on_gpu, s, req, whole, name);
+	}
+}
+
+/*
+ * *_store_scatter on one path: a random input appended in two parts;
+ * scatters into the nullable INT64 key ki (NULL rows among the targets
+ * become non-NULL), the NOT NULL INT64 columns ci and kb; group-bys over
+ * the store against gdb_cpu_groupby over the input changed the same way.
+ * Rejected scatters (row, column out of range, FLOAT64 column, NULL
+ * arrays, the other path's store) change nothing; n == 0 is a no-op.
+ */
+static void
+test_store_scatter(int on_gpu, uint64_t nrows)
+{
+	const char *pn = on_gpu ? "gpu" : "cpu";
+	GenParams	gp = {1 + rng_below(10), 1 + (int) rng_below(12), 1 + rng_below(nrows),
+	25 + (int) rng_below(20), 0};
+	GdbBatch   *in = gen_batch(nrows, &gp);
+	GdbBatch   *whole = batch_like(in, nrows);
+	GdbRequest *req = request_new();
+	GdbStore   *s = NULL;
+	uint32_t   *perm = (uint32_t *) xmalloc(nrows * sizeof(uint32_t));
+	int64_t    *vals = (int64_t *) xmalloc(nrows * sizeof(int64_t));
+	uint32_t	bad_rows[3];
+	GdbStats	stats;
+	GdbError	err;
+	uint64_t	i,
+				n,
+				nnull_hit = 0;
+	int			st,
+				c;
+	char		what[128];
+	static const int cols[3] = {C_KI, C_CI, C_KB};
+
+	build_aggs(req);
+	st = st_create(on_gpu, in, 16, &s, &err);
+	if (st == GDB_OK)
+		st = st_append(on_gpu, s, in, NULL, &err);
+	check(st == GDB_OK, "%s scatter store: %s", pn, err.message);
+	if (st != GDB_OK)
+		goto done;
+	batch_append(whole, in, 0, nrows);
+
+	/* distinct random rows (a partial Fisher-Yates shuffle) */
+	for (i = 0; i < nrows; i++)
+		perm[i] = (uint32_t) i;
+	for (c = 0; c < 3; c++)
+	{
+		n = 1 + rng_below(nrows / 2);
+		for (i = 0; i < n; i++)
+		{
+			uint64_t	j = i + rng_below(nrows - i);
+			uint32_t	t = perm[i];
+
+			perm[i] = perm[j];
+			perm[j] = t;
+			vals[i] = c == 0 ? (int64_t) rng_below(gp.key_card + 3) :
+				rng_below(10) == 0 ? INT64_MIN + (int64_t) rng_below(3) :
+				(int64_t) rng_below(10000);
+			if (whole->cols[cols[c]].has_nulls && col_n(whole, cols[c])[perm[i]])
+				nnull_hit++;
+		}
+		memset(&stats, 0, sizeof(stats));
+		memset(&err, 0x5a, sizeof(err));
+		st = st_scatter(on_gpu, s, (uint32_t) cols[c], perm, vals, n, &stats, &err);
+		check(st == GDB_OK && err.status == GDB_OK && gdb_store_rows(s) == nrows,
+			  "%s scatter of %llu rows into %s: %d (%s)", pn, (unsigned long long) n,
+			  col_names[cols[c]], st, err.message);
+		if (on_gpu)
+			check(stats.bytes_to_device == n * 12, "%s scatter copied %llu bytes, want %llu",
+				  pn, (unsigned long long) stats.bytes_to_device,
+				  (unsigned long long) (n * 12));
+		ref_scatter(whole, (uint32_t) cols[c], perm, vals, n);
+		if (!on_gpu)
+			check(memcmp((char *) s->buf + s->header.cols[cols[c]].values_off,
+						 (char *) whole + whole->cols[cols[c]].values_off, nrows * 8) == 0 &&
+				  (!whole->cols[cols[c]].has_nulls ||
+				   memcmp((char *) s->buf + s->header.cols[cols[c]].nulls_off,
+						  (char *) whole + whole->cols[cols[c]].nulls_off, nrows) == 0),
+				  "cpu scatter into %s: stored column", col_names[cols[c]]);
+		snprintf(what, sizeof(what), "%llu rows of %s", (unsigned long long) n,
+				 col_names[cols[c]]);
+		scatter_compare(on_gpu, s, req, whole, what);
+	}
+	check(nnull_hit > 0, "%s scatter: no NULL row of ki was a target", pn);
+
+	/* a NULL row of ki, explicitly: becomes non-NULL */
+	for (i = 0; i < nrows && !col_n(whole, C_KI)[i]; i++)
+		;
+	if (i < nrows)
+	{
+		uint32_t	r = (uint32_t) i;
+		int64_t		v = -7;
+
+		st = st_scatter(on_gpu, s, C_KI, &r, &v, 1, NULL, NULL);
+		check(st == GDB_OK, "%s scatter into a NULL row: %d", pn, st);
+		ref_scatter(whole, C_KI, &r, &v, 1);
+		check(col_n(whole, C_KI)[i] == 0, "reference scatter clears the NULL flag");
+		scatter_compare(on_gpu, s, req, whole, "a NULL row of ki");
+	}
+
+	/* rejected scatters write nothing; n == 0 is a no-op */
+	for (i = 0; i < 3; i++)
+	{
+		bad_rows[i] = perm[i];
+		vals[i] = 123456789;
+	}
+	for (c = 0; c < 8; c++)
+	{
+		static const char *const bad_what[8] = {
+			"row == nrows (last)", "row UINT32_MAX (first)", "column == ncols",
+			"column UINT32_MAX", "FLOAT64 column", "rows NULL", "vals NULL",
+		"store NULL"};
+		uint32_t	col = C_KI;
+		const uint32_t *rp = bad_rows;
+		const int64_t *vp = vals;
+		GdbStore   *sp = s;
+
+		bad_rows[0] = perm[0];
+		bad_rows[2] = perm[2];
+		if (c == 0)
+			bad_rows[2] = (uint32_t) nrows;
+		else if (c == 1)
+			bad_rows[0] = UINT32_MAX;
+		else if (c == 2)
+			col = NCOLS;
+		else if (c == 3)
+			col = UINT32_MAX;
+		else if (c == 4)
+			col = C_VF;
+		else if (c == 5)
+			rp = NULL;
+		else if (c == 6)
+			vp = NULL;
+		else
+			sp = NULL;
+		memset(&stats, 0, sizeof(stats));
+		memset(&err, 0x5a, sizeof(err));
+		st = st_scatter(on_gpu, sp, col, rp, vp, 3, &stats, &err);
+		check(st == GDB_ERR_BAD_REQUEST && err.status == st &&
+			  memchr(err.message, '\0', sizeof(err.message)) && err.message[0] &&
+			  stats.bytes_to_device == 0,
+			  "%s scatter, %s: %d (%s)", pn, bad_what[c], st, err.message);
+		check(st_scatter(on_gpu, sp, col, rp, vp, 3, NULL, NULL) == GDB_ERR_BAD_REQUEST,
+			  "%s scatter, %s, no GdbError", pn, bad_what[c]);
+	}
+	memset(&stats, 0, sizeof(stats));
+	st = st_scatter(on_gpu, s, C_KI, NULL, NULL, 0, &stats, &err);
+	check(st == GDB_OK && err.status == GDB_OK && stats.bytes_to_device == 0,
+		  "%s scatter of 0 rows: %d (%s)", pn, st, err.message);
+	st = st_scatter(on_gpu, s, C_VF, perm, vals, 0, NULL, &err);
+	check(st == GDB_ERR_BAD_REQUEST, "%s scatter of 0 rows into a FLOAT64 column: %d", pn, st);
+	st = on_gpu ? gdb_cpu_store_scatter(s, C_KI, perm, vals, 1, &err)
+		: gdb_cuda_store_scatter(gpu, s, C_KI, perm, vals, 1, NULL, &err);
+	check(st != GDB_OK, "%s store scattered through the other path: %d", pn, st);
+	scatter_compare(on_gpu, s, req, whole, "after rejected scatters");
+
+	/* a store of only NOT NULL columns that is still empty: any row is out */
+	{
+		GdbStore   *e = NULL;
+		uint32_t	k1 = GDB_KIND_INT64,
+					h0 = 0,
+					r0 = 0;
+		int64_t		v0 = 1;
+
+		st = on_gpu ? gdb_cuda_store_create(gpu, 1, &k1, &h0, 0, &e, &err)
+			: gdb_cpu_store_create(1, &k1, &h0, 0, &e, &err);
+		check(st == GDB_OK, "%s one-column store: %s", pn, err.message);
+		if (st == GDB_OK)
+		{
+			check(st_scatter(on_gpu, e, 0, &r0, &v0, 1, NULL, &err) == GDB_ERR_BAD_REQUEST,
+				  "%s scatter into an empty store", pn);
+			check(st_scatter(on_gpu, e, 0, &r0, &v0, 0, NULL, &err) == GDB_OK,
+				  "%s scatter of 0 rows into an empty store", pn);
+			gdb_cpu_store_free(e);
+		}
+	}
+done:
+	gdb_cpu_store_free(s);
+	free(perm);
+	free(vals);
+	free(in);
+	free(whole);
+	free(req);
+}
+
 /* Store creation errors, and stores without a device. */
 static void
 test_store_errors(void)
@@ -1488,6 +1719,9 @@ test_store_errors(void)
 		check(st != GDB_OK && res == NULL, "gpu store group-by without a device: %d", st);
 		st = gdb_cuda_store_append(NULL, NULL, NULL, NULL, &err);
 		check(st != GDB_OK, "gpu store append without a device: %d", st);
+		st = gdb_cuda_store_scatter(NULL, NULL, 0, NULL, NULL, 0, NULL, &err);
+		check(st != GDB_OK && (gdb_cuda_built() || st == GDB_ERR_NO_DEVICE),
+			  "gpu store scatter without a device: %d", st);
 		st = gdb_cuda_recover(NULL, &err);
 		check(st != GDB_OK, "recover without a device: %d", st);
 	}
@@ -1591,6 +1825,13 @@ test_recover(void)
 	printf("  recover: %s\n", err.message);
 	st = gdb_cuda_store_groupby(ex, s, r, test_alloc, NULL, &res, NULL, &err);
 	check(st == GDB_ERR_DEVICE && res == NULL, "group-by on a lost store: %d", st);
+	{
+		uint32_t	r0 = 0;
+		int64_t		v0 = 1;
+
+		st = gdb_cuda_store_scatter(ex, s, C_KI, &r0, &v0, 1, NULL, &err);
+		check(st == GDB_ERR_DEVICE, "scatter into a lost store: %d (%s)", st, err.message);
+	}
 	st = gdb_cuda_groupby(ex, r, in, test_alloc, NULL, &res, NULL, &err);
 	check(st == GDB_ERR_DEVICE && res == NULL, "group-by on a lost exec: %d", st);
 	check(gdb_cuda_host_alloc(ex, 64) == NULL, "pinned memory of a lost exec");
@@ -1684,6 +1925,11 @@ main(int argc, char **argv)
 		for (si = 0; si < sizeof(store_rows) / sizeof(store_rows[0]); si++)
 			for (p = 0; p < (gpu ? 2 : 1); p++)
 				test_store_path(p, store_rows[si]);
+		for (p = 0; p < (gpu ? 2 : 1); p++)
+		{
+			test_store_scatter(p, 50);
+			test_store_scatter(p, 5000);
+		}
 	}
 	had_gpu = gpu != NULL;
 

@@ -1,0 +1,382 @@
+/*-------------------------------------------------------------------------
+ *
+ * cache_capture.c
+ *	  Change capture for cached tables: the triggers that keep the GPU
+ *	  server's copy of a table in step with INSERT, UPDATE and DELETE.
+ *
+ * gpu_cache_load installs gpudb_cache_invalidate() twice on a table it
+ * caches (cache.c: ensure_trigger):
+ *	 - AFTER ... FOR EACH ROW: the row trigger records, per statement, the
+ *	   heap address (ctid) of each deleted row version and the cached
+ *	   columns of each inserted one (an UPDATE is both), with the full xid
+ *	   of the (sub)transaction that made the change;
+ *	 - AFTER ... FOR EACH STATEMENT: the statement trigger sends what the
+ *	   statement captured to the server in one CACHE_CHANGES message (rows
+ *	   in a memfd batch), before the transaction can commit.  A TRUNCATE, or
+ *	   a change that cannot be sent, bumps the table's change counter
+ *	   instead: the cached copy then stops answering until the next load.
+ * The server appends inserted rows (invisible until their xid is resolved)
+ * and marks deleted ones; each query then resolves those xids against its
+ * own snapshot (cache.c: gdb_xid_statuses), so the cache answers what a
+ * heap scan under the same snapshot answers, rollbacks included, without
+ * a reload.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "access/transam.h"
+#include "access/xact.h"
+#include "commands/trigger.h"
+#include "miscadmin.h"
+#include "storage/proc.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+#include "groupby.h"
+#include "server_client.h"
+
+/* What one statement changed in one cached relation. */
+typedef struct Capture
+{
+	Oid			relid;
+	bool		cached;			/* the server has a copy to keep in step */
+	GdbColumnSet cs;			/* the cached columns, in the cache's order */
+	GdbBatch   *batch;			/* inserted rows (+ visibility column) */
+	uint64		capacity;
+	uint64	   *ins;			/* ctid, xid per inserted row */
+	uint64	   *del;			/* ctid, xid per deleted row */
+	uint64		ndel;
+	uint64		del_capacity;
+	struct Capture *next;
+} Capture;
+
+static Capture *captures = NULL;
+static MemoryContext capture_cxt = NULL;
+static LocalTransactionId capture_lxid = InvalidLocalTransactionId;
+static SubTransactionId capture_subid = InvalidSubTransactionId;
+
+/* Is the capture state from this (sub)transaction? */
+static bool
+capture_current(void)
+{
+	return capture_cxt != NULL && capture_lxid == MyProc->lxid &&
+		capture_subid == GetCurrentSubTransactionId();
+}
+
+/* Forget captures of an ended (sub)transaction (their memory went with it). */
+static void
+reset_if_new_transaction(void)
+{
+	if (capture_current())
+		return;
+	captures = NULL;
+	capture_cxt = AllocSetContextCreate(CurTransactionContext,
+										"gpudb change capture",
+										ALLOCSET_DEFAULT_SIZES);
+	capture_lxid = MyProc->lxid;
+	capture_subid = GetCurrentSubTransactionId();
+}
+
+/* The capture of rel in this statement; asks the server what it caches. */
+static Capture *
+capture_for(Relation rel)
+{
+	Capture    *c;
+	GdbCacheKey key = {MyDatabaseId, 0};
+	GdbMsgPart	part = {(const char *) &key, sizeof(key)};
+	GdbReply   *r;
+	MemoryContext old;
+	int64		i;
+
+	reset_if_new_transaction();
+	for (c = captures; c; c = c->next)
+		if (c->relid == RelationGetRelid(rel))
+			return c;
+
+	old = MemoryContextSwitchTo(capture_cxt);
+	c = palloc0(sizeof(Capture));
+	c->relid = RelationGetRelid(rel);
+	c->next = captures;
+	captures = c;
+	if (gpudb_preloaded && gdb_server_connect())
+	{
+		r = gdb_server_call(GDB_MSG_CACHE_STATUS, &part, 1, -1);
+		for (i = 0; i < r->status->value &&
+			 (i + 1) * sizeof(GdbCacheInfo) <= r->rest_len; i++)
+		{
+			GdbCacheInfo info;
+			uint32		col;
+
+			memcpy(&info, r->rest + i * sizeof(GdbCacheInfo), sizeof(info));
+			if (info.key.relid != c->relid ||
+				info.relfilenode != rel->rd_node.relNode ||
+				info.state == GDB_CACHE_STATE_LOADING)
+				continue;
+			for (col = 0; col < info.ncols; col++)
+				(void) gdb_columnset_add(&c->cs, rel, info.attnums[col], false);
+			c->cached = true;
+			break;
+		}
+	}
+	MemoryContextSwitchTo(old);
+	return c;
+}
+
+static void
+add_delete(Capture *c, ItemPointer tid, uint64 xid)
+{
+	if (c->ndel == c->del_capacity)
+	{
+		c->del_capacity = Max(c->del_capacity * 2, 64);
+		c->del = c->del ?
+			repalloc_huge(c->del, sizeof(uint64) * 2 * c->del_capacity) :
+			MemoryContextAllocHuge(capture_cxt, sizeof(uint64) * 2 * c->del_capacity);
+	}
+	c->del[2 * c->ndel] = GDB_CTID(ItemPointerGetBlockNumber(tid),
+								   ItemPointerGetOffsetNumber(tid));
+	c->del[2 * c->ndel + 1] = xid;
+	c->ndel++;
+}
+
+/* Make room for one more inserted row (doubling, columns copied). */
+static void
+grow_batch(Capture *c)
+{
+	GdbBatch	layout;
+	GdbBatch   *nb;
+	uint64		cap = Max(c->capacity * 2, 256);
+	uint32		col;
+
+	gdb_cache_batch_layout(&c->cs, &layout, cap);
+	nb = MemoryContextAllocHuge(capture_cxt, layout.total_bytes);
+	memcpy(nb, &layout, sizeof(GdbBatch));
+	if (c->batch)
+	{
+		nb->nrows = c->batch->nrows;
+		for (col = 0; col < c->batch->ncols; col++)
+		{
+			memcpy(GDB_COL_PTR(nb, nb, col, char),
+				   GDB_COL_PTR(c->batch, c->batch, col, char),
+				   c->batch->nrows * gdb_kind_width(c->batch->cols[col].kind));
+			if (c->batch->cols[col].has_nulls)
+				memcpy((char *) nb + nb->cols[col].nulls_off,
+					   (char *) c->batch + c->batch->cols[col].nulls_off,
+					   c->batch->nrows);
+		}
+		pfree(c->batch);
+	}
+	c->ins = c->ins ?
+		repalloc_huge(c->ins, sizeof(uint64) * 2 * cap) :
+		MemoryContextAllocHuge(capture_cxt, sizeof(uint64) * 2 * cap);
+	c->batch = nb;
+	c->capacity = cap;
+}
+
+static void
+add_insert(Capture *c, Relation rel, HeapTuple tuple, uint64 xid)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	uint64		row;
+	int			col;
+	MemoryContext old;
+
+	if (c->batch == NULL || c->batch->nrows == c->capacity)
+		grow_batch(c);
+	row = c->batch->nrows;
+	old = MemoryContextSwitchTo(capture_cxt);
+	for (col = 0; col < c->cs.ncols; col++)
+	{
+		bool		isnull;
+		Datum		d = heap_getattr(tuple, c->cs.attnums[col], desc, &isnull);
+
+		gdb_batch_store_value(&c->cs, c->batch, col, row, d, isnull);
+	}
+	MemoryContextSwitchTo(old);
+	GDB_COL_PTR(c->batch, c->batch, c->cs.ncols, int64)[row] = 0;
+	c->ins[2 * row] = GDB_CTID(ItemPointerGetBlockNumber(&tuple->t_self),
+							   ItemPointerGetOffsetNumber(&tuple->t_self));
+	c->ins[2 * row + 1] = xid;
+	c->batch->nrows++;
+}
+
+/* Send one statement's changes of c; the caller handles failure. */
+static void
+send_changes(Capture *c, Relation rel)
+{
+	GdbCacheChanges ch;
+	StringInfoData body;
+	GdbMsgPart	parts[2];
+	GdbReply   *r;
+	uint64		nins = c->batch ? c->batch->nrows : 0;
+	int64		nstr = c->cs.dict ? gdb_dict_size(c->cs.dict) : 0;
+	int			fd = -1;
+	uint64		i;
+
+	memset(&ch, 0, sizeof(ch));
+	ch.key.dbid = MyDatabaseId;
+	ch.key.relid = c->relid;
+	ch.relfilenode = rel->rd_node.relNode;
+	ch.ndeleted = c->ndel;
+	ch.ninserted = nins;
+	ch.nstrings = nstr;
+
+	initStringInfo(&body);
+	if (c->ndel > 0)
+		appendBinaryStringInfo(&body, (char *) c->del, sizeof(uint64) * 2 * c->ndel);
+	for (i = 0; i < nins; i++)
+		appendBinaryStringInfo(&body, (char *) &c->ins[2 * i], sizeof(uint64));
+	for (i = 0; i < nins; i++)
+		appendBinaryStringInfo(&body, (char *) &c->ins[2 * i + 1], sizeof(uint64));
+	for (i = 0; i < (uint64) nstr; i++)
+	{
+		text	   *t = DatumGetTextPP(gdb_dict_datum(c->cs.dict, i));
+		uint32		l = VARSIZE_ANY_EXHDR(t);
+
+		appendBinaryStringInfo(&body, (char *) &l, sizeof(l));
+		appendBinaryStringInfo(&body, VARDATA_ANY(t), l);
+	}
+	if (nins > 0)
+	{
+		GdbBatch	layout;
+		GdbBatch   *shared;
+		uint32		col;
+
+		gdb_cache_batch_layout(&c->cs, &layout, nins);
+		shared = gdb_memfd_alloc(layout.total_bytes, &fd);
+		memcpy(shared, &layout, sizeof(GdbBatch));
+		shared->nrows = nins;
+		for (col = 0; col < layout.ncols; col++)
+		{
+			memcpy(GDB_COL_PTR(shared, shared, col, char),
+				   GDB_COL_PTR(c->batch, c->batch, col, char),
+				   nins * gdb_kind_width(layout.cols[col].kind));
+			if (layout.cols[col].has_nulls)
+				memcpy((char *) shared + shared->cols[col].nulls_off,
+					   (char *) c->batch + c->batch->cols[col].nulls_off, nins);
+		}
+	}
+	parts[0].data = (const char *) &ch;
+	parts[0].len = sizeof(ch);
+	parts[1].data = body.data;
+	parts[1].len = body.len;
+	r = gdb_server_call(GDB_MSG_CACHE_CHANGES, parts, 2, fd);
+	if (r->status->err.status != GDB_OK)
+		ereport(LOG,
+				(errmsg("gpudb: the cached copy of \"%s\" could not follow a change and was dropped",
+						RelationGetRelationName(rel)),
+				 errdetail("%s", r->status->err.message)));
+}
+
+/* End of a statement: send what it changed in rel, or mark the copy stale. */
+static void
+flush_statement(Relation rel)
+{
+	Capture   **pp;
+	Capture    *c = NULL;
+	MemoryContext oldcxt = CurrentMemoryContext;
+
+	if (!capture_current())
+		return;
+	for (pp = &captures; *pp; pp = &(*pp)->next)
+		if ((*pp)->relid == RelationGetRelid(rel))
+		{
+			c = *pp;
+			*pp = c->next;
+			break;
+		}
+	if (c == NULL || !c->cached || (c->ndel == 0 && (c->batch == NULL || c->batch->nrows == 0)))
+		return;
+
+	PG_TRY();
+	{
+		send_changes(c, rel);
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		/* the copy can no longer follow: it must stop answering */
+		gdb_cache_bump(c->relid);
+		MemoryContextSwitchTo(oldcxt);
+		edata = CopyErrorData();
+		if (edata->sqlerrcode == ERRCODE_QUERY_CANCELED ||
+			edata->sqlerrcode == ERRCODE_ADMIN_SHUTDOWN)
+			PG_RE_THROW();
+		FlushErrorState();
+		ereport(LOG,
+				(errmsg("gpudb: could not send changes of \"%s\" to the GPU server: %s",
+						RelationGetRelationName(rel), edata->message)));
+	}
+	PG_END_TRY();
+}
+
+/*
+ * gpudb_cache_invalidate() RETURNS trigger: the row and statement triggers
+ * that gpu_cache_load installs on a cached table (see the file header).
+ * Row level: capture the change.  Statement level: send the captured
+ * changes; TRUNCATE bumps the change counter.  Never fails the triggering
+ * statement because of the GPU server (it marks the copy stale instead);
+ * raises 39P01 when not called as a trigger.
+ */
+PG_FUNCTION_INFO_V1(gpudb_cache_invalidate);
+Datum
+gpudb_cache_invalidate(PG_FUNCTION_ARGS)
+{
+	TriggerData *td = (TriggerData *) fcinfo->context;
+	MemoryContext oldcxt = CurrentMemoryContext;
+	Relation	rel;
+
+	if (!CALLED_AS_TRIGGER(fcinfo))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("gpudb_cache_invalidate() must be called as a trigger")));
+	rel = td->tg_relation;
+
+	if (TRIGGER_FIRED_BY_TRUNCATE(td->tg_event))
+	{
+		gdb_cache_bump(RelationGetRelid(rel));
+		return PointerGetDatum(NULL);
+	}
+	if (TRIGGER_FIRED_FOR_STATEMENT(td->tg_event))
+	{
+		flush_statement(rel);
+		return PointerGetDatum(NULL);
+	}
+
+	/* a row: without a server there is no copy to keep in step */
+	if (!gpudb_preloaded)
+		return PointerGetDatum(NULL);
+	PG_TRY();
+	{
+		Capture    *c = capture_for(rel);
+		uint64		xid = U64FromFullTransactionId(GetCurrentFullTransactionId());
+
+		if (c->cached)
+		{
+			if (TRIGGER_FIRED_BY_DELETE(td->tg_event) ||
+				TRIGGER_FIRED_BY_UPDATE(td->tg_event))
+				add_delete(c, &td->tg_trigtuple->t_self, xid);
+			if (TRIGGER_FIRED_BY_INSERT(td->tg_event))
+				add_insert(c, rel, td->tg_trigtuple, xid);
+			else if (TRIGGER_FIRED_BY_UPDATE(td->tg_event))
+				add_insert(c, rel, td->tg_newtuple, xid);
+		}
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		gdb_cache_bump(RelationGetRelid(rel));
+		MemoryContextSwitchTo(oldcxt);
+		edata = CopyErrorData();
+		if (edata->sqlerrcode == ERRCODE_QUERY_CANCELED ||
+			edata->sqlerrcode == ERRCODE_ADMIN_SHUTDOWN ||
+			edata->sqlerrcode == ERRCODE_OUT_OF_MEMORY)
+			PG_RE_THROW();
+		FlushErrorState();
+	}
+	PG_END_TRY();
+	return PointerGetDatum(NULL);
+}
