@@ -17,6 +17,7 @@
 #include "postgres.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -49,7 +50,17 @@ gdb_server_connect(void)
 	pgsocket	s;
 
 	if (server_sock != PGINVALID_SOCKET)
-		return true;
+	{
+		struct pollfd pfd = {server_sock, POLLIN, 0};
+
+		/*
+		 * Between requests the server sends nothing: a readable socket means
+		 * it closed (it restarted), so connect to the new one.
+		 */
+		if (poll(&pfd, 1, 0) == 0)
+			return true;
+		gdb_server_disconnect();
+	}
 	if (!gpudb_preloaded)
 		return false;
 	s = socket(AF_UNIX, SOCK_STREAM, 0);
