@@ -49,6 +49,10 @@ typedef struct GdbDevCounters
 	unsigned long long err_key; /* min over failing rows of row << 4 | status */
 	unsigned long long nsel;	/* rows selected by the filter */
 	unsigned long long nseg;	/* groups (segment starts) */
+	/* small-key-domain fast path (groupby_fastpath.cu) */
+	unsigned long long fast_bad;	/* nonzero: a row fell outside the slots */
+	unsigned long long kmin[GDB_MAX_GROUP_KEYS];	/* min key encoding */
+	unsigned long long kmax[GDB_MAX_GROUP_KEYS];	/* max key encoding */
 } GdbDevCounters;
 
 /* A pinned host allocation handed out by gdb_cuda_host_alloc. */
@@ -119,6 +123,106 @@ int			gdb_groupby_on_device(GdbCudaExec *exec, const GdbRequest *req,
 								  void *alloc_arg, GdbBatch **result,
 								  GdbStats *stats, GdbError *err);
 
+/* ---- group-by internals shared by groupby_kernels.cu and groupby_fastpath.cu ---- */
+
+/* Device addresses of the group key columns of a request. */
+struct GdbDevKeys
+{
+	uint32_t	nkeys;
+	uint32_t	kind[GDB_MAX_GROUP_KEYS];
+	const int64_t *vals[GDB_MAX_GROUP_KEYS];	/* raw 64-bit values */
+	const uint8_t *nulls[GDB_MAX_GROUP_KEYS];	/* NULL: no null flags */
+};
+
+/* Device addresses of the key columns of the result batch. */
+struct GdbDevOutKeys
+{
+	int64_t    *vals[GDB_MAX_GROUP_KEYS];
+	uint8_t    *nulls[GDB_MAX_GROUP_KEYS];
+};
+
+/* Which pipeline produced a result (GdbRun.path, gdb_cuda_last_path). */
+#define GDB_PATH_SORT		0	/* select, radix sort, segmented reduce */
+#define GDB_PATH_NOKEYS		1	/* fast path: no keys, one pass */
+#define GDB_PATH_SMALLKEYS	2	/* fast path: dense slots of small int keys */
+
+/*
+ * Slots of the small-key-domain fast path: the product over keys of
+ * (max - min + 1, plus 1 for a column with NULL flags) must not exceed it.
+ */
+#define GDB_FAST_MAX_SLOTS	65536
+
+/* Per-call working state of the group-by pipeline. */
+struct GdbRun
+{
+	GdbCudaExec *ex;
+	const GdbRequest *req;
+	const GdbBatch *input;		/* host copy of the input batch's header */
+	const GdbBatch *copy_src;	/* host batch to copy to d_in, or NULL */
+	char	   *d_in;			/* device buffer of the input batch */
+	uint32_t   *perm[2];		/* row-id double buffer */
+	int			cur;			/* perm[cur] holds the current order */
+	uint8_t    *flags;			/* filter flags (valid when req->ninstr) */
+	uint32_t   *offsets;
+	GdbDevCounters *d_counters;
+	GdbDevKeys	keys;
+	uint64_t	nrows;
+	uint64_t	nsel;
+	uint64_t	ngroups;
+	uint64_t	to_device;		/* bytes */
+	uint64_t	from_device;	/* bytes */
+	double		ms;
+	int			path;			/* GDB_PATH_* */
+};
+
+/* Threads per block of the group-by kernels (both files). */
+#define GDB_BLOCK 256
+
+/* Blocks for a grid-stride kernel over n items (at least 1). */
+unsigned	gdb_blocks(const GdbCudaExec *ex, uint64_t n);
+
+/* End a timed phase: record, wait for the stream, add the elapsed ms. */
+int			gdb_phase_end(GdbCudaExec *ex, double *ms, GdbError *err);
+
+/*
+ * gdb_filter_status: after a phase that copied the counters back, the
+ * filter's SQL error (lowest failing row) in err, or GDB_OK.
+ */
+int			gdb_filter_status(GdbCudaExec *ex, GdbError *err);
+
+/*
+ * gdb_result_alloc: lay out the result batch of r->req for ngroups groups:
+ * *host from alloc (header written, nrows set), *d_res the device scratch
+ * copy of the same layout.  GDB_ERR_OUT_OF_MEMORY when alloc fails.
+ */
+int			gdb_result_alloc(GdbRun *r, uint64_t ngroups, GdbAllocFn alloc,
+							 void *alloc_arg, GdbBatch **host, char **d_res,
+							 GdbError *err);
+
+/* gdb_result_finish: copy d_res's arrays behind host's header; end phase. */
+int			gdb_result_finish(GdbRun *r, GdbBatch *host, const char *d_res,
+							  GdbError *err);
+
+/*
+ * Fast paths (groupby_fastpath.cu).  Both run after the filter kernel was
+ * queued (flags valid when req->ninstr) and produce the sort path's exact
+ * result batch (float sums up to rounding).
+ *	 gdb_fast_nokeys		req->nkeys == 0, !input_is_states: always taken.
+ *	 gdb_fast_smallkeys		every key INT64, !input_is_states: reads the key
+ *							ranges back; *taken = 0 (r->nsel set, filter
+ *							error already checked, flags intact) when the
+ *							slot domain is too large or anything unexpected
+ *							happened: the caller then compacts and sorts.
+ * gdb_fast_paths_enabled: GPUDB_FAST_PATHS (read once; "0" disables), or
+ * the override of gdb_cuda_set_fast_paths (a test hook).
+ */
+int			gdb_fast_paths_enabled(void);
+int			gdb_fast_smallkeys_eligible(const GdbRun *r);
+int			gdb_fast_nokeys(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
+							GdbBatch **result, GdbError *err);
+int			gdb_fast_smallkeys(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
+							   GdbBatch **result, int *taken, GdbError *err);
+
 /*
  * gdb_cuda_fail: record a failed CUDA call in err and return its GdbStatus:
  * GDB_ERR_OUT_OF_MEMORY for cudaErrorMemoryAllocation, else GDB_ERR_DEVICE
@@ -162,6 +266,31 @@ int			gdb_cuda_scratch(GdbCudaExec *ex, int slot, size_t bytes,
 		if (gdb_st_ != GDB_OK) \
 			return gdb_st_; \
 	} while (0)
+
+/*
+ * Run a CUB device algorithm: call(nullptr, bytes) sizes the temporary
+ * storage, the TEMP scratch slot grows to it, call(temp, bytes) runs it.
+ */
+template <typename Call>
+static inline int
+gdb_cub(GdbCudaExec *ex, const char *name, Call call, GdbError *err)
+{
+	size_t		bytes = 0;
+	void	   *temp = NULL;
+	cudaError_t rc = call((void *) NULL, bytes);
+
+	if (rc != cudaSuccess)
+		return gdb_cuda_fail(err, name, rc);
+	GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_TEMP, bytes ? bytes : 1, &temp, err));
+	rc = call(temp, bytes);
+	if (rc != cudaSuccess)
+		return gdb_cuda_fail(err, name, rc);
+	return GDB_OK;
+}
+
+/* Test hooks (C linkage; not in gpudb_device.h, the self-test binds them weakly). */
+extern "C" void gdb_cuda_set_fast_paths(int mode);	/* 1 on, 0 off, -1 env */
+extern "C" int gdb_cuda_last_path(void);	/* GDB_PATH_* of the last group-by */
 
 /* Shared with the CPU path (src/cpu_path.c). */
 extern "C" int gdb_cpu_validate_request(const GdbRequest *req,

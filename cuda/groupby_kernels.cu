@@ -51,6 +51,14 @@
  *		  header that the host already wrote.
  *	 Device time (CUDA events around each phase) goes to stats->device_ms.
  *
+ * Fast paths (groupby_fastpath.cu; GPUDB_FAST_PATHS=0 turns them off):
+ * after step 2, a request without keys skips everything else for one
+ * reduction pass per aggregate (gdb_fast_nokeys), and one whose keys are
+ * all INT64 with at most GDB_FAST_MAX_SLOTS combinations over the selected
+ * rows aggregates into dense slots with atomics (gdb_fast_smallkeys);
+ * otherwise, or when that finds the domain too large, steps 3-11 run.
+ * Neither is used for input_is_states.
+ *
  * Entry points: gdb_cuda_groupby (a host batch: copied in, then the
  * pipeline) and gdb_groupby_on_device (the pipeline over a batch already in
  * device memory; also used by gdb_cuda_store_groupby, column_store.cu).
@@ -62,6 +70,7 @@
  *-------------------------------------------------------------------------
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cub/device/device_radix_sort.cuh>
@@ -72,26 +81,8 @@
 #include "cuda_exec.cuh"
 #include "gpudb_semantics.h"
 
-#define GDB_BLOCK 256			/* threads per block of every kernel here */
-
 static_assert(sizeof(GdbBatch) % 8 == 0, "batch header must be 8-byte sized");
 static_assert(sizeof(GdbInstr) % 8 == 0, "instruction must be 8-byte sized");
-
-/* Device addresses of the group key columns of a request. */
-struct GdbDevKeys
-{
-	uint32_t	nkeys;
-	uint32_t	kind[GDB_MAX_GROUP_KEYS];
-	const int64_t *vals[GDB_MAX_GROUP_KEYS];	/* raw 64-bit values */
-	const uint8_t *nulls[GDB_MAX_GROUP_KEYS];	/* NULL: no null flags */
-};
-
-/* Device addresses of the key columns of the result batch. */
-struct GdbDevOutKeys
-{
-	int64_t    *vals[GDB_MAX_GROUP_KEYS];
-	uint8_t    *nulls[GDB_MAX_GROUP_KEYS];
-};
 
 /* The reduction operator: the shared, commutative state combine. */
 struct GdbCombineOp
@@ -322,8 +313,8 @@ gdb_identity_state_kernel(GdbAggState *out, int kind)
 
 /* ---- host side ---- */
 
-/* Blocks for a grid-stride kernel over n items (n > 0). */
-static unsigned
+/* Blocks for a grid-stride kernel over n items (see cuda_exec.cuh). */
+unsigned
 gdb_blocks(const GdbCudaExec *ex, uint64_t n)
 {
 	uint64_t	b = (n + GDB_BLOCK - 1) / GDB_BLOCK;
@@ -332,29 +323,8 @@ gdb_blocks(const GdbCudaExec *ex, uint64_t n)
 	return (unsigned) (b < 1 ? 1 : (b > cap ? cap : b));
 }
 
-/*
- * Run a CUB device algorithm: call(nullptr, bytes) sizes the temporary
- * storage, the TEMP scratch slot grows to it, call(temp, bytes) runs it.
- */
-template <typename Call>
-static int
-gdb_cub(GdbCudaExec *ex, const char *name, Call call, GdbError *err)
-{
-	size_t		bytes = 0;
-	void	   *temp = NULL;
-	cudaError_t rc = call((void *) NULL, bytes);
-
-	if (rc != cudaSuccess)
-		return gdb_cuda_fail(err, name, rc);
-	GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_TEMP, bytes ? bytes : 1, &temp, err));
-	rc = call(temp, bytes);
-	if (rc != cudaSuccess)
-		return gdb_cuda_fail(err, name, rc);
-	return GDB_OK;
-}
-
 /* End a timed phase: record, wait for the stream, add the elapsed ms. */
-static int
+int
 gdb_phase_end(GdbCudaExec *ex, double *ms, GdbError *err)
 {
 	float		t = 0.0f;
@@ -366,31 +336,30 @@ gdb_phase_end(GdbCudaExec *ex, double *ms, GdbError *err)
 	return GDB_OK;
 }
 
-/* Per-call working state of the pipeline. */
-struct GdbRun
+/*
+ * gdb_filter_status: see cuda_exec.cuh (host_counters must be fresh).
+ */
+int
+gdb_filter_status(GdbCudaExec *ex, GdbError *err)
 {
-	GdbCudaExec *ex;
-	const GdbRequest *req;
-	const GdbBatch *input;		/* host copy of the input batch's header */
-	const GdbBatch *copy_src;	/* host batch to copy to d_in, or NULL */
-	char	   *d_in;			/* device buffer of the input batch */
-	uint32_t   *perm[2];		/* row-id double buffer */
-	int			cur;			/* perm[cur] holds the current order */
-	uint8_t    *flags;
-	uint32_t   *offsets;
-	GdbDevCounters *d_counters;
-	GdbDevKeys	keys;
-	uint64_t	nrows;
-	uint64_t	nsel;
-	uint64_t	ngroups;
-	uint64_t	to_device;		/* bytes */
-	uint64_t	from_device;	/* bytes */
-	double		ms;
-};
+	if (ex->host_counters->err_key != ~0ULL)
+	{
+		int			st = (int) (ex->host_counters->err_key & 15);
 
-/* Phase A: copy in (unless resident), filter, compact the selected ids. */
+		err->status = st;
+		snprintf(err->message, sizeof(err->message), "%s", gdb_cpu_status_text(st));
+		return st;
+	}
+	return GDB_OK;
+}
+
+/*
+ * Phase A, first half: reset the counters, copy in (unless resident) and
+ * queue the filter kernel (flags), without waiting.  Shared by the sort
+ * path and the fast paths.
+ */
 static int
-gdb_phase_select(GdbRun *r, GdbError *err)
+gdb_phase_filter(GdbRun *r, GdbError *err)
 {
 	GdbCudaExec *ex = r->ex;
 	const GdbRequest *req = r->req;
@@ -408,6 +377,39 @@ gdb_phase_select(GdbRun *r, GdbError *err)
 		r->to_device += r->copy_src->total_bytes;
 	}
 	r->cur = 0;
+	if (req->ninstr > 0 && r->nrows > 0)
+	{
+		void	   *d_prog;
+		size_t		pbytes = (size_t) req->ninstr * sizeof(GdbInstr);
+		size_t		smem = sizeof(GdbBatch) + pbytes;
+
+		GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_PROGRAM, pbytes, &d_prog, err));
+		GDB_CUDA_CHECK(err, cudaMemcpyAsync(d_prog, req->program, pbytes,
+											cudaMemcpyHostToDevice, s));
+		r->to_device += pbytes;
+		gdb_filter_kernel<<<gdb_blocks(ex, r->nrows), GDB_BLOCK, smem, s>>>(
+			r->d_in, (const GdbInstr *) d_prog, (int) req->ninstr, r->nrows,
+			r->flags, &r->d_counters->err_key);
+		GDB_CUDA_CHECK_LAUNCH(err, "gdb_filter_kernel");
+	}
+	return GDB_OK;
+}
+
+/*
+ * Phase A, second half: compact the selected row ids into perm[0]
+ * (cub::DeviceSelect::Flagged over the flags; without a program a
+ * sequence).  With readback, copy the counters back, wait, check the
+ * filter's error and set r->nsel; without (the fast path already did),
+ * r->nsel must already be right.
+ */
+static int
+gdb_phase_compact(GdbRun *r, int readback, GdbError *err)
+{
+	GdbCudaExec *ex = r->ex;
+	const GdbRequest *req = r->req;
+	cudaStream_t s = ex->stream;
+
+	r->cur = 0;
 	if (req->ninstr == 0)
 	{
 		r->nsel = r->nrows;
@@ -420,40 +422,24 @@ gdb_phase_select(GdbRun *r, GdbError *err)
 	}
 	if (r->nrows > 0)
 	{
-		void	   *d_prog;
-		size_t		pbytes = (size_t) req->ninstr * sizeof(GdbInstr);
-		size_t		smem = sizeof(GdbBatch) + pbytes;
 		uint32_t	n32 = (uint32_t) r->nrows;
 		uint8_t    *flags = r->flags;
 		uint32_t   *out = r->perm[0];
 		unsigned long long *nsel = &r->d_counters->nsel;
 
-		GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_PROGRAM, pbytes, &d_prog, err));
-		GDB_CUDA_CHECK(err, cudaMemcpyAsync(d_prog, req->program, pbytes,
-											cudaMemcpyHostToDevice, s));
-		r->to_device += pbytes;
-		gdb_filter_kernel<<<gdb_blocks(ex, r->nrows), GDB_BLOCK, smem, s>>>(
-			r->d_in, (const GdbInstr *) d_prog, (int) req->ninstr, r->nrows,
-			r->flags, &r->d_counters->err_key);
-		GDB_CUDA_CHECK_LAUNCH(err, "gdb_filter_kernel");
 		GDB_TRY(gdb_cub(ex, "cub::DeviceSelect::Flagged", [&](void *t, size_t &b) {
 			return cub::DeviceSelect::Flagged(t, b, thrust::counting_iterator<uint32_t>(0),
 											  flags, out, nsel, (int64_t) n32, s);
 		}, err));
 	}
+	if (!readback)
+		return GDB_OK;
 	GDB_CUDA_CHECK(err, cudaMemcpyAsync(ex->host_counters, r->d_counters,
 										sizeof(GdbDevCounters),
 										cudaMemcpyDeviceToHost, s));
 	r->from_device += sizeof(GdbDevCounters);
 	GDB_TRY(gdb_phase_end(ex, &r->ms, err));
-	if (ex->host_counters->err_key != ~0ULL)
-	{
-		int			st = (int) (ex->host_counters->err_key & 15);
-
-		err->status = st;
-		snprintf(err->message, sizeof(err->message), "%s", gdb_cpu_status_text(st));
-		return st;
-	}
+	GDB_TRY(gdb_filter_status(ex, err));
 	r->nsel = ex->host_counters->nsel;
 	GDB_CUDA_CHECK(err, cudaEventRecord(ex->ev_start, s));
 	return GDB_OK;
@@ -542,24 +528,20 @@ gdb_phase_segment(GdbRun *r, GdbError *err)
 	return GDB_OK;
 }
 
-/* Phase C: keys and states of each group into the result; copy it back. */
-static int
-gdb_phase_aggregate(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
-					GdbBatch **result, GdbError *err)
+/* gdb_result_alloc: see cuda_exec.cuh. */
+int
+gdb_result_alloc(GdbRun *r, uint64_t ngroups, GdbAllocFn alloc, void *alloc_arg,
+				 GdbBatch **hostp, char **d_res, GdbError *err)
 {
-	GdbCudaExec *ex = r->ex;
 	const GdbRequest *req = r->req;
 	const GdbBatch *in = r->input;
-	cudaStream_t s = ex->stream;
 	uint32_t	kinds[GDB_MAX_COLUMNS];
 	uint32_t	has_nulls[GDB_MAX_COLUMNS];
 	uint32_t	nout = req->nkeys + req->naggs;
-	uint64_t	total,
-				hdr = gdb_align_up(sizeof(GdbBatch));
+	uint64_t	total;
 	GdbBatch   *host;
-	char	   *d_res;
-	GdbAggState *states = NULL;
 
+	*hostp = NULL;
 	for (uint32_t k = 0; k < req->nkeys; k++)
 	{
 		kinds[k] = in->cols[req->key_cols[k]].kind;
@@ -570,7 +552,9 @@ gdb_phase_aggregate(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
 		kinds[req->nkeys + a] = GDB_KIND_STATE;
 		has_nulls[req->nkeys + a] = 0;
 	}
-	total = gdb_batch_layout(NULL, nout, kinds, has_nulls, r->ngroups);
+	total = gdb_batch_layout(NULL, nout, kinds, has_nulls, ngroups);
+	/* the device copy first: growing it may wait for the stream */
+	GDB_TRY(gdb_cuda_scratch(r->ex, GDB_SCR_RESULT, (size_t) total, (void **) d_res, err));
 	host = (GdbBatch *) alloc(alloc_arg, (size_t) total);
 	if (host == NULL)
 	{
@@ -580,9 +564,42 @@ gdb_phase_aggregate(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
 				 (unsigned long long) total);
 		return GDB_ERR_OUT_OF_MEMORY;
 	}
-	gdb_batch_layout(host, nout, kinds, has_nulls, r->ngroups);
-	host->nrows = r->ngroups;
-	GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_RESULT, (size_t) total, (void **) &d_res, err));
+	gdb_batch_layout(host, nout, kinds, has_nulls, ngroups);
+	host->nrows = ngroups;
+	*hostp = host;
+	return GDB_OK;
+}
+
+/* gdb_result_finish: see cuda_exec.cuh. */
+int
+gdb_result_finish(GdbRun *r, GdbBatch *host, const char *d_res, GdbError *err)
+{
+	uint64_t	hdr = gdb_align_up(sizeof(GdbBatch));
+
+	if (host->total_bytes > hdr)
+	{
+		GDB_CUDA_CHECK(err, cudaMemcpyAsync((char *) host + hdr, d_res + hdr,
+											host->total_bytes - hdr,
+											cudaMemcpyDeviceToHost, r->ex->stream));
+		r->from_device += host->total_bytes - hdr;
+	}
+	return gdb_phase_end(r->ex, &r->ms, err);
+}
+
+/* Phase C: keys and states of each group into the result; copy it back. */
+static int
+gdb_phase_aggregate(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
+					GdbBatch **result, GdbError *err)
+{
+	GdbCudaExec *ex = r->ex;
+	const GdbRequest *req = r->req;
+	const GdbBatch *in = r->input;
+	cudaStream_t s = ex->stream;
+	GdbBatch   *host;
+	char	   *d_res;
+	GdbAggState *states = NULL;
+
+	GDB_TRY(gdb_result_alloc(r, r->ngroups, alloc, alloc_arg, &host, &d_res, err));
 	if (r->nsel > 0 && req->naggs > 0)
 		GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_STATES, (size_t) r->nsel * sizeof(GdbAggState),
 								 (void **) &states, err));
@@ -637,13 +654,7 @@ gdb_phase_aggregate(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
 													  gdb_state_identity(op.kind), s);
 		}, err));
 	}
-	if (total > hdr)
-	{
-		GDB_CUDA_CHECK(err, cudaMemcpyAsync((char *) host + hdr, d_res + hdr, total - hdr,
-											cudaMemcpyDeviceToHost, s));
-		r->from_device += total - hdr;
-	}
-	GDB_TRY(gdb_phase_end(ex, &r->ms, err));
+	GDB_TRY(gdb_result_finish(r, host, d_res, err));
 	*result = host;
 	return GDB_OK;
 }
@@ -658,6 +669,7 @@ gdb_groupby_run(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
 	const GdbBatch *in = r->input;
 	size_t		n = (size_t) (r->nrows ? r->nrows : 1);
 	void	   *p;
+	int			compacted;
 
 	GDB_CUDA_CHECK(err, cudaSetDevice(ex->ordinal));
 	/* every row-sized buffer is sized for all rows before work is queued */
@@ -684,7 +696,33 @@ gdb_groupby_run(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
 	}
 
 	GDB_CUDA_CHECK(err, cudaEventRecord(ex->ev_start, ex->stream));
-	GDB_TRY(gdb_phase_select(r, err));
+	GDB_TRY(gdb_phase_filter(r, err));
+	r->path = GDB_PATH_SORT;
+	compacted = 0;
+	if (!req->input_is_states && gdb_fast_paths_enabled())
+	{
+		if (req->nkeys == 0)
+		{
+			r->path = GDB_PATH_NOKEYS;
+			return gdb_fast_nokeys(r, alloc, alloc_arg, result, err);
+		}
+		if (gdb_fast_smallkeys_eligible(r))
+		{
+			int			taken = 0;
+
+			GDB_TRY(gdb_fast_smallkeys(r, alloc, alloc_arg, result, &taken, err));
+			if (taken)
+			{
+				r->path = GDB_PATH_SMALLKEYS;
+				return GDB_OK;
+			}
+			/* too many slots: flags and r->nsel are valid, go on sorting */
+			GDB_TRY(gdb_phase_compact(r, 0, err));
+			compacted = 1;
+		}
+	}
+	if (!compacted)
+		GDB_TRY(gdb_phase_compact(r, 1, err));
 	if (req->nkeys == 0)
 	{
 		r->ngroups = 1;
@@ -700,6 +738,42 @@ gdb_groupby_run(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
 	else
 		GDB_TRY(gdb_phase_segment(r, err));
 	return gdb_phase_aggregate(r, alloc, alloc_arg, result, err);
+}
+
+/*
+ * The fast-path switch: GPUDB_FAST_PATHS read once ("0" disables, anything
+ * else or unset enables); gdb_cuda_set_fast_paths overrides it (a test
+ * hook: 1 on, 0 off, -1 back to the environment).  Plain ints: every
+ * writer stores the same value, so a race between threads is benign.
+ */
+static int	gdb_fast_env = -1;	/* -1 not read yet */
+static int	gdb_fast_override = -1;
+static thread_local int gdb_last_path = GDB_PATH_SORT;
+
+int
+gdb_fast_paths_enabled(void)
+{
+	if (gdb_fast_override >= 0)
+		return gdb_fast_override;
+	if (gdb_fast_env < 0)
+	{
+		const char *v = getenv("GPUDB_FAST_PATHS");
+
+		gdb_fast_env = (v != NULL && strcmp(v, "0") == 0) ? 0 : 1;
+	}
+	return gdb_fast_env;
+}
+
+extern "C" void
+gdb_cuda_set_fast_paths(int mode)
+{
+	gdb_fast_override = mode < 0 ? -1 : (mode ? 1 : 0);
+}
+
+extern "C" int
+gdb_cuda_last_path(void)
+{
+	return gdb_last_path;
 }
 
 /* A batch of nrows rows is past the uint32 row ids: GDB_ERR_BAD_REQUEST. */
@@ -756,6 +830,7 @@ gdb_groupby_on_device(GdbCudaExec *exec, const GdbRequest *req,
 	run.d_in = d_base;
 	run.nrows = header->nrows;
 	st = gdb_groupby_run(&run, alloc, alloc_arg, result, err);
+	gdb_last_path = run.path;
 	if (st != GDB_OK)
 	{
 		/* let queued work finish before the caller frees its buffers */

@@ -795,6 +795,21 @@ results_equal(const char *what, const GdbRequest *req, const GdbBatch *x,
 
 static GdbCudaExec *gpu;
 
+/*
+ * Test hooks of the CUDA build (cuda/groupby_kernels.cu), bound weakly:
+ * absent (NULL) in a build without CUDA.  gdb_cuda_set_fast_paths(1 / 0)
+ * forces the fast paths on / off (-1: GPUDB_FAST_PATHS decides);
+ * gdb_cuda_last_path says which pipeline ran the last group-by (0 sort,
+ * 1 no keys, 2 small key domain).
+ */
+extern void gdb_cuda_set_fast_paths(int mode) __attribute__((weak));
+extern int	gdb_cuda_last_path(void) __attribute__((weak));
+
+#define HAVE_FAST_HOOKS (gdb_cuda_set_fast_paths != NULL && gdb_cuda_last_path != NULL)
+
+/* The path run_case expects of the GPU with fast paths on (-1: any). */
+static int	fast_expect = -1;
+
 typedef int (*GroupbyFn) (const GdbRequest *req, const GdbBatch *input,
 						  GdbAllocFn alloc, void *alloc_arg,
 						  GdbBatch **result, GdbStats *stats, GdbError *err);
@@ -843,7 +858,9 @@ run_case(const char *name, const GdbRequest *req, const GdbBatch *in,
 	char		what[512];
 	double		t0,
 				t_cpu,
-				t_gpu = 0;
+				t_gpu = 0,
+				t_gpu_sort = -1,
+				ms_sort = 0;
 
 	memset(&cst, 0, sizeof(cst));
 	memset(&gst, 0, sizeof(gst));
@@ -871,23 +888,71 @@ run_case(const char *name, const GdbRequest *req, const GdbBatch *in,
 		}
 	}
 
+	/*
+	 * GPU: with the fast paths on and off when the hooks are there (each
+	 * against the CPU, and the two against each other), else as configured.
+	 */
 	if (gpu)
 	{
-		snprintf(what, sizeof(what), "%s [gpu]", name);
-		t0 = now_ms();
-		gst_status = run_path(what, gpu_groupby, req, in, &dev, &gst);
-		t_gpu = now_ms() - t0;
-		check(gst_status == cst_status, "%s: gpu status %d, cpu %d", name,
-			  gst_status, cst_status);
-		if (gst_status == GDB_OK && cst_status == GDB_OK)
+		int			nmodes = HAVE_FAST_HOOKS ? 2 : 1;
+		int			mode;
+
+		for (mode = 0; mode < nmodes; mode++)
 		{
-			check(results_equal(what, req, dev, cpu, 1), "%s: gpu vs cpu", name);
-			check(gst.rows_in == cst.rows_in && gst.rows_selected == cst.rows_selected &&
-				  gst.groups_out == cst.groups_out &&
-				  (in->nrows == 0 ||
-				   (gst.bytes_to_device >= in->total_bytes && gst.bytes_from_device > 0)),
-				  "%s: gpu stats", name);
+			GdbBatch   *out = NULL;
+			GdbStats	mst;
+			double		tm;
+
+			memset(&mst, 0, sizeof(mst));
+			if (HAVE_FAST_HOOKS)
+				gdb_cuda_set_fast_paths(mode == 0 ? 1 : 0);
+			snprintf(what, sizeof(what), "%s [gpu%s]", name,
+					 nmodes == 1 ? "" : mode == 0 ? " fast" : " sort");
+			t0 = now_ms();
+			gst_status = run_path(what, gpu_groupby, req, in, &out, &mst);
+			tm = now_ms() - t0;
+			check(gst_status == cst_status, "%s: gpu status %d, cpu %d", what,
+				  gst_status, cst_status);
+			if (gst_status == GDB_OK && cst_status == GDB_OK)
+			{
+				check(results_equal(what, req, out, cpu, 1), "%s: gpu vs cpu", what);
+				check(mst.rows_in == cst.rows_in && mst.rows_selected == cst.rows_selected &&
+					  mst.groups_out == cst.groups_out &&
+					  (in->nrows == 0 ||
+					   (mst.bytes_to_device >= in->total_bytes && mst.bytes_from_device > 0)),
+					  "%s: gpu stats %llu/%llu/%llu", what,
+					  (unsigned long long) mst.rows_in,
+					  (unsigned long long) mst.rows_selected,
+					  (unsigned long long) mst.groups_out);
+				if (HAVE_FAST_HOOKS)
+				{
+					int			want = mode == 1 ? 0 : fast_expect;
+					int			got = gdb_cuda_last_path();
+
+					check(want < 0 || got == want, "%s: ran path %d, expected %d",
+						  what, got, want);
+				}
+			}
+			if (mode == 0)
+			{
+				dev = out;
+				gst = mst;
+				t_gpu = tm;
+			}
+			else
+			{
+				if (dev && out)
+				{
+					snprintf(what, sizeof(what), "%s [gpu fast vs sort]", name);
+					check(results_equal(what, req, dev, out, 1), "%s", what);
+				}
+				t_gpu_sort = tm;
+				ms_sort = mst.device_ms;
+				free(out);
+			}
 		}
+		if (HAVE_FAST_HOOKS)
+			gdb_cuda_set_fast_paths(-1);
 	}
 
 	/* combine: halves' partial results, concatenated, fed back as states */
@@ -946,11 +1011,210 @@ run_case(const char *name, const GdbRequest *req, const GdbBatch *in,
 			   (unsigned long long) (cpu ? cpu->nrows : 0), t_cpu);
 		if (gpu)
 			printf(", gpu %.1f ms (device %.1f ms)", t_gpu, gst.device_ms);
+		if (gpu && t_gpu_sort >= 0)
+			printf(", sort path %.1f ms (device %.1f ms)", t_gpu_sort, ms_sort);
 		printf("\n");
 	}
 	free(ref);
 	free(cpu);
 	free(dev);
+}
+
+/* ---- the fast paths of the CUDA group-by ---- */
+
+/*
+ * Columns of the fast-path batches: small-domain INT64 keys (nullable,
+ * negative, bool), values near the int64 limits, float specials, and keys
+ * whose domain is exactly at the slot limit (65536 slots, the CUDA path's
+ * GDB_FAST_MAX_SLOTS) or one past it.
+ */
+enum
+{
+	F_K1,						/* INT64 nullable, [k1lo, k1lo + k1span) */
+	F_KB,						/* INT64 nullable bool 0/1 */
+	F_K3,						/* INT64, [-3, 2] */
+	F_VI,						/* INT64 nullable, mostly near INT64_MIN / MAX */
+	F_VF,						/* FLOAT64 nullable, dyadic + NaN, +-0, +-Inf */
+	F_VI2,						/* INT64, [-1000, 1000] */
+	F_KW,						/* INT64, 65536 values: 65536 slots */
+	F_KWO,						/* INT64, 65537 values: one slot too many */
+	F_KWN,						/* INT64 nullable, 65535 values + NULL: 65536 */
+	F_KWNO,						/* INT64 nullable, 65536 values + NULL */
+	F_NCOLS
+};
+
+#define F_WLO (-30000)
+
+static GdbBatch *
+gen_fast_batch(uint64_t nrows, int64_t k1lo, uint64_t k1span, int null_pct)
+{
+	uint32_t	kinds[F_NCOLS];
+	uint32_t	hn[F_NCOLS] = {1, 1, 0, 1, 1, 0, 0, 0, 1, 1};
+	static const uint64_t vf_special[7] = {
+		0x7ff8000000000000ULL, 0xfff8000000000001ULL, 0x7ff0000000000000ULL,
+		0xfff0000000000000ULL, 0x8000000000000000ULL, 0, 0x7ff0000000000123ULL
+	};
+	GdbBatch   *b;
+	uint64_t	r;
+	int			c;
+
+	for (c = 0; c < F_NCOLS; c++)
+		kinds[c] = c == F_VF ? GDB_KIND_FLOAT64 : GDB_KIND_INT64;
+	b = batch_new(F_NCOLS, kinds, hn, nrows);
+	b->nrows = nrows;
+	for (r = 0; r < nrows; r++)
+	{
+		uint64_t	u;
+
+		for (c = 0; c < F_NCOLS; c++)
+			if (hn[c])
+				col_n(b, c)[r] = rng_below(100) < (uint64_t) (c == F_VI || c == F_VF ? 5 : null_pct);
+		col_i(b, F_K1)[r] = k1lo + (int64_t) rng_below(k1span);
+		col_i(b, F_KB)[r] = (int64_t) rng_below(2);
+		col_i(b, F_K3)[r] = (int64_t) rng_below(6) - 3;
+		u = rng_below(100);
+		col_i(b, F_VI)[r] = u < 30 ? INT64_MAX - (int64_t) rng_below(1000) :
+			u < 60 ? INT64_MIN + (int64_t) rng_below(1000) :
+			(int64_t) rng_below(2001) - 1000;
+		u = rng_below(1000);
+		col_f(b, F_VF)[r] = u < 35 ? bits_to_double(vf_special[u / 5]) :
+			((double) rng_below(1 << 21) - (1 << 20)) / 16.0;
+		col_i(b, F_VI2)[r] = (int64_t) rng_below(2001) - 1000;
+		col_i(b, F_KW)[r] = F_WLO + (int64_t) rng_below(65536);
+		col_i(b, F_KWO)[r] = F_WLO + (int64_t) rng_below(65537);
+		col_i(b, F_KWN)[r] = F_WLO + (int64_t) rng_below(65535);
+		col_i(b, F_KWNO)[r] = F_WLO + (int64_t) rng_below(65536);
+	}
+	/* the wide keys' extremes, non-NULL, in rows 0 and 1 */
+	if (nrows >= 2)
+	{
+		col_i(b, F_KW)[0] = F_WLO;
+		col_i(b, F_KW)[1] = F_WLO + 65535;
+		col_i(b, F_KWO)[0] = F_WLO;
+		col_i(b, F_KWO)[1] = F_WLO + 65536;
+		col_i(b, F_KWN)[0] = F_WLO;
+		col_i(b, F_KWN)[1] = F_WLO + 65534;
+		col_i(b, F_KWNO)[0] = F_WLO;
+		col_i(b, F_KWNO)[1] = F_WLO + 65535;
+		col_n(b, F_KWN)[0] = col_n(b, F_KWN)[1] = 0;
+		col_n(b, F_KWNO)[0] = col_n(b, F_KWNO)[1] = 0;
+	}
+	return b;
+}
+
+static const GdbAggSpec fast_aggs[] = {
+	{GDB_AGG_COUNT_STAR, -1}, {GDB_AGG_COUNT, F_VI}, {GDB_AGG_COUNT, F_VF},
+	{GDB_AGG_SUM_INT, F_VI}, {GDB_AGG_SUM_INT, F_VI2}, {GDB_AGG_MIN_INT, F_VI},
+	{GDB_AGG_MAX_INT, F_VI}, {GDB_AGG_SUM_FLOAT, F_VF}, {GDB_AGG_MIN_FLOAT, F_VF},
+	{GDB_AGG_MAX_FLOAT, F_VF}, {GDB_AGG_MIN_INT, F_K1}, {GDB_AGG_MAX_INT, F_KB},
+	{GDB_AGG_COUNT, F_K1}, {GDB_AGG_COUNT_STAR, -1},
+};
+
+/* Key sets, with the path expected with fast paths on and no filter. */
+static const struct
+{
+	const char *name;
+	uint32_t	nkeys;
+	int32_t		cols[GDB_MAX_GROUP_KEYS];
+	int			path;			/* 0 sort, 1 no keys, 2 small domain */
+	int			wide;			/* many groups: no naive reference */
+}			fast_keysets[] = {
+	{"()", 0, {0}, 1, 0},
+	{"(k1)", 1, {F_K1}, 2, 0},
+	{"(kb)", 1, {F_KB}, 2, 0},
+	{"(k1, kb)", 2, {F_K1, F_KB}, 2, 0},
+	{"(k3, k1, kb)", 3, {F_K3, F_K1, F_KB}, 2, 0},
+	{"(kb, kb)", 2, {F_KB, F_KB}, 2, 0},
+	{"(vi) int64-wide domain", 1, {F_VI}, 0, 0},
+	{"(kw) 65536 slots", 1, {F_KW}, 2, 1},
+	{"(kwn) 65535 values + NULL", 1, {F_KWN}, 2, 1},
+	{"(kwo) 65537 slots", 1, {F_KWO}, 0, 1},
+	{"(kwno) 65536 values + NULL", 1, {F_KWNO}, 0, 1},
+	{"(kb, kw) 3 * 65536 slots", 2, {F_KB, F_KW}, 0, 1},
+	{"(k3, kb, vi2) 6 * 3 * 2001 slots", 3, {F_K3, F_KB, F_VI2}, 2, 1},
+};
+
+#define NFASTKEYSETS ((int) (sizeof(fast_keysets) / sizeof(fast_keysets[0])))
+
+/* Filters over the fast batch ($5 is vi2). */
+static const struct
+{
+	const char *name;
+	const char *code;
+}			fast_programs[] = {
+	{"no filter", ""},
+	{"vi2 < 0", "$5 i0 int_lt"},
+	{"vi2 % 10 = 0", "$5 i10 int_mod/8 i0 int_eq"},
+	{"vi2 > 5000 (nothing)", "$5 i5000 int_gt"},
+	{"100 / vi2 > 0 (division by zero)", "i100 $5 int_div/8 i0 int_gt"},
+};
+
+#define NFASTPROGS ((int) (sizeof(fast_programs) / sizeof(fast_programs[0])))
+
+static void
+fast_case(GdbRequest *req, const GdbBatch *in, int ks, int prog, int with_reference)
+{
+	char		name[256];
+
+	req->nkeys = fast_keysets[ks].nkeys;
+	memcpy(req->key_cols, fast_keysets[ks].cols, sizeof(req->key_cols));
+	req->naggs = sizeof(fast_aggs) / sizeof(fast_aggs[0]);
+	memcpy(req->aggs, fast_aggs, sizeof(fast_aggs));
+	assemble(req, fast_programs[prog].code);
+	/* the path is certain without a filter; an empty selection stays fast */
+	fast_expect = prog == 0 || (fast_keysets[ks].path != 0 && prog != 4) ?
+		fast_keysets[ks].path : -1;
+	snprintf(name, sizeof(name), "fast: %llu rows, keys %s, %s",
+			 (unsigned long long) in->nrows, fast_keysets[ks].name,
+			 fast_programs[prog].name);
+	run_case(name, req, in, with_reference && !fast_keysets[ks].wide);
+	fast_expect = -1;
+}
+
+/*
+ * test_fast_paths: requests that hit the CUDA fast paths (no keys; small
+ * INT64 key domains) and their fallbacks (domain one past the slot limit,
+ * int64-wide), every aggregate kind; run_case compares the GPU with fast
+ * paths on and off with each other and with the CPU and checks the path
+ * taken.  Without a device only the CPU and reference checks run.
+ */
+static void
+test_fast_paths(void)
+{
+	GdbRequest *req = request_new();
+	static const uint64_t sizes[] = {0, 1, 2, 1000, 50000};
+	size_t		si;
+	int			ks,
+				p;
+	uint64_t	saved_rng = rng_state;
+
+	/* a stream of its own: the later tests see the numbers they always did */
+	rng_state ^= 0x5eed5eed5eed5eedULL;
+
+	for (si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++)
+	{
+		GdbBatch   *in = gen_fast_batch(sizes[si], -7, 12, 15);
+
+		for (ks = 0; ks < NFASTKEYSETS; ks++)
+			for (p = 0; p < NFASTPROGS; p++)
+				fast_case(req, in, ks, p, 1);
+		free(in);
+	}
+	/* many rows, few groups: contention on the per-slot atomics */
+	{
+		GdbBatch   *in = gen_fast_batch(2500000, -2, 5, 10);
+		static const int ks_big[] = {0, 1, 3, 4, 7, 9};
+
+		for (si = 0; si < sizeof(ks_big) / sizeof(ks_big[0]); si++)
+		{
+			fast_case(req, in, ks_big[si], 0, ks_big[si] <= 1);
+			fast_case(req, in, ks_big[si], 2, 0);
+		}
+		fast_case(req, in, 0, 1, 0);
+		free(in);
+	}
+	free(req);
+	rng_state = saved_rng;
 }
 
 /* ---- malformed requests, allocation failure ---- */
@@ -1891,6 +2155,11 @@ main(int argc, char **argv)
 			   devs[0].multiprocessors, devs[0].memory_total / 1073741824.0,
 			   devs[0].driver_version, devs[0].runtime_version);
 
+	if (gpu)
+		printf("fast paths: %s\n", HAVE_FAST_HOOKS ?
+			   "each GPU case runs with them on and off" :
+			   "no test hooks in this build; GPU cases run as configured");
+
 	if (gpu == NULL)
 	{
 		/* without a usable device every entry point must say so cleanly */
@@ -1918,6 +2187,7 @@ main(int argc, char **argv)
 	test_bad_requests();
 	test_first_error();
 	test_text_constants();
+	test_fast_paths();
 	test_store_errors();
 	{
 		static const uint64_t store_rows[] = {100, 3000, 50000};

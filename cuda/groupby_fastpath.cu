@@ -1,0 +1,1042 @@
+/*-------------------------------------------------------------------------
+ *
+ * groupby_fastpath.cu
+ *	  Two fast paths of gdb_groupby_on_device (groupby_kernels.cu) that skip
+ *	  the sort-based pipeline and produce the same result batch: the same
+ *	  groups in the same order, the same key values and NULL flags, integer,
+ *	  count, min and max states bit-identical, float sums equal up to the
+ *	  order of the additions.  Both run after the filter kernel was queued
+ *	  (flags valid when the request has a program) and only for
+ *	  !req->input_is_states; gdb_groupby_run picks them (see
+ *	  gdb_fast_paths_enabled: GPUDB_FAST_PATHS=0 disables them).
+ *
+ *	 No group keys (gdb_fast_nokeys): one kernel over a 2-D grid, x the row
+ *	   range (grid-stride), y the aggregate (plus a last COUNT_STAR that
+ *	   counts the selected rows): each thread folds its rows of the selected
+ *	   set into a register accumulator specialised per aggregate kind, the
+ *	   block reduces with cub::BlockReduce and gdb_state_combine, and writes
+ *	   a partial state; a second kernel (one block per aggregate) combines
+ *	   the partials straight into the device result batch.  No compaction,
+ *	   no per-row state array.
+ *
+ *	 Small key domain (gdb_fast_smallkeys): every key column INT64.
+ *	   1. gdb_key_range_kernel: min and max key encodings over the selected
+ *		  rows with a non-NULL key, and the selected-row count (warp
+ *		  shuffles, then one atomic per warp); read back with the filter's
+ *		  error.  The key of k has radix (max - min + 1) + (1 if the column
+ *		  has NULL flags); when the product exceeds GDB_FAST_MAX_SLOTS the
+ *		  caller falls back to sorting (flags and nsel stay valid).
+ *	   2. gdb_slot_agg_kernel: each selected row's dense slot, the mixed
+ *		  radix number of its key digits (first key most significant; a
+ *		  value's digit is value - min, NULL's is the range, i.e. after
+ *		  every value, as the sort orders them), so ascending slots are the
+ *		  sort path's group order.  Per slot: a row count and one GdbAcc per
+ *		  aggregate, updated with atomics (see gdb_acc_atomic_add), in a
+ *		  per-block shared-memory table merged into the global one at the
+ *		  block's end when the table fits, else in the global table.
+ *	   3. cub::DeviceSelect::If: the non-empty slots in slot order.
+ *	   4. gdb_slot_output_kernel: each group's key values (min + digit:
+ *		  INT64 keys group by raw equality, so every row of a group -- the
+ *		  first included -- holds exactly these values) and states.
+ *	   A row whose key falls outside the ranges (cannot happen unless the
+ *	   data changed under us) sets fast_bad and the call falls back.
+ *
+ * GdbAcc is the accumulator of one aggregate (32 bytes, 4 words):
+ *	 count		non-NULL inputs (not used for COUNT_STAR in slot tables: the
+ *				slot's row count is its count)
+ *	 w0			SUM_INT low 64 bits; MIN/MAX_INT the extreme; SUM_FLOAT the
+ *				number of infinite inputs; MIN/MAX_FLOAT the extreme's
+ *				gdb_fenc encoding
+ *	 w1			SUM_INT high 64 bits
+ *	 f			SUM_FLOAT sum, starting at -0.0 (the exact additive identity)
+ * gdb_acc_state turns it into the GdbAggState that gdb_state_combine would
+ * have produced (the identity when count == 0).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <cub/block/block_reduce.cuh>
+#include <cub/device/device_select.cuh>
+#include <thrust/iterator/counting_iterator.h>
+
+#include "cuda_exec.cuh"
+#include "gpudb_semantics.h"
+
+#define GDB_SIGN 0x8000000000000000ULL
+
+/* Shared-memory slot tables up to this size (bytes; opt-in above 48 KiB). */
+#define GDB_FAST_SMEM_MAX (192 * 1024)
+
+/* Threads per block of the shared-memory slot kernel (fewer, fuller blocks). */
+#define GDB_SLOT_SMEM_BLOCK 1024
+
+/* Blocks along x of the no-keys kernel: at most this many per SM. */
+#define GDB_NOKEYS_BLOCKS_PER_SM 4
+
+typedef struct GdbAcc
+{
+	unsigned long long count;
+	unsigned long long w0;
+	unsigned long long w1;
+	double		f;
+} GdbAcc;
+
+static_assert(sizeof(GdbAcc) == 32, "GdbAcc is 4 words");
+
+/* One aggregate's input: kind, column values and NULL flags (or NULL). */
+struct GdbFastAgg
+{
+	int			kind;
+	const int64_t *col;			/* NULL for COUNT_STAR */
+	const uint8_t *nulls;		/* NULL: no NULL flags */
+};
+
+/* The aggregates of a request, plus one COUNT_STAR for the row count. */
+struct GdbFastAggs
+{
+	uint32_t	n;
+	GdbFastAgg	a[GDB_MAX_AGGREGATES + 1];
+};
+
+/* Result state column of each aggregate (device addresses in d_res). */
+struct GdbFastOut
+{
+	GdbAggState *col[GDB_MAX_AGGREGATES];
+};
+
+/* Key digits of the slot path. */
+struct GdbSlotKeys
+{
+	uint32_t	nkeys;
+	const int64_t *vals[GDB_MAX_GROUP_KEYS];
+	const uint8_t *nulls[GDB_MAX_GROUP_KEYS];
+	int64_t		minv[GDB_MAX_GROUP_KEYS];
+	unsigned long long range[GDB_MAX_GROUP_KEYS];	/* values max - min + 1 */
+	unsigned long long stride[GDB_MAX_GROUP_KEYS];	/* mixed-radix weight */
+};
+
+/* The shared state combine as a CUB reduction operator. */
+struct GdbFastCombine
+{
+	int			kind;
+
+	__host__ __device__ GdbAggState
+	operator()(const GdbAggState &a, const GdbAggState &b) const
+	{
+		return gdb_state_combine(kind, a, b);
+	}
+};
+
+/* DeviceSelect::If predicate: slot i holds rows. */
+struct GdbSlotNonEmpty
+{
+	const unsigned *rowcount;
+
+	__host__ __device__ bool
+	operator()(const uint32_t &i) const
+	{
+		return rowcount[i] != 0;
+	}
+};
+
+/* ---- float order encoding ---- */
+
+/*
+ * gdb_fenc: a uint64 whose unsigned order is the order in which
+ * gdb_state_combine picks float min/max: gdb_float_cmp first (NaN above
+ * everything), ties broken by gdb_float_total_cmp (-0 < +0, -NaN < +NaN,
+ * payloads).  A bijection on bit patterns: the IEEE total-order key t,
+ * shifted so that -NaNs (t in [0, 2^52 - 2]) move from below -Inf to just
+ * above +Inf, under the +NaNs.
+ */
+__device__ __forceinline__ unsigned long long
+gdb_fenc(double d)
+{
+	unsigned long long u = (unsigned long long) __double_as_longlong(d);
+	unsigned long long t = (u & GDB_SIGN) ? ~u : (u | GDB_SIGN);
+
+	if (isnan(d))
+		return (u & GDB_SIGN) ? t + 0xffe0000000000002ULL : t;
+	return t - 0x000fffffffffffffULL;
+}
+
+__device__ __forceinline__ double
+gdb_fdec(unsigned long long e)
+{
+	unsigned long long t,
+				u;
+
+	if (e <= 0xffe0000000000001ULL)
+		t = e + 0x000fffffffffffffULL;
+	else if (e <= 0xfff0000000000000ULL)
+		t = e - 0xffe0000000000002ULL;
+	else
+		t = e;
+	u = (t & GDB_SIGN) ? (t & ~GDB_SIGN) : ~t;
+	return __longlong_as_double((long long) u);
+}
+
+/* ---- accumulators ---- */
+
+__device__ __forceinline__ GdbAcc
+gdb_acc_init(int kind)
+{
+	GdbAcc		a;
+
+	a.count = 0;
+	a.w0 = kind == GDB_AGG_MIN_INT ? (unsigned long long) INT64_MAX :
+		kind == GDB_AGG_MAX_INT ? (unsigned long long) INT64_MIN :
+		kind == GDB_AGG_MIN_FLOAT ? ~0ULL : 0ULL;
+	a.w1 = 0;
+	a.f = -0.0;
+	return a;
+}
+
+/* Fold one row (raw value v, NULL flag) into a register accumulator. */
+template <int K>
+__device__ __forceinline__ void
+gdb_acc_add(GdbAcc &a, int64_t v, int isnull)
+{
+	if (K == GDB_AGG_COUNT_STAR)
+	{
+		a.count++;
+		return;
+	}
+	if (isnull)
+		return;
+	a.count++;
+	if (K == GDB_AGG_SUM_INT)
+	{
+		unsigned long long lo = a.w0 + (unsigned long long) v;
+
+		a.w1 += (unsigned long long) (lo < a.w0) + (v < 0 ? ~0ULL : 0ULL);
+		a.w0 = lo;
+	}
+	else if (K == GDB_AGG_MIN_INT)
+	{
+		if (v < (int64_t) a.w0)
+			a.w0 = (unsigned long long) v;
+	}
+	else if (K == GDB_AGG_MAX_INT)
+	{
+		if (v > (int64_t) a.w0)
+			a.w0 = (unsigned long long) v;
+	}
+	else if (K == GDB_AGG_SUM_FLOAT)
+	{
+		double		d = __longlong_as_double((long long) v);
+
+		a.f += d;
+		a.w0 += isinf(d) ? 1 : 0;
+	}
+	else if (K == GDB_AGG_MIN_FLOAT || K == GDB_AGG_MAX_FLOAT)
+	{
+		unsigned long long e = gdb_fenc(__longlong_as_double((long long) v));
+
+		if (K == GDB_AGG_MIN_FLOAT ? e < a.w0 : e > a.w0)
+			a.w0 = e;
+	}
+}
+
+/*
+ * Fold one row into an accumulator in shared or global memory with
+ * atomics; exact for every kind but SUM_FLOAT's sum.  SUM_INT: the low word
+ * by atomicAdd, its carry found from the old value, carry plus the sign
+ * extension added to the high word: exact in any order.  COUNT_STAR is
+ * counted by the slot's row count instead.
+ */
+__device__ __forceinline__ void
+gdb_acc_atomic_add(int kind, GdbAcc *a, int64_t v, int isnull)
+{
+	if (kind == GDB_AGG_COUNT_STAR || isnull)
+		return;
+	atomicAdd(&a->count, 1ULL);
+	switch (kind)
+	{
+		case GDB_AGG_SUM_INT:
+			{
+				unsigned long long uv = (unsigned long long) v;
+				unsigned long long old = atomicAdd(&a->w0, uv);
+				unsigned long long hi = (unsigned long long) (old + uv < old) +
+					(v < 0 ? ~0ULL : 0ULL);
+
+				if (hi)
+					atomicAdd(&a->w1, hi);
+			}
+			break;
+		case GDB_AGG_MIN_INT:
+			atomicMin((long long *) &a->w0, (long long) v);
+			break;
+		case GDB_AGG_MAX_INT:
+			atomicMax((long long *) &a->w0, (long long) v);
+			break;
+		case GDB_AGG_SUM_FLOAT:
+			{
+				double		d = __longlong_as_double((long long) v);
+
+				atomicAdd(&a->f, d);
+				if (isinf(d))
+					atomicAdd(&a->w0, 1ULL);
+			}
+			break;
+		case GDB_AGG_MIN_FLOAT:
+			atomicMin(&a->w0, gdb_fenc(__longlong_as_double((long long) v)));
+			break;
+		case GDB_AGG_MAX_FLOAT:
+			atomicMax(&a->w0, gdb_fenc(__longlong_as_double((long long) v)));
+			break;
+		default:
+			break;
+	}
+}
+
+/* Merge accumulator s (a block's) into d with atomics. */
+__device__ __forceinline__ void
+gdb_acc_atomic_merge(int kind, GdbAcc *d, const GdbAcc &s)
+{
+	if (kind == GDB_AGG_COUNT_STAR || s.count == 0)
+		return;
+	atomicAdd(&d->count, s.count);
+	switch (kind)
+	{
+		case GDB_AGG_SUM_INT:
+			{
+				unsigned long long old = atomicAdd(&d->w0, s.w0);
+				unsigned long long hi = s.w1 + (unsigned long long) (old + s.w0 < old);
+
+				if (hi)
+					atomicAdd(&d->w1, hi);
+			}
+			break;
+		case GDB_AGG_MIN_INT:
+			atomicMin((long long *) &d->w0, (long long) s.w0);
+			break;
+		case GDB_AGG_MAX_INT:
+			atomicMax((long long *) &d->w0, (long long) s.w0);
+			break;
+		case GDB_AGG_SUM_FLOAT:
+			atomicAdd(&d->f, s.f);
+			if (s.w0)
+				atomicAdd(&d->w0, s.w0);
+			break;
+		case GDB_AGG_MIN_FLOAT:
+			atomicMin(&d->w0, s.w0);
+			break;
+		case GDB_AGG_MAX_FLOAT:
+			atomicMax(&d->w0, s.w0);
+			break;
+		default:
+			break;
+	}
+}
+
+/* The GdbAggState that gdb_state_combine makes of the same inputs. */
+__device__ __forceinline__ GdbAggState
+gdb_acc_state(int kind, const GdbAcc &a)
+{
+	GdbAggState s = gdb_state_identity(kind);
+
+	if (a.count == 0)
+		return s;
+	s.count = (int64_t) a.count;
+	switch (kind)
+	{
+		case GDB_AGG_SUM_INT:
+			s.i0 = (int64_t) a.w0;
+			s.i1 = (int64_t) a.w1;
+			break;
+		case GDB_AGG_MIN_INT:
+		case GDB_AGG_MAX_INT:
+			s.i0 = (int64_t) a.w0;
+			break;
+		case GDB_AGG_SUM_FLOAT:
+			s.i0 = (int64_t) a.w0;
+			s.f = a.f;
+			break;
+		case GDB_AGG_MIN_FLOAT:
+		case GDB_AGG_MAX_FLOAT:
+			s.f = gdb_fdec(a.w0);
+			break;
+		default:
+			break;
+	}
+	return s;
+}
+
+/* ---- no keys ---- */
+
+/* One thread's fold of its grid-stride rows for aggregate ag of kind K. */
+template <int K>
+__device__ __forceinline__ GdbAggState
+gdb_nokeys_rows(const GdbFastAgg &ag, const uint8_t *flags, uint64_t nrows)
+{
+	GdbAcc		acc = gdb_acc_init(K);
+	const int64_t *col = ag.col;
+	const uint8_t *nulls = ag.nulls;
+
+	for (uint64_t row = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x;
+		 row < nrows; row += (uint64_t) gridDim.x * blockDim.x)
+	{
+		if (flags && !flags[row])
+			continue;
+		if (K == GDB_AGG_COUNT_STAR)
+			gdb_acc_add<K>(acc, 0, 0);
+		else
+			gdb_acc_add<K>(acc, col[row], nulls ? nulls[row] != 0 : 0);
+	}
+	return gdb_acc_state(K, acc);
+}
+
+/*
+ * gdb_nokeys_partial_kernel: grid (nblk, naggs + 1).  Block (x, a) folds
+ * the selected rows x, x + nblk * blockDim, ... of aggregate a and writes
+ * the block's state to partials[a * nblk + x].  flags NULL: every row.
+ */
+__global__ void __launch_bounds__(GDB_BLOCK)
+gdb_nokeys_partial_kernel(GdbFastAggs aggs, const uint8_t *flags, uint64_t nrows,
+						  GdbAggState *partials)
+{
+	typedef cub::BlockReduce<GdbAggState, GDB_BLOCK> BlockReduce;
+	__shared__ typename BlockReduce::TempStorage tmp;
+	const GdbFastAgg ag = aggs.a[blockIdx.y];
+	GdbFastCombine op;
+	GdbAggState s;
+
+	switch (ag.kind)
+	{
+		case GDB_AGG_COUNT_STAR:
+			s = gdb_nokeys_rows<GDB_AGG_COUNT_STAR>(ag, flags, nrows);
+			break;
+		case GDB_AGG_COUNT:
+			s = gdb_nokeys_rows<GDB_AGG_COUNT>(ag, flags, nrows);
+			break;
+		case GDB_AGG_SUM_INT:
+			s = gdb_nokeys_rows<GDB_AGG_SUM_INT>(ag, flags, nrows);
+			break;
+		case GDB_AGG_SUM_FLOAT:
+			s = gdb_nokeys_rows<GDB_AGG_SUM_FLOAT>(ag, flags, nrows);
+			break;
+		case GDB_AGG_MIN_INT:
+			s = gdb_nokeys_rows<GDB_AGG_MIN_INT>(ag, flags, nrows);
+			break;
+		case GDB_AGG_MAX_INT:
+			s = gdb_nokeys_rows<GDB_AGG_MAX_INT>(ag, flags, nrows);
+			break;
+		case GDB_AGG_MIN_FLOAT:
+			s = gdb_nokeys_rows<GDB_AGG_MIN_FLOAT>(ag, flags, nrows);
+			break;
+		default:
+			s = gdb_nokeys_rows<GDB_AGG_MAX_FLOAT>(ag, flags, nrows);
+			break;
+	}
+	op.kind = ag.kind;
+	s = BlockReduce(tmp).Reduce(s, op);
+	if (threadIdx.x == 0)
+		partials[(uint64_t) blockIdx.y * gridDim.x + blockIdx.x] = s;
+}
+
+/*
+ * gdb_nokeys_final_kernel: block a < naggs combines the nblk partials of
+ * aggregate a into out.col[a][0]; block naggs (the row count) writes its
+ * count to *nsel.
+ */
+__global__ void __launch_bounds__(GDB_BLOCK)
+gdb_nokeys_final_kernel(GdbFastAggs aggs, const GdbAggState *partials,
+						uint32_t nblk, GdbFastOut out, unsigned long long *nsel)
+{
+	typedef cub::BlockReduce<GdbAggState, GDB_BLOCK> BlockReduce;
+	__shared__ typename BlockReduce::TempStorage tmp;
+	uint32_t	a = blockIdx.x;
+	GdbFastCombine op;
+	GdbAggState s;
+
+	op.kind = aggs.a[a].kind;
+	s = gdb_state_identity(op.kind);
+	for (uint32_t i = threadIdx.x; i < nblk; i += blockDim.x)
+		s = op(s, partials[(uint64_t) a * nblk + i]);
+	s = BlockReduce(tmp).Reduce(s, op);
+	if (threadIdx.x == 0)
+	{
+		if (a + 1 == aggs.n)
+			*nsel = (unsigned long long) s.count;
+		else
+			out.col[a][0] = s;
+	}
+}
+
+/* Aggregate descriptors of r's request (+ the row count as the last). */
+static void
+gdb_fast_aggs(const GdbRun *r, GdbFastAggs *fa)
+{
+	const GdbRequest *req = r->req;
+	const GdbBatch *in = r->input;
+
+	memset(fa, 0, sizeof(*fa));
+	for (uint32_t a = 0; a < req->naggs; a++)
+	{
+		const GdbAggSpec *sp = &req->aggs[a];
+
+		fa->a[a].kind = (int) sp->kind;
+		if (sp->kind != GDB_AGG_COUNT_STAR)
+		{
+			fa->a[a].col = (const int64_t *) (r->d_in + in->cols[sp->input_col].values_off);
+			fa->a[a].nulls = GDB_NULL_PTR(r->d_in, in, sp->input_col);
+		}
+	}
+	fa->a[req->naggs].kind = GDB_AGG_COUNT_STAR;
+	fa->n = req->naggs + 1;
+}
+
+/* Host layout of r's result batch for ngroups groups, into *b. */
+static void
+gdb_fast_layout(const GdbRun *r, uint64_t ngroups, GdbBatch *b)
+{
+	const GdbRequest *req = r->req;
+	uint32_t	kinds[GDB_MAX_COLUMNS];
+	uint32_t	has_nulls[GDB_MAX_COLUMNS];
+
+	for (uint32_t k = 0; k < req->nkeys; k++)
+	{
+		kinds[k] = r->input->cols[req->key_cols[k]].kind;
+		has_nulls[k] = r->input->cols[req->key_cols[k]].has_nulls;
+	}
+	for (uint32_t a = 0; a < req->naggs; a++)
+	{
+		kinds[req->nkeys + a] = GDB_KIND_STATE;
+		has_nulls[req->nkeys + a] = 0;
+	}
+	gdb_batch_layout(b, req->nkeys + req->naggs, kinds, has_nulls, ngroups);
+}
+
+/* gdb_fast_nokeys: see cuda_exec.cuh and the file header. */
+int
+gdb_fast_nokeys(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
+				GdbBatch **result, GdbError *err)
+{
+	GdbCudaExec *ex = r->ex;
+	const GdbRequest *req = r->req;
+	cudaStream_t s = ex->stream;
+	GdbFastAggs fa;
+	GdbFastOut	fo;
+	GdbBatch	lay;
+	GdbBatch   *host = NULL;
+	GdbAggState *partials;
+	char	   *d_res,
+			   *d_res2 = NULL;
+	const uint8_t *flags = req->ninstr > 0 ? r->flags : NULL;
+	uint64_t	nblk64 = (r->nrows + GDB_BLOCK - 1) / GDB_BLOCK;
+	uint64_t	cap = (uint64_t) (ex->multiprocessors > 0 ? ex->multiprocessors : 1) *
+		GDB_NOKEYS_BLOCKS_PER_SM;
+	uint32_t	nblk = (uint32_t) (nblk64 < 1 ? 1 : (nblk64 > cap ? cap : nblk64));
+
+	if (req->nkeys != 0 || req->naggs > GDB_MAX_AGGREGATES)
+		return gdb_cuda_error(err, GDB_ERR_BAD_REQUEST, "gdb_fast_nokeys: bad request");
+	gdb_fast_aggs(r, &fa);
+	gdb_fast_layout(r, 1, &lay);
+	memset(&fo, 0, sizeof(fo));
+	/* every buffer before the kernels: growing one waits for the stream */
+	GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_RESULT, (size_t) lay.total_bytes, (void **) &d_res, err));
+	GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_STATES,
+							 (size_t) fa.n * nblk * sizeof(GdbAggState),
+							 (void **) &partials, err));
+	for (uint32_t a = 0; a < req->naggs; a++)
+		fo.col[a] = GDB_COL_PTR(d_res, &lay, a, GdbAggState);
+
+	gdb_nokeys_partial_kernel<<<dim3(nblk, fa.n), GDB_BLOCK, 0, s>>>(fa, flags, r->nrows,
+																	 partials);
+	GDB_CUDA_CHECK_LAUNCH(err, "gdb_nokeys_partial_kernel");
+	gdb_nokeys_final_kernel<<<fa.n, GDB_BLOCK, 0, s>>>(fa, partials, nblk, fo,
+													   &r->d_counters->nsel);
+	GDB_CUDA_CHECK_LAUNCH(err, "gdb_nokeys_final_kernel");
+	GDB_CUDA_CHECK(err, cudaMemcpyAsync(ex->host_counters, r->d_counters,
+										sizeof(GdbDevCounters),
+										cudaMemcpyDeviceToHost, s));
+	r->from_device += sizeof(GdbDevCounters);
+	GDB_TRY(gdb_phase_end(ex, &r->ms, err));
+	GDB_TRY(gdb_filter_status(ex, err));
+	r->nsel = ex->host_counters->nsel;
+	r->ngroups = 1;
+	if (r->nsel > r->nrows)
+		return gdb_cuda_error(err, GDB_ERR_DEVICE,
+							  "gdb_fast_nokeys: %llu rows selected of %llu",
+							  (unsigned long long) r->nsel, (unsigned long long) r->nrows);
+	GDB_CUDA_CHECK(err, cudaEventRecord(ex->ev_start, s));
+
+	/* same size as above: the RESULT scratch (and its contents) stays */
+	GDB_TRY(gdb_result_alloc(r, 1, alloc, alloc_arg, &host, &d_res2, err));
+	if (d_res2 != d_res || host->total_bytes != lay.total_bytes)
+		return gdb_cuda_error(err, GDB_ERR_DEVICE,
+							  "gdb_fast_nokeys: result buffer moved");
+	GDB_TRY(gdb_result_finish(r, host, d_res, err));
+	*result = host;
+	return GDB_OK;
+}
+
+/* ---- small key domain ---- */
+
+/* Warp-wide min / max / sum of 64-bit values (full warp). */
+__device__ __forceinline__ unsigned long long
+gdb_warp_min(unsigned long long v)
+{
+	for (int o = 16; o > 0; o >>= 1)
+	{
+		unsigned long long w = __shfl_xor_sync(0xffffffffu, v, o);
+
+		v = w < v ? w : v;
+	}
+	return v;
+}
+
+__device__ __forceinline__ unsigned long long
+gdb_warp_max(unsigned long long v)
+{
+	for (int o = 16; o > 0; o >>= 1)
+	{
+		unsigned long long w = __shfl_xor_sync(0xffffffffu, v, o);
+
+		v = w > v ? w : v;
+	}
+	return v;
+}
+
+__device__ __forceinline__ unsigned long long
+gdb_warp_sum(unsigned long long v)
+{
+	for (int o = 16; o > 0; o >>= 1)
+		v += __shfl_xor_sync(0xffffffffu, v, o);
+	return v;
+}
+
+/*
+ * gdb_key_range_kernel: over the selected rows (flags NULL: all), the
+ * count into c->nsel and, per key, the min / max gdb_key_encode_int of
+ * the non-NULL values into c->kmin / c->kmax (preset to ~0 / 0).
+ * Blocks are whole warps; every thread reaches the shuffles.
+ */
+__global__ void __launch_bounds__(GDB_BLOCK)
+gdb_key_range_kernel(GdbDevKeys keys, const uint8_t *flags, uint64_t nrows,
+					 GdbDevCounters *c)
+{
+	unsigned long long mn[GDB_MAX_GROUP_KEYS],
+				mx[GDB_MAX_GROUP_KEYS],
+				n = 0;
+	uint32_t	nkeys = keys.nkeys;
+
+#pragma unroll
+	for (int k = 0; k < GDB_MAX_GROUP_KEYS; k++)
+	{
+		mn[k] = ~0ULL;
+		mx[k] = 0;
+	}
+	for (uint64_t row = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x;
+		 row < nrows; row += (uint64_t) gridDim.x * blockDim.x)
+	{
+		if (flags && !flags[row])
+			continue;
+		n++;
+#pragma unroll
+		for (int k = 0; k < GDB_MAX_GROUP_KEYS; k++)
+		{
+			if ((uint32_t) k < nkeys && !(keys.nulls[k] && keys.nulls[k][row]))
+			{
+				unsigned long long e = gdb_key_encode_int(keys.vals[k][row]);
+
+				mn[k] = e < mn[k] ? e : mn[k];
+				mx[k] = e > mx[k] ? e : mx[k];
+			}
+		}
+	}
+	n = gdb_warp_sum(n);
+#pragma unroll
+	for (int k = 0; k < GDB_MAX_GROUP_KEYS; k++)
+	{
+		if ((uint32_t) k < nkeys)
+		{
+			mn[k] = gdb_warp_min(mn[k]);
+			mx[k] = gdb_warp_max(mx[k]);
+		}
+	}
+	if ((threadIdx.x & 31) == 0)
+	{
+		if (n)
+			atomicAdd(&c->nsel, n);
+#pragma unroll
+		for (int k = 0; k < GDB_MAX_GROUP_KEYS; k++)
+		{
+			if ((uint32_t) k < nkeys && mn[k] <= mx[k])
+			{
+				atomicMin(&c->kmin[k], mn[k]);
+				atomicMax(&c->kmax[k], mx[k]);
+			}
+		}
+	}
+}
+
+/* gdb_slot_init_kernel: every table entry to its kind's start, counts to 0. */
+__global__ void
+gdb_slot_init_kernel(GdbFastAggs aggs, uint32_t naggs, uint32_t nslots,
+					 GdbAcc *table, unsigned *rowcount)
+{
+	uint64_t	n = (uint64_t) naggs * nslots + nslots;
+
+	for (uint64_t i = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; i < n;
+		 i += (uint64_t) gridDim.x * blockDim.x)
+	{
+		if (i < (uint64_t) naggs * nslots)
+			table[i] = gdb_acc_init(aggs.a[i / nslots].kind);
+		else
+			rowcount[i - (uint64_t) naggs * nslots] = 0;
+	}
+}
+
+/*
+ * gdb_slot_agg_kernel: fold every selected row into its slot's row count
+ * and accumulators (see the file header).  SHARED: a per-block table in
+ * dynamic shared memory (naggs * nslots GdbAcc, then nslots counts),
+ * merged into the global table (table, rowcount) at the end; else the
+ * global table directly.  A row outside the key ranges sets *bad.
+ */
+template <bool SHARED>
+__global__ void __launch_bounds__(SHARED ? GDB_SLOT_SMEM_BLOCK : GDB_BLOCK)
+gdb_slot_agg_kernel(GdbSlotKeys keys, GdbFastAggs aggs, uint32_t naggs,
+					const uint8_t *flags, uint64_t nrows, uint32_t nslots,
+					GdbAcc *table, unsigned *rowcount, unsigned long long *bad)
+{
+	extern __shared__ unsigned long long gdb_fast_smem[];
+	GdbAcc	   *tab = table;
+	unsigned   *cnt = rowcount;
+
+	if (SHARED)
+	{
+		tab = (GdbAcc *) gdb_fast_smem;
+		cnt = (unsigned *) (tab + (size_t) naggs * nslots);
+		for (uint32_t i = threadIdx.x; i < naggs * nslots; i += blockDim.x)
+			tab[i] = gdb_acc_init(aggs.a[i / nslots].kind);
+		for (uint32_t i = threadIdx.x; i < nslots; i += blockDim.x)
+			cnt[i] = 0;
+		__syncthreads();
+	}
+	for (uint64_t row = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x;
+		 row < nrows; row += (uint64_t) gridDim.x * blockDim.x)
+	{
+		unsigned long long slot = 0;
+		bool		ok = true;
+
+		if (flags && !flags[row])
+			continue;
+		for (uint32_t k = 0; k < keys.nkeys; k++)
+		{
+			unsigned long long digit;
+
+			if (keys.nulls[k] && keys.nulls[k][row])
+				digit = keys.range[k];
+			else
+			{
+				digit = (unsigned long long) keys.vals[k][row] -
+					(unsigned long long) keys.minv[k];
+				ok = ok && digit < keys.range[k];
+			}
+			slot += digit * keys.stride[k];
+		}
+		if (!ok || slot >= nslots)
+		{
+			atomicOr(bad, 1ULL);
+			continue;
+		}
+		atomicAdd(&cnt[slot], 1u);
+		for (uint32_t a = 0; a < naggs; a++)
+		{
+			const GdbFastAgg &ag = aggs.a[a];
+
+			if (ag.kind == GDB_AGG_COUNT_STAR)
+				continue;
+			gdb_acc_atomic_add(ag.kind, &tab[(size_t) a * nslots + slot], ag.col[row],
+							   ag.nulls ? ag.nulls[row] != 0 : 0);
+		}
+	}
+	if (SHARED)
+	{
+		__syncthreads();
+		for (uint32_t i = threadIdx.x; i < nslots; i += blockDim.x)
+		{
+			if (cnt[i] == 0)
+				continue;
+			atomicAdd(&rowcount[i], cnt[i]);
+			for (uint32_t a = 0; a < naggs; a++)
+				gdb_acc_atomic_merge(aggs.a[a].kind, &table[(size_t) a * nslots + i],
+									 tab[(size_t) a * nslots + i]);
+		}
+	}
+}
+
+/*
+ * gdb_slot_output_kernel: group g's slot is slot_ids[g]; write its key
+ * values (min + digit, or NULL: 0 and flag 1) and its states into the
+ * result columns.
+ */
+__global__ void
+gdb_slot_output_kernel(GdbSlotKeys keys, GdbFastAggs aggs, uint32_t naggs,
+					   const uint32_t *slot_ids, uint64_t ngroups, uint32_t nslots,
+					   const GdbAcc *table, const unsigned *rowcount,
+					   GdbDevOutKeys ok, GdbFastOut out)
+{
+	for (uint64_t g = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x;
+		 g < ngroups; g += (uint64_t) gridDim.x * blockDim.x)
+	{
+		uint32_t	slot = slot_ids[g];
+		unsigned long long rem = slot;
+
+#pragma unroll
+		for (uint32_t k = 0; k < GDB_MAX_GROUP_KEYS; k++)
+		{
+			if (k >= keys.nkeys)
+				break;
+
+			unsigned long long digit = rem / keys.stride[k];
+			bool		isnull = keys.nulls[k] != NULL && digit == keys.range[k];
+
+			rem -= digit * keys.stride[k];
+			ok.vals[k][g] = isnull ? 0 :
+				(int64_t) ((unsigned long long) keys.minv[k] + digit);
+			if (ok.nulls[k])
+				ok.nulls[k][g] = isnull ? 1 : 0;
+		}
+		for (uint32_t a = 0; a < naggs; a++)
+		{
+			int			kind = aggs.a[a].kind;
+			GdbAcc		acc = table[(size_t) a * nslots + slot];
+
+			if (kind == GDB_AGG_COUNT_STAR)
+				acc.count = rowcount[slot];
+			out.col[a][g] = gdb_acc_state(kind, acc);
+		}
+	}
+}
+
+/* gdb_fast_smallkeys_eligible: see cuda_exec.cuh. */
+int
+gdb_fast_smallkeys_eligible(const GdbRun *r)
+{
+	const GdbRequest *req = r->req;
+
+	if (req->input_is_states || req->nkeys == 0 || req->nkeys > GDB_MAX_GROUP_KEYS ||
+		req->naggs > GDB_MAX_AGGREGATES || r->nrows == 0)
+		return 0;
+	for (uint32_t k = 0; k < req->nkeys; k++)
+		if (r->input->cols[req->key_cols[k]].kind != GDB_KIND_INT64)
+			return 0;
+	return 1;
+}
+
+/* Shared-memory bytes of a block's slot table (0: does not fit). */
+static size_t
+gdb_slot_smem(GdbCudaExec *ex, uint32_t naggs, uint32_t nslots)
+{
+	size_t		bytes = (size_t) naggs * nslots * sizeof(GdbAcc) +
+		(((size_t) nslots * sizeof(unsigned) + 7) & ~(size_t) 7);
+	int			optin = 0;
+
+	if (bytes <= 48 * 1024)
+		return bytes;
+	if (bytes > GDB_FAST_SMEM_MAX)
+		return 0;
+	if (cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin,
+							   ex->ordinal) != cudaSuccess || (size_t) optin < bytes ||
+		cudaFuncSetAttribute(gdb_slot_agg_kernel<true>,
+							 cudaFuncAttributeMaxDynamicSharedMemorySize,
+							 (int) bytes) != cudaSuccess)
+	{
+		(void) cudaGetLastError();
+		return 0;
+	}
+	return bytes;
+}
+
+/* gdb_fast_smallkeys: see cuda_exec.cuh and the file header. */
+int
+gdb_fast_smallkeys(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
+				   GdbBatch **result, int *taken, GdbError *err)
+{
+	GdbCudaExec *ex = r->ex;
+	const GdbRequest *req = r->req;
+	cudaStream_t s = ex->stream;
+	const uint8_t *flags = req->ninstr > 0 ? r->flags : NULL;
+	GdbDevCounters *hc = ex->host_counters;
+	GdbSlotKeys sk;
+	GdbFastAggs fa;
+	GdbFastOut	fo;
+	GdbDevOutKeys ok;
+	GdbBatch   *host = NULL;
+	char	   *d_res;
+	char	   *scr;
+	GdbAcc	   *table;
+	unsigned   *rowcount;
+	uint32_t   *slot_ids;
+	unsigned long long nslots = 1;
+	uint32_t	ns32;
+	uint32_t	naggs = req->naggs;
+	size_t		tbytes,
+				smem;
+
+	*taken = 0;
+	if (!gdb_fast_smallkeys_eligible(r))
+		return GDB_OK;
+
+	/* 1. key ranges and the selected-row count */
+	GDB_CUDA_CHECK(err, cudaMemsetAsync(&r->d_counters->fast_bad, 0,
+										sizeof(unsigned long long), s));
+	GDB_CUDA_CHECK(err, cudaMemsetAsync(r->d_counters->kmin, 0xff,
+										sizeof(r->d_counters->kmin), s));
+	GDB_CUDA_CHECK(err, cudaMemsetAsync(r->d_counters->kmax, 0,
+										sizeof(r->d_counters->kmax), s));
+	gdb_key_range_kernel<<<gdb_blocks(ex, r->nrows), GDB_BLOCK, 0, s>>>(
+		r->keys, flags, r->nrows, r->d_counters);
+	GDB_CUDA_CHECK_LAUNCH(err, "gdb_key_range_kernel");
+	GDB_CUDA_CHECK(err, cudaMemcpyAsync(hc, r->d_counters, sizeof(GdbDevCounters),
+										cudaMemcpyDeviceToHost, s));
+	r->from_device += sizeof(GdbDevCounters);
+	GDB_TRY(gdb_phase_end(ex, &r->ms, err));
+	GDB_TRY(gdb_filter_status(ex, err));
+	GDB_CUDA_CHECK(err, cudaEventRecord(ex->ev_start, s));
+	r->nsel = hc->nsel;
+	if (r->nsel > r->nrows)
+		return gdb_cuda_error(err, GDB_ERR_DEVICE,
+							  "gdb_fast_smallkeys: %llu rows selected of %llu",
+							  (unsigned long long) r->nsel, (unsigned long long) r->nrows);
+	if (r->nsel == 0)
+	{
+		/* no groups: an empty result */
+		r->ngroups = 0;
+		GDB_TRY(gdb_result_alloc(r, 0, alloc, alloc_arg, &host, &d_res, err));
+		GDB_TRY(gdb_result_finish(r, host, d_res, err));
+		*result = host;
+		*taken = 1;
+		return GDB_OK;
+	}
+
+	/* the slot domain, last key least significant */
+	memset(&sk, 0, sizeof(sk));
+	sk.nkeys = req->nkeys;
+	for (uint32_t k = 0; k < req->nkeys; k++)
+	{
+		unsigned long long range = 0,
+					radix;
+
+		if (hc->kmin[k] <= hc->kmax[k])
+		{
+			unsigned long long diff = hc->kmax[k] - hc->kmin[k];
+
+			if (diff >= GDB_FAST_MAX_SLOTS)
+				return GDB_OK;	/* not taken */
+			range = diff + 1;
+		}
+		sk.vals[k] = r->keys.vals[k];
+		sk.nulls[k] = r->keys.nulls[k];
+		sk.minv[k] = range ? (int64_t) (hc->kmin[k] ^ GDB_SIGN) : 0;
+		sk.range[k] = range;
+		radix = range + (r->keys.nulls[k] ? 1 : 0);
+		if (radix == 0)
+			return GDB_OK;		/* no value and no NULL: unexpected */
+		nslots *= radix;
+		if (nslots > GDB_FAST_MAX_SLOTS)
+			return GDB_OK;		/* not taken: sort */
+	}
+	for (int k = (int) req->nkeys - 1, stride = 1; k >= 0; k--)
+	{
+		sk.stride[k] = (unsigned long long) stride;
+		stride *= (int) (sk.range[k] + (r->keys.nulls[k] ? 1 : 0));
+	}
+	ns32 = (uint32_t) nslots;
+
+	/* 2. the slot tables, in the STATES scratch: table, counts, slot ids */
+	gdb_fast_aggs(r, &fa);
+	tbytes = (size_t) naggs * ns32 * sizeof(GdbAcc);
+	{
+		size_t		cnt_off = tbytes;
+		size_t		ids_off = cnt_off + (((size_t) ns32 * sizeof(unsigned) + 255) & ~(size_t) 255);
+		size_t		total = ids_off + (size_t) ns32 * sizeof(uint32_t);
+
+		GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_STATES, total, (void **) &scr, err));
+		table = (GdbAcc *) scr;
+		rowcount = (unsigned *) (scr + cnt_off);
+		slot_ids = (uint32_t *) (scr + ids_off);
+	}
+	gdb_slot_init_kernel<<<gdb_blocks(ex, (uint64_t) naggs * ns32 + ns32), GDB_BLOCK, 0, s>>>(
+		fa, naggs, ns32, table, rowcount);
+	GDB_CUDA_CHECK_LAUNCH(err, "gdb_slot_init_kernel");
+	smem = gdb_slot_smem(ex, naggs, ns32);
+	if (smem > 0)
+	{
+		int			per_sm = 0;
+		uint64_t	want = (r->nrows + GDB_SLOT_SMEM_BLOCK - 1) / GDB_SLOT_SMEM_BLOCK;
+		uint64_t	grid;
+
+		if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, gdb_slot_agg_kernel<true>,
+														  GDB_SLOT_SMEM_BLOCK, smem) != cudaSuccess)
+		{
+			(void) cudaGetLastError();
+			per_sm = 0;
+		}
+		grid = (uint64_t) (per_sm > 0 ? per_sm : 0) *
+			(uint64_t) (ex->multiprocessors > 0 ? ex->multiprocessors : 1);
+		if (grid > want)
+			grid = want;
+		if (grid > 0)
+		{
+			gdb_slot_agg_kernel<true><<<(unsigned) grid, GDB_SLOT_SMEM_BLOCK, smem, s>>>(
+				sk, fa, naggs, flags, r->nrows, ns32, table, rowcount,
+				&r->d_counters->fast_bad);
+			GDB_CUDA_CHECK_LAUNCH(err, "gdb_slot_agg_kernel<shared>");
+		}
+		else
+			smem = 0;
+	}
+	if (smem == 0)
+	{
+		gdb_slot_agg_kernel<false><<<gdb_blocks(ex, r->nrows), GDB_BLOCK, 0, s>>>(
+			sk, fa, naggs, flags, r->nrows, ns32, table, rowcount,
+			&r->d_counters->fast_bad);
+		GDB_CUDA_CHECK_LAUNCH(err, "gdb_slot_agg_kernel<global>");
+	}
+
+	/* 3. the non-empty slots, ascending */
+	{
+		GdbSlotNonEmpty pred;
+		unsigned long long *nseg = &r->d_counters->nseg;
+
+		pred.rowcount = rowcount;
+		GDB_TRY(gdb_cub(ex, "cub::DeviceSelect::If", [&](void *t, size_t &b) {
+			return cub::DeviceSelect::If(t, b, thrust::counting_iterator<uint32_t>(0),
+										 slot_ids, nseg, (int64_t) ns32, pred, s);
+		}, err));
+	}
+	GDB_CUDA_CHECK(err, cudaMemcpyAsync(hc, r->d_counters, sizeof(GdbDevCounters),
+										cudaMemcpyDeviceToHost, s));
+	r->from_device += sizeof(GdbDevCounters);
+	GDB_TRY(gdb_phase_end(ex, &r->ms, err));
+	GDB_CUDA_CHECK(err, cudaEventRecord(ex->ev_start, s));
+	if (hc->fast_bad != 0 || hc->nseg == 0 || hc->nseg > ns32 || hc->nseg > r->nsel)
+		return GDB_OK;			/* not taken: the sort path redoes it */
+	r->ngroups = hc->nseg;
+
+	/* 4. keys and states of each group */
+	GDB_TRY(gdb_result_alloc(r, r->ngroups, alloc, alloc_arg, &host, &d_res, err));
+	memset(&ok, 0, sizeof(ok));
+	memset(&fo, 0, sizeof(fo));
+	for (uint32_t k = 0; k < req->nkeys; k++)
+	{
+		ok.vals[k] = GDB_COL_PTR(d_res, host, k, int64_t);
+		ok.nulls[k] = GDB_NULL_PTR(d_res, host, k);
+	}
+	for (uint32_t a = 0; a < naggs; a++)
+		fo.col[a] = GDB_COL_PTR(d_res, host, req->nkeys + a, GdbAggState);
+	gdb_slot_output_kernel<<<gdb_blocks(ex, r->ngroups), GDB_BLOCK, 0, s>>>(
+		sk, fa, naggs, slot_ids, r->ngroups, ns32, table, rowcount, ok, fo);
+	GDB_CUDA_CHECK_LAUNCH(err, "gdb_slot_output_kernel");
+	GDB_TRY(gdb_result_finish(r, host, d_res, err));
+	*result = host;
+	*taken = 1;
+	return GDB_OK;
+}
