@@ -43,6 +43,11 @@ if [ "$what" = suites ] || [ "$what" = all ]; then
     PGDATABASE=gpudb_tap psql -X -q -c "CREATE EXTENSION IF NOT EXISTS pgtap" -c "CREATE EXTENSION IF NOT EXISTS gpudb"
     PGDATABASE=gpudb_tap pg_prove test/*.sql > "$OUT/pg_prove.log" 2>&1 || status=1
     tail -n 4 "$OUT/pg_prove.log"
+    if [ -f test/concurrent_cache.sh ]; then
+        CONCURRENT_SECONDS=${CONCURRENT_SECONDS:-30} bash test/concurrent_cache.sh \
+            > "$OUT/concurrent.log" 2>&1 || status=1
+        tail -n 3 "$OUT/concurrent.log"
+    fi
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
     python3 test/bench/bench.py --rows "${BENCH_ROWS:-10000000}" --workers 16 \
