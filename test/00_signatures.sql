@@ -28,8 +28,10 @@ SELECT set_eq(
          AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'gpudb')
          AND d.deptype = 'e'$$,
     ARRAY['gpu_groupby(regclass,text,text,text)', 'gpu_devices()',
-          'gpu_active_path()', 'gpu_last_execution()'],
-    'the extension contains exactly the four documented functions');
+          'gpu_active_path()', 'gpu_last_execution()',
+          'gpu_cache_load(regclass,name[])', 'gpu_cache_drop(regclass)',
+          'gpu_cache_status()', 'gpudb_cache_invalidate()'],
+    'the extension contains exactly the eight documented functions');
 
 -- gpu_groupby(relation regclass, group_by text, aggregates text, filter text DEFAULT NULL)
 SELECT has_function('public', 'gpu_groupby', ARRAY['regclass', 'text', 'text', 'text'],
@@ -79,14 +81,14 @@ SELECT is(pg_get_function_arguments('public.gpu_last_execution()'::regprocedure)
           'OUT path text, OUT device text, OUT rows_in bigint, OUT rows_selected bigint, '
           'OUT groups bigint, OUT batches integer, OUT bytes_to_device bigint, '
           'OUT bytes_from_device bigint, OUT device_ms double precision, '
-          'OUT total_ms double precision',
+          'OUT total_ms double precision, OUT source text',
           'gpu_last_execution OUT columns');
 SELECT function_lang_is('public', 'gpu_last_execution', ARRAY[]::name[], 'c', 'gpu_last_execution is written in C');
 SELECT volatility_is('public', 'gpu_last_execution', ARRAY[]::name[], 'volatile',
                      'gpu_last_execution is volatile');
 SELECT isnt_definer('public', 'gpu_last_execution', ARRAY[]::name[], 'gpu_last_execution is not SECURITY DEFINER');
 
--- attributes shared by all four
+-- attributes shared by the four functions above (the cache functions: 04_cache.sql)
 SELECT is((SELECT count(*)::int FROM pg_proc
             WHERE oid IN ('public.gpu_groupby(regclass,text,text,text)'::regprocedure,
                           'public.gpu_devices()'::regprocedure,

@@ -20,8 +20,10 @@ CREATE EXTENSION IF NOT EXISTS gpudb;
 SELECT plan(39);
 
 SELECT set_eq($$SELECT name::text FROM pg_settings WHERE name LIKE 'gpudb.%'$$,
-              ARRAY['gpudb.enabled', 'gpudb.device', 'gpudb.batch_rows'],
-              'the GUCs are exactly gpudb.enabled, gpudb.device, gpudb.batch_rows');
+              ARRAY['gpudb.enabled', 'gpudb.device', 'gpudb.batch_rows',
+                    'gpudb.use_cache', 'gpudb.cache_size', 'gpudb.device_memory_limit'],
+              'the GUCs are exactly gpudb.enabled, gpudb.device, gpudb.batch_rows, '
+              'gpudb.use_cache, gpudb.cache_size, gpudb.device_memory_limit');
 
 -- gpudb.enabled: bool, on, user
 SELECT is((SELECT vartype FROM pg_settings WHERE name = 'gpudb.enabled'), 'bool', 'gpudb.enabled is a bool');
@@ -53,7 +55,7 @@ SELECT ok((SELECT enumvals IS NULL FROM pg_settings WHERE name = 'gpudb.batch_ro
 
 -- every GUC has a description
 SELECT is((SELECT count(*)::int FROM pg_settings WHERE name LIKE 'gpudb.%' AND coalesce(short_desc, '') <> ''),
-          3, 'every gpudb GUC has a description');
+          6, 'every gpudb GUC has a description');
 
 -- SET refuses bad values with 22023 (invalid_parameter_value) ...
 SELECT throws_ok($$SET gpudb.device = 'bogus'$$, '22023', NULL, 'SET gpudb.device = ''bogus'' fails with 22023');

@@ -9,9 +9,15 @@
 # The table is the first markdown table under the heading "## Configuration (GUCs)"
 # with the columns  name | type | default | range | description :
 #   name      the GUC, e.g. `gpudb.batch_rows` (backticks optional)
-#   type      pg_settings.vartype: bool, enum, integer, real or string
-#   default   pg_settings.boot_val, e.g. `on`, `auto`, `4194304`
-#   range     integer/real: `MIN..MAX` (or MIN – MAX) = min_val..max_val;
+#   type      pg_settings.vartype: bool, enum, integer, real or string; or
+#             memory (an integer or real with a memory unit: B, kB, MB, 8kB...)
+#             or time (with a time unit: ms, s, min)
+#   default   pg_settings.boot_val, e.g. `on`, `auto`, `4194304`; for a GUC
+#             with a unit, a value with a unit (`4GB`, `500ms`) is converted,
+#             and a plain number is in the GUC's unit, as in SET: `4GB` and
+#             `4194304` both match boot_val 4194304 with unit kB
+#   range     integer/real: `MIN..MAX` (or MIN – MAX) = min_val..max_val, with
+#             units as for the default;
 #             enum: the allowed values, comma-separated (= enumvals, any order);
 #             bool/string: — (or -, or empty)
 # A literal | inside a cell is written \|.
@@ -60,11 +66,12 @@ if [ -z "$doc" ]; then
     echo "check_guc_table: the GUC table in $README has no rows" >&2; exit 2
 fi
 
-# --- server side: name<TAB>vartype<TAB>boot_val<TAB>min<TAB>max<TAB>enumvals ----
+# --- server side: name<TAB>vartype<TAB>boot_val<TAB>min<TAB>max<TAB>enumvals<TAB>unit
 srv="$(psql -X -q -At -F $'\t' -v ON_ERROR_STOP=1 <<'SQL'
 LOAD 'gpudb';
 SELECT name, vartype, coalesce(boot_val, ''), coalesce(min_val, ''),
-       coalesce(max_val, ''), coalesce(array_to_string(enumvals, ','), '')
+       coalesce(max_val, ''), coalesce(array_to_string(enumvals, ','), ''),
+       coalesce(unit, '')
   FROM pg_settings
  WHERE name LIKE 'gpudb.%'
  ORDER BY name;
@@ -85,6 +92,33 @@ awk -F'\t' -v readme="$README" '
         return s
     }
     function numeq(a, b) { return a == b || (a ~ /^-?[0-9.eE+-]+$/ && b ~ /^-?[0-9.eE+-]+$/ && a + 0 == b + 0) }
+    # unit handling: a unit is a memory unit (factor in bytes) or a time unit
+    # (factor in ms), possibly with a multiplier as pg_settings writes it (8kB)
+    function unit_kind(u,   b) { b = u; sub(/^[0-9]+/, "", b)
+        if (b ~ /^(B|kB|MB|GB|TB)$/) return "memory"
+        if (b ~ /^(us|ms|s|min|h|d)$/) return "time"
+        return "" }
+    function unit_factor(u,   m, b, f) {
+        m = 1; b = u
+        if (match(u, /^[0-9]+/)) { m = substr(u, 1, RLENGTH) + 0; b = substr(u, RLENGTH + 1) }
+        f = (b == "B") ? 1 : (b == "kB") ? 1024 : (b == "MB") ? 1048576 : (b == "GB") ? 1073741824 : \
+            (b == "TB") ? 1099511627776 : (b == "us") ? 0.001 : (b == "ms") ? 1 : (b == "s") ? 1000 : \
+            (b == "min") ? 60000 : (b == "h") ? 3600000 : (b == "d") ? 86400000 : 0
+        return m * f }
+    # the value v (README: "4GB", "4 GB", "4194304") in the base unit of the
+    # server unit su; "" when it cannot be read or its unit is of another kind
+    function in_base(v, su,   n, u) {
+        gsub(/^[ \t]+|[ \t]+$/, "", v)
+        if (!match(v, /^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?/)) return ""
+        n = substr(v, 1, RLENGTH) + 0; u = substr(v, RLENGTH + 1); gsub(/^[ \t]+/, "", u)
+        if (u == "") return n * unit_factor(su)
+        if (unit_kind(u) == "" || unit_kind(u) != unit_kind(su)) return ""
+        return n * unit_factor(u) }
+    # does README value d equal server value s of a GUC with unit su?
+    function valeq(d, s, su,   a, b) {
+        if (su == "" || unit_kind(su) == "") return numeq(d, s)
+        a = in_base(d, su); b = in_base(s, su)
+        return a != "" && b != "" && a == b }
     function bad(name, what, want_doc, have_srv) {
         printf "MISMATCH %-20s %-8s README: %-22s server: %s\n", name, what, "\"" want_doc "\"", "\"" have_srv "\""
         failures++
@@ -93,6 +127,7 @@ awk -F'\t' -v readme="$README" '
                 dtype[$1] = $2; ddef[$1] = $3; drange[$1] = $4; next }
     {
         name = $1; stype[name] = $2; sboot[name] = $3; smin[name] = $4; smax[name] = $5; senum[name] = $6
+        sunit[name] = $7
     }
     END {
         for (name in dtype) if (!(name in stype)) { printf "MISSING  %-20s documented in %s but not reported by the server\n", name, readme; failures++ }
@@ -104,23 +139,30 @@ awk -F'\t' -v readme="$README" '
             t = dtype[name]
             if (t == "boolean") t = "bool"
             if (t == "int") t = "integer"
-            if (t != stype[name]) bad(name, "type", dtype[name], stype[name])
-            if (ddef[name] != sboot[name]) bad(name, "default", ddef[name], sboot[name])
+            su = sunit[name]
+            shown = (su == "" ? "" : " (unit " su ")")
+            if (t == "memory" || t == "time") {
+                if ((stype[name] != "integer" && stype[name] != "real") || unit_kind(su) != t)
+                    bad(name, "type", dtype[name], stype[name] shown)
+            } else if (t != stype[name]) bad(name, "type", dtype[name], stype[name] shown)
+            if (stype[name] == "integer" || stype[name] == "real") {
+                if (!valeq(ddef[name], sboot[name], su)) bad(name, "default", ddef[name], sboot[name] su)
+            } else if (ddef[name] != sboot[name]) bad(name, "default", ddef[name], sboot[name])
             r = drange[name]
             if (stype[name] == "integer" || stype[name] == "real") {
                 lo = r; hi = r
                 if (r ~ /\.\./)        { sub(/[ \t]*\.\..*$/, "", lo); sub(/^.*\.\.[ \t]*/, "", hi) }
                 else if (r ~ /–/)      { sub(/[ \t]*–.*$/, "", lo);   sub(/^.*–[ \t]*/, "", hi) }
                 else                   { lo = "?"; hi = "?" }
-                if (!numeq(lo, smin[name])) bad(name, "min", lo, smin[name])
-                if (!numeq(hi, smax[name])) bad(name, "max", hi, smax[name])
+                if (!valeq(lo, smin[name], su)) bad(name, "min", lo, smin[name] su)
+                if (!valeq(hi, smax[name], su)) bad(name, "max", hi, smax[name] su)
             } else if (stype[name] == "enum") {
                 if (norm_list(r) != norm_list(senum[name])) bad(name, "values", r, senum[name])
             } else {
                 if (r != "" && r != "-" && r != "—") bad(name, "range", r, "(none)")
                 if (smin[name] != "" || smax[name] != "") bad(name, "range", r, smin[name] ".." smax[name])
             }
-            if (failures == before) printf "ok       %-20s %-8s default %s, range %s\n", name, stype[name], sboot[name], (r == "" ? "-" : r)
+            if (failures == before) printf "ok       %-20s %-8s default %s, range %s\n", name, stype[name] shown, sboot[name] su, (r == "" ? "-" : r)
         }
         if (failures) { printf "check_guc_table: FAIL (%d difference(s) between %s and pg_settings)\n", failures, readme; exit 1 }
         if (!checks) { print "check_guc_table: FAIL (nothing compared)"; exit 1 }

@@ -18,6 +18,9 @@
 #     guc_table        test/check_guc_table.sh (README's table vs pg_settings),
 #                      plus negative controls: copies of README.md with one
 #                      default changed, or one row removed, must make it fail
+#     concurrent_cache [preload] only: test/concurrent_cache.sh, writers and
+#                      readers against the column cache (CONCURRENT_SECONDS,
+#                      default here 15)
 #
 # Environment:
 #   GPUDB_TEST_DEVICE  gpudb.device of the test clusters: auto, gpu or cpu.
@@ -117,6 +120,15 @@ if [ "${1:-}" = "--inside" ]; then
     else
         result FAIL guc_table
     fi
+
+    if [ "$label" = preload ]; then
+        section "concurrent cache test"
+        if CONCURRENT_SECONDS="${CONCURRENT_SECONDS:-15}" bash test/concurrent_cache.sh; then
+            result PASS concurrent_cache
+        else
+            result FAIL concurrent_cache
+        fi
+    fi
     exit 0
 fi
 
@@ -201,6 +213,7 @@ if [ "$build_ok" = 1 ]; then
             grep -q " \[$config\] $step\$" "$GPUDB_RESULTS" || result FAIL "${step}[$config](no result)"
         done
     done
+    grep -q " \[preload\] concurrent_cache\$" "$GPUDB_RESULTS" || result FAIL "concurrent_cache[preload](no result)"
 fi
 
 section "summary"
