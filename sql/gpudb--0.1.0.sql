@@ -121,6 +121,7 @@ LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED
 SET search_path = pg_catalog, pg_temp;
 
 CREATE VIEW gpu_cache AS SELECT * FROM gpu_cache_status();
+GRANT SELECT ON gpu_cache TO PUBLIC;
 
 /*
  * gpudb_cache_invalidate() RETURNS trigger: the statement-level trigger that

@@ -25,12 +25,16 @@
  */
 #include "postgres.h"
 
+#include "access/genam.h"
 #include "access/relation.h"
+#include "access/stratnum.h"
+#include "access/table.h"
 #include "access/tableam.h"
 #include "access/transam.h"
 #include "access/xact.h"
 #include "catalog/dependency.h"
 #include "catalog/namespace.h"
+#include "catalog/objectaccess.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_trigger.h"
 #include "commands/trigger.h"
@@ -45,6 +49,7 @@
 #include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -63,6 +68,7 @@
 static pg_atomic_uint64 *change_counters = NULL;
 static shmem_request_hook_type prev_shmem_request_hook = NULL;
 static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
+static object_access_hook_type prev_object_access_hook = NULL;
 
 /* Loads of this transaction, made usable or discarded at its end. */
 typedef struct PendingLoad
@@ -106,6 +112,41 @@ cache_shmem_startup(void)
 	LWLockRelease(AddinShmemInitLock);
 }
 
+/*
+ * Our triggers disabled, re-enabled or dropped (ALTER TABLE ... DISABLE
+ * TRIGGER ALL, say): changes may go uncaptured, so cached copies of the
+ * table must stop answering.
+ */
+static void
+cache_object_access(ObjectAccessType access, Oid classId, Oid objectId,
+					int subId, void *arg)
+{
+	if (prev_object_access_hook)
+		prev_object_access_hook(access, classId, objectId, subId, arg);
+	if (classId == TriggerRelationId &&
+		(access == OAT_POST_ALTER || access == OAT_DROP) && change_counters)
+	{
+		Relation	tgrel = table_open(TriggerRelationId, AccessShareLock);
+		ScanKeyData key;
+		SysScanDesc scan;
+		HeapTuple	tup;
+
+		ScanKeyInit(&key, Anum_pg_trigger_oid, BTEqualStrategyNumber,
+					F_OIDEQ, ObjectIdGetDatum(objectId));
+		scan = systable_beginscan(tgrel, TriggerOidIndexId, true, NULL, 1, &key);
+		tup = systable_getnext(scan);
+		if (HeapTupleIsValid(tup))
+		{
+			Form_pg_trigger tg = (Form_pg_trigger) GETSTRUCT(tup);
+
+			if (strncmp(NameStr(tg->tgname), "gpudb_cache_", 12) == 0)
+				gdb_cache_bump(tg->tgrelid);
+		}
+		systable_endscan(scan);
+		table_close(tgrel, AccessShareLock);
+	}
+}
+
 /* see gpudb.h */
 void
 gdb_cache_shmem_init(void)
@@ -114,6 +155,8 @@ gdb_cache_shmem_init(void)
 	shmem_request_hook = cache_shmem_request;
 	prev_shmem_startup_hook = shmem_startup_hook;
 	shmem_startup_hook = cache_shmem_startup;
+	prev_object_access_hook = object_access_hook;
+	object_access_hook = cache_object_access;
 }
 
 static pg_atomic_uint64 *
@@ -147,6 +190,7 @@ gdb_cache_bump(Oid relid)
 static void
 end_pending(bool commit, SubTransactionId only)
 {
+	/* oldest first (the list's order), so that the newest load wins */
 	PendingLoad **pp = &pending;
 
 	while (*pp)
@@ -219,20 +263,28 @@ require_server(const char *fname)
 						 "Add gpudb to shared_preload_libraries and restart PostgreSQL.")));
 }
 
-/* The owner or a member of gpudb_cache_admin may load and drop. */
+/*
+ * The owner or a member of gpudb_cache_admin may load and drop; checked
+ * from the catalog before any lock is taken.  Raises 42P01 for an OID that
+ * names no relation.
+ */
 static void
-check_cache_admin(Relation rel, const char *fname)
+check_cache_admin(Oid relid, const char *fname)
 {
 	Oid			admin = get_role_oid("gpudb_cache_admin", true);
+	char	   *name = get_rel_name(relid);
 
-	if (pg_class_ownercheck(RelationGetRelid(rel), GetUserId()))
+	if (name == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", relid)));
+	if (pg_class_ownercheck(relid, GetUserId()))
 		return;
 	if (OidIsValid(admin) && has_privs_of_role(GetUserId(), admin))
 		return;
 	ereport(ERROR,
 			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-			 errmsg("permission denied to %s relation \"%s\"", fname,
-					RelationGetRelationName(rel)),
+			 errmsg("permission denied to %s relation \"%s\"", fname, name),
 			 errhint("Only the table's owner or members of role gpudb_cache_admin may load or drop its cache.")));
 }
 
@@ -281,9 +333,16 @@ ensure_trigger(Relation rel, Oid ext_schema)
 
 		if (rel->trigdesc)
 			for (i = 0; i < rel->trigdesc->numtriggers; i++)
-				if (strcmp(rel->trigdesc->triggers[i].tgname, names[t]) == 0 &&
-					rel->trigdesc->triggers[i].tgenabled == TRIGGER_FIRES_ALWAYS)
+			{
+				Trigger    *tg = &rel->trigdesc->triggers[i];
+
+				/* internal triggers are named <name>_<oid> */
+				if (strncmp(tg->tgname, names[t], strlen(names[t])) == 0 &&
+					tg->tgname[strlen(names[t])] == '_' &&
+					tg->tgenabled == TRIGGER_FIRES_ALWAYS &&
+					TRIGGER_FOR_ROW(tg->tgtype) == (t == 1))
 					present = true;
+			}
 		if (present)
 			continue;
 		if (!OidIsValid(funcoid))
@@ -454,13 +513,20 @@ gpu_cache_load(PG_FUNCTION_ARGS)
 								 ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(work);
 
+	/* refuse before waiting for the lock: a refused role must not block writers */
+	check_cache_admin(PG_GETARG_OID(0), "gpu_cache_load");
+	if (TransactionIdIsValid(GetTopTransactionIdIfAny()))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("gpu_cache_load must run before its transaction writes anything"),
+				 errdetail("Rows the transaction wrote would be cached as committed."),
+				 errhint("Run gpu_cache_load in its own transaction, one table per transaction.")));
 	rel = relation_open(PG_GETARG_OID(0), ShareRowExclusiveLock);
 	if (rel->rd_rel->relkind != RELKIND_RELATION)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("\"%s\" is not a table", RelationGetRelationName(rel)),
 				 errdetail("Only plain tables can be cached; partitions can, one by one.")));
-	check_cache_admin(rel, "gpu_cache_load");
 
 	memset(&cs, 0, sizeof(cs));
 	choose_columns(rel, PG_ARGISNULL(1) ? NULL : PG_GETARG_ARRAYTYPE_P(1), &cs);
@@ -579,10 +645,14 @@ gpu_cache_load(PG_FUNCTION_ARGS)
 	{
 		PendingLoad *p = MemoryContextAlloc(TopMemoryContext, sizeof(PendingLoad));
 
+		PendingLoad **tail = &pending;
+
 		p->cache_id = cache_id;
 		p->subid = GetCurrentSubTransactionId();
-		p->next = pending;
-		pending = p;
+		p->next = NULL;
+		while (*tail)
+			tail = &(*tail)->next;
+		*tail = p;
 	}
 
 	relation_close(rel, NoLock);
@@ -610,8 +680,8 @@ gpu_cache_drop(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("relation argument of gpu_cache_drop must not be NULL")));
 	require_server("gpu_cache_drop");
+	check_cache_admin(PG_GETARG_OID(0), "gpu_cache_drop");
 	rel = relation_open(PG_GETARG_OID(0), AccessShareLock);
-	check_cache_admin(rel, "gpu_cache_drop");
 	key.dbid = MyDatabaseId;
 	key.relid = RelationGetRelid(rel);
 	relation_close(rel, AccessShareLock);

@@ -31,6 +31,7 @@
 #include "commands/trigger.h"
 #include "miscadmin.h"
 #include "storage/proc.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
@@ -41,6 +42,7 @@
 typedef struct Capture
 {
 	Oid			relid;
+	Oid			relfilenode;
 	bool		cached;			/* the server has a copy to keep in step */
 	GdbColumnSet cs;			/* the cached columns, in the cache's order */
 	GdbBatch   *batch;			/* inserted rows (+ visibility column) */
@@ -55,28 +57,67 @@ typedef struct Capture
 static Capture *captures = NULL;
 static MemoryContext capture_cxt = NULL;
 static LocalTransactionId capture_lxid = InvalidLocalTransactionId;
-static SubTransactionId capture_subid = InvalidSubTransactionId;
+static bool callback_registered = false;
 
-/* Is the capture state from this (sub)transaction? */
+static void flush_capture(Capture *c, const char *relname);
+
+/* Is the capture state from this transaction? */
 static bool
 capture_current(void)
 {
-	return capture_cxt != NULL && capture_lxid == MyProc->lxid &&
-		capture_subid == GetCurrentSubTransactionId();
+	return capture_cxt != NULL && capture_lxid == MyProc->lxid;
 }
 
-/* Forget captures of an ended (sub)transaction (their memory went with it). */
+/*
+ * Before commit: send what no statement trigger sent (rows written into a
+ * cached partition through its parent fire the partition's row trigger but
+ * only the parent's statement trigger).  Other sessions cannot see the
+ * rows before the commit, so sending them here is in time.
+ */
+static void
+capture_xact_callback(XactEvent event, void *arg)
+{
+	if (event == XACT_EVENT_PRE_COMMIT && capture_current())
+	{
+		while (captures)
+		{
+			Capture    *c = captures;
+
+			captures = c->next;
+			flush_capture(c, get_rel_name(c->relid));
+		}
+	}
+	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT ||
+		event == XACT_EVENT_PARALLEL_COMMIT || event == XACT_EVENT_PARALLEL_ABORT ||
+		event == XACT_EVENT_PREPARE)
+	{
+		/* the memory goes with the transaction */
+		captures = NULL;
+		capture_cxt = NULL;
+	}
+}
+
+/*
+ * Start capturing for this transaction.  Captures live in the top
+ * transaction's memory: each captured row carries the xid of the
+ * subtransaction that wrote it, so rows of a rolled-back savepoint are sent
+ * too and simply never become visible.
+ */
 static void
 reset_if_new_transaction(void)
 {
+	if (!callback_registered)
+	{
+		RegisterXactCallback(capture_xact_callback, NULL);
+		callback_registered = true;
+	}
 	if (capture_current())
 		return;
 	captures = NULL;
-	capture_cxt = AllocSetContextCreate(CurTransactionContext,
+	capture_cxt = AllocSetContextCreate(TopTransactionContext,
 										"gpudb change capture",
 										ALLOCSET_DEFAULT_SIZES);
 	capture_lxid = MyProc->lxid;
-	capture_subid = GetCurrentSubTransactionId();
 }
 
 /* The capture of rel in this statement; asks the server what it caches. */
@@ -98,6 +139,7 @@ capture_for(Relation rel)
 	old = MemoryContextSwitchTo(capture_cxt);
 	c = palloc0(sizeof(Capture));
 	c->relid = RelationGetRelid(rel);
+	c->relfilenode = rel->rd_node.relNode;
 	c->next = captures;
 	captures = c;
 	if (gpudb_preloaded && gdb_server_connect())
@@ -203,7 +245,7 @@ add_insert(Capture *c, Relation rel, HeapTuple tuple, uint64 xid)
 
 /* Send one statement's changes of c; the caller handles failure. */
 static void
-send_changes(Capture *c, Relation rel)
+send_changes(Capture *c, const char *relname)
 {
 	GdbCacheChanges ch;
 	StringInfoData body;
@@ -217,7 +259,7 @@ send_changes(Capture *c, Relation rel)
 	memset(&ch, 0, sizeof(ch));
 	ch.key.dbid = MyDatabaseId;
 	ch.key.relid = c->relid;
-	ch.relfilenode = rel->rd_node.relNode;
+	ch.relfilenode = c->relfilenode;
 	ch.ndeleted = c->ndel;
 	ch.ninserted = nins;
 	ch.nstrings = nstr;
@@ -265,33 +307,21 @@ send_changes(Capture *c, Relation rel)
 	if (r->status->err.status != GDB_OK)
 		ereport(LOG,
 				(errmsg("gpudb: the cached copy of \"%s\" could not follow a change and was dropped",
-						RelationGetRelationName(rel)),
+						relname ? relname : "?"),
 				 errdetail("%s", r->status->err.message)));
 }
 
-/* End of a statement: send what it changed in rel, or mark the copy stale. */
+/* Send what c captured, or mark the copy stale if that fails. */
 static void
-flush_statement(Relation rel)
+flush_capture(Capture *c, const char *relname)
 {
-	Capture   **pp;
-	Capture    *c = NULL;
 	MemoryContext oldcxt = CurrentMemoryContext;
 
-	if (!capture_current())
+	if (!c->cached || (c->ndel == 0 && (c->batch == NULL || c->batch->nrows == 0)))
 		return;
-	for (pp = &captures; *pp; pp = &(*pp)->next)
-		if ((*pp)->relid == RelationGetRelid(rel))
-		{
-			c = *pp;
-			*pp = c->next;
-			break;
-		}
-	if (c == NULL || !c->cached || (c->ndel == 0 && (c->batch == NULL || c->batch->nrows == 0)))
-		return;
-
 	PG_TRY();
 	{
-		send_changes(c, rel);
+		send_changes(c, relname);
 	}
 	PG_CATCH();
 	{
@@ -307,9 +337,28 @@ flush_statement(Relation rel)
 		FlushErrorState();
 		ereport(LOG,
 				(errmsg("gpudb: could not send changes of \"%s\" to the GPU server: %s",
-						RelationGetRelationName(rel), edata->message)));
+						relname ? relname : "?", edata->message)));
 	}
 	PG_END_TRY();
+}
+
+/* End of a statement: send what it changed in rel. */
+static void
+flush_statement(Relation rel)
+{
+	Capture   **pp;
+
+	if (!capture_current())
+		return;
+	for (pp = &captures; *pp; pp = &(*pp)->next)
+		if ((*pp)->relid == RelationGetRelid(rel))
+		{
+			Capture    *c = *pp;
+
+			*pp = c->next;
+			flush_capture(c, RelationGetRelationName(rel));
+			return;
+		}
 }
 
 /*

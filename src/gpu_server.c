@@ -560,7 +560,7 @@ handle_cache_append(int s, char *payload, size_t len, int fd)
 	}
 	munmap(batch, blen);
 	if (rc == GDB_OK && cache_bytes(NULL) > budget_bytes() &&
-		!make_room(0, e))
+		!make_room(gdb_store_bytes(e->store), e))
 	{
 		rc = GDB_ERR_OUT_OF_MEMORY;
 		snprintf(st.err.message, sizeof(st.err.message),
@@ -977,6 +977,14 @@ handle_cache_changes(int s, char *payload, size_t len, int fd)
 			}
 		}
 		rc = apply_changes(e, ch, del, ins_ctids, ins_xids, codes, batch, &st.err);
+		if (rc == GDB_OK && cache_bytes(NULL) > budget_bytes() &&
+			!make_room(gdb_store_bytes(e->store), e))
+		{
+			rc = GDB_ERR_OUT_OF_MEMORY;
+			snprintf(st.err.message, sizeof(st.err.message),
+					 "inserted rows grew the cache past gpudb.cache_size (" UINT64_FORMAT " MB)",
+					 budget_bytes() >> 20);
+		}
 		check_device(rc);
 		if (rc != GDB_OK)
 		{

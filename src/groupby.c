@@ -32,6 +32,7 @@
 #include "utils/memutils.h"
 #include "utils/numeric.h"
 #include "utils/rel.h"
+#include "utils/syscache.h"
 
 #include "groupby.h"
 #include "server_client.h"
@@ -40,8 +41,15 @@
 static Relation
 open_scannable_relation(Oid relid)
 {
-	Relation	rel = relation_open(relid, AccessShareLock);
-	char		kind = rel->rd_rel->relkind;
+	Relation	rel;
+	char		kind;
+
+	if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(relid)))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", relid)));
+	rel = relation_open(relid, AccessShareLock);
+	kind = rel->rd_rel->relkind;
 
 	if (kind == RELKIND_PARTITIONED_TABLE)
 		ereport(ERROR,
