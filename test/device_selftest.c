@@ -1164,6 +1164,9 @@ fast_case(GdbRequest *req, const GdbBatch *in, int ks, int prog, int with_refere
 	/* the path is certain without a filter; an empty selection stays fast */
 	fast_expect = prog == 0 || (fast_keysets[ks].path != 0 && prog != 4) ?
 		fast_keysets[ks].path : -1;
+	/* with keys and no rows there is no key range: the sort path is fine */
+	if (in->nrows == 0 && fast_keysets[ks].nkeys > 0)
+		fast_expect = -1;
 	snprintf(name, sizeof(name), "fast: %llu rows, keys %s, %s",
 			 (unsigned long long) in->nrows, fast_keysets[ks].name,
 			 fast_programs[prog].name);
