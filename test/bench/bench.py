@@ -88,6 +88,10 @@ def main():
     ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "results"))
     ap.add_argument("--skip-load", action="store_true")
     ap.add_argument("--workers", type=int, default=int(os.environ.get("BENCH_WORKERS", "2")))
+    ap.add_argument("--no-heap", action="store_true",
+                    help="skip gpu_groupby over the heap (uncached)")
+    ap.add_argument("--only", default=os.environ.get("BENCH_ONLY", ""),
+                    help="regular expression: run only the workloads whose name matches")
     args = ap.parse_args()
 
     psql("CREATE EXTENSION IF NOT EXISTS gpudb")
@@ -133,7 +137,12 @@ def main():
            "| PostgreSQL ms | speedup (cached) |",
            "|---|---|---|---|---|---|---|"]
     for name, gq, sq in WORKLOADS:
-        g, dev = timed("SET gpudb.use_cache = off;", gq, args.reps)
+        if args.only and not re.search(args.only, name):
+            continue
+        if args.no_heap:
+            g, dev = [float("nan")], []
+        else:
+            g, dev = timed("SET gpudb.use_cache = off;", gq, args.reps)
         if cached:
             c, cdev = timed("", gq, args.reps)
         else:
