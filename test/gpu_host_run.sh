@@ -50,7 +50,8 @@ if [ "$what" = suites ] || [ "$what" = all ]; then
     fi
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
-    python3 test/bench/bench.py --rows "${BENCH_ROWS:-10000000}" --workers 16 \
+    # shellcheck disable=SC2086
+    python3 test/bench/bench.py --rows "${BENCH_ROWS:-10000000}" --workers 16 ${BENCH_ARGS:-} \
         --out "$OUT/bench" > "$OUT/bench.log" 2>&1 || status=1
     tail -n 14 "$OUT/bench.log"
     # the cached table t of the benchmark, answered from the device cache,
