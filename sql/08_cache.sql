@@ -590,7 +590,8 @@ SELECT gdb_cache_entry('cb');
 SELECT gdb_cache_diff(
     $$SELECT * FROM gpu_groupby('cb', 'g', 'count(*), sum(a)') AS t(g int4, n bigint, s numeric)$$,
     $$SELECT g, count(*), sum(a) FROM cb GROUP BY g$$);
--- a table dropped in a transaction that rolls back keeps its entry
+-- a table dropped in a transaction that rolls back keeps its entry, stale:
+-- dropping its change-capture triggers may have let changes go uncaptured
 SELECT gpu_cache_load('cb');
 BEGIN;
 DROP TABLE cb;
@@ -656,8 +657,9 @@ ROLLBACK TO SAVEPOINT s1;
 COMMIT;
 SELECT gdb_cache_entry('ct');
 
--- a committed load is usable from the next statement on; of two loads in
--- one transaction the later one counts
+-- a load refuses to run in a transaction that has written: here the first
+-- load created the change-capture triggers (a catalog write), so the second
+-- is refused and the transaction rolls back with both
 BEGIN;
 SELECT gpu_cache_load('ct', ARRAY['g']);
 SELECT gpu_cache_load('ct', ARRAY['g', 'v']);

@@ -45,7 +45,9 @@
 #include "port/atomics.h"
 #include "storage/ipc.h"
 #include "storage/procarray.h"
+#include "storage/lwlock.h"
 #include "storage/shmem.h"
+#include "utils/hsearch.h"
 #include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
@@ -60,12 +62,14 @@
 #include "groupby.h"
 #include "server_client.h"
 
-#define GDB_CHANGE_SLOTS	4096	/* counters, hashed by (database, relation) */
+#define GDB_CHANGE_SLOTS	16384	/* relations with a change counter */
 #define GDB_TRIGGER_NAME	"gpudb_cache_invalidate"	/* statement level */
 #define GDB_ROW_TRIGGER_NAME "gpudb_cache_capture"	/* row level */
 #define GDB_PROGRESS_SECS	10
 
-static pg_atomic_uint64 *change_counters = NULL;
+static HTAB *change_hash = NULL;
+static pg_atomic_uint64 *change_overflow = NULL;
+static LWLock *change_lock = NULL;
 static shmem_request_hook_type prev_shmem_request_hook = NULL;
 static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
 static object_access_hook_type prev_object_access_hook = NULL;
@@ -83,35 +87,44 @@ static bool callbacks_registered = false;
 
 /* ---- shared change counters ---- */
 
+/* One relation's counter; a full table falls back to the overflow counter. */
+typedef struct ChangeEntry
+{
+	GdbCacheKey key;
+	uint64		count;
+} ChangeEntry;
+
 static void
 cache_shmem_request(void)
 {
 	if (prev_shmem_request_hook)
 		prev_shmem_request_hook();
-	RequestAddinShmemSpace(sizeof(pg_atomic_uint64) * GDB_CHANGE_SLOTS);
+	RequestAddinShmemSpace(hash_estimate_size(GDB_CHANGE_SLOTS, sizeof(ChangeEntry)) +
+						   sizeof(pg_atomic_uint64));
+	RequestNamedLWLockTranche("gpudb change counters", 1);
 }
 
 static void
 cache_shmem_startup(void)
 {
+	HASHCTL		ctl;
 	bool		found;
 
 	if (prev_shmem_startup_hook)
 		prev_shmem_startup_hook();
 	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
-	change_counters = ShmemInitStruct("gpudb change counters",
-									  sizeof(pg_atomic_uint64) * GDB_CHANGE_SLOTS,
-									  &found);
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.keysize = sizeof(GdbCacheKey);
+	ctl.entrysize = sizeof(ChangeEntry);
+	change_hash = ShmemInitHash("gpudb change counters", GDB_CHANGE_SLOTS / 4,
+								GDB_CHANGE_SLOTS, &ctl, HASH_ELEM | HASH_BLOBS);
+	change_overflow = ShmemInitStruct("gpudb change overflow",
+									  sizeof(pg_atomic_uint64), &found);
 	if (!found)
-	{
-		int			i;
-
-		for (i = 0; i < GDB_CHANGE_SLOTS; i++)
-			pg_atomic_init_u64(&change_counters[i], 0);
-	}
+		pg_atomic_init_u64(change_overflow, 0);
+	change_lock = &(GetNamedLWLockTranche("gpudb change counters"))->lock;
 	LWLockRelease(AddinShmemInitLock);
 }
-
 /*
  * Our triggers disabled, re-enabled or dropped (ALTER TABLE ... DISABLE
  * TRIGGER ALL, say): changes may go uncaptured, so cached copies of the
@@ -124,7 +137,7 @@ cache_object_access(ObjectAccessType access, Oid classId, Oid objectId,
 	if (prev_object_access_hook)
 		prev_object_access_hook(access, classId, objectId, subId, arg);
 	if (classId == TriggerRelationId &&
-		(access == OAT_POST_ALTER || access == OAT_DROP) && change_counters)
+		(access == OAT_POST_ALTER || access == OAT_DROP) && change_hash)
 	{
 		Relation	tgrel = table_open(TriggerRelationId, AccessShareLock);
 		ScanKeyData key;
@@ -159,30 +172,43 @@ gdb_cache_shmem_init(void)
 	object_access_hook = cache_object_access;
 }
 
-static pg_atomic_uint64 *
-change_slot(Oid dbid, Oid relid)
-{
-	uint32		h = (dbid * 0x9E3779B1u) ^ (relid * 0x85EBCA77u);
-
-	return &change_counters[(h ^ (h >> 15)) % GDB_CHANGE_SLOTS];
-}
-
-/* The relation's change counter (slots are shared: a collision only
- * invalidates more often). */
+/*
+ * The relation's change count: its own counter plus the overflow counter
+ * (bumped for every relation once the table of counters is full).
+ */
 static uint64
 change_count(Oid relid)
 {
-	if (change_counters == NULL)
+	GdbCacheKey key = {MyDatabaseId, relid};
+	ChangeEntry *e;
+	uint64		n;
+
+	if (change_hash == NULL)
 		return 0;
-	return pg_atomic_read_u64(change_slot(MyDatabaseId, relid));
+	LWLockAcquire(change_lock, LW_SHARED);
+	e = hash_search(change_hash, &key, HASH_FIND, NULL);
+	n = (e ? e->count : 0) + pg_atomic_read_u64(change_overflow);
+	LWLockRelease(change_lock);
+	return n;
 }
 
 /* see groupby.h */
 void
 gdb_cache_bump(Oid relid)
 {
-	if (change_counters)
-		pg_atomic_fetch_add_u64(change_slot(MyDatabaseId, relid), 1);
+	GdbCacheKey key = {MyDatabaseId, relid};
+	ChangeEntry *e;
+	bool		found;
+
+	if (change_hash == NULL)
+		return;
+	LWLockAcquire(change_lock, LW_EXCLUSIVE);
+	e = hash_search(change_hash, &key, HASH_ENTER_NULL, &found);
+	if (e == NULL)
+		pg_atomic_fetch_add_u64(change_overflow, 1);
+	else
+		e->count = found ? e->count + 1 : 1;
+	LWLockRelease(change_lock);
 }
 
 /* ---- transaction end: make loads usable or discard them ---- */
