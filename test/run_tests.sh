@@ -221,8 +221,11 @@ sed 's/^/  /' "$GPUDB_RESULTS"
 failed="$(awk '$1 == "FAIL" { $1 = ""; sub(/^ /, ""); printf "%s%s", sep, $0; sep = ", " }' "$GPUDB_RESULTS")"
 passed="$(grep -c '^PASS' "$GPUDB_RESULTS")"
 elapsed=$(( $(date +%s) - start_time ))
+nfailed="$(grep -c '^FAIL' "$GPUDB_RESULTS")"
 if [ -n "$failed" ] || [ "$build_ok" != 1 ]; then
     echo "run_tests: FAIL ($passed passed; failed: ${failed:-build}) in ${elapsed}s, gpudb.device = $GPUDB_TEST_DEVICE"
+    echo "run_tests: $passed passed, $(( nfailed > 0 ? nfailed : 1 )) failed"
     exit 1
 fi
 echo "run_tests: PASS ($passed steps passed) in ${elapsed}s, gpudb.device = $GPUDB_TEST_DEVICE"
+echo "run_tests: $passed passed, 0 failed"
