@@ -106,6 +106,7 @@ typedef struct InsertedCtid
 } InsertedCtid;
 
 static bool use_gpu = false;
+static bool restart_pending = false;	/* exit after this reply */
 static GdbCudaExec *exec = NULL;
 static GdbHelloReply hello;
 static CacheEntry *entries = NULL;
@@ -227,22 +228,15 @@ check_device(int status)
 		return;
 	if (gdb_cuda_recover(exec, &err) != GDB_OK)
 	{
+		/*
+		 * The context is lost, and with it the cache.  Some drivers give a
+		 * reset device only to a new process, so this process ends once the
+		 * reply is sent (serve) and the supervisor starts a fresh one.
+		 */
 		ereport(LOG,
-				(errmsg("gpudb server: device reset after a fault: %s", err.message)));
-		/* stores and the exec died with the context; freeing them is safe */
-		cache_drop_all("device reset");
-		gdb_cuda_close(exec);
-		exec = NULL;
-		memset(&err, 0, sizeof(err));
-		if (gdb_cuda_open(hello.devs[0].ordinal, &exec, &err) != GDB_OK)
-		{
-			ereport(LOG,
-					(errmsg("gpudb server: device unusable after reset, CPU mode: %s",
-							err.message)));
-			use_gpu = false;
-			hello.use_gpu = 0;
-			strlcpy(hello.reason, err.message, sizeof(hello.reason));
-		}
+				(errmsg("gpudb server: device fault, restarting the server process: %s",
+						err.message)));
+		restart_pending = true;
 	}
 }
 
@@ -1450,6 +1444,11 @@ serve(int s)
 		close(fd);
 	MemoryContextSwitchTo(TopMemoryContext);
 	MemoryContextReset(request_cxt);
+	if (restart_pending)
+	{
+		unlink(GDB_SERVER_SOCKET);
+		_exit(1);
+	}
 	return true;
 }
 
@@ -1499,12 +1498,10 @@ server_run(void)
 	clients = palloc(sizeof(int) * MAX_CLIENTS);
 	pfds = palloc(sizeof(struct pollfd) * (MAX_CLIENTS + 1));
 
-	choose_mode();
-	ereport(LOG,
-			(errmsg("gpudb server: %s mode%s%s", use_gpu ? "GPU" : "CPU",
-					use_gpu ? ", device " : ": ",
-					use_gpu ? hello.devs[0].name : hello.reason)));
-
+	/*
+	 * The socket first: backends that connect while the device initialises
+	 * wait in the listen queue instead of finding no server.
+	 */
 	listen_sock = socket(AF_UNIX, SOCK_STREAM, 0);
 	if (listen_sock < 0)
 		elog(FATAL, "gpudb server: socket: %m");
@@ -1518,6 +1515,12 @@ server_run(void)
 		elog(FATAL, "gpudb server: chmod %s: %m", GDB_SERVER_SOCKET);
 	if (listen(listen_sock, 128) < 0)
 		elog(FATAL, "gpudb server: listen: %m");
+
+	choose_mode();
+	ereport(LOG,
+			(errmsg("gpudb server: %s mode%s%s", use_gpu ? "GPU" : "CPU",
+					use_gpu ? ", device " : ": ",
+					use_gpu ? hello.devs[0].name : hello.reason)));
 
 	while (!ShutdownRequestPending)
 	{
