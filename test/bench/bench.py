@@ -101,7 +101,7 @@ def main():
         psql("""CREATE TABLE t AS SELECT (i %% 1000)::int4 AS g, (hashint8(i) %% %d)::int4 AS h,
                 CASE WHEN i %% 97 = 0 THEN NULL ELSE (hashint8(i * 31) & 1048575) / 1048576.0 END::float8 AS v,
                 i::int8 AS id, 'key' || (i %% 100) AS k
-                FROM generate_series(1, %d) i""" % (max(n // 5, 1), n))
+                FROM generate_series(1::int8, %d) i""" % (max(n // 5, 1), n))
         psql("VACUUM ANALYZE t")
     device = psql("SELECT coalesce(max(name), 'CPU') FROM gpu_devices()").replace(" ", "_")
     path = psql("SELECT gpu_active_path()")
