@@ -189,54 +189,79 @@ gdb_executor_alloc_batch(GdbExecutor *ex, uint64 bytes)
 }
 
 /* see gpudb.h */
-GdbBatch *
-gdb_executor_groupby(GdbExecutor *ex, const GdbRequest *req,
-					 const GdbBatch *input)
+void
+gdb_executor_groupby_start(GdbExecutor *ex, const GdbRequest *req,
+						   const GdbBatch *input)
 {
-	GdbBatch   *result = NULL;
-	GdbError	err;
-	int			st;
-
-	memset(&err, 0, sizeof(err));
 	if (ex->use_gpu)
 	{
 		ExecBuffer *b;
 		GdbMsgPart	part = {(const char *) req, sizeof(GdbRequest)};
-		GdbReply   *r;
 
 		for (b = (ExecBuffer *) ex->buffers; b; b = b->next)
 			if (b->ptr == (void *) input)
 				break;
 		if (b == NULL)
 			elog(ERROR, "gpudb: batch not in shared memory");
-		r = gdb_server_call(GDB_MSG_GROUPBY, &part, 1, b->fd);
-		err = r->status->err;
-		st = err.status;
-		if (st == GDB_OK)
-		{
-			if (r->status->result_bytes < sizeof(GdbBatch) ||
-				r->status->result_bytes > r->rest_len)
-				elog(ERROR, "gpudb: malformed reply from the GPU server");
-			result = MemoryContextAllocHuge(ex->mcxt, r->status->result_bytes);
-			memcpy(result, r->rest, r->status->result_bytes);
-			ex->stats.rows_in += r->status->stats.rows_in;
-			ex->stats.rows_selected += r->status->stats.rows_selected;
-			ex->stats.groups_out = r->status->stats.groups_out;
-			ex->stats.bytes_to_device += r->status->stats.bytes_to_device;
-			ex->stats.bytes_from_device += r->status->stats.bytes_from_device;
-			ex->stats.device_ms += r->status->stats.device_ms;
-		}
-		pfree(r->payload);
+		gdb_server_send(GDB_MSG_GROUPBY, &part, 1, b->fd);
 	}
 	else
-		st = gdb_cpu_groupby(req, input, executor_result_alloc, ex,
-							 &result, &ex->stats, &err);
-	if (st != GDB_OK)
 	{
-		err.status = st;
-		gdb_raise_status(&err);
+		GdbError	err;
+		int			st;
+
+		memset(&err, 0, sizeof(err));
+		ex->pending = NULL;
+		st = gdb_cpu_groupby(req, input, executor_result_alloc, ex,
+							 &ex->pending, &ex->stats, &err);
+		if (st != GDB_OK)
+		{
+			err.status = st;
+			gdb_raise_status(&err);
+		}
 	}
+}
+
+/* see gpudb.h */
+GdbBatch *
+gdb_executor_groupby_finish(GdbExecutor *ex)
+{
+	GdbReply   *r;
+	GdbBatch   *result;
+	GdbError	err;
+
+	if (!ex->use_gpu)
+	{
+		result = ex->pending;
+		ex->pending = NULL;
+		return result;
+	}
+	r = gdb_server_receive();
+	err = r->status->err;
+	if (err.status != GDB_OK)
+		gdb_raise_status(&err);
+	if (r->status->result_bytes < sizeof(GdbBatch) ||
+		r->status->result_bytes > r->rest_len)
+		elog(ERROR, "gpudb: malformed reply from the GPU server");
+	result = MemoryContextAllocHuge(ex->mcxt, r->status->result_bytes);
+	memcpy(result, r->rest, r->status->result_bytes);
+	ex->stats.rows_in += r->status->stats.rows_in;
+	ex->stats.rows_selected += r->status->stats.rows_selected;
+	ex->stats.groups_out = r->status->stats.groups_out;
+	ex->stats.bytes_to_device += r->status->stats.bytes_to_device;
+	ex->stats.bytes_from_device += r->status->stats.bytes_from_device;
+	ex->stats.device_ms += r->status->stats.device_ms;
+	pfree(r->payload);
 	return result;
+}
+
+/* see gpudb.h */
+GdbBatch *
+gdb_executor_groupby(GdbExecutor *ex, const GdbRequest *req,
+					 const GdbBatch *input)
+{
+	gdb_executor_groupby_start(ex, req, input);
+	return gdb_executor_groupby_finish(ex);
 }
 
 /* see gpudb.h */

@@ -217,6 +217,7 @@ request_alloc(void *arg, size_t bytes)
 }
 
 static void cache_drop_all(const char *why);
+static uint64 cache_bytes(const CacheEntry *except);
 
 /* After a device error: reset on a sticky fault (the cache is then lost). */
 static void
@@ -262,6 +263,31 @@ map_batch(int fd, size_t *len)
 	return b;
 }
 
+/*
+ * Device scratch memory of a query over nrows rows, bounded with the cache
+ * by gpudb.device_memory_limit: about 64 bytes a row (flags, row ids, sort
+ * keys, states) for the sort path; the fast paths need less.
+ */
+static int
+check_scratch(uint64 nrows, uint32 naggs, GdbError *err)
+{
+	uint64		limit = (uint64) gpudb_device_memory_limit_kb * 1024;
+	uint64		need = nrows * (32 + 32 * (uint64) Max(naggs, 1));
+	uint64		used;
+
+	if (!use_gpu || limit == 0)
+		return GDB_OK;
+	used = cache_bytes(NULL);
+	if (used + need <= limit)
+		return GDB_OK;
+	err->status = GDB_ERR_OUT_OF_MEMORY;
+	snprintf(err->message, sizeof(err->message),
+			 "the query needs about " UINT64_FORMAT " MB of device memory; the cache holds "
+			 UINT64_FORMAT " MB of gpudb.device_memory_limit (" UINT64_FORMAT " MB)",
+			 need >> 20, used >> 20, limit >> 20);
+	return GDB_ERR_OUT_OF_MEMORY;
+}
+
 static void
 handle_groupby(int s, GdbRequest *req, int fd)
 {
@@ -278,7 +304,10 @@ handle_groupby(int s, GdbRequest *req, int fd)
 		reply_error(s, GDB_ERR_BAD_REQUEST, "malformed batch");
 		return;
 	}
-	if (use_gpu)
+	rc = check_scratch(input->nrows, req->naggs, &st.err);
+	if (rc != GDB_OK)
+		;
+	else if (use_gpu)
 		rc = gdb_cuda_groupby(exec, req, input, request_alloc, NULL, &result,
 							  &st.stats, &st.err);
 	else
@@ -1300,7 +1329,10 @@ handle_cache_groupby(int s, char *payload, size_t len)
 		return true;
 	}
 
-	if (use_gpu)
+	rc = check_scratch(gdb_store_rows(e->store), req->naggs, &st.err);
+	if (rc != GDB_OK)
+		;
+	else if (use_gpu)
 		rc = gdb_cuda_store_groupby(exec, e->store, req, request_alloc, NULL,
 									&result, &st.stats, &st.err);
 	else

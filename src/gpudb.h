@@ -177,6 +177,7 @@ typedef struct GdbExecutor
 	GdbStats	stats;
 	MemoryContext mcxt;			/* where batches and results live */
 	void	   *buffers;		/* shared batch buffers (device.c) */
+	GdbBatch   *pending;		/* CPU path: result of the started request */
 } GdbExecutor;
 
 /*
@@ -202,6 +203,16 @@ extern void *gdb_executor_alloc_batch(GdbExecutor *ex, uint64 bytes);
  */
 extern GdbBatch *gdb_executor_groupby(GdbExecutor *ex, const GdbRequest *req,
 									  const GdbBatch *input);
+
+/*
+ * gdb_executor_groupby_start / _finish: the two halves of
+ * gdb_executor_groupby, so that the caller can read the next batch while
+ * the GPU server works on this one (one request in flight; input must stay
+ * untouched until finish).  The CPU path runs in start.  Same errors.
+ */
+extern void gdb_executor_groupby_start(GdbExecutor *ex, const GdbRequest *req,
+									   const GdbBatch *input);
+extern GdbBatch *gdb_executor_groupby_finish(GdbExecutor *ex);
 
 extern void gdb_executor_end(GdbExecutor *ex);
 

@@ -281,7 +281,12 @@ bind_text_constants(GdbGroupByQuery *q)
 	pfree(codes);
 }
 
-/* Run the request over the whole heap; returns the combined result. */
+/*
+ * Run the request over the whole heap; returns the combined result.  Two
+ * batch buffers: the backend reads the next batch from the heap while the
+ * GPU server works on the last one (copy and kernels overlap the heap
+ * read); partial results are combined as they come back.
+ */
 static GdbBatch *
 run_groupby(GdbGroupByQuery *q, GdbExecutor *ex, int *nbatches)
 {
@@ -289,39 +294,51 @@ run_groupby(GdbGroupByQuery *q, GdbExecutor *ex, int *nbatches)
 	BlockNumber nblocks = RelationGetNumberOfBlocks(q->rel);
 	uint64		capacity;
 	GdbBatch	layout;
-	GdbBatch   *input;
+	GdbBatch   *input[2];
 	GdbBatch   *acc = NULL;
 	GdbHeapReader *reader;
+	bool		in_flight = false;
+	int			cur = 0;
+	int			i;
 
 	/* a heap page holds at most MaxHeapTuplesPerPage rows */
 	capacity = Min((uint64) gpudb_batch_rows,
 				   Max((uint64) 1024, (uint64) nblocks * MaxHeapTuplesPerPage));
 	gdb_columnset_layout(&q->cs, &layout, capacity);
-	input = gdb_executor_alloc_batch(ex, layout.total_bytes);
-	memcpy(input, &layout, sizeof(GdbBatch));
+	for (i = 0; i < 2; i++)
+	{
+		input[i] = gdb_executor_alloc_batch(ex, layout.total_bytes);
+		memcpy(input[i], &layout, sizeof(GdbBatch));
+	}
 
 	*nbatches = 0;
 	reader = gdb_heap_reader_begin(q->rel, &q->cs, capacity);
 	for (;;)
 	{
-		uint64		n = gdb_heap_reader_next(reader, input, NULL);
-		GdbBatch   *part;
+		uint64		n = gdb_heap_reader_next(reader, input[cur], NULL);
 
+		if (in_flight)
+		{
+			GdbBatch   *part = gdb_executor_groupby_finish(ex);
+
+			in_flight = false;
+			acc = acc ? gdb_executor_groupby(ex, combine, concat_batches(ex, acc, part)) : part;
+		}
+		/* an empty table still runs once: no keys give one row */
 		if (n == 0 && *nbatches > 0)
 			break;
-		part = gdb_executor_groupby(ex, q->req, input);
+		gdb_executor_groupby_start(ex, q->req, input[cur]);
+		in_flight = true;
 		(*nbatches)++;
-		if (acc == NULL)
-			acc = part;
-		else
-		{
-			GdbBatch   *both = concat_batches(ex, acc, part);
-
-			acc = gdb_executor_groupby(ex, combine, both);
-		}
+		cur = 1 - cur;
 		CHECK_FOR_INTERRUPTS();
 		if (n < capacity)
+		{
+			GdbBatch   *part = gdb_executor_groupby_finish(ex);
+
+			acc = acc ? gdb_executor_groupby(ex, combine, concat_batches(ex, acc, part)) : part;
 			break;
+		}
 	}
 	gdb_heap_reader_end(reader);
 	return acc;

@@ -32,6 +32,7 @@
 #include "server_client.h"
 
 static pgsocket server_sock = PGINVALID_SOCKET;
+static int	awaiting = 0;		/* replies owed by the server on this connection */
 
 /* Close the connection (the protocol state is unknown after an error). */
 void
@@ -40,6 +41,7 @@ gdb_server_disconnect(void)
 	if (server_sock != PGINVALID_SOCKET)
 		close(server_sock);
 	server_sock = PGINVALID_SOCKET;
+	awaiting = 0;
 }
 
 /* see server_client.h */
@@ -57,8 +59,9 @@ gdb_server_connect(void)
 		 * Between requests the server sends nothing: a readable socket means
 		 * it closed (it restarted), so connect to the new one.
 		 */
-		if (poll(&pfd, 1, 0) == 0)
+		if (awaiting == 0 && poll(&pfd, 1, 0) == 0)
 			return true;
+		/* a reply nobody will read (an ERROR left it behind), or EOF */
 		gdb_server_disconnect();
 	}
 	if (!gpudb_preloaded)
@@ -206,6 +209,7 @@ gdb_server_send(uint32 type, const GdbMsgPart *parts, int nparts, int fd)
 		for (i = 0; i < nparts; i++)
 			if (parts[i].len > 0)
 				send_all(parts[i].data, parts[i].len, -1);
+		awaiting++;
 	}
 	PG_CATCH();
 	{
@@ -235,6 +239,7 @@ gdb_server_receive(void)
 		reply->payload = MemoryContextAllocHuge(CurrentMemoryContext, hdr.payload_len);
 		reply->len = hdr.payload_len;
 		recv_all(reply->payload, hdr.payload_len);
+		awaiting--;
 	}
 	PG_CATCH();
 	{
