@@ -111,6 +111,22 @@ SELECT path, device, rows_in, rows_selected, groups, batches,
   FROM gpu_last_execution();
 
 \echo
+\echo '---- 3. the column cache: load flights into the GPU server, ask again ----'
+\timing on
+SELECT gpu_cache_load('flights') AS rows_cached;
+\timing off
+SELECT relation, columns, rows, device_bytes, host_bytes, state FROM gpu_cache;
+\timing on
+SELECT * FROM gpu_groupby('flights', 'origin', 'count(*), avg(delay), max(distance)',
+                          'distance > 1000')
+         AS t(origin text, n bigint, avg_delay numeric, max_distance integer)
+ ORDER BY n DESC, origin LIMIT 5;
+\timing off
+SELECT path, source, rows_in, groups, round(device_ms::numeric, 2) AS device_ms,
+       round(total_ms::numeric, 1) AS total_ms
+  FROM gpu_last_execution();
+
+\echo
 \echo '---- differential check: gpu_groupby EXCEPT ALL plain SQL, both ways (all groups) ----'
 CREATE TEMP TABLE diff AS
 WITH g1 AS MATERIALIZED (
