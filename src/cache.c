@@ -403,8 +403,11 @@ choose_columns(Relation rel, ArrayType *names, GdbColumnSet *cs)
 		{
 			Form_pg_attribute att = TupleDescAttr(desc, i);
 
+			/* one column of the store is the visibility column */
 			if (!att->attisdropped && gdb_type_class(att->atttypid) != GDB_TYPE_UNSUPPORTED &&
-				cs->ncols < GDB_MAX_COLUMNS)
+				!(gdb_type_class(att->atttypid) == GDB_TYPE_TEXT &&
+				  !get_collation_isdeterministic(att->attcollation)) &&
+				cs->ncols < GDB_MAX_COLUMNS - 1)
 				(void) gdb_columnset_add(cs, rel, att->attnum, false);
 		}
 	}
@@ -416,6 +419,12 @@ choose_columns(Relation rel, ArrayType *names, GdbColumnSet *cs)
 
 		deconstruct_array(names, NAMEOID, NAMEDATALEN, false, TYPALIGN_CHAR,
 						  &elems, &nulls, &n);
+		if (n >= GDB_MAX_COLUMNS)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("too many columns to cache: %d", n),
+					 errdetail("At most %d columns of a table can be cached.",
+							   GDB_MAX_COLUMNS - 1)));
 		for (i = 0; i < n; i++)
 		{
 			const char *name;
@@ -539,6 +548,8 @@ gpu_cache_load(PG_FUNCTION_ARGS)
 								 ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(work);
 
+	/* it writes the catalog (its triggers) */
+	PreventCommandIfReadOnly("gpu_cache_load()");
 	/* refuse before waiting for the lock: a refused role must not block writers */
 	check_cache_admin(PG_GETARG_OID(0), "gpu_cache_load");
 	if (TransactionIdIsValid(GetTopTransactionIdIfAny()))
@@ -548,6 +559,10 @@ gpu_cache_load(PG_FUNCTION_ARGS)
 				 errdetail("Rows the transaction wrote would be cached as committed."),
 				 errhint("Run gpu_cache_load in its own transaction, one table per transaction.")));
 	rel = relation_open(PG_GETARG_OID(0), ShareRowExclusiveLock);
+	if (RELATION_IS_OTHER_TEMP(rel))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot access temporary tables of other sessions")));
 	if (rel->rd_rel->relkind != RELKIND_RELATION)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
@@ -585,6 +600,31 @@ gpu_cache_load(PG_FUNCTION_ARGS)
 	if (r->status->err.status != GDB_OK)
 		raise_reply(r, psprintf("relation \"%s\"", RelationGetRelationName(rel)));
 	cache_id = r->status->value;
+
+	/*
+	 * Usable when this transaction commits.  Registered before anything
+	 * else can fail, so that an error later in this load (a shared buffer,
+	 * the heap, a cancel between requests) aborts the server's entry with
+	 * the (sub)transaction instead of leaving it loading.
+	 */
+	if (!callbacks_registered)
+	{
+		RegisterXactCallback(cache_xact_callback, NULL);
+		RegisterSubXactCallback(cache_subxact_callback, NULL);
+		callbacks_registered = true;
+	}
+	{
+		PendingLoad *p = MemoryContextAlloc(TopMemoryContext, sizeof(PendingLoad));
+
+		PendingLoad **tail = &pending;
+
+		p->cache_id = cache_id;
+		p->subid = GetCurrentSubTransactionId();
+		p->next = NULL;
+		while (*tail)
+			tail = &(*tail)->next;
+		*tail = p;
+	}
 
 	/* two shared buffers: fill one while the server copies the other */
 	capacity = Min((uint64) gpudb_batch_rows, cc->est_rows);
@@ -661,26 +701,6 @@ gpu_cache_load(PG_FUNCTION_ARGS)
 			raise_reply(r, psprintf("relation \"%s\"", RelationGetRelationName(rel)));
 	}
 
-	/* usable when this transaction commits */
-	if (!callbacks_registered)
-	{
-		RegisterXactCallback(cache_xact_callback, NULL);
-		RegisterSubXactCallback(cache_subxact_callback, NULL);
-		callbacks_registered = true;
-	}
-	{
-		PendingLoad *p = MemoryContextAlloc(TopMemoryContext, sizeof(PendingLoad));
-
-		PendingLoad **tail = &pending;
-
-		p->cache_id = cache_id;
-		p->subid = GetCurrentSubTransactionId();
-		p->next = NULL;
-		while (*tail)
-			tail = &(*tail)->next;
-		*tail = p;
-	}
-
 	relation_close(rel, NoLock);
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(work);
@@ -708,6 +728,10 @@ gpu_cache_drop(PG_FUNCTION_ARGS)
 	require_server("gpu_cache_drop");
 	check_cache_admin(PG_GETARG_OID(0), "gpu_cache_drop");
 	rel = relation_open(PG_GETARG_OID(0), AccessShareLock);
+	if (RELATION_IS_OTHER_TEMP(rel))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot access temporary tables of other sessions")));
 	key.dbid = MyDatabaseId;
 	key.relid = RelationGetRelid(rel);
 	relation_close(rel, AccessShareLock);

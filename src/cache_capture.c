@@ -381,6 +381,11 @@ gpudb_cache_invalidate(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
 				 errmsg("gpudb_cache_invalidate() must be called as a trigger")));
+	if (!TRIGGER_FIRED_AFTER(td->tg_event))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("gpudb_cache_invalidate() must be fired AFTER the change"),
+				 errhint("gpu_cache_load installs it; it is not meant for other triggers.")));
 	rel = td->tg_relation;
 
 	if (TRIGGER_FIRED_BY_TRUNCATE(td->tg_event))

@@ -304,8 +304,8 @@ describe_node(Node *node)
 
 /*
  * The batch column of a Var of rel, added to the column set if new.
- * nulls_ok: only the NULL flag is read (IS [NOT] NULL), so a column whose
- * type the batch cannot carry is read with nulls_only.
+ * nulls_ok: only the NULL flag is read (IS [NOT] NULL), so the column is
+ * read with nulls_only (any type, any collation).
  */
 static int
 var_column(FilterCompiler *fc, Var *var, bool nulls_ok)
@@ -315,8 +315,8 @@ var_column(FilterCompiler *fc, Var *var, bool nulls_ok)
 	if (var->varno != 1 || var->varlevelsup != 0 || var->varattno <= 0)
 		elog(ERROR, "unexpected Var %d.%d (level %u) in filter",
 			 var->varno, var->varattno, var->varlevelsup);
-	nulls_only = nulls_ok &&
-		gdb_type_class(var->vartype) == GDB_TYPE_UNSUPPORTED;
+	/* IS [NOT] NULL reads only the NULL flags, whatever the type or collation */
+	nulls_only = nulls_ok;
 	return gdb_columnset_add(fc->cs, fc->rel, var->varattno, nulls_only);
 }
 

@@ -50,6 +50,10 @@ open_scannable_relation(Oid relid)
 				 errmsg("relation with OID %u does not exist", relid)));
 	rel = relation_open(relid, AccessShareLock);
 	kind = rel->rd_rel->relkind;
+	if (RELATION_IS_OTHER_TEMP(rel))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot access temporary tables of other sessions")));
 
 	if (kind == RELKIND_PARTITIONED_TABLE)
 		ereport(ERROR,

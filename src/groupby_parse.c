@@ -359,6 +359,27 @@ gdb_check_result_desc(const GdbGroupByQuery *q, TupleDesc desc)
 		Oid			want = i < q->nkeys ? q->key_types[i] :
 			q->aggs[i - q->nkeys].result_type;
 
+		if (att->atttypid == want && att->atttypmod != -1)
+		{
+			/* a typmod must be the key column's own; aggregates have none */
+			int32		have = -1;
+
+			if (i < q->nkeys)
+				have = TupleDescAttr(RelationGetDescr(q->rel),
+									 q->cs.attnums[q->req->key_cols[i]] - 1)->atttypmod;
+			if (att->atttypmod != have)
+				ereport(ERROR,
+						(errcode(ERRCODE_DATATYPE_MISMATCH),
+						 errmsg("column %d (\"%s\") of the column definition list has type %s, but %s is %s",
+								i + 1, NameStr(att->attname),
+								format_type_with_typemod(att->atttypid, att->atttypmod),
+								i < q->nkeys ?
+								psprintf("group key \"%s\"", q->key_names[i]) :
+								q->aggs[i - q->nkeys].label,
+								format_type_with_typemod(want, have)),
+						 errhint("Declare column %d as %s.", i + 1,
+								 format_type_with_typemod(want, have))));
+		}
 		if (att->atttypid != want)
 			ereport(ERROR,
 					(errcode(ERRCODE_DATATYPE_MISMATCH),
