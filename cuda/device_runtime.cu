@@ -592,6 +592,23 @@ gdb_cuda_recover(GdbCudaExec *exec, GdbError *err)
 						  exec->ordinal, where, cudaGetErrorString(found));
 }
 
+/*
+ * gdb_cuda_scratch_bytes: see gpudb_device.h.  Host bookkeeping only (no
+ * CUDA call); an exec lost in a device reset holds nothing any more.
+ */
+extern "C" uint64_t
+gdb_cuda_scratch_bytes(GdbCudaExec *exec)
+{
+	uint64_t	sum = 0;
+	int			i;
+
+	if (exec == NULL || gdb_exec_lost(exec))
+		return 0;
+	for (i = 0; i < GDB_SCR__COUNT; i++)
+		sum += exec->scratch_bytes[i];
+	return sum;
+}
+
 /* Writes to an address no allocation covers (gdb_cuda_debug_fault). */
 __global__ void
 gdb_fault_kernel(int *p)

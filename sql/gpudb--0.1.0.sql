@@ -132,3 +132,43 @@ CREATE FUNCTION gpudb_cache_invalidate()
 RETURNS trigger
 AS 'MODULE_PATHNAME', 'gpudb_cache_invalidate'
 LANGUAGE C VOLATILE;
+
+/*
+ * Testing aids (README "Fault injection (testing aid)").
+ *
+ * gpu_debug_fault(point, count, delay_ms) -> void: superusers only.  Makes
+ * the next count requests fail on purpose:
+ *   'device_alloc'  device allocations in the GPU server (a cache store's
+ *                   create or append, a query's scratch) fail as out of
+ *                   memory (53200); in CPU mode the same allocations of
+ *                   the server's host store
+ *   'host_alloc'    this backend's shared batch buffers (53200)
+ *   'kernel'        a kernel fault on the device (simulated in CPU mode):
+ *                   the request fails (58000), then the server process
+ *                   restarts and the cache is lost
+ *   'copy'          a copy error (58000), without restart
+ *   'slow'          the request waits delay_ms in the server first
+ *   'none'          disarm every point
+ * Server points hit whichever session's request comes next.
+ */
+CREATE FUNCTION gpu_debug_fault(point text, count int DEFAULT 1, delay_ms int DEFAULT 0)
+RETURNS void
+AS 'MODULE_PATHNAME', 'gpu_debug_fault'
+LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp;
+REVOKE EXECUTE ON FUNCTION gpu_debug_fault(text, int, int) FROM PUBLIC;
+
+/*
+ * gpu_server_status() -> one row asked from the GPU server: mode ('gpu',
+ * 'cpu'; 'none' without a server, the rest NULL), device name (NULL in CPU
+ * mode), bytes held by the cache and by the device scratch of queries,
+ * requests served by the current server process, and server processes
+ * started since PostgreSQL started (a restart after a fault adds one).
+ */
+CREATE FUNCTION gpu_server_status(
+    OUT mode text, OUT device text, OUT cache_bytes bigint,
+    OUT scratch_bytes bigint, OUT requests bigint, OUT process_starts int)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'gpu_server_status'
+LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED
+SET search_path = pg_catalog, pg_temp;

@@ -185,3 +185,11 @@ gdb_cuda_debug_fault(GdbCudaExec *exec, GdbError *err)
 	(void) exec;
 	return gdb_no_cuda(err);
 }
+
+/* gdb_cuda_scratch_bytes: 0 (no CUDA executor can exist in this build). */
+uint64_t
+gdb_cuda_scratch_bytes(GdbCudaExec *exec)
+{
+	(void) exec;
+	return 0;
+}

@@ -25,6 +25,11 @@
  * a status; after a sticky CUDA error the device is reset, the cache
  * emptied and the server goes on.
  *
+ * Testing aids: gpu_debug_fault (fault_inject.c) arms injected failures
+ * here (GDB_MSG_FAULT: fault_alloc before device allocations,
+ * fault_request before a request's device work), and gpu_server_status
+ * reads GDB_MSG_SERVER_STATUS.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -107,6 +112,10 @@ typedef struct InsertedCtid
 
 static bool use_gpu = false;
 static bool restart_pending = false;	/* exit after this reply */
+static int	process_starts = 0;	/* set by the supervisor before each fork */
+static uint64 requests_served = 0;
+static int	fault_count[GDB_FAULT__COUNT];	/* armed by gpu_debug_fault */
+static int	fault_delay_ms = 0;
 static GdbCudaExec *exec = NULL;
 static GdbHelloReply hello;
 static CacheEntry *entries = NULL;
@@ -241,6 +250,132 @@ check_device(int status)
 	}
 }
 
+/* ---- injected faults (gpu_debug_fault, a testing aid) ---- */
+
+/*
+ * The test hook of the device self-test (column_store.h, which this side
+ * must not include): a kernel that faults, leaving a sticky error.
+ */
+extern int	gdb_cuda_debug_fault(GdbCudaExec *exec, GdbError *err);
+
+static bool
+fault_take(int point)
+{
+	if (fault_count[point] <= 0)
+		return false;
+	fault_count[point]--;
+	return true;
+}
+
+/*
+ * Before a device allocation (a store's create or append, a query's
+ * scratch): GDB_ERR_OUT_OF_MEMORY while 'device_alloc' is armed.
+ */
+static int
+fault_alloc(GdbError *err)
+{
+	if (!fault_take(GDB_FAULT_DEVICE_ALLOC))
+		return GDB_OK;
+	err->status = GDB_ERR_OUT_OF_MEMORY;
+	snprintf(err->message, sizeof(err->message), "injected fault: device allocation");
+	return GDB_ERR_OUT_OF_MEMORY;
+}
+
+/*
+ * Before a request's device work: 'slow' sleeps, 'kernel' faults the
+ * device (in CPU mode: as if it had) and has the process restart after the
+ * reply, 'copy' fails as a copy error.  The reply's message is the same in
+ * both modes; the device's own is logged.
+ */
+static int
+fault_request(GdbError *err)
+{
+	if (fault_take(GDB_FAULT_SLOW))
+	{
+		TimestampTz until = TimestampTzPlusMilliseconds(GetCurrentTimestamp(),
+														fault_delay_ms);
+
+		/* a slow kernel: the server does nothing else meanwhile */
+		while (!ShutdownRequestPending && GetCurrentTimestamp() < until)
+			pg_usleep(10000L);
+	}
+	if (fault_take(GDB_FAULT_KERNEL))
+	{
+		if (use_gpu)
+		{
+			GdbError	ferr = {0};
+			int			frc = gdb_cuda_debug_fault(exec, &ferr);
+
+			ereport(LOG,
+					(errmsg("gpudb server: injected kernel fault: %s",
+							frc == GDB_OK ? "the kernel did not fault" : ferr.message)));
+		}
+		else
+			ereport(LOG,
+					(errmsg("gpudb server: injected kernel fault (simulated in CPU mode)")));
+		/* the caller's check_device resets the device; the process restarts */
+		restart_pending = true;
+		err->status = GDB_ERR_DEVICE;
+		snprintf(err->message, sizeof(err->message),
+				 "injected fault: kernel fault; the GPU server process restarts and the cache is lost");
+		return GDB_ERR_DEVICE;
+	}
+	if (fault_take(GDB_FAULT_COPY))
+	{
+		err->status = GDB_ERR_DEVICE;
+		snprintf(err->message, sizeof(err->message),
+				 "injected fault: copy to the device failed");
+		return GDB_ERR_DEVICE;
+	}
+	return GDB_OK;
+}
+
+static void
+handle_fault(int s, char *payload, size_t len)
+{
+	GdbFaultRequest *f = (GdbFaultRequest *) payload;
+	GdbStatusReply st;
+	static const char *const names[] = {"none", "device_alloc", "kernel", "copy", "slow"};
+
+	if (len < sizeof(GdbFaultRequest) || f->point < 0 || f->point >= GDB_FAULT__COUNT ||
+		f->count < 0 || f->delay_ms < 0 || f->delay_ms > GDB_FAULT_MAX_DELAY_MS)
+	{
+		reply_error(s, GDB_ERR_BAD_REQUEST, "malformed fault request");
+		return;
+	}
+	if (f->point == GDB_FAULT_NONE)
+		memset(fault_count, 0, sizeof(fault_count));
+	else
+	{
+		fault_count[f->point] = f->count;
+		if (f->point == GDB_FAULT_SLOW)
+			fault_delay_ms = f->delay_ms;
+	}
+	ereport(LOG,
+			(errmsg("gpudb server: injected fault \"%s\" armed for %d request(s)",
+					names[f->point], f->point == GDB_FAULT_NONE ? 0 : f->count)));
+	memset(&st, 0, sizeof(st));
+	reply(s, &st, NULL, 0, NULL, 0);
+}
+
+static void
+handle_server_status(int s)
+{
+	GdbStatusReply st;
+	GdbServerStatus ss;
+
+	memset(&st, 0, sizeof(st));
+	memset(&ss, 0, sizeof(ss));
+	ss.use_gpu = use_gpu ? 1 : 0;
+	ss.process_starts = process_starts;
+	ss.cache_bytes = cache_bytes(NULL);
+	ss.scratch_bytes = use_gpu ? gdb_cuda_scratch_bytes(exec) : 0;
+	ss.requests = requests_served;
+	if (use_gpu)
+		strlcpy(ss.device, hello.devs[0].name, sizeof(ss.device));
+	reply(s, &st, &ss, sizeof(ss), NULL, 0);
+}
+
 /* Map a memfd batch passed by a backend; NULL if it is malformed. */
 static GdbBatch *
 map_batch(int fd, size_t *len)
@@ -275,6 +410,8 @@ check_scratch(uint64 nrows, uint32 naggs, GdbError *err)
 	uint64		need = nrows * (32 + 32 * (uint64) Max(naggs, 1));
 	uint64		used;
 
+	if (fault_alloc(err) != GDB_OK)
+		return GDB_ERR_OUT_OF_MEMORY;
 	if (!use_gpu || limit == 0)
 		return GDB_OK;
 	used = cache_bytes(NULL);
@@ -304,7 +441,9 @@ handle_groupby(int s, GdbRequest *req, int fd)
 		reply_error(s, GDB_ERR_BAD_REQUEST, "malformed batch");
 		return;
 	}
-	rc = check_scratch(input->nrows, req->naggs, &st.err);
+	rc = fault_request(&st.err);
+	if (rc == GDB_OK)
+		rc = check_scratch(input->nrows, req->naggs, &st.err);
 	if (rc != GDB_OK)
 		;
 	else if (use_gpu)
@@ -498,7 +637,10 @@ handle_cache_create(int s, char *payload, size_t len)
 								 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 	}
 
-	if (use_gpu)
+	rc = fault_alloc(&err);
+	if (rc != GDB_OK)
+		;
+	else if (use_gpu)
 		rc = gdb_cuda_store_create(exec, cc->ncols + 1, cc->kinds, cc->has_nulls,
 								   Max(cc->est_rows, 1), &e->store, &err);
 	else
@@ -570,7 +712,12 @@ handle_cache_append(int s, char *payload, size_t len, int fd)
 		reply_error(s, GDB_ERR_BAD_REQUEST, "malformed batch");
 		return;
 	}
-	if (use_gpu)
+	rc = fault_request(&st.err);
+	if (rc == GDB_OK)
+		rc = fault_alloc(&st.err);
+	if (rc != GDB_OK)
+		;
+	else if (use_gpu)
 		rc = gdb_cuda_store_append(exec, e->store, batch, &st.stats, &st.err);
 	else
 		rc = gdb_cpu_store_append(e->store, batch, &st.err);
@@ -887,6 +1034,11 @@ apply_changes(CacheEntry *e, const GdbCacheChanges *ch, const uint64 *del,
 			}
 	}
 	base = gdb_store_rows(e->store);
+	rc = fault_request(err);
+	if (rc == GDB_OK)
+		rc = fault_alloc(err);
+	if (rc != GDB_OK)
+		return rc;
 	if (use_gpu)
 	{
 		GdbStats	stats = {0};
@@ -1329,7 +1481,9 @@ handle_cache_groupby(int s, char *payload, size_t len)
 		return true;
 	}
 
-	rc = check_scratch(gdb_store_rows(e->store), req->naggs, &st.err);
+	rc = fault_request(&st.err);
+	if (rc == GDB_OK)
+		rc = check_scratch(gdb_store_rows(e->store), req->naggs, &st.err);
 	if (rc != GDB_OK)
 		;
 	else if (use_gpu)
@@ -1422,6 +1576,7 @@ serve(int s)
 			close(fd);
 		return false;
 	}
+	requests_served++;
 	switch (hdr.type)
 	{
 		case GDB_MSG_HELLO:
@@ -1468,6 +1623,12 @@ serve(int s)
 			break;
 		case GDB_MSG_CACHE_CHANGES:
 			handle_cache_changes(s, payload, hdr.payload_len, fd);
+			break;
+		case GDB_MSG_FAULT:
+			handle_fault(s, payload, hdr.payload_len);
+			break;
+		case GDB_MSG_SERVER_STATUS:
+			handle_server_status(s);
 			break;
 		default:
 			reply_error(s, GDB_ERR_BAD_REQUEST, "unknown request type %u", hdr.type);
@@ -1649,14 +1810,18 @@ gdb_server_main(Datum arg)
 	{
 		if (child == 0)
 		{
+			/* the child inherits the count (it shares no memory with us) */
+			process_starts++;
 			child = fork();
 			if (child < 0)
 			{
 				ereport(LOG, (errmsg("gpudb: could not fork the GPU server: %m")));
+				process_starts--;
 				child = 0;
 			}
 			else if (child == 0)
 			{
+				/* process_starts was counted before the fork */
 				/* the server process: nothing of PostgreSQL's shared state */
 				on_exit_reset();
 				pqsignal(SIGCHLD, SIG_DFL);

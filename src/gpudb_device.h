@@ -494,6 +494,13 @@ extern void gdb_cuda_store_free(GdbStore *store);
  */
 extern int	gdb_cuda_recover(GdbCudaExec *exec, GdbError *err);
 
+/*
+ * gdb_cuda_scratch_bytes: device scratch memory exec holds now (its slots
+ * only grow; freed by gdb_cuda_close).  0 for NULL, or in a build without
+ * CUDA.
+ */
+extern uint64_t gdb_cuda_scratch_bytes(GdbCudaExec *exec);
+
 #ifdef __cplusplus
 }
 #endif

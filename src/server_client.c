@@ -319,13 +319,25 @@ memfd_release(void *arg)
 }
 
 /* see server_client.h */
+int			gdb_fault_host_alloc = 0;
+
+/* see server_client.h */
 void *
 gdb_memfd_alloc(size_t bytes, int *fd)
 {
-	MemfdBuffer *b = MemoryContextAllocZero(CurrentMemoryContext, sizeof(MemfdBuffer));
-	MemoryContextCallback *cb = MemoryContextAllocZero(CurrentMemoryContext,
-													   sizeof(MemoryContextCallback));
+	MemfdBuffer *b;
+	MemoryContextCallback *cb;
 
+	if (gdb_fault_host_alloc > 0)
+	{
+		gdb_fault_host_alloc--;
+		ereport(ERROR,
+				(errcode(ERRCODE_OUT_OF_MEMORY),
+				 errmsg("gpudb: could not allocate a shared batch buffer"),
+				 errdetail("injected fault: host allocation")));
+	}
+	b = MemoryContextAllocZero(CurrentMemoryContext, sizeof(MemfdBuffer));
+	cb = MemoryContextAllocZero(CurrentMemoryContext, sizeof(MemoryContextCallback));
 	b->fd = memfd_create("gpudb-batch", MFD_CLOEXEC);
 	if (b->fd < 0)
 		ereport(ERROR,

@@ -67,6 +67,13 @@ extern const GdbHelloReply *gdb_server_hello(void);
  */
 extern void *gdb_memfd_alloc(size_t bytes, int *fd);
 
+/*
+ * gdb_fault_host_alloc: while > 0, gdb_memfd_alloc raises 53200 instead
+ * (and counts down); armed by gpu_debug_fault('host_alloc'), this
+ * backend only.
+ */
+extern int	gdb_fault_host_alloc;
+
 /* gpu_server.c: the background worker's entry point. */
 extern PGDLLEXPORT void gdb_server_main(Datum arg);
 

@@ -39,7 +39,9 @@ typedef enum GdbMsgType
 	GDB_MSG_CACHE_STATUS,		/* GdbCacheKey(relid 0) -> GdbCacheInfo[] */
 	GDB_MSG_CACHE_XIDS,			/* GdbXidStatus[] answering a NEED_XIDS reply */
 	GDB_MSG_CACHE_CHANGES,		/* GdbCacheChanges + fd(inserted rows) */
-	GDB_MSG_REPLY				/* every reply */
+	GDB_MSG_REPLY,				/* every reply */
+	GDB_MSG_FAULT,				/* GdbFaultRequest -> GdbStatusReply */
+	GDB_MSG_SERVER_STATUS		/* -> GdbServerStatus */
 } GdbMsgType;
 
 typedef struct GdbMsgHeader
@@ -213,5 +215,49 @@ typedef struct GdbCacheInfo
 	uint32_t	relfilenode;
 	uint32_t	pad;
 } GdbCacheInfo;
+
+/*
+ * FAULT (gpu_debug_fault, a testing aid): arm an injected failure in the
+ * server; count 0 disarms the point, GDB_FAULT_NONE disarms every point.
+ *   DEVICE_ALLOC  the next count device allocations (a store's create or
+ *                 append, a query's scratch) fail as out of memory; in CPU
+ *                 mode the same allocations of the host store
+ *   KERNEL        before the next count requests' device work: a real
+ *                 kernel fault (gdb_cuda_debug_fault; simulated in CPU
+ *                 mode), replied as GDB_ERR_DEVICE; then the server process
+ *                 exits and the supervisor starts a new one
+ *   COPY          the next count requests fail as a copy error
+ *                 (GDB_ERR_DEVICE) without a restart
+ *   SLOW          the next count requests sleep delay_ms before running
+ * "Requests" here are those with device work: a group-by (plain or cached),
+ * a cache load's batch, a cached table's inserted rows.
+ */
+#define GDB_FAULT_NONE			0
+#define GDB_FAULT_DEVICE_ALLOC	1
+#define GDB_FAULT_KERNEL		2
+#define GDB_FAULT_COPY			3
+#define GDB_FAULT_SLOW			4
+#define GDB_FAULT__COUNT		5
+
+#define GDB_FAULT_MAX_DELAY_MS	600000
+
+typedef struct GdbFaultRequest
+{
+	int32_t		point;			/* GDB_FAULT_* */
+	int32_t		count;
+	int32_t		delay_ms;		/* SLOW */
+	int32_t		pad;
+} GdbFaultRequest;
+
+/* SERVER_STATUS reply (after the GdbStatusReply). */
+typedef struct GdbServerStatus
+{
+	int32_t		use_gpu;		/* 1: device mode, 0: CPU mode */
+	int32_t		process_starts; /* server processes the supervisor started */
+	uint64_t	cache_bytes;	/* every cache entry's store */
+	uint64_t	scratch_bytes;	/* device scratch of the executor (0 in CPU mode) */
+	uint64_t	requests;		/* requests this process served, this one included */
+	char		device[256];	/* device name; empty in CPU mode */
+} GdbServerStatus;
 
 #endif							/* GPUDB_SERVER_PROTOCOL_H */

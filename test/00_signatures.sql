@@ -12,7 +12,7 @@ BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS gpudb;
 
-SELECT plan(32);
+SELECT plan(44);
 
 -- the extension
 SELECT has_extension('gpudb', 'extension gpudb is installed');
@@ -30,8 +30,9 @@ SELECT set_eq(
     ARRAY['gpu_groupby(regclass,text,text,text)', 'gpu_devices()',
           'gpu_active_path()', 'gpu_last_execution()',
           'gpu_cache_load(regclass,name[])', 'gpu_cache_drop(regclass)',
-          'gpu_cache_status()', 'gpudb_cache_invalidate()'],
-    'the extension contains exactly the eight documented functions');
+          'gpu_cache_status()', 'gpudb_cache_invalidate()',
+          'gpu_debug_fault(text,integer,integer)', 'gpu_server_status()'],
+    'the extension contains exactly the ten documented functions');
 
 -- gpu_groupby(relation regclass, group_by text, aggregates text, filter text DEFAULT NULL)
 SELECT has_function('public', 'gpu_groupby', ARRAY['regclass', 'text', 'text', 'text'],
@@ -112,6 +113,34 @@ SELECT is((SELECT array_agg(proname::text ORDER BY proname) FROM pg_proc
           'the argument-less functions are STRICT');
 SELECT ok(has_function_privilege('public', 'public.gpu_groupby(regclass,text,text,text)', 'EXECUTE'),
           'PUBLIC may execute gpu_groupby (table privileges are checked inside)');
+
+-- the testing aids: gpu_debug_fault (superusers only) and gpu_server_status
+SELECT has_function('public', 'gpu_debug_fault', ARRAY['text', 'integer', 'integer'],
+                    'gpu_debug_fault(text, integer, integer) exists');
+SELECT function_returns('public', 'gpu_debug_fault', ARRAY['text', 'integer', 'integer'], 'void',
+                        'gpu_debug_fault returns void');
+SELECT is(pg_get_function_arguments('public.gpu_debug_fault(text,integer,integer)'::regprocedure),
+          'point text, count integer DEFAULT 1, delay_ms integer DEFAULT 0',
+          'gpu_debug_fault argument names and defaults');
+SELECT function_lang_is('public', 'gpu_debug_fault', ARRAY['text', 'integer', 'integer'], 'c',
+                        'gpu_debug_fault is written in C');
+SELECT isnt_strict('public', 'gpu_debug_fault', ARRAY['text', 'integer', 'integer'],
+                   'gpu_debug_fault is called on NULL input (it raises 22004 itself)');
+SELECT isnt_definer('public', 'gpu_debug_fault', ARRAY['text', 'integer', 'integer'],
+                    'gpu_debug_fault is not SECURITY DEFINER');
+SELECT ok(NOT has_function_privilege('public', 'public.gpu_debug_fault(text,integer,integer)', 'EXECUTE'),
+          'PUBLIC may not execute gpu_debug_fault (it also checks superuser itself)');
+SELECT has_function('public', 'gpu_server_status', ARRAY[]::name[], 'gpu_server_status() exists');
+SELECT function_returns('public', 'gpu_server_status', ARRAY[]::name[], 'setof record',
+                        'gpu_server_status returns setof record');
+SELECT is(pg_get_function_arguments('public.gpu_server_status()'::regprocedure),
+          'OUT mode text, OUT device text, OUT cache_bytes bigint, OUT scratch_bytes bigint, '
+          'OUT requests bigint, OUT process_starts integer',
+          'gpu_server_status OUT columns');
+SELECT volatility_is('public', 'gpu_server_status', ARRAY[]::name[], 'volatile',
+                     'gpu_server_status is volatile');
+SELECT ok(has_function_privilege('public', 'public.gpu_server_status()', 'EXECUTE'),
+          'PUBLIC may execute gpu_server_status');
 
 SELECT * FROM finish();
 ROLLBACK;

@@ -50,6 +50,15 @@ if [ "$what" = suites ] || [ "$what" = all ]; then
             > "$OUT/concurrent.log" 2>&1 || status=1
         tail -n 3 "$OUT/concurrent.log"
     fi
+    if [ -f test/load_pgbench.sh ]; then
+        LOAD_SERVER_LOG=/tmp/gpudb-pg/server.log bash test/load_pgbench.sh \
+            > "$OUT/load_pgbench.log" 2>&1 || status=1
+        tail -n 3 "$OUT/load_pgbench.log"
+    fi
+    if [ -f test/faults.sh ]; then
+        FAULTS_SERVER_LOG=/tmp/gpudb-pg/server.log bash test/faults.sh > "$OUT/faults.log" 2>&1 || status=1
+        tail -n 3 "$OUT/faults.log"
+    fi
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
     # shellcheck disable=SC2086
@@ -75,6 +84,8 @@ SQL
     cat "$OUT/cache_check.log"
 fi
 cp /tmp/gpudb-pg/server.log "$OUT/server.log" 2>/dev/null
-grep -E "PANIC|server process .* terminated|segfault" /tmp/gpudb-pg/server.log && status=1
+# (test/faults.sh kills the GPU server process on purpose: its worker's line is expected)
+grep -E "PANIC|server process .* terminated|segfault" /tmp/gpudb-pg/server.log |
+    grep -v "gpudb: GPU server process [0-9]* was terminated by signal 9; restarting it" && status=1
 echo "gpu_host_run: status $status"
 exit $status

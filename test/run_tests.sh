@@ -21,6 +21,12 @@
 #     concurrent_cache [preload] only: test/concurrent_cache.sh, writers and
 #                      readers against the column cache (CONCURRENT_SECONDS,
 #                      default here 15)
+#     load_pgbench     [preload] only: test/load_pgbench.sh, pgbench clients
+#                      reading (every answer checked) and writing at once,
+#                      plus the GPU server socket's modes (LOAD_CLIENTS and
+#                      LOAD_SECONDS, default here 16 and 10)
+#     faults           [preload] only: test/faults.sh, pg_terminate_backend,
+#                      pg_cancel_backend and kill -9 of the GPU server process
 #
 # Environment:
 #   GPUDB_TEST_DEVICE  gpudb.device of the test clusters: auto, gpu or cpu.
@@ -128,6 +134,18 @@ if [ "${1:-}" = "--inside" ]; then
         else
             result FAIL concurrent_cache
         fi
+        section "load test (pgbench)"
+        if LOAD_CLIENTS="${LOAD_CLIENTS:-16}" LOAD_SECONDS="${LOAD_SECONDS:-10}" bash test/load_pgbench.sh; then
+            result PASS load_pgbench
+        else
+            result FAIL load_pgbench
+        fi
+        section "fault test"
+        if bash test/faults.sh; then
+            result PASS faults
+        else
+            result FAIL faults
+        fi
     fi
     exit 0
 fi
@@ -214,6 +232,8 @@ if [ "$build_ok" = 1 ]; then
         done
     done
     grep -q " \[preload\] concurrent_cache\$" "$GPUDB_RESULTS" || result FAIL "concurrent_cache[preload](no result)"
+    grep -q " \[preload\] load_pgbench\$" "$GPUDB_RESULTS" || result FAIL "load_pgbench[preload](no result)"
+    grep -q " \[preload\] faults\$" "$GPUDB_RESULTS" || result FAIL "faults[preload](no result)"
 fi
 
 section "summary"
