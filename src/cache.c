@@ -36,6 +36,7 @@
 #include "catalog/namespace.h"
 #include "catalog/objectaccess.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_database.h"
 #include "catalog/pg_trigger.h"
 #include "commands/trigger.h"
 #include "funcapi.h"
@@ -136,6 +137,27 @@ cache_object_access(ObjectAccessType access, Oid classId, Oid objectId,
 {
 	if (prev_object_access_hook)
 		prev_object_access_hook(access, classId, objectId, subId, arg);
+	if (classId == DatabaseRelationId && access == OAT_DROP && gpudb_preloaded)
+	{
+		/* a dropped database's entries would hold memory forever */
+		MemoryContext oldcxt = CurrentMemoryContext;
+
+		PG_TRY();
+		{
+			GdbCacheKey key = {objectId, 0};
+			GdbMsgPart	part = {(const char *) &key, sizeof(key)};
+
+			if (gdb_server_connect())
+				(void) gdb_server_call(GDB_MSG_CACHE_DROP, &part, 1, -1);
+		}
+		PG_CATCH();
+		{
+			MemoryContextSwitchTo(oldcxt);
+			FlushErrorState();
+		}
+		PG_END_TRY();
+		return;
+	}
 	if (classId == TriggerRelationId &&
 		(access == OAT_POST_ALTER || access == OAT_DROP) && change_hash)
 	{

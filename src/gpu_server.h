@@ -1,0 +1,70 @@
+/*-------------------------------------------------------------------------
+ *
+ * gpu_server.h
+ *	  Declarations shared by the two files of the GPU server process:
+ *	  gpu_server.c (supervisor, socket loop, plain group-bys, faults) and
+ *	  server_cache.c (the column cache).  Used in the server process only.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUDB_GPU_SERVER_H
+#define GPUDB_GPU_SERVER_H
+
+#include "server_protocol.h"
+
+struct CacheEntry;
+
+/* ---- gpu_server.c ---- */
+
+extern bool srv_use_gpu;		/* GPU mode (else CPU mode) */
+extern GdbCudaExec *srv_exec;	/* the device execution state in GPU mode */
+extern bool srv_restart_pending;	/* end the process after this reply */
+
+/* Blocking socket I/O; false when the peer is gone (fd: an attached fd). */
+extern bool srv_read_full(int s, void *buf, size_t len, int *fd);
+extern bool srv_write_full(int s, const void *buf, size_t len);
+
+/* Reply to the request being served: status, then up to two pieces. */
+extern bool srv_reply(int s, GdbStatusReply *st, const void *a, size_t alen,
+					  const void *b, size_t blen);
+extern bool srv_reply_error(int s, int status, const char *fmt,...) pg_attribute_printf(3, 4);
+
+/* Result-batch allocator for the request being served (NULL on failure). */
+extern void *srv_request_alloc(void *arg, size_t bytes);
+
+/* After a failed device call: on a sticky fault, arrange a process restart. */
+extern void srv_check_device(int status);
+
+/* Injected faults (gpu_debug_fault): GDB_OK or the injected status. */
+extern int	srv_fault_alloc(GdbError *err);
+extern int	srv_fault_request(GdbError *err);
+
+/* Map a memfd batch a backend passed; NULL if malformed.  *len: mapping. */
+extern GdbBatch *srv_map_batch(int fd, size_t *len);
+
+/* Device scratch of a query over nrows rows within device_memory_limit. */
+extern int	srv_check_scratch(uint64 nrows, uint32 naggs, GdbError *err);
+
+/* ---- server_cache.c: one handler per cache request ---- */
+
+extern void srv_handle_cache_create(int s, char *payload, size_t len);
+extern void srv_handle_cache_append(int s, char *payload, size_t len, int fd);
+extern void srv_handle_cache_finish(int s, char *payload, size_t len);
+extern void srv_handle_cache_end(int s, char *payload, size_t len, bool commit);
+extern void srv_handle_cache_drop(int s, char *payload, size_t len);
+extern void srv_handle_cache_status(int s, char *payload, size_t len);
+extern void srv_handle_cache_changes(int s, char *payload, size_t len, int fd);
+
+/* false when the connection broke mid-exchange */
+extern bool srv_handle_cache_groupby(int s, char *payload, size_t len);
+
+/* Bytes held by cache entries other than except (NULL: all). */
+extern uint64 srv_cache_bytes(const struct CacheEntry *except);
+
+/* Drop every entry (device reset, shutdown), logging why. */
+extern void srv_cache_drop_all(const char *why);
+
+/* A backend went away: drop its uncommitted loads, close its socket. */
+extern void srv_client_gone(int s);
+
+#endif							/* GPUDB_GPU_SERVER_H */

@@ -1,0 +1,1167 @@
+/*-------------------------------------------------------------------------
+ *
+ * server_cache.c
+ *	  The GPU server's column cache: entries (one per cached relation),
+ *	  loading, the memory budget with least-recently-used eviction, captured
+ *	  changes, per-row visibility against each query's snapshot, and group-
+ *	  bys answered from the cache.  Runs in the GPU server process only;
+ *	  gpu_server.c dispatches the requests here.  The backend side is
+ *	  cache.c (loading, queries) and cache_capture.c (change capture).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "catalog/pg_type.h"
+#include "lib/stringinfo.h"
+#include "utils/hsearch.h"
+#include "utils/memutils.h"
+#include "utils/timestamp.h"
+
+#include "gpudb.h"
+#include "gpu_server.h"
+
+typedef struct CacheEntry
+{
+	int64		id;
+	GdbCacheKey key;
+	uint32		relfilenode;
+	uint32		state;			/* GDB_CACHE_STATE_* */
+	int			owner;			/* loading client's socket, -1 once committed */
+	uint32		ncols;
+	int16		attnums[GDB_MAX_COLUMNS];
+	uint32		typids[GDB_MAX_COLUMNS];
+	uint32		kinds[GDB_MAX_COLUMNS];
+	uint32		has_nulls[GDB_MAX_COLUMNS];
+	uint64		change_count;
+	GdbSnapshotInfo snap;		/* the load's */
+	uint32	   *xip;
+	MemoryContext mcxt;
+	GdbStore   *store;			/* ncols columns + the visibility column */
+	uint32		vis_col;		/* = ncols: 1 visible, 0 not, per row */
+	GdbDictionary *dict;
+	uint64	   *ctids;			/* heap address of every row, host memory */
+	uint64		nctids;
+	uint64		cap_ctids;
+	uint64		nloaded;		/* rows 0..nloaded-1: loaded, ctids ascending */
+	HTAB	   *inserted;		/* ctid -> row, for rows appended by changes */
+	HTAB	   *pending;		/* row -> (xmin, xmax) while they matter */
+	bool		has_invisible;	/* some row's visibility column is 0 */
+	double		load_ms;
+	TimestampTz load_start;
+	TimestampTz loaded_at;
+	TimestampTz last_use;
+	int64		hits;
+	struct CacheEntry *next;
+} CacheEntry;
+
+/* A row whose visibility still depends on the snapshot. */
+typedef struct PendingRow
+{
+	uint32		row;			/* hash key */
+	uint64		xmin;			/* inserting full xid, 0 = loaded */
+	uint64		xmax;			/* deleting full xid, 0 = none */
+} PendingRow;
+
+typedef struct InsertedCtid
+{
+	uint64		ctid;			/* hash key */
+	uint32		row;
+} InsertedCtid;
+
+static CacheEntry *entries = NULL;
+static int64 next_cache_id = 1;
+
+/* ---- the cache ---- */
+
+static uint64
+budget_bytes(void)
+{
+	uint64		b = (uint64) gpudb_cache_size_kb * 1024;
+
+	if (gpudb_device_memory_limit_kb > 0)
+		b = Min(b, (uint64) gpudb_device_memory_limit_kb * 1024);
+	return b;
+}
+
+uint64
+srv_cache_bytes(const CacheEntry *except)
+{
+	uint64		sum = 0;
+	CacheEntry *e;
+
+	for (e = entries; e; e = e->next)
+		if (e != except && e->store)
+			sum += gdb_store_bytes(e->store);
+	return sum;
+}
+
+static void
+entry_free(CacheEntry *e)
+{
+	if (e->store)
+	{
+		if (srv_use_gpu)
+			gdb_cuda_store_free(e->store);
+		else
+			gdb_cpu_store_free(e->store);
+	}
+	MemoryContextDelete(e->mcxt);
+}
+
+static void
+entry_unlink(CacheEntry *victim, bool free_store)
+{
+	CacheEntry **pp;
+
+	for (pp = &entries; *pp; pp = &(*pp)->next)
+	{
+		if (*pp == victim)
+		{
+			*pp = victim->next;
+			break;
+		}
+	}
+	if (!free_store)
+		victim->store = NULL;
+	entry_free(victim);
+}
+
+void
+srv_cache_drop_all(const char *why)
+{
+	while (entries)
+	{
+		ereport(LOG,
+				(errmsg("gpudb server: dropping cache of relation %u in database %u: %s",
+						entries->key.relid, entries->key.dbid, why)));
+		entry_unlink(entries, true);
+	}
+}
+
+/* Evict ready entries, least recently used first, until need bytes fit. */
+static bool
+make_room(uint64 need, const CacheEntry *keep)
+{
+	while (srv_cache_bytes(keep) + need > budget_bytes())
+	{
+		CacheEntry *e,
+				   *lru = NULL;
+
+		for (e = entries; e; e = e->next)
+			if (e != keep && e->state == GDB_CACHE_STATE_READY &&
+				(lru == NULL || Max(e->last_use, e->loaded_at) <
+				 Max(lru->last_use, lru->loaded_at)))
+				lru = e;
+		if (lru == NULL)
+			return false;
+		ereport(LOG,
+				(errmsg("gpudb server: evicting cache of relation %u (least recently used)",
+						lru->key.relid)));
+		entry_unlink(lru, true);
+	}
+	return true;
+}
+
+static CacheEntry *
+find_entry_by_id(int64 id)
+{
+	CacheEntry *e;
+
+	for (e = entries; e; e = e->next)
+		if (e->id == id)
+			return e;
+	return NULL;
+}
+
+void
+srv_handle_cache_create(int s, char *payload, size_t len)
+{
+	GdbCacheCreate *cc = (GdbCacheCreate *) payload;
+	GdbStatusReply st;
+	CacheEntry *e;
+	uint64		est;
+	int			rc;
+	GdbError	err = {0};
+
+	if (len < sizeof(GdbCacheCreate) || cc->ncols > GDB_MAX_COLUMNS ||
+		cc->snapshot.nxip > GDB_MAX_XIP ||
+		len < sizeof(GdbCacheCreate) + cc->snapshot.nxip * sizeof(uint32))
+	{
+		srv_reply_error(s, GDB_ERR_BAD_REQUEST, "malformed cache create request");
+		return;
+	}
+	if (cc->ncols >= GDB_MAX_COLUMNS)
+	{
+		srv_reply_error(s, GDB_ERR_BAD_REQUEST, "too many columns to cache");
+		return;
+	}
+	/* the visibility column follows the cached ones */
+	cc->kinds[cc->ncols] = GDB_KIND_INT64;
+	cc->has_nulls[cc->ncols] = 0;
+	est = gdb_batch_layout(NULL, cc->ncols + 1, cc->kinds, cc->has_nulls,
+						   Max(cc->est_rows, 1)) + sizeof(uint64) * Max(cc->est_rows, 1);
+	if (!make_room(est, NULL))
+	{
+		srv_reply_error(s, GDB_ERR_OUT_OF_MEMORY,
+					"the load needs about " UINT64_FORMAT " MB but gpudb.cache_size leaves "
+					UINT64_FORMAT " MB free of " UINT64_FORMAT " MB (entries being loaded cannot be evicted)",
+					est >> 20, (budget_bytes() - Min(budget_bytes(), srv_cache_bytes(NULL))) >> 20,
+					budget_bytes() >> 20);
+		return;
+	}
+
+	e = MemoryContextAllocZero(TopMemoryContext, sizeof(CacheEntry));
+	e->mcxt = AllocSetContextCreate(TopMemoryContext, "gpudb cache entry",
+									ALLOCSET_DEFAULT_SIZES);
+	e->id = next_cache_id++;
+	e->key = cc->key;
+	e->relfilenode = cc->relfilenode;
+	e->state = GDB_CACHE_STATE_LOADING;
+	e->owner = s;
+	e->ncols = cc->ncols;
+	memcpy(e->attnums, cc->attnums, sizeof(e->attnums));
+	memcpy(e->typids, cc->typids, sizeof(e->typids));
+	memcpy(e->kinds, cc->kinds, sizeof(e->kinds));
+	memcpy(e->has_nulls, cc->has_nulls, sizeof(e->has_nulls));
+	e->change_count = cc->change_count;
+	e->snap = cc->snapshot;
+	e->xip = MemoryContextAlloc(e->mcxt, sizeof(uint32) * Max(cc->snapshot.nxip, 1));
+	memcpy(e->xip, payload + sizeof(GdbCacheCreate), sizeof(uint32) * cc->snapshot.nxip);
+	e->load_start = GetCurrentTimestamp();
+	e->vis_col = cc->ncols;
+	{
+		HASHCTL		ctl;
+
+		memset(&ctl, 0, sizeof(ctl));
+		ctl.keysize = sizeof(uint64);
+		ctl.entrysize = sizeof(InsertedCtid);
+		ctl.hcxt = e->mcxt;
+		e->inserted = hash_create("gpudb inserted ctids", 1024, &ctl,
+								  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+		ctl.keysize = sizeof(uint32);
+		ctl.entrysize = sizeof(PendingRow);
+		e->pending = hash_create("gpudb pending rows", 1024, &ctl,
+								 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	}
+
+	rc = srv_fault_alloc(&err);
+	if (rc != GDB_OK)
+		;
+	else if (srv_use_gpu)
+		rc = gdb_cuda_store_create(srv_exec, cc->ncols + 1, cc->kinds, cc->has_nulls,
+								   Max(cc->est_rows, 1), &e->store, &err);
+	else
+		rc = gdb_cpu_store_create(cc->ncols + 1, cc->kinds, cc->has_nulls,
+								  Max(cc->est_rows, 1), &e->store, &err);
+	if (rc != GDB_OK)
+	{
+		e->store = NULL;
+		MemoryContextDelete(e->mcxt);
+		pfree(e);
+		srv_check_device(rc);
+		srv_reply_error(s, rc, "could not allocate the cache: %s", err.message);
+		return;
+	}
+	e->next = entries;
+	entries = e;
+	memset(&st, 0, sizeof(st));
+	st.value = e->id;
+	srv_reply(s, &st, NULL, 0, NULL, 0);
+}
+
+/* Record the heap addresses of rows appended to e's store. */
+static bool
+add_ctids(CacheEntry *e, const uint64 *ctids, uint64 n)
+{
+	if (e->nctids + n > e->cap_ctids)
+	{
+		uint64		cap = Max(e->cap_ctids * 2, e->nctids + n);
+		uint64	   *nc = MemoryContextAllocExtended(e->mcxt, sizeof(uint64) * cap,
+												   MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
+
+		if (nc == NULL)
+			return false;
+		if (e->ctids)
+		{
+			memcpy(nc, e->ctids, sizeof(uint64) * e->nctids);
+			pfree(e->ctids);
+		}
+		e->ctids = nc;
+		e->cap_ctids = cap;
+	}
+	memcpy(e->ctids + e->nctids, ctids, sizeof(uint64) * n);
+	e->nctids += n;
+	return true;
+}
+
+void
+srv_handle_cache_append(int s, char *payload, size_t len, int fd)
+{
+	GdbCacheRef *ref = (GdbCacheRef *) payload;
+	GdbStatusReply st;
+	CacheEntry *e;
+	GdbBatch   *batch;
+	size_t		blen = 0;
+	int			rc;
+
+	memset(&st, 0, sizeof(st));
+	e = len >= sizeof(GdbCacheRef) ? find_entry_by_id(ref->cache_id) : NULL;
+	if (e == NULL || e->owner != s || e->state != GDB_CACHE_STATE_LOADING)
+	{
+		srv_reply_error(s, GDB_ERR_BAD_REQUEST, "no cache entry being loaded by this session");
+		return;
+	}
+	batch = srv_map_batch(fd, &blen);
+	if (batch == NULL || len < sizeof(GdbCacheRef) + batch->nrows * sizeof(uint64))
+	{
+		if (batch)
+			munmap(batch, blen);
+		srv_reply_error(s, GDB_ERR_BAD_REQUEST, "malformed batch");
+		return;
+	}
+	rc = srv_fault_request(&st.err);
+	if (rc == GDB_OK)
+		rc = srv_fault_alloc(&st.err);
+	if (rc != GDB_OK)
+		;
+	else if (srv_use_gpu)
+		rc = gdb_cuda_store_append(srv_exec, e->store, batch, &st.stats, &st.err);
+	else
+		rc = gdb_cpu_store_append(e->store, batch, &st.err);
+	if (rc == GDB_OK &&
+		!add_ctids(e, (const uint64 *) (payload + sizeof(GdbCacheRef)), batch->nrows))
+	{
+		rc = GDB_ERR_OUT_OF_MEMORY;
+		snprintf(st.err.message, sizeof(st.err.message),
+				 "out of host memory for the row addresses");
+	}
+	munmap(batch, blen);
+	if (rc == GDB_OK && srv_cache_bytes(NULL) > budget_bytes() &&
+		!make_room(gdb_store_bytes(e->store), e))
+	{
+		rc = GDB_ERR_OUT_OF_MEMORY;
+		snprintf(st.err.message, sizeof(st.err.message),
+				 "the cache of this relation has grown to " UINT64_FORMAT " MB, over gpudb.cache_size ("
+				 UINT64_FORMAT " MB) with the other entries",
+				 gdb_store_bytes(e->store) >> 20, budget_bytes() >> 20);
+	}
+	srv_check_device(rc);
+	st.err.status = rc;
+	srv_reply(s, &st, NULL, 0, NULL, 0);
+	/* a failed load is over: the backend raises the error */
+	if (rc != GDB_OK && find_entry_by_id(ref->cache_id) == e)
+		entry_unlink(e, true);
+}
+
+void
+srv_handle_cache_finish(int s, char *payload, size_t len)
+{
+	GdbCacheRef *ref = (GdbCacheRef *) payload;
+	CacheEntry *e;
+	MemoryContext old;
+	char	   *p;
+	char	   *end = payload + len;
+	uint64		i;
+	GdbStatusReply st;
+
+	e = len >= sizeof(GdbCacheRef) ? find_entry_by_id(ref->cache_id) : NULL;
+	if (e == NULL || e->owner != s || e->state != GDB_CACHE_STATE_LOADING)
+	{
+		srv_reply_error(s, GDB_ERR_BAD_REQUEST, "no cache entry being loaded by this session");
+		return;
+	}
+	old = MemoryContextSwitchTo(e->mcxt);
+	e->dict = gdb_dict_create();
+	p = payload + sizeof(GdbCacheRef);
+	for (i = 0; i < ref->nstrings; i++)
+	{
+		uint32		l;
+
+		if (p + sizeof(uint32) > end)
+			break;
+		memcpy(&l, p, sizeof(uint32));
+		p += sizeof(uint32);
+		if (p + l > end)
+			break;
+		(void) gdb_dict_intern(e->dict, p, l);
+		p += l;
+	}
+	MemoryContextSwitchTo(old);
+	if (i != ref->nstrings)
+	{
+		srv_reply_error(s, GDB_ERR_BAD_REQUEST, "malformed dictionary");
+		return;
+	}
+	e->state = GDB_CACHE_STATE_LOADED;
+	e->nloaded = e->nctids;
+	e->loaded_at = GetCurrentTimestamp();
+	e->load_ms = (double) (e->loaded_at - e->load_start) / 1000.0;
+	memset(&st, 0, sizeof(st));
+	st.value = (int64) gdb_store_rows(e->store);
+	srv_reply(s, &st, NULL, 0, NULL, 0);
+}
+
+/* COMMIT makes a loaded entry ready and replaces older ones; ABORT drops. */
+void
+srv_handle_cache_end(int s, char *payload, size_t len, bool commit)
+{
+	GdbCacheRef *ref = (GdbCacheRef *) payload;
+	CacheEntry *e = len >= sizeof(GdbCacheRef) ? find_entry_by_id(ref->cache_id) : NULL;
+	GdbStatusReply st;
+
+	memset(&st, 0, sizeof(st));
+	if (e && e->owner == s)
+	{
+		if (commit && e->state == GDB_CACHE_STATE_LOADED)
+		{
+			CacheEntry *o,
+					   *next;
+
+			for (o = entries; o; o = next)
+			{
+				next = o->next;
+				if (o != e && o->key.dbid == e->key.dbid && o->key.relid == e->key.relid &&
+					o->state == GDB_CACHE_STATE_READY)
+					entry_unlink(o, true);
+			}
+			e->state = GDB_CACHE_STATE_READY;
+			e->owner = -1;
+			st.value = 1;
+		}
+		else
+			entry_unlink(e, true);
+	}
+	srv_reply(s, &st, NULL, 0, NULL, 0);
+}
+
+void
+srv_handle_cache_drop(int s, char *payload, size_t len)
+{
+	GdbCacheKey *key = (GdbCacheKey *) payload;
+	GdbStatusReply st;
+	CacheEntry *e,
+			   *next;
+
+	memset(&st, 0, sizeof(st));
+	if (len >= sizeof(GdbCacheKey))
+		for (e = entries; e; e = next)
+		{
+			next = e->next;
+			/* relid 0: every entry of a dropped database */
+			if (e->key.dbid == key->dbid &&
+				(key->relid == 0 || (e->key.relid == key->relid &&
+									 e->state == GDB_CACHE_STATE_READY)))
+			{
+				entry_unlink(e, true);
+				st.value = 1;
+			}
+		}
+	srv_reply(s, &st, NULL, 0, NULL, 0);
+}
+
+void
+srv_handle_cache_status(int s, char *payload, size_t len)
+{
+	GdbCacheKey *key = (GdbCacheKey *) payload;
+	GdbStatusReply st;
+	CacheEntry *e;
+	int			n = 0;
+	GdbCacheInfo *info;
+
+	for (e = entries; e; e = e->next)
+		n++;
+	info = palloc0(sizeof(GdbCacheInfo) * Max(n, 1));
+	n = 0;
+	for (e = entries; e; e = e->next)
+	{
+		GdbCacheInfo *i = &info[n];
+
+		if (len >= sizeof(GdbCacheKey) && key->dbid != e->key.dbid)
+			continue;
+		i->key = e->key;
+		i->state = e->state;
+		i->ncols = e->ncols;
+		memcpy(i->attnums, e->attnums, sizeof(i->attnums));
+		i->change_count = e->change_count;
+		i->rows = gdb_store_rows(e->store);
+		i->device_bytes = srv_use_gpu ? gdb_store_bytes(e->store) : 0;
+		i->host_bytes = (srv_use_gpu ? 0 : gdb_store_bytes(e->store)) +
+			sizeof(uint64) * e->cap_ctids;
+		i->load_ms = e->load_ms;
+		i->hits = e->hits;
+		i->last_use = e->last_use;
+		i->loaded_at = e->loaded_at;
+		i->relfilenode = e->relfilenode;
+		n++;
+	}
+	memset(&st, 0, sizeof(st));
+	st.value = n;
+	srv_reply(s, &st, info, sizeof(GdbCacheInfo) * n, NULL, 0);
+	pfree(info);
+}
+
+static bool
+xid_in(uint32 xid, const uint32 *xip, uint32 n)
+{
+	uint32		i;
+
+	for (i = 0; i < n; i++)
+		if (xip[i] == xid)
+			return true;
+	return false;
+}
+
+static bool
+xid_precedes(uint32 a, uint32 b)
+{
+	return (int32) (a - b) < 0;
+}
+
+/*
+ * Does a query snapshot q see every transaction the load saw as committed?
+ * The load held a lock that excluded writers, so every change in the cache
+ * was committed before the load's snapshot; later changes bump the change
+ * counter.  q must therefore see all xids the load saw finished: q.xmax is
+ * not before the load's xmax, and every xid q still sees running below the
+ * load's xmax was running for the load too.
+ */
+static bool
+snapshot_covers_load(const CacheEntry *e, const GdbSnapshotInfo *q, const uint32 *qxip)
+{
+	uint32		i;
+
+	if (xid_precedes(q->xmax, e->snap.xmax))
+		return false;
+	if (q->overflowed || e->snap.overflowed)
+		return !xid_precedes(q->xmin, e->snap.xmax);
+	for (i = 0; i < q->nxip; i++)
+		if (xid_precedes(qxip[i], e->snap.xmax) &&
+			!xid_in(qxip[i], e->xip, e->snap.nxip))
+			return false;
+	return true;
+}
+
+/* codes[] for n strings, reusing the last array */
+static int64 *
+repalloc0_codes(int64 *codes, uint64 n)
+{
+	if (codes)
+		pfree(codes);
+	return palloc0(sizeof(int64) * Max(n, 1));
+}
+
+/* The row at heap address ctid: an appended row first, then a loaded one. */
+static int64
+find_row(CacheEntry *e, uint64 ctid)
+{
+	InsertedCtid *ic = hash_search(e->inserted, &ctid, HASH_FIND, NULL);
+	uint64		lo = 0,
+				hi = e->nloaded;
+
+	if (ic)
+		return ic->row;
+	while (lo < hi)
+	{
+		uint64		mid = lo + (hi - lo) / 2;
+
+		if (e->ctids[mid] < ctid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (lo < e->nloaded && e->ctids[lo] == ctid) ? (int64) lo : -1;
+}
+
+static PendingRow *
+pending_row(CacheEntry *e, uint32 row)
+{
+	bool		found;
+	PendingRow *p = hash_search(e->pending, &row, HASH_ENTER, &found);
+
+	if (!found)
+	{
+		p->xmin = 0;
+		p->xmax = 0;
+	}
+	return p;
+}
+
+/*
+ * Apply one statement's captured changes to e: deleted rows get their
+ * deleting xid, inserted rows are appended (visibility 0) with their
+ * inserting xid.  Text codes of the inserted batch are mapped into e's
+ * dictionary.  Returns a GdbStatus; on failure e must be dropped.
+ */
+static int
+apply_changes(CacheEntry *e, const GdbCacheChanges *ch, const uint64 *del,
+			  const uint64 *ins_ctids, const uint64 *ins_xids,
+			  int64 *codes, GdbBatch *batch, GdbError *err)
+{
+	uint64		i;
+	uint32		c;
+	uint64		base;
+	int			rc;
+
+	for (i = 0; i < ch->ndeleted; i++)
+	{
+		int64		row = find_row(e, del[2 * i]);
+
+		if (row < 0)
+		{
+			snprintf(err->message, sizeof(err->message),
+					 "a deleted row (ctid " UINT64_FORMAT ") is not in the cache", del[2 * i]);
+			return GDB_ERR_BAD_REQUEST;
+		}
+		pending_row(e, (uint32) row)->xmax = del[2 * i + 1];
+	}
+	if (ch->ninserted == 0)
+		return GDB_OK;
+
+	if (batch->ncols != e->ncols + 1 || batch->nrows != ch->ninserted)
+	{
+		snprintf(err->message, sizeof(err->message), "inserted rows do not match the cache");
+		return GDB_ERR_BAD_REQUEST;
+	}
+	for (c = 0; c < e->ncols; c++)
+	{
+		int64	   *vals;
+		const uint8_t *nulls;
+
+		if (e->typids[c] != TEXTOID && e->typids[c] != VARCHAROID)
+			continue;
+		vals = GDB_COL_PTR(batch, batch, c, int64);
+		nulls = GDB_NULL_PTR(batch, batch, c);
+		for (i = 0; i < batch->nrows; i++)
+			if (!(nulls && nulls[i]))
+			{
+				if (vals[i] < 0 || (uint64) vals[i] >= ch->nstrings)
+				{
+					snprintf(err->message, sizeof(err->message), "text code out of range");
+					return GDB_ERR_BAD_REQUEST;
+				}
+				vals[i] = codes[vals[i]];
+			}
+	}
+	base = gdb_store_rows(e->store);
+	rc = srv_fault_request(err);
+	if (rc == GDB_OK)
+		rc = srv_fault_alloc(err);
+	if (rc != GDB_OK)
+		return rc;
+	if (srv_use_gpu)
+	{
+		GdbStats	stats = {0};
+
+		rc = gdb_cuda_store_append(srv_exec, e->store, batch, &stats, err);
+	}
+	else
+		rc = gdb_cpu_store_append(e->store, batch, err);
+	if (rc != GDB_OK)
+		return rc;
+	if (!add_ctids(e, ins_ctids, ch->ninserted))
+		return GDB_ERR_OUT_OF_MEMORY;
+	for (i = 0; i < ch->ninserted; i++)
+	{
+		uint32		row = (uint32) (base + i);
+		InsertedCtid *ic = hash_search(e->inserted, &ins_ctids[i], HASH_ENTER, NULL);
+
+		ic->row = row;
+		pending_row(e, row)->xmin = ins_xids[i];
+	}
+	e->has_invisible = true;
+	return GDB_OK;
+}
+
+void
+srv_handle_cache_changes(int s, char *payload, size_t len, int fd)
+{
+	GdbCacheChanges *ch = (GdbCacheChanges *) payload;
+	GdbStatusReply st;
+	const uint64 *del,
+			   *ins_ctids,
+			   *ins_xids;
+	char	   *p,
+			   *end = payload + len;
+	int64	   *codes = NULL;
+	GdbBatch   *batch = NULL;
+	size_t		blen = 0;
+	CacheEntry *e,
+			   *next;
+	uint64		i;
+
+	memset(&st, 0, sizeof(st));
+	if (len < sizeof(GdbCacheChanges) ||
+		(len - sizeof(GdbCacheChanges)) / 16 < ch->ndeleted + ch->ninserted)
+	{
+		srv_reply_error(s, GDB_ERR_BAD_REQUEST, "malformed changes");
+		return;
+	}
+	del = (const uint64 *) (payload + sizeof(GdbCacheChanges));
+	ins_ctids = del + 2 * ch->ndeleted;
+	ins_xids = ins_ctids + ch->ninserted;
+	p = (char *) (ins_xids + ch->ninserted);
+	if (ch->ninserted > 0)
+	{
+		struct stat sb;
+
+		if (fd < 0 || fstat(fd, &sb) < 0 || (size_t) sb.st_size < sizeof(GdbBatch))
+		{
+			srv_reply_error(s, GDB_ERR_BAD_REQUEST, "inserted rows missing");
+			return;
+		}
+		blen = sb.st_size;
+		/* a private copy-on-write mapping: text codes are rewritten */
+		batch = mmap(NULL, blen, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+		if (batch == MAP_FAILED || batch->magic != GDB_BATCH_MAGIC ||
+			batch->total_bytes > blen || batch->ncols > GDB_MAX_COLUMNS)
+		{
+			if (batch != MAP_FAILED)
+				munmap(batch, blen);
+			srv_reply_error(s, GDB_ERR_BAD_REQUEST, "malformed inserted rows");
+			return;
+		}
+	}
+
+	for (e = entries; e; e = next)
+	{
+		int			rc;
+
+		next = e->next;
+		if (e->key.dbid != ch->key.dbid || e->key.relid != ch->key.relid ||
+			e->state == GDB_CACHE_STATE_LOADING || e->relfilenode != ch->relfilenode)
+			continue;
+		/* the statement's strings, as codes of this entry's dictionary */
+		codes = repalloc0_codes(codes, ch->nstrings);
+		{
+			MemoryContext old = MemoryContextSwitchTo(e->mcxt);
+			char	   *q = p;
+
+			if (e->dict == NULL)
+				e->dict = gdb_dict_create();
+			for (i = 0; i < ch->nstrings; i++)
+			{
+				uint32		l;
+
+				if (q + sizeof(uint32) > end)
+					break;
+				memcpy(&l, q, sizeof(uint32));
+				q += sizeof(uint32);
+				if (q + l > end)
+					break;
+				codes[i] = gdb_dict_intern(e->dict, q, l);
+				q += l;
+			}
+			MemoryContextSwitchTo(old);
+			if (i != ch->nstrings)
+			{
+				if (batch)
+					munmap(batch, blen);
+				srv_reply_error(s, GDB_ERR_BAD_REQUEST, "malformed strings");
+				return;
+			}
+		}
+		rc = apply_changes(e, ch, del, ins_ctids, ins_xids, codes, batch, &st.err);
+		if (rc == GDB_OK && srv_cache_bytes(NULL) > budget_bytes() &&
+			!make_room(gdb_store_bytes(e->store), e))
+		{
+			rc = GDB_ERR_OUT_OF_MEMORY;
+			snprintf(st.err.message, sizeof(st.err.message),
+					 "inserted rows grew the cache past gpudb.cache_size (" UINT64_FORMAT " MB)",
+					 budget_bytes() >> 20);
+		}
+		srv_check_device(rc);
+		if (rc != GDB_OK)
+		{
+			ereport(LOG,
+					(errmsg("gpudb server: dropping cache of relation %u: %s",
+							e->key.relid, st.err.message)));
+			st.err.status = rc;
+			if (find_entry_by_id(e->id) == e)
+				entry_unlink(e, true);
+			break;
+		}
+		st.value++;
+		/* a second entry (a newer load) gets the same rows again */
+		if (batch)
+		{
+			munmap(batch, blen);
+			batch = mmap(NULL, blen, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+			if (batch == MAP_FAILED)
+			{
+				batch = NULL;
+				break;
+			}
+		}
+	}
+	if (batch)
+		munmap(batch, blen);
+	srv_reply(s, &st, NULL, 0, NULL, 0);
+}
+
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64		x = *(const uint64 *) a,
+				y = *(const uint64 *) b;
+
+	return (x > y) - (x < y);
+}
+
+static GdbXidStatus
+status_of(uint64 xid, const uint64 *xids, const GdbXidStatus *st, uint64 n)
+{
+	const uint64 *hit;
+
+	if (xid == 0)
+		return GDB_XID_ALL_VISIBLE;
+	hit = bsearch(&xid, xids, n, sizeof(uint64), cmp_u64);
+	return hit ? st[hit - xids] : GDB_XID_INVISIBLE;
+}
+
+static bool
+seen(GdbXidStatus st)
+{
+	return st == GDB_XID_VISIBLE || st == GDB_XID_ALL_VISIBLE;
+}
+
+/*
+ * Rows changed since the load: ask the querying backend what its snapshot
+ * makes of their xids (a NEED_XIDS srv_reply, answered by CACHE_XIDS), set
+ * their visibility column for this query, and fold what no snapshot can
+ * see differently any more (committed before every snapshot's horizon, or
+ * aborted).  Returns 1 to go on, 0 when it has replied itself (the query
+ * must read the heap), -1 when the connection broke.
+ */
+static int
+resolve_pending(int s, CacheEntry *e)
+{
+	GdbStatusReply st;
+	HASH_SEQ_STATUS seq;
+	PendingRow *p;
+	uint64	   *xids;
+	uint64		nx = 0,
+				i,
+				n;
+	GdbMsgHeader hdr;
+	GdbXidStatus *xst;
+	uint32	   *rows;
+	int64	   *vals;
+	int			rc;
+	GdbError	err = {0};
+
+	n = hash_get_num_entries(e->pending);
+	xids = palloc(sizeof(uint64) * 2 * n);
+	hash_seq_init(&seq, e->pending);
+	while ((p = hash_seq_search(&seq)) != NULL)
+	{
+		if (p->xmin)
+			xids[nx++] = p->xmin;
+		if (p->xmax)
+			xids[nx++] = p->xmax;
+	}
+	qsort(xids, nx, sizeof(uint64), cmp_u64);
+	for (i = 0, n = 0; i < nx; i++)
+		if (n == 0 || xids[n - 1] != xids[i])
+			xids[n++] = xids[i];
+	nx = n;
+
+	memset(&st, 0, sizeof(st));
+	st.cache_state = GDB_CACHE_NEED_XIDS;
+	st.value = nx;
+	if (!srv_reply(s, &st, xids, sizeof(uint64) * nx, NULL, 0))
+		return -1;
+	xst = palloc(Max(nx, 1));
+	if (!srv_read_full(s, &hdr, sizeof(hdr), NULL) || hdr.magic != GDB_MSG_MAGIC ||
+		hdr.type != GDB_MSG_CACHE_XIDS || hdr.payload_len != nx ||
+		!srv_read_full(s, xst, nx, NULL))
+		return -1;
+	for (i = 0; i < nx; i++)
+		if (xst[i] == GDB_XID_OWN)
+		{
+			memset(&st, 0, sizeof(st));
+			st.cache_state = GDB_CACHE_OWN_CHANGES;
+			return srv_reply(s, &st, NULL, 0, NULL, 0) ? 0 : -1;
+		}
+
+	n = hash_get_num_entries(e->pending);
+	rows = palloc(sizeof(uint32) * Max(n, 1));
+	vals = palloc(sizeof(int64) * Max(n, 1));
+	i = 0;
+	hash_seq_init(&seq, e->pending);
+	while ((p = hash_seq_search(&seq)) != NULL)
+	{
+		GdbXidStatus smin = status_of(p->xmin, xids, xst, nx);
+		GdbXidStatus smax = p->xmax ? status_of(p->xmax, xids, xst, nx) : GDB_XID_ABORTED;
+		bool		visible = seen(smin) && !seen(smax);
+
+		rows[i] = p->row;
+		vals[i] = visible ? 1 : 0;
+		i++;
+		if (!visible)
+			e->has_invisible = true;
+		/* fold what every future snapshot sees alike */
+		if (smin == GDB_XID_ALL_VISIBLE)
+			p->xmin = 0;
+		if (smax == GDB_XID_ABORTED)
+			p->xmax = 0;
+		if (smin == GDB_XID_ABORTED || smax == GDB_XID_ALL_VISIBLE ||
+			(p->xmin == 0 && p->xmax == 0))
+		{
+			uint32		row = p->row;
+
+			(void) hash_search(e->pending, &row, HASH_REMOVE, NULL);
+		}
+	}
+	if (srv_use_gpu)
+	{
+		GdbStats	stats = {0};
+
+		rc = gdb_cuda_store_scatter(srv_exec, e->store, e->vis_col, rows, vals, i,
+									&stats, &err);
+	}
+	else
+		rc = gdb_cpu_store_scatter(e->store, e->vis_col, rows, vals, i, &err);
+	if (rc != GDB_OK)
+	{
+		srv_check_device(rc);
+		memset(&st, 0, sizeof(st));
+		st.err = err;
+		st.err.status = rc;
+		return srv_reply(s, &st, NULL, 0, NULL, 0) ? 0 : -1;
+	}
+	return 1;
+}
+
+/*
+ * Put the visibility test in front of the filter: vis, JUMP_IF_FALSE past
+ * the end, the program (jump targets moved by two), AND.  false if it does
+ * not fit.
+ */
+static bool
+prefix_visibility(GdbRequest *req, uint32 vis_col)
+{
+	uint32		n = req->ninstr;
+	uint32		i;
+
+	if (n == 0)
+	{
+		memset(&req->program[0], 0, sizeof(GdbInstr));
+		req->program[0].op = GDB_OP_PUSH_COL;
+		req->program[0].arg = vis_col;
+		req->ninstr = 1;
+		return true;
+	}
+	if (n + 3 > GDB_MAX_INSTR)
+		return false;
+	memmove(&req->program[2], &req->program[0], sizeof(GdbInstr) * n);
+	for (i = 2; i < n + 2; i++)
+		if (req->program[i].op == GDB_OP_JUMP_IF_FALSE ||
+			req->program[i].op == GDB_OP_JUMP_IF_TRUE)
+			req->program[i].arg += 2;
+	memset(&req->program[0], 0, sizeof(GdbInstr) * 2);
+	req->program[0].op = GDB_OP_PUSH_COL;
+	req->program[0].arg = vis_col;
+	req->program[1].op = GDB_OP_JUMP_IF_FALSE;
+	req->program[1].arg = n + 3;
+	memset(&req->program[n + 2], 0, sizeof(GdbInstr));
+	req->program[n + 2].op = GDB_OP_AND;
+	req->ninstr = n + 3;
+	return true;
+}
+
+bool
+srv_handle_cache_groupby(int s, char *payload, size_t len)
+{
+	GdbCacheQuery *cq = (GdbCacheQuery *) payload;
+	GdbStatusReply st;
+	CacheEntry *e;
+	const uint32 *qxip;
+	char	   *p;
+	char	   *end = payload + len;
+	int			map[GDB_MAX_COLUMNS];
+	int64	   *codes;
+	uint32		i,
+				c;
+	GdbRequest *req;
+	GdbBatch   *result = NULL;
+	int			rc;
+	StringInfoData strings;
+
+	memset(&st, 0, sizeof(st));
+	if (len < sizeof(GdbCacheQuery) || cq->ncols > GDB_MAX_COLUMNS ||
+		cq->snapshot.nxip > GDB_MAX_XIP ||
+		len < sizeof(GdbCacheQuery) + cq->snapshot.nxip * sizeof(uint32))
+	{
+		srv_reply_error(s, GDB_ERR_BAD_REQUEST, "malformed cache query");
+		return true;
+	}
+	qxip = (const uint32 *) (payload + sizeof(GdbCacheQuery));
+
+	for (e = entries; e; e = e->next)
+		if (e->key.dbid == cq->key.dbid && e->key.relid == cq->key.relid &&
+			e->state == GDB_CACHE_STATE_READY)
+			break;
+	if (e == NULL)
+	{
+		for (e = entries; e; e = e->next)
+			if (e->key.dbid == cq->key.dbid && e->key.relid == cq->key.relid)
+				break;
+		st.cache_state = e ? GDB_CACHE_NOT_READY : GDB_CACHE_ABSENT;
+		srv_reply(s, &st, NULL, 0, NULL, 0);
+		return true;
+	}
+	if (e->relfilenode != cq->relfilenode || e->change_count != cq->change_count)
+	{
+		st.cache_state = GDB_CACHE_STALE;
+		srv_reply(s, &st, NULL, 0, NULL, 0);
+		return true;
+	}
+	for (i = 0; i < cq->ncols; i++)
+	{
+		map[i] = -1;
+		for (c = 0; c < e->ncols; c++)
+			if (e->attnums[c] == cq->attnums[i] && e->typids[c] == cq->typids[i])
+				map[i] = c;
+		if (map[i] < 0)
+		{
+			st.cache_state = GDB_CACHE_ABSENT;
+			srv_reply(s, &st, NULL, 0, NULL, 0);
+			return true;
+		}
+	}
+	if (!snapshot_covers_load(e, &cq->snapshot, qxip))
+	{
+		st.cache_state = GDB_CACHE_SNAPSHOT;
+		srv_reply(s, &st, NULL, 0, NULL, 0);
+		return true;
+	}
+
+	/* map the request's columns onto the store's and bind text constants */
+	req = &cq->req;
+	if (req->nkeys > GDB_MAX_GROUP_KEYS || req->naggs > GDB_MAX_AGGREGATES ||
+		req->ninstr > GDB_MAX_INSTR)
+	{
+		srv_reply_error(s, GDB_ERR_BAD_REQUEST, "malformed request");
+		return true;
+	}
+	for (i = 0; i < req->nkeys; i++)
+		if (req->key_cols[i] >= 0 && (uint32) req->key_cols[i] < cq->ncols)
+			req->key_cols[i] = map[req->key_cols[i]];
+	for (i = 0; i < req->naggs; i++)
+		if (req->aggs[i].input_col >= 0 && (uint32) req->aggs[i].input_col < cq->ncols)
+			req->aggs[i].input_col = map[req->aggs[i].input_col];
+	for (i = 0; i < req->ninstr; i++)
+		if (req->program[i].op == GDB_OP_PUSH_COL &&
+			req->program[i].arg >= 0 && (uint32) req->program[i].arg < cq->ncols)
+			req->program[i].arg = map[req->program[i].arg];
+	codes = palloc(sizeof(int64) * Max(cq->ntext, 1));
+	p = payload + sizeof(GdbCacheQuery) + cq->snapshot.nxip * sizeof(uint32);
+	for (i = 0; i < cq->ntext; i++)
+	{
+		uint32		l;
+
+		if (p + sizeof(uint32) > end)
+			break;
+		memcpy(&l, p, sizeof(uint32));
+		p += sizeof(uint32);
+		if (p + l > end)
+			break;
+		codes[i] = e->dict ? gdb_dict_lookup(e->dict, p, l) : -1;
+		p += l;
+	}
+	if (i != cq->ntext || gdb_request_bind_text(req, codes, cq->ntext) != GDB_OK)
+	{
+		srv_reply_error(s, GDB_ERR_BAD_REQUEST, "malformed text constants");
+		return true;
+	}
+
+	/* rows changed since the load: their visibility for this snapshot */
+	if (hash_get_num_entries(e->pending) > 0)
+	{
+		int			go = resolve_pending(s, e);
+
+		if (go <= 0)
+			return go == 0;
+	}
+	if (e->has_invisible && !prefix_visibility(req, e->vis_col))
+	{
+		st.cache_state = GDB_CACHE_ABSENT;
+		srv_reply(s, &st, NULL, 0, NULL, 0);
+		return true;
+	}
+
+	rc = srv_fault_request(&st.err);
+	if (rc == GDB_OK)
+		rc = srv_check_scratch(gdb_store_rows(e->store), req->naggs, &st.err);
+	if (rc != GDB_OK)
+		;
+	else if (srv_use_gpu)
+		rc = gdb_cuda_store_groupby(srv_exec, e->store, req, srv_request_alloc, NULL,
+									&result, &st.stats, &st.err);
+	else
+		rc = gdb_cpu_store_groupby(e->store, req, srv_request_alloc, NULL,
+								   &result, &st.stats, &st.err);
+	st.err.status = rc;
+	srv_check_device(rc);
+	if (rc != GDB_OK)
+	{
+		srv_reply(s, &st, NULL, 0, NULL, 0);
+		return true;
+	}
+	e->hits++;
+	e->last_use = GetCurrentTimestamp();
+
+	/* the strings of text group keys, row by row */
+	initStringInfo(&strings);
+	for (i = 0; i < req->nkeys; i++)
+	{
+		const int64 *vals = GDB_COL_PTR(result, result, i, int64);
+		const uint8_t *nulls = GDB_NULL_PTR(result, result, i);
+		uint64		r;
+
+		if (!cq->key_is_text[i])
+			continue;
+		for (r = 0; r < result->nrows; r++)
+		{
+			uint32		l = 0xFFFFFFFF;
+
+			if (nulls && nulls[r])
+				appendBinaryStringInfo(&strings, (char *) &l, sizeof(l));
+			else
+			{
+				text	   *t = DatumGetTextPP(gdb_dict_datum(e->dict, vals[r]));
+
+				l = VARSIZE_ANY_EXHDR(t);
+				appendBinaryStringInfo(&strings, (char *) &l, sizeof(l));
+				appendBinaryStringInfo(&strings, VARDATA_ANY(t), l);
+			}
+		}
+	}
+	st.cache_state = GDB_CACHE_USED;
+	st.result_bytes = result->total_bytes;
+	st.strings_bytes = strings.len;
+	srv_reply(s, &st, result, result->total_bytes, strings.data, strings.len);
+	return true;
+}
+
+/* A backend went away: drop what it was loading and had not committed. */
+void
+srv_client_gone(int s)
+{
+	CacheEntry *e,
+			   *next;
+
+	for (e = entries; e; e = next)
+	{
+		next = e->next;
+		if (e->owner == s && e->state != GDB_CACHE_STATE_READY)
+			entry_unlink(e, true);
+	}
+	close(s);
+}
+
