@@ -146,6 +146,17 @@ if [ "${1:-}" = "--inside" ]; then
         else
             result FAIL faults
         fi
+
+        # the benchmark harness at a tiny scale, so that it cannot rot
+        # (no timing is asserted: speed is measured on the GPU host)
+        section "benchmark smoke run"
+        bench_out="$(mktemp -d)"
+        if python3 test/bench/bench.py --rows 20000 --reps 1 --workers 0 --out "$bench_out" &&
+            grep -q '^| B1 ' "$bench_out"/*.md; then
+            result PASS bench_smoke
+        else
+            result FAIL bench_smoke
+        fi
     fi
     exit 0
 fi
@@ -234,6 +245,7 @@ if [ "$build_ok" = 1 ]; then
     grep -q " \[preload\] concurrent_cache\$" "$GPUDB_RESULTS" || result FAIL "concurrent_cache[preload](no result)"
     grep -q " \[preload\] load_pgbench\$" "$GPUDB_RESULTS" || result FAIL "load_pgbench[preload](no result)"
     grep -q " \[preload\] faults\$" "$GPUDB_RESULTS" || result FAIL "faults[preload](no result)"
+    grep -q " \[preload\] bench_smoke\$" "$GPUDB_RESULTS" || result FAIL "bench_smoke[preload](no result)"
 fi
 
 section "summary"

@@ -33,6 +33,8 @@ packages=(
     "postgresql-$PGMAJOR-pgtap"             # the pgTAP extension
     libtap-parser-sourcehandler-pgtap-perl  # pg_prove
     postgresql-common                       # pg_virtualenv, pg_createcluster
+    python3                                 # test/bench/bench.py (smoke run)
+    procps                                  # ps, pgrep (test/faults.sh)
 )
 
 installed() {

@@ -105,8 +105,14 @@ def main():
         psql("VACUUM ANALYZE t")
     device = psql("SELECT coalesce(max(name), 'CPU') FROM gpu_devices()").replace(" ", "_")
     path = psql("SELECT gpu_active_path()")
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                            text=True).stdout.strip() or "nocommit"
+    commit = os.environ.get("BENCH_COMMIT", "")
+    if not commit:
+        try:
+            commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                                    text=True).stdout.strip()
+        except OSError:
+            commit = ""
+    commit = commit or "nocommit"
     rows = psql("SELECT count(*) FROM t")
 
     # the column cache (needs the GPU server): load time and column bytes
