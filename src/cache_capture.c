@@ -69,15 +69,17 @@ capture_current(void)
 }
 
 /*
- * Before commit: send what no statement trigger sent (rows written into a
- * cached partition through its parent fire the partition's row trigger but
- * only the parent's statement trigger).  Other sessions cannot see the
- * rows before the commit, so sending them here is in time.
+ * Before commit or PREPARE TRANSACTION: send what no statement trigger sent
+ * (rows written into a cached partition through its parent fire the
+ * partition's row trigger but only the parent's statement trigger).  Other
+ * sessions cannot see the rows before the commit (or COMMIT PREPARED), so
+ * sending them here is in time.
  */
 static void
 capture_xact_callback(XactEvent event, void *arg)
 {
-	if (event == XACT_EVENT_PRE_COMMIT && capture_current())
+	if ((event == XACT_EVENT_PRE_COMMIT || event == XACT_EVENT_PARALLEL_PRE_COMMIT ||
+		 event == XACT_EVENT_PRE_PREPARE) && capture_current())
 	{
 		while (captures)
 		{
