@@ -7,19 +7,20 @@
  * The GPU server (gpu_server.c) holds the cached columns; this file decides
  * what to load, when a cached copy may answer a query, and sends it there.
  *
- * Correctness under change (the version that ships now): a load takes SHARE
- * ROW EXCLUSIVE on the table, so every earlier writer has finished and no
- * new one starts until the loading transaction ends, then reads the table
- * under a fresh snapshot.  An internal statement-level trigger (fired
- * ALWAYS, also under session_replication_role = replica) bumps a shared
- * per-relation change counter after every INSERT, UPDATE, DELETE, COPY or
- * TRUNCATE, committed or not; VACUUM FULL, CLUSTER and rewriting ALTER
- * TABLE change the relfilenode.  A cached copy answers a query only if the
- * counter and the relfilenode are what they were at the load and the
- * query's snapshot sees every transaction the load saw as committed
- * (gpu_server.c: snapshot_covers_load).  Otherwise the query reads the
- * heap.  The entry becomes usable when the loading transaction commits; a
- * rolled-back load (or savepoint) discards it.
+ * Correctness under change: a load takes SHARE ROW EXCLUSIVE on the table,
+ * so every earlier writer has finished and no new one starts until the
+ * loading transaction ends, then reads it under a fresh snapshot; the copy
+ * answers only queries whose snapshot sees everything the load saw
+ * (server_cache.c: snapshot_covers_load).  Internal triggers fired ALWAYS
+ * (cache_capture.c) send every statement's inserted and deleted rows with
+ * their xids; each query resolves those xids against its own snapshot
+ * (gdb_xid_statuses) and the server sets a per-row visibility column.
+ * TRUNCATE, changes that could not be sent in their statement, and
+ * disabled, renamed-away or dropped triggers bump a shared per-relation
+ * change counter; VACUUM FULL, CLUSTER and rewriting ALTER TABLE change the
+ * relfilenode.  Either makes the copy stale: queries read the heap until
+ * the next load.  The entry becomes usable when the loading transaction
+ * commits; a rolled-back load (or savepoint) discards it.
  *
  *-------------------------------------------------------------------------
  */
@@ -65,7 +66,13 @@
 
 #define GDB_CHANGE_SLOTS	16384	/* relations with a change counter */
 #define GDB_TRIGGER_NAME	"gpudb_cache_invalidate"	/* statement level */
-#define GDB_ROW_TRIGGER_NAME "gpudb_cache_capture"	/* row level */
+/*
+ * Row level.  Triggers fire in name order: the "!" makes this one fire
+ * before user triggers, so a row is captured before a user trigger's
+ * nested statement can change it again (the server replays changes in the
+ * order they are captured).
+ */
+#define GDB_ROW_TRIGGER_NAME "!gpudb_cache_capture"
 #define GDB_PROGRESS_SECS	10
 
 static HTAB *change_hash = NULL;
@@ -174,7 +181,10 @@ cache_object_access(ObjectAccessType access, Oid classId, Oid objectId,
 		{
 			Form_pg_trigger tg = (Form_pg_trigger) GETSTRUCT(tup);
 
-			if (strncmp(NameStr(tg->tgname), "gpudb_cache_", 12) == 0)
+			char	   *fn = get_func_name(tg->tgfoid);
+
+			/* ours by the function they run (a rename keeps them ours) */
+			if (fn && strcmp(fn, "gpudb_cache_invalidate") == 0)
 				gdb_cache_bump(tg->tgrelid);
 		}
 		systable_endscan(scan);
@@ -367,34 +377,49 @@ static void
 ensure_trigger(Relation rel, Oid ext_schema)
 {
 	static const char *const names[2] = {GDB_TRIGGER_NAME, GDB_ROW_TRIGGER_NAME};
-	Oid			funcoid = InvalidOid;
 	List	   *fname;
+	Oid			funcoid;
 	int			t,
 				i;
 
 	fname = list_make2(makeString(get_namespace_name(ext_schema)),
 					   makeString("gpudb_cache_invalidate"));
+	funcoid = LookupFuncName(fname, 0, NULL, false);
 	for (t = 0; t < 2; t++)
 	{
 		CreateTrigStmt *stmt;
 		bool		present = false;
 
+		/*
+		 * Ours by the function they run, whatever their (possibly renamed)
+		 * name: exactly one of each level, re-enabled ALWAYS if a user
+		 * changed that (which has already marked the copy stale); extras
+		 * would capture every change twice.
+		 */
 		if (rel->trigdesc)
 			for (i = 0; i < rel->trigdesc->numtriggers; i++)
 			{
 				Trigger    *tg = &rel->trigdesc->triggers[i];
 
-				/* internal triggers are named <name>_<oid> */
-				if (strncmp(tg->tgname, names[t], strlen(names[t])) == 0 &&
-					tg->tgname[strlen(names[t])] == '_' &&
-					tg->tgenabled == TRIGGER_FIRES_ALWAYS &&
-					TRIGGER_FOR_ROW(tg->tgtype) == (t == 1))
-					present = true;
+				if (tg->tgfoid != funcoid || (TRIGGER_FOR_ROW(tg->tgtype) != 0) != (t == 1))
+					continue;
+				if (present)
+				{
+					ObjectAddress extra = {TriggerRelationId, tg->tgoid, 0};
+
+					performDeletion(&extra, DROP_RESTRICT, PERFORM_DELETION_INTERNAL);
+					continue;
+				}
+				present = true;
+				if (tg->tgenabled != TRIGGER_FIRES_ALWAYS)
+					EnableDisableTrigger(rel, tg->tgname, TRIGGER_FIRES_ALWAYS, false,
+										 ShareRowExclusiveLock);
 			}
 		if (present)
+		{
+			CommandCounterIncrement();
 			continue;
-		if (!OidIsValid(funcoid))
-			funcoid = LookupFuncName(fname, 0, NULL, false);
+		}
 		stmt = makeNode(CreateTrigStmt);
 		stmt->trigname = (char *) names[t];
 		stmt->relation = makeRangeVar(get_namespace_name(RelationGetNamespace(rel)),
@@ -880,6 +905,8 @@ gdb_xid_statuses(const uint64 *xids, uint64 n, Snapshot snap, Relation rel,
 			out[i] = GDB_XID_OWN;
 		else if (TransactionIdIsCurrentTransactionId(xid))
 			out[i] = GDB_XID_OWN;
+		else if (TransactionIdPrecedes(xid, ShmemVariableCache->oldestClogXid))
+			out[i] = GDB_XID_OWN;	/* its status is gone: read the heap */
 		else if (XidInMVCCSnapshot(xid, snap))
 			out[i] = GDB_XID_INVISIBLE;
 		else if (TransactionIdDidCommit(xid))
@@ -909,6 +936,11 @@ gdb_cache_groupby(GdbGroupByQuery *q, GdbStats *stats, int *cache_state)
 	if (!gpudb_use_cache || !gpudb_enabled || !gpudb_preloaded ||
 		!gdb_server_connect())
 		return NULL;
+	if (gdb_capture_pending(RelationGetRelid(q->rel)))
+	{
+		*cache_state = GDB_CACHE_OWN_CHANGES;
+		return NULL;
+	}
 
 	cq = palloc0(sizeof(GdbCacheQuery));
 	cq->key.dbid = MyDatabaseId;

@@ -48,7 +48,7 @@ typedef struct Capture
 	GdbBatch   *batch;			/* inserted rows (+ visibility column) */
 	uint64		capacity;
 	uint64	   *ins;			/* ctid, xid per inserted row */
-	uint64	   *del;			/* ctid, xid per deleted row */
+	uint64	   *del;			/* ctid, xid, inserts before it: per deleted row */
 	uint64		ndel;
 	uint64		del_capacity;
 	struct Capture *next;
@@ -69,26 +69,48 @@ capture_current(void)
 }
 
 /*
- * Before commit or PREPARE TRANSACTION: send what no statement trigger sent
- * (rows written into a cached partition through its parent fire the
- * partition's row trigger but only the parent's statement trigger).  Other
- * sessions cannot see the rows before the commit (or COMMIT PREPARED), so
- * sending them here is in time.
+ * Captures that no statement trigger of their own statement sent: rows
+ * written into a cached partition through its parent (only the parent's
+ * statement trigger fires), by logical replication apply (no statement
+ * triggers), or by a statement that failed.  Replaying them later, out of
+ * order with other sessions' changes, could give wrong answers, so the
+ * cached copies of those relations are marked stale instead (queries read
+ * the heap until the next load).  Runs before commit and PREPARE, and when
+ * a subtransaction aborts.
  */
+static void
+abandon_captures(void)
+{
+	while (captures)
+	{
+		Capture    *c = captures;
+
+		captures = c->next;
+		if (c->cached)
+			gdb_cache_bump(c->relid);
+	}
+}
+
+/* see groupby.h */
+bool
+gdb_capture_pending(Oid relid)
+{
+	Capture    *c;
+
+	if (!capture_current())
+		return false;
+	for (c = captures; c; c = c->next)
+		if (c->relid == relid && c->cached)
+			return true;
+	return false;
+}
+
 static void
 capture_xact_callback(XactEvent event, void *arg)
 {
 	if ((event == XACT_EVENT_PRE_COMMIT || event == XACT_EVENT_PARALLEL_PRE_COMMIT ||
 		 event == XACT_EVENT_PRE_PREPARE) && capture_current())
-	{
-		while (captures)
-		{
-			Capture    *c = captures;
-
-			captures = c->next;
-			flush_capture(c, get_rel_name(c->relid));
-		}
-	}
+		abandon_captures();
 	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT ||
 		event == XACT_EVENT_PARALLEL_COMMIT || event == XACT_EVENT_PARALLEL_ABORT ||
 		event == XACT_EVENT_PREPARE)
@@ -97,6 +119,19 @@ capture_xact_callback(XactEvent event, void *arg)
 		captures = NULL;
 		capture_cxt = NULL;
 	}
+}
+
+/*
+ * A subtransaction rolled back with captures unsent (a statement that
+ * failed after some of its rows were captured): mark those relations stale
+ * rather than guess which rows the rollback undid.
+ */
+static void
+capture_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+						 SubTransactionId parentSubid, void *arg)
+{
+	if (event == SUBXACT_EVENT_ABORT_SUB && capture_current())
+		abandon_captures();
 }
 
 /*
@@ -111,6 +146,7 @@ reset_if_new_transaction(void)
 	if (!callback_registered)
 	{
 		RegisterXactCallback(capture_xact_callback, NULL);
+		RegisterSubXactCallback(capture_subxact_callback, NULL);
 		callback_registered = true;
 	}
 	if (capture_current())
@@ -175,12 +211,14 @@ add_delete(Capture *c, ItemPointer tid, uint64 xid)
 	{
 		c->del_capacity = Max(c->del_capacity * 2, 64);
 		c->del = c->del ?
-			repalloc_huge(c->del, sizeof(uint64) * 2 * c->del_capacity) :
-			MemoryContextAllocHuge(capture_cxt, sizeof(uint64) * 2 * c->del_capacity);
+			repalloc_huge(c->del, sizeof(uint64) * 3 * c->del_capacity) :
+			MemoryContextAllocHuge(capture_cxt, sizeof(uint64) * 3 * c->del_capacity);
 	}
-	c->del[2 * c->ndel] = GDB_CTID(ItemPointerGetBlockNumber(tid),
+	c->del[3 * c->ndel] = GDB_CTID(ItemPointerGetBlockNumber(tid),
 								   ItemPointerGetOffsetNumber(tid));
-	c->del[2 * c->ndel + 1] = xid;
+	c->del[3 * c->ndel + 1] = xid;
+	/* the server replays inserts and deletes in the order they happened */
+	c->del[3 * c->ndel + 2] = c->batch ? c->batch->nrows : 0;
 	c->ndel++;
 }
 
@@ -268,7 +306,7 @@ send_changes(Capture *c, const char *relname)
 
 	initStringInfo(&body);
 	if (c->ndel > 0)
-		appendBinaryStringInfo(&body, (char *) c->del, sizeof(uint64) * 2 * c->ndel);
+		appendBinaryStringInfo(&body, (char *) c->del, sizeof(uint64) * 3 * c->ndel);
 	for (i = 0; i < nins; i++)
 		appendBinaryStringInfo(&body, (char *) &c->ins[2 * i], sizeof(uint64));
 	for (i = 0; i < nins; i++)
@@ -358,7 +396,11 @@ flush_statement(Relation rel)
 			Capture    *c = *pp;
 
 			*pp = c->next;
-			flush_capture(c, RelationGetRelationName(rel));
+			/* rewritten within the transaction: the rows are not comparable */
+			if (c->relfilenode != rel->rd_node.relNode)
+				gdb_cache_bump(c->relid);
+			else
+				flush_capture(c, RelationGetRelationName(rel));
 			return;
 		}
 }

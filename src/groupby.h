@@ -89,6 +89,13 @@ extern GdbBatch *gdb_cache_groupby(GdbGroupByQuery *q, GdbStats *stats,
 								   int *cache_state);
 
 /*
+ * gdb_capture_pending (cache_capture.c): this transaction captured changes
+ * of relid that no statement trigger has sent yet; its own cached answer
+ * would miss them, so the query must read the heap.
+ */
+extern bool gdb_capture_pending(Oid relid);
+
+/*
  * gdb_cache_bump: mark every cached copy of relid stale (the shared change
  * counter); used for TRUNCATE and for changes that could not be sent.
  */

@@ -200,7 +200,12 @@ gdb_heap_reader_begin(Relation rel, GdbColumnSet *cs, uint64 capacity)
 	reader->cs = cs;
 	for (i = 0; i < cs->ncols; i++)
 		reader->max_attnum = Max(reader->max_attnum, cs->attnums[i]);
-	reader->scan = table_beginscan(rel, GetActiveSnapshot(), 0, NULL);
+	/*
+	 * No synchronized scan: a cache load records heap addresses in
+	 * ascending order, and the server searches them that way.
+	 */
+	reader->scan = table_beginscan_strat(rel, GetActiveSnapshot(), 0, NULL,
+										 true, false);
 	reader->slot = table_slot_create(rel, NULL);
 	(void) capacity;
 	return reader;

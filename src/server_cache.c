@@ -50,6 +50,7 @@ typedef struct CacheEntry
 	uint64		nloaded;		/* rows 0..nloaded-1: loaded, ctids ascending */
 	HTAB	   *inserted;		/* ctid -> row, for rows appended by changes */
 	HTAB	   *pending;		/* row -> (xmin, xmax) while they matter */
+	uint8	   *dead;			/* bit per row: invisible to every snapshot */
 	bool		has_invisible;	/* some row's visibility column is 0 */
 	double		load_ms;
 	TimestampTz load_start;
@@ -60,11 +61,20 @@ typedef struct CacheEntry
 } CacheEntry;
 
 /* A row whose visibility still depends on the snapshot. */
+#define GDB_MAX_DELETERS 4		/* xmax candidates kept for one row version */
+
+/*
+ * A row whose visibility still depends on the snapshot.  A row version can
+ * be deleted by several transactions in turn only when the earlier ones
+ * aborted (the row lock), so it is deleted for a snapshot iff one of its
+ * deleters is visible to it; all are kept, none overwritten.
+ */
 typedef struct PendingRow
 {
 	uint32		row;			/* hash key */
+	uint32		nxmax;
 	uint64		xmin;			/* inserting full xid, 0 = loaded */
-	uint64		xmax;			/* deleting full xid, 0 = none */
+	uint64		xmax[GDB_MAX_DELETERS];	/* deleting full xids */
 } PendingRow;
 
 typedef struct InsertedCtid
@@ -283,15 +293,26 @@ add_ctids(CacheEntry *e, const uint64 *ctids, uint64 n)
 		uint64		cap = Max(e->cap_ctids * 2, e->nctids + n);
 		uint64	   *nc = MemoryContextAllocExtended(e->mcxt, sizeof(uint64) * cap,
 												   MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
+		uint8	   *nd = MemoryContextAllocExtended(e->mcxt, cap / 8 + 1,
+												   MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM | MCXT_ALLOC_ZERO);
 
-		if (nc == NULL)
+		if (nc == NULL || nd == NULL)
+		{
+			if (nc)
+				pfree(nc);
+			if (nd)
+				pfree(nd);
 			return false;
+		}
 		if (e->ctids)
 		{
 			memcpy(nc, e->ctids, sizeof(uint64) * e->nctids);
+			memcpy(nd, e->dead, e->cap_ctids / 8 + 1);
 			pfree(e->ctids);
+			pfree(e->dead);
 		}
 		e->ctids = nc;
+		e->dead = nd;
 		e->cap_ctids = cap;
 	}
 	memcpy(e->ctids + e->nctids, ctids, sizeof(uint64) * n);
@@ -490,7 +511,7 @@ srv_handle_cache_status(int s, char *payload, size_t len)
 		i->change_count = e->change_count;
 		i->rows = gdb_store_rows(e->store);
 		i->device_bytes = srv_use_gpu ? gdb_store_bytes(e->store) : 0;
-		i->host_bytes = (srv_use_gpu ? 0 : gdb_store_bytes(e->store)) +
+		i->host_bytes = (srv_use_gpu ? 0 : gdb_store_bytes(e->store)) + e->cap_ctids / 8 +
 			sizeof(uint64) * e->cap_ctids;
 		i->load_ms = e->load_ms;
 		i->hits = e->hits;
@@ -586,7 +607,7 @@ pending_row(CacheEntry *e, uint32 row)
 	if (!found)
 	{
 		p->xmin = 0;
-		p->xmax = 0;
+		p->nxmax = 0;
 	}
 	return p;
 }
@@ -602,78 +623,100 @@ apply_changes(CacheEntry *e, const GdbCacheChanges *ch, const uint64 *del,
 			  const uint64 *ins_ctids, const uint64 *ins_xids,
 			  int64 *codes, GdbBatch *batch, GdbError *err)
 {
-	uint64		i;
+	uint64		i,
+				ins = 0;
 	uint32		c;
-	uint64		base;
+	uint64		base = gdb_store_rows(e->store);
 	int			rc;
 
-	for (i = 0; i < ch->ndeleted; i++)
+	if (ch->ninserted > 0)
 	{
-		int64		row = find_row(e, del[2 * i]);
-
-		if (row < 0)
+		if (batch->ncols != e->ncols + 1 || batch->nrows != ch->ninserted)
 		{
-			snprintf(err->message, sizeof(err->message),
-					 "a deleted row (ctid " UINT64_FORMAT ") is not in the cache", del[2 * i]);
+			snprintf(err->message, sizeof(err->message), "inserted rows do not match the cache");
 			return GDB_ERR_BAD_REQUEST;
 		}
-		pending_row(e, (uint32) row)->xmax = del[2 * i + 1];
-	}
-	if (ch->ninserted == 0)
-		return GDB_OK;
+		for (c = 0; c < e->ncols; c++)
+		{
+			int64	   *vals;
+			const uint8_t *nulls;
 
-	if (batch->ncols != e->ncols + 1 || batch->nrows != ch->ninserted)
-	{
-		snprintf(err->message, sizeof(err->message), "inserted rows do not match the cache");
-		return GDB_ERR_BAD_REQUEST;
-	}
-	for (c = 0; c < e->ncols; c++)
-	{
-		int64	   *vals;
-		const uint8_t *nulls;
-
-		if (e->typids[c] != TEXTOID && e->typids[c] != VARCHAROID)
-			continue;
-		vals = GDB_COL_PTR(batch, batch, c, int64);
-		nulls = GDB_NULL_PTR(batch, batch, c);
-		for (i = 0; i < batch->nrows; i++)
-			if (!(nulls && nulls[i]))
-			{
-				if (vals[i] < 0 || (uint64) vals[i] >= ch->nstrings)
+			if (e->typids[c] != TEXTOID && e->typids[c] != VARCHAROID)
+				continue;
+			vals = GDB_COL_PTR(batch, batch, c, int64);
+			nulls = GDB_NULL_PTR(batch, batch, c);
+			for (i = 0; i < batch->nrows; i++)
+				if (!(nulls && nulls[i]))
 				{
-					snprintf(err->message, sizeof(err->message), "text code out of range");
-					return GDB_ERR_BAD_REQUEST;
+					if (vals[i] < 0 || (uint64) vals[i] >= ch->nstrings)
+					{
+						snprintf(err->message, sizeof(err->message), "text code out of range");
+						return GDB_ERR_BAD_REQUEST;
+					}
+					vals[i] = codes[vals[i]];
 				}
-				vals[i] = codes[vals[i]];
-			}
-	}
-	base = gdb_store_rows(e->store);
-	rc = srv_fault_request(err);
-	if (rc == GDB_OK)
-		rc = srv_fault_alloc(err);
-	if (rc != GDB_OK)
-		return rc;
-	if (srv_use_gpu)
-	{
-		GdbStats	stats = {0};
+		}
+		rc = srv_fault_request(err);
+		if (rc == GDB_OK)
+			rc = srv_fault_alloc(err);
+		if (rc != GDB_OK)
+			return rc;
+		/* appended invisible; they become rows of the cache in event order */
+		if (srv_use_gpu)
+		{
+			GdbStats	stats = {0};
 
-		rc = gdb_cuda_store_append(srv_exec, e->store, batch, &stats, err);
+			rc = gdb_cuda_store_append(srv_exec, e->store, batch, &stats, err);
+		}
+		else
+			rc = gdb_cpu_store_append(e->store, batch, err);
+		if (rc != GDB_OK)
+			return rc;
+		if (!add_ctids(e, ins_ctids, ch->ninserted))
+			return GDB_ERR_OUT_OF_MEMORY;
+		e->has_invisible = true;
 	}
-	else
-		rc = gdb_cpu_store_append(e->store, batch, err);
-	if (rc != GDB_OK)
-		return rc;
-	if (!add_ctids(e, ins_ctids, ch->ninserted))
-		return GDB_ERR_OUT_OF_MEMORY;
-	for (i = 0; i < ch->ninserted; i++)
-	{
-		uint32		row = (uint32) (base + i);
-		InsertedCtid *ic = hash_search(e->inserted, &ins_ctids[i], HASH_ENTER, NULL);
 
-		ic->row = row;
-		pending_row(e, row)->xmin = ins_xids[i];
+	/* replay inserts and deletes in the order the statement made them */
+	for (i = 0; i <= ch->ndeleted; i++)
+	{
+		uint64		upto = i < ch->ndeleted ? Min(del[3 * i + 2], ch->ninserted) : ch->ninserted;
+		int64		row;
+		PendingRow *p;
+
+		for (; ins < upto; ins++)
+		{
+			uint32		r = (uint32) (base + ins);
+			InsertedCtid *ic = hash_search(e->inserted, &ins_ctids[ins], HASH_ENTER, NULL);
+
+			ic->row = r;
+			pending_row(e, r)->xmin = ins_xids[ins];
+		}
+		if (i == ch->ndeleted)
+			break;
+		row = find_row(e, del[3 * i]);
+		/*
+		 * The deleted version must be a live row of the cache.  A dead one
+		 * means the ctid was reused by a row this copy has not seen yet
+		 * (changes arriving out of order): never guess, drop the copy.
+		 */
+		if (row < 0 || (e->dead[row / 8] & (1 << (row % 8))))
+		{
+			snprintf(err->message, sizeof(err->message),
+					 "a deleted row (ctid " UINT64_FORMAT ") is not a live row of the cache",
+					 del[3 * i]);
+			return GDB_ERR_BAD_REQUEST;
+		}
+		p = pending_row(e, (uint32) row);
+		if (p->nxmax == GDB_MAX_DELETERS)
+		{
+			snprintf(err->message, sizeof(err->message),
+					 "a row was deleted by more than %d unresolved transactions",
+					 GDB_MAX_DELETERS);
+			return GDB_ERR_BAD_REQUEST;
+		}
+		p->xmax[p->nxmax++] = del[3 * i + 1];
 	}
-	e->has_invisible = true;
 	return GDB_OK;
 }
 
@@ -696,13 +739,13 @@ srv_handle_cache_changes(int s, char *payload, size_t len, int fd)
 
 	memset(&st, 0, sizeof(st));
 	if (len < sizeof(GdbCacheChanges) ||
-		(len - sizeof(GdbCacheChanges)) / 16 < ch->ndeleted + ch->ninserted)
+		(len - sizeof(GdbCacheChanges)) / 8 < 3 * ch->ndeleted + 2 * ch->ninserted)
 	{
 		srv_reply_error(s, GDB_ERR_BAD_REQUEST, "malformed changes");
 		return;
 	}
 	del = (const uint64 *) (payload + sizeof(GdbCacheChanges));
-	ins_ctids = del + 2 * ch->ndeleted;
+	ins_ctids = del + 3 * ch->ndeleted;
 	ins_xids = ins_ctids + ch->ninserted;
 	p = (char *) (ins_xids + ch->ninserted);
 	if (ch->ninserted > 0)
@@ -855,14 +898,16 @@ resolve_pending(int s, CacheEntry *e)
 	GdbError	err = {0};
 
 	n = hash_get_num_entries(e->pending);
-	xids = palloc(sizeof(uint64) * 2 * n);
+	xids = palloc(sizeof(uint64) * (1 + GDB_MAX_DELETERS) * Max(n, 1));
 	hash_seq_init(&seq, e->pending);
 	while ((p = hash_seq_search(&seq)) != NULL)
 	{
+		uint32		k;
+
 		if (p->xmin)
 			xids[nx++] = p->xmin;
-		if (p->xmax)
-			xids[nx++] = p->xmax;
+		for (k = 0; k < p->nxmax; k++)
+			xids[nx++] = p->xmax[k];
 	}
 	qsort(xids, nx, sizeof(uint64), cmp_u64);
 	for (i = 0, n = 0; i < nx; i++)
@@ -896,8 +941,25 @@ resolve_pending(int s, CacheEntry *e)
 	while ((p = hash_seq_search(&seq)) != NULL)
 	{
 		GdbXidStatus smin = status_of(p->xmin, xids, xst, nx);
-		GdbXidStatus smax = p->xmax ? status_of(p->xmax, xids, xst, nx) : GDB_XID_ABORTED;
-		bool		visible = seen(smin) && !seen(smax);
+		bool		deleted = false;
+		bool		deleted_for_all = false;
+		bool		visible;
+		uint32		k,
+					kept = 0;
+
+		/* deleted for this snapshot iff one of its deleters is visible */
+		for (k = 0; k < p->nxmax; k++)
+		{
+			GdbXidStatus smax = status_of(p->xmax[k], xids, xst, nx);
+
+			deleted |= seen(smax);
+			deleted_for_all |= (smax == GDB_XID_ALL_VISIBLE);
+			/* fold: an aborted deleter deleted nothing */
+			if (smax != GDB_XID_ABORTED)
+				p->xmax[kept++] = p->xmax[k];
+		}
+		p->nxmax = kept;
+		visible = seen(smin) && !deleted;
 
 		rows[i] = p->row;
 		vals[i] = visible ? 1 : 0;
@@ -907,13 +969,13 @@ resolve_pending(int s, CacheEntry *e)
 		/* fold what every future snapshot sees alike */
 		if (smin == GDB_XID_ALL_VISIBLE)
 			p->xmin = 0;
-		if (smax == GDB_XID_ABORTED)
-			p->xmax = 0;
-		if (smin == GDB_XID_ABORTED || smax == GDB_XID_ALL_VISIBLE ||
-			(p->xmin == 0 && p->xmax == 0))
+		if (smin == GDB_XID_ABORTED || deleted_for_all ||
+			(p->xmin == 0 && p->nxmax == 0))
 		{
 			uint32		row = p->row;
 
+			if (smin == GDB_XID_ABORTED || deleted_for_all)
+				e->dead[row / 8] |= (uint8) (1 << (row % 8));
 			(void) hash_search(e->pending, &row, HASH_REMOVE, NULL);
 		}
 	}
