@@ -62,15 +62,15 @@ gdb_store_check(GdbCudaExec *exec, const GdbStore *store, const char *what,
 				GdbError *err)
 {
 	if (store == NULL || !store->on_device)
-		return gdb_cuda_error(err, GDB_ERR_BAD_REQUEST, "%s: %s", what,
+		return gdb_error_set(err, GDB_ERR_BAD_REQUEST, "%s: %s", what,
 							  store ? "not a CUDA store" : "store is NULL");
 	if (gdb_store_lost(store))
-		return gdb_cuda_error(err, GDB_ERR_DEVICE,
+		return gdb_error_set(err, GDB_ERR_DEVICE,
 							  "%s: CUDA device %d was reset; this column store is lost",
 							  what, store->ordinal);
 	GDB_TRY(gdb_cuda_check_exec(exec, what, err));
 	if (exec->ordinal != store->ordinal)
-		return gdb_cuda_error(err, GDB_ERR_BAD_REQUEST,
+		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 							  "%s: the store is on CUDA device %d, the execution state on %d",
 							  what, store->ordinal, exec->ordinal);
 	return GDB_OK;
@@ -107,20 +107,20 @@ gdb_cuda_store_create(GdbCudaExec *exec, uint32_t ncols, const uint32_t *kinds,
 	cudaError_t rc;
 
 	if (store == NULL)
-		return gdb_cuda_error(err, GDB_ERR_BAD_REQUEST,
+		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 							  "gdb_cuda_store_create: store must not be NULL");
 	*store = NULL;
 	GDB_TRY(gdb_store_layout_check(ncols, kinds, has_nulls, err));
 	if (capacity == 0)
 		capacity = GDB_STORE_DEFAULT_CAPACITY;
 	if (capacity > (uint64_t) UINT32_MAX)
-		return gdb_cuda_error(err, GDB_ERR_BAD_REQUEST,
+		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 							  "CUDA column store capacity %llu exceeds %u rows",
 							  (unsigned long long) capacity, (unsigned) UINT32_MAX);
 	GDB_TRY(gdb_cuda_check_exec(exec, "gdb_cuda_store_create", err));
 	s = (GdbStore *) calloc(1, sizeof(GdbStore));
 	if (s == NULL)
-		return gdb_cuda_error(err, GDB_ERR_OUT_OF_MEMORY,
+		return gdb_error_set(err, GDB_ERR_OUT_OF_MEMORY,
 							  "out of host memory for a CUDA column store");
 	total = gdb_batch_layout(&s->header, ncols, kinds, has_nulls, capacity);
 	rc = cudaMalloc(&buf, (size_t) total);
@@ -290,7 +290,7 @@ gdb_cuda_store_append(GdbCudaExec *exec, GdbStore *store, const GdbBatch *batch,
 	GDB_TRY(gdb_store_batch_check(store, batch, err));
 	n = batch->nrows;
 	if (n > (uint64_t) UINT32_MAX - store->header.nrows)
-		return gdb_cuda_error(err, GDB_ERR_BAD_REQUEST,
+		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 							  "CUDA column store of %llu rows cannot take %llu more (at most %u)",
 							  (unsigned long long) store->header.nrows,
 							  (unsigned long long) n, (unsigned) UINT32_MAX);
@@ -431,7 +431,7 @@ gdb_cuda_store_scatter(GdbCudaExec *exec, GdbStore *store, uint32_t col,
 	}
 	/* rows are below nrows <= UINT32_MAX, but n may repeat them */
 	if (n > ((uint64_t) SIZE_MAX - 16) / (sizeof(int64_t) + sizeof(uint32_t)))
-		return gdb_cuda_error(err, GDB_ERR_BAD_REQUEST,
+		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 							  "gdb_cuda_store_scatter: %llu rows is too many",
 							  (unsigned long long) n);
 	(void) cudaGetLastError();	/* a stale non-sticky error is not ours */

@@ -93,12 +93,7 @@ uint32_t	gdb_cuda_epoch(int ordinal);
  */
 int			gdb_cuda_check_exec(GdbCudaExec *exec, const char *what, GdbError *err);
 
-/*
- * gdb_cuda_error: set err (when not NULL) to status and a printf-style
- * message; returns status.
- */
-int			gdb_cuda_error(GdbError *err, int status, const char *fmt,...)
-			__attribute__((format(printf, 3, 4)));
+
 
 /*
  * gdb_groupby_on_device (groupby_kernels.cu): the group-by pipeline over a

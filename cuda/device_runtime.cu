@@ -48,21 +48,6 @@ gdb_exec_lost(const GdbCudaExec *exec)
 	return exec->epoch != gdb_cuda_epoch(exec->ordinal);
 }
 
-int
-gdb_cuda_error(GdbError *err, int status, const char *fmt,...)
-{
-	va_list		ap;
-
-	if (err == NULL)
-		return status;
-	err->status = status;
-	va_start(ap, fmt);
-	vsnprintf(err->message, sizeof(err->message), fmt, ap);
-	va_end(ap);
-	err->message[sizeof(err->message) - 1] = '\0';
-	return status;
-}
-
 /* Copy a NUL-terminated message into err. */
 static int
 gdb_cuda_message(GdbError *err, int status, const char *msg)
@@ -110,10 +95,10 @@ int
 gdb_cuda_check_exec(GdbCudaExec *exec, const char *what, GdbError *err)
 {
 	if (exec == NULL)
-		return gdb_cuda_error(err, GDB_ERR_BAD_REQUEST,
+		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 							  "%s: the CUDA execution state is NULL", what);
 	if (gdb_exec_lost(exec))
-		return gdb_cuda_error(err, GDB_ERR_DEVICE,
+		return gdb_error_set(err, GDB_ERR_DEVICE,
 							  "%s: CUDA device %d was reset; this execution state is lost",
 							  what, exec->ordinal);
 	GDB_CUDA_CHECK(err, cudaSetDevice(exec->ordinal));
@@ -522,10 +507,10 @@ gdb_cuda_recover(GdbCudaExec *exec, GdbError *err)
 	const char *where = NULL;
 
 	if (exec == NULL)
-		return gdb_cuda_error(err, GDB_ERR_BAD_REQUEST,
+		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 							  "gdb_cuda_recover: the CUDA execution state is NULL");
 	if (gdb_exec_lost(exec))
-		return gdb_cuda_error(err, GDB_ERR_DEVICE,
+		return gdb_error_set(err, GDB_ERR_DEVICE,
 							  "CUDA device %d was reset; this execution state is lost",
 							  exec->ordinal);
 	rc = cudaSetDevice(exec->ordinal);
@@ -580,13 +565,13 @@ gdb_cuda_recover(GdbCudaExec *exec, GdbError *err)
 	if (rc != cudaSuccess)
 	{
 		(void) cudaGetLastError();
-		return gdb_cuda_error(err, GDB_ERR_DEVICE,
+		return gdb_error_set(err, GDB_ERR_DEVICE,
 							  "CUDA device %d had a sticky error (%s: %s) and was reset, "
 							  "but still fails (%s): the process must be restarted",
 							  exec->ordinal, where, cudaGetErrorString(found),
 							  cudaGetErrorString(rc));
 	}
-	return gdb_cuda_error(err, GDB_ERR_DEVICE,
+	return gdb_error_set(err, GDB_ERR_DEVICE,
 						  "CUDA device %d had a sticky error (%s: %s) and was reset; "
 						  "its execution states and column stores are lost",
 						  exec->ordinal, where, cudaGetErrorString(found));

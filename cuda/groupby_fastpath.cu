@@ -532,7 +532,7 @@ gdb_fast_nokeys(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
 	uint32_t	nblk = (uint32_t) (nblk64 < 1 ? 1 : (nblk64 > cap ? cap : nblk64));
 
 	if (req->nkeys != 0 || req->naggs > GDB_MAX_AGGREGATES)
-		return gdb_cuda_error(err, GDB_ERR_BAD_REQUEST, "gdb_fast_nokeys: bad request");
+		return gdb_error_set(err, GDB_ERR_BAD_REQUEST, "gdb_fast_nokeys: bad request");
 	gdb_fast_aggs(r, &fa);
 	gdb_fast_layout(r, 1, &lay);
 	memset(&fo, 0, sizeof(fo));
@@ -559,7 +559,7 @@ gdb_fast_nokeys(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
 	r->nsel = ex->host_counters->nsel;
 	r->ngroups = 1;
 	if (r->nsel > r->nrows)
-		return gdb_cuda_error(err, GDB_ERR_DEVICE,
+		return gdb_error_set(err, GDB_ERR_DEVICE,
 							  "gdb_fast_nokeys: %llu rows selected of %llu",
 							  (unsigned long long) r->nsel, (unsigned long long) r->nrows);
 	GDB_CUDA_CHECK(err, cudaEventRecord(ex->ev_start, s));
@@ -567,7 +567,7 @@ gdb_fast_nokeys(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
 	/* same size as above: the RESULT scratch (and its contents) stays */
 	GDB_TRY(gdb_result_alloc(r, 1, alloc, alloc_arg, &host, &d_res2, err));
 	if (d_res2 != d_res || host->total_bytes != lay.total_bytes)
-		return gdb_cuda_error(err, GDB_ERR_DEVICE,
+		return gdb_error_set(err, GDB_ERR_DEVICE,
 							  "gdb_fast_nokeys: result buffer moved");
 	GDB_TRY(gdb_result_finish(r, host, d_res, err));
 	*result = host;
@@ -902,7 +902,7 @@ gdb_fast_smallkeys(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
 	GDB_CUDA_CHECK(err, cudaEventRecord(ex->ev_start, s));
 	r->nsel = hc->nsel;
 	if (r->nsel > r->nrows)
-		return gdb_cuda_error(err, GDB_ERR_DEVICE,
+		return gdb_error_set(err, GDB_ERR_DEVICE,
 							  "gdb_fast_smallkeys: %llu rows selected of %llu",
 							  (unsigned long long) r->nsel, (unsigned long long) r->nrows);
 	if (r->nsel == 0)

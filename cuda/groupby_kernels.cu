@@ -812,7 +812,7 @@ gdb_groupby_on_device(GdbCudaExec *exec, const GdbRequest *req,
 	if (result)
 		*result = NULL;
 	if (result == NULL || alloc == NULL || d_base == NULL)
-		return gdb_cuda_error(err, GDB_ERR_BAD_REQUEST,
+		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 							  "gdb_groupby_on_device: result, alloc and the device buffer must not be NULL");
 	st = gdb_cpu_validate_request(req, header, err);
 	if (st != GDB_OK)

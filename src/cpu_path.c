@@ -52,15 +52,14 @@ static const signed char gdb_op_effect[GDB_OP__COUNT] = {
 #undef GDB_OPCODE_EFFECT
 };
 
-/* Set err (status and a formatted, NUL-terminated message); return status. */
-static int	gdb_set_error(GdbError *err, int status, const char *fmt,...)
-			__attribute__((format(printf, 3, 4)));
-
-static int
-gdb_set_error(GdbError *err, int status, const char *fmt,...)
+/* see gpudb_device.h */
+int
+gdb_error_set(GdbError *err, int status, const char *fmt,...)
 {
 	va_list		ap;
 
+	if (err == NULL)
+		return status;
 	err->status = status;
 	va_start(ap, fmt);
 	vsnprintf(err->message, sizeof(err->message), fmt, ap);
@@ -125,21 +124,21 @@ gdb_validate_batch(const GdbBatch *b, GdbError *err)
 	uint32_t	c;
 
 	if (b == NULL)
-		return gdb_set_error(err, GDB_ERR_BAD_REQUEST, "input batch is NULL");
+		return gdb_error_set(err, GDB_ERR_BAD_REQUEST, "input batch is NULL");
 	if (b->magic != GDB_BATCH_MAGIC)
-		return gdb_set_error(err, GDB_ERR_BAD_REQUEST,
+		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 							 "input batch has bad magic 0x%08x", (unsigned) b->magic);
 	if (b->ncols > GDB_MAX_COLUMNS)
-		return gdb_set_error(err, GDB_ERR_BAD_REQUEST,
+		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 							 "input batch has %u columns (at most %d)",
 							 (unsigned) b->ncols, GDB_MAX_COLUMNS);
 	if (b->nrows > b->capacity)
-		return gdb_set_error(err, GDB_ERR_BAD_REQUEST,
+		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 							 "input batch has %llu rows but capacity %llu",
 							 (unsigned long long) b->nrows,
 							 (unsigned long long) b->capacity);
 	if (b->total_bytes < sizeof(GdbBatch))
-		return gdb_set_error(err, GDB_ERR_BAD_REQUEST,
+		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 							 "input batch total_bytes %llu is smaller than its header",
 							 (unsigned long long) b->total_bytes);
 	for (c = 0; c < b->ncols; c++)
@@ -147,19 +146,19 @@ gdb_validate_batch(const GdbBatch *b, GdbError *err)
 		const GdbColumnDesc *d = &b->cols[c];
 
 		if (d->kind > GDB_KIND_STATE || d->has_nulls > 1)
-			return gdb_set_error(err, GDB_ERR_BAD_REQUEST,
+			return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 								 "input column %u has bad kind %u or null flag %u",
 								 c, (unsigned) d->kind, (unsigned) d->has_nulls);
 		if (d->values_off < sizeof(GdbBatch) || d->values_off % 8 != 0 ||
 			!gdb_range_ok(d->values_off, b->capacity, gdb_kind_width(d->kind),
 						  b->total_bytes))
-			return gdb_set_error(err, GDB_ERR_BAD_REQUEST,
+			return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 								 "input column %u values (offset %llu) do not fit the batch",
 								 c, (unsigned long long) d->values_off);
 		if (d->has_nulls &&
 			(d->nulls_off < sizeof(GdbBatch) ||
 			 !gdb_range_ok(d->nulls_off, b->capacity, 1, b->total_bytes)))
-			return gdb_set_error(err, GDB_ERR_BAD_REQUEST,
+			return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 								 "input column %u null flags (offset %llu) do not fit the batch",
 								 c, (unsigned long long) d->nulls_off);
 	}
@@ -221,29 +220,29 @@ gdb_validate_program(const GdbRequest *req, const GdbBatch *b, GdbError *err)
 					next;
 
 		if (in->op >= GDB_OP__COUNT)
-			return gdb_set_error(err, GDB_ERR_BAD_REQUEST,
+			return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 								 "filter instruction %d has unknown opcode %u",
 								 pc, (unsigned) in->op);
 		eff = gdb_op_effect[in->op];
 		need = eff > 0 ? 0 : (eff < 0 ? 2 : 1);
 		if (d < need)
-			return gdb_set_error(err, GDB_ERR_BAD_REQUEST,
+			return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 								 "filter instruction %d underflows the stack", pc);
 		next = d + eff;
 		if (next > GDB_MAX_STACK)
-			return gdb_set_error(err, GDB_ERR_BAD_REQUEST,
+			return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 								 "filter instruction %d overflows the %d-entry stack",
 								 pc, GDB_MAX_STACK);
 		switch (in->op)
 		{
 			case GDB_OP_PUSH_TEXT:
 				/* gdb_request_bind_text must have replaced it */
-				return gdb_set_error(err, GDB_ERR_BAD_REQUEST,
+				return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 									 "filter instruction %d is an unbound text constant (PUSH_TEXT %d)",
 									 pc, (int) in->arg);
 			case GDB_OP_PUSH_COL:
 				if (!gdb_value_col_ok(b, in->arg))
-					return gdb_set_error(err, GDB_ERR_BAD_REQUEST,
+					return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 										 "filter instruction %d reads column %d, not a value column of the %u-column batch",
 										 pc, (int) in->arg, (unsigned) b->ncols);
 				break;
@@ -254,7 +253,7 @@ gdb_validate_program(const GdbRequest *req, const GdbBatch *b, GdbError *err)
 			case GDB_OP_INT_MOD:
 			case GDB_OP_INT_NEG:
 				if (in->width != 2 && in->width != 4 && in->width != 8)
-					return gdb_set_error(err, GDB_ERR_BAD_REQUEST,
+					return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 										 "filter instruction %d has integer width %u (2, 4 or 8)",
 										 pc, (unsigned) in->width);
 				break;
@@ -263,19 +262,19 @@ gdb_validate_program(const GdbRequest *req, const GdbBatch *b, GdbError *err)
 			case GDB_OP_FLT_MUL:
 			case GDB_OP_FLT_DIV:
 				if (in->width != 4 && in->width != 8)
-					return gdb_set_error(err, GDB_ERR_BAD_REQUEST,
+					return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 										 "filter instruction %d has float width %u (4 or 8)",
 										 pc, (unsigned) in->width);
 				break;
 			case GDB_OP_JUMP_IF_FALSE:
 			case GDB_OP_JUMP_IF_TRUE:
 				if (in->arg <= pc || in->arg > n)
-					return gdb_set_error(err, GDB_ERR_BAD_REQUEST,
+					return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 										 "filter instruction %d jumps to %d (must be forward, at most %d)",
 										 pc, (int) in->arg, n);
 				/* the jump keeps the tested value on the stack */
 				if (depth[in->arg] >= 0 && depth[in->arg] != d)
-					return gdb_set_error(err, GDB_ERR_BAD_REQUEST,
+					return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 										 "filter instruction %d reaches %d with a different stack depth",
 										 pc, (int) in->arg);
 				depth[in->arg] = d;
@@ -284,13 +283,13 @@ gdb_validate_program(const GdbRequest *req, const GdbBatch *b, GdbError *err)
 				break;
 		}
 		if (depth[pc + 1] >= 0 && depth[pc + 1] != next)
-			return gdb_set_error(err, GDB_ERR_BAD_REQUEST,
+			return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 								 "filter instruction %d is reached with different stack depths",
 								 pc + 1);
 		depth[pc + 1] = next;
 	}
 	if (depth[n] != 1)
-		return gdb_set_error(err, GDB_ERR_BAD_REQUEST,
+		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 							 "filter program leaves %d values on the stack (must be 1)",
 							 depth[n]);
 	return GDB_OK;
@@ -314,33 +313,33 @@ gdb_cpu_validate_request(const GdbRequest *req, const GdbBatch *input,
 	int			st;
 
 	if (req == NULL)
-		return gdb_set_error(err, GDB_ERR_BAD_REQUEST, "request is NULL");
+		return gdb_error_set(err, GDB_ERR_BAD_REQUEST, "request is NULL");
 	st = gdb_validate_batch(input, err);
 	if (st != GDB_OK)
 		return st;
 	if (req->nkeys > GDB_MAX_GROUP_KEYS)
-		return gdb_set_error(err, GDB_ERR_BAD_REQUEST,
+		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 							 "request has %u group keys (at most %d)",
 							 (unsigned) req->nkeys, GDB_MAX_GROUP_KEYS);
 	if (req->naggs > GDB_MAX_AGGREGATES)
-		return gdb_set_error(err, GDB_ERR_BAD_REQUEST,
+		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 							 "request has %u aggregates (at most %d)",
 							 (unsigned) req->naggs, GDB_MAX_AGGREGATES);
 	if (req->ninstr > GDB_MAX_INSTR)
-		return gdb_set_error(err, GDB_ERR_BAD_REQUEST,
+		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 							 "filter program has %u instructions (at most %d)",
 							 (unsigned) req->ninstr, GDB_MAX_INSTR);
 	if (req->input_is_states > 1)
-		return gdb_set_error(err, GDB_ERR_BAD_REQUEST,
+		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 							 "input_is_states is %u (0 or 1)",
 							 (unsigned) req->input_is_states);
 	if (req->nkeys + req->naggs > GDB_MAX_COLUMNS)
-		return gdb_set_error(err, GDB_ERR_BAD_REQUEST,
+		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 							 "result would have %u columns (at most %d)",
 							 (unsigned) (req->nkeys + req->naggs), GDB_MAX_COLUMNS);
 	for (i = 0; i < req->nkeys; i++)
 		if (!gdb_value_col_ok(input, req->key_cols[i]))
-			return gdb_set_error(err, GDB_ERR_BAD_REQUEST,
+			return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 								 "group key %u names column %d, not a value column of the %u-column batch",
 								 i, (int) req->key_cols[i], (unsigned) input->ncols);
 	for (i = 0; i < req->naggs; i++)
@@ -350,18 +349,18 @@ gdb_cpu_validate_request(const GdbRequest *req, const GdbBatch *input,
 		uint32_t	want;
 
 		if (kind > GDB_AGG_MAX_FLOAT)
-			return gdb_set_error(err, GDB_ERR_BAD_REQUEST,
+			return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 								 "aggregate %u has unknown kind %u", i, (unsigned) kind);
 		if (!req->input_is_states && kind == GDB_AGG_COUNT_STAR)
 		{
 			if (col != -1)
-				return gdb_set_error(err, GDB_ERR_BAD_REQUEST,
+				return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 									 "aggregate %u is count(*) but has input column %d (must be -1)",
 									 i, (int) col);
 			continue;
 		}
 		if (col < 0 || (uint32_t) col >= input->ncols)
-			return gdb_set_error(err, GDB_ERR_BAD_REQUEST,
+			return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 								 "aggregate %u names column %d of the %u-column batch",
 								 i, (int) col, (unsigned) input->ncols);
 		if (req->input_is_states)
@@ -376,7 +375,7 @@ gdb_cpu_validate_request(const GdbRequest *req, const GdbBatch *input,
 			want = input->cols[col].kind == GDB_KIND_STATE ?
 				GDB_KIND_INT64 : input->cols[col].kind; /* count(x): any value */
 		if (input->cols[col].kind != want)
-			return gdb_set_error(err, GDB_ERR_BAD_REQUEST,
+			return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 								 "aggregate %u (kind %u) reads column %d of kind %u, expected kind %u",
 								 i, (unsigned) kind, (int) col,
 								 (unsigned) input->cols[col].kind, (unsigned) want);
@@ -511,14 +510,14 @@ gdb_cpu_groupby(const GdbRequest *req, const GdbBatch *input,
 	if (result)
 		*result = NULL;
 	if (result == NULL || alloc == NULL)
-		return gdb_set_error(err, GDB_ERR_BAD_REQUEST,
+		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 							 "gdb_cpu_groupby: result and alloc must not be NULL");
 	st = gdb_cpu_validate_request(req, input, err);
 	if (st != GDB_OK)
 		return st;
 	nrows = input->nrows;
 	if (nrows > SIZE_MAX / 64)
-		return gdb_set_error(err, GDB_ERR_OUT_OF_MEMORY,
+		return gdb_error_set(err, GDB_ERR_OUT_OF_MEMORY,
 							 "batch of %llu rows is too large for this host",
 							 (unsigned long long) nrows);
 
@@ -537,7 +536,7 @@ gdb_cpu_groupby(const GdbRequest *req, const GdbBatch *input,
 			if (rst != GDB_OK)
 			{
 				free(sel);
-				return gdb_set_error(err, rst, "%s", gdb_cpu_status_text(rst));
+				return gdb_error_set(err, rst, "%s", gdb_cpu_status_text(rst));
 			}
 			if (r != GDB_TRUE)
 				continue;
@@ -616,7 +615,7 @@ gdb_cpu_groupby(const GdbRequest *req, const GdbBatch *input,
 		free(nul);
 		free(order);
 		free(starts);
-		return gdb_set_error(err, GDB_ERR_OUT_OF_MEMORY,
+		return gdb_error_set(err, GDB_ERR_OUT_OF_MEMORY,
 							 "could not allocate a result batch of %llu bytes",
 							 (unsigned long long) total);
 	}
@@ -682,7 +681,7 @@ oom:
 	free(nul);
 	free(order);
 	free(starts);
-	return gdb_set_error(err, GDB_ERR_OUT_OF_MEMORY,
+	return gdb_error_set(err, GDB_ERR_OUT_OF_MEMORY,
 						 "out of memory for the CPU group-by of %llu rows",
 						 (unsigned long long) nrows);
 }

@@ -31,25 +31,6 @@ extern int	gdb_cpu_groupby(const GdbRequest *req, const GdbBatch *input,
 							GdbAllocFn alloc, void *alloc_arg,
 							GdbBatch **result, GdbStats *stats, GdbError *err);
 
-/* Set err (status and formatted message) when err is not NULL. */
-static int	gdb_store_error(GdbError *err, int status, const char *fmt,...)
-			__attribute__((format(printf, 3, 4)));
-
-static int
-gdb_store_error(GdbError *err, int status, const char *fmt,...)
-{
-	va_list		ap;
-
-	if (err == NULL)
-		return status;
-	err->status = status;
-	va_start(ap, fmt);
-	vsnprintf(err->message, sizeof(err->message), fmt, ap);
-	va_end(ap);
-	err->message[sizeof(err->message) - 1] = '\0';
-	return status;
-}
-
 static int
 gdb_store_ok(GdbError *err)
 {
@@ -70,20 +51,20 @@ gdb_store_layout_check(uint32_t ncols, const uint32_t *kinds,
 	uint32_t	c;
 
 	if (ncols > GDB_MAX_COLUMNS)
-		return gdb_store_error(err, GDB_ERR_BAD_REQUEST,
+		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 							   "column store of %u columns (at most %d)",
 							   (unsigned) ncols, GDB_MAX_COLUMNS);
 	if (ncols > 0 && (kinds == NULL || has_nulls == NULL))
-		return gdb_store_error(err, GDB_ERR_BAD_REQUEST,
+		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 							   "column store: kinds and has_nulls must not be NULL");
 	for (c = 0; c < ncols; c++)
 	{
 		if (kinds[c] != GDB_KIND_INT64 && kinds[c] != GDB_KIND_FLOAT64)
-			return gdb_store_error(err, GDB_ERR_BAD_REQUEST,
+			return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 								   "column store column %u has kind %u (INT64 or FLOAT64)",
 								   c, (unsigned) kinds[c]);
 		if (has_nulls[c] > 1)
-			return gdb_store_error(err, GDB_ERR_BAD_REQUEST,
+			return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 								   "column store column %u has null flag %u (0 or 1)",
 								   c, (unsigned) has_nulls[c]);
 	}
@@ -102,19 +83,19 @@ gdb_store_batch_check(const GdbStore *store, const GdbBatch *batch,
 	if (err == NULL)
 		err = &dummy;			/* gdb_cpu_validate_batch needs one */
 	if (batch == NULL)
-		return gdb_store_error(err, GDB_ERR_BAD_REQUEST,
+		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 							   "column store append: batch is NULL");
 	st = gdb_cpu_validate_batch(batch, err);
 	if (st != GDB_OK)
 		return st;
 	if (batch->ncols != h->ncols)
-		return gdb_store_error(err, GDB_ERR_BAD_REQUEST,
+		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 							   "column store append: batch has %u columns, the store %u",
 							   (unsigned) batch->ncols, (unsigned) h->ncols);
 	for (c = 0; c < h->ncols; c++)
 		if (batch->cols[c].kind != h->cols[c].kind ||
 			batch->cols[c].has_nulls != h->cols[c].has_nulls)
-			return gdb_store_error(err, GDB_ERR_BAD_REQUEST,
+			return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 								   "column store append: batch column %u is kind %u%s, the store's kind %u%s",
 								   c, (unsigned) batch->cols[c].kind,
 								   batch->cols[c].has_nulls ? " with NULLs" : "",
@@ -192,7 +173,7 @@ gdb_cpu_store_create(uint32_t ncols, const uint32_t *kinds,
 	int			st;
 
 	if (store == NULL)
-		return gdb_store_error(err, GDB_ERR_BAD_REQUEST,
+		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 							   "gdb_cpu_store_create: store must not be NULL");
 	*store = NULL;
 	st = gdb_store_layout_check(ncols, kinds, has_nulls, err);
@@ -201,20 +182,20 @@ gdb_cpu_store_create(uint32_t ncols, const uint32_t *kinds,
 	if (capacity == 0)
 		capacity = GDB_STORE_DEFAULT_CAPACITY;
 	if (capacity > GDB_STORE_MAX_ROWS)
-		return gdb_store_error(err, GDB_ERR_BAD_REQUEST,
+		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 							   "column store capacity %llu exceeds %llu rows",
 							   (unsigned long long) capacity,
 							   (unsigned long long) GDB_STORE_MAX_ROWS);
 	s = (GdbStore *) calloc(1, sizeof(GdbStore));
 	if (s == NULL)
-		return gdb_store_error(err, GDB_ERR_OUT_OF_MEMORY,
+		return gdb_error_set(err, GDB_ERR_OUT_OF_MEMORY,
 							   "out of memory for a column store");
 	total = gdb_batch_layout(&s->header, ncols, kinds, has_nulls, capacity);
 	if (total > (uint64_t) SIZE_MAX ||
 		(s->buf = (GdbBatch *) malloc((size_t) total)) == NULL)
 	{
 		free(s);
-		return gdb_store_error(err, GDB_ERR_OUT_OF_MEMORY,
+		return gdb_error_set(err, GDB_ERR_OUT_OF_MEMORY,
 							   "out of memory for a column store of %llu bytes",
 							   (unsigned long long) total);
 	}
@@ -273,7 +254,7 @@ gdb_cpu_store_append(GdbStore *store, const GdbBatch *batch, GdbError *err)
 	int			st;
 
 	if (store == NULL || store->on_device)
-		return gdb_store_error(err, GDB_ERR_BAD_REQUEST,
+		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 							   "gdb_cpu_store_append: %s",
 							   store ? "a CUDA store" : "store is NULL");
 	st = gdb_store_batch_check(store, batch, err);
@@ -282,7 +263,7 @@ gdb_cpu_store_append(GdbStore *store, const GdbBatch *batch, GdbError *err)
 	h = &store->header;
 	n = batch->nrows;
 	if (n > GDB_STORE_MAX_ROWS - h->nrows)
-		return gdb_store_error(err, GDB_ERR_BAD_REQUEST,
+		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 							   "column store of %llu rows cannot take %llu more (at most %llu)",
 							   (unsigned long long) h->nrows, (unsigned long long) n,
 							   (unsigned long long) GDB_STORE_MAX_ROWS);
@@ -296,7 +277,7 @@ gdb_cpu_store_append(GdbStore *store, const GdbBatch *batch, GdbError *err)
 		if (nb == NULL)
 			nb = gdb_cpu_store_regrow(store, need, &nh);
 		if (nb == NULL)
-			return gdb_store_error(err, GDB_ERR_OUT_OF_MEMORY,
+			return gdb_error_set(err, GDB_ERR_OUT_OF_MEMORY,
 								   "out of memory growing a column store of %llu bytes to %llu rows",
 								   (unsigned long long) h->total_bytes,
 								   (unsigned long long) need);
@@ -334,7 +315,7 @@ gdb_cpu_store_groupby(GdbStore *store, const GdbRequest *req,
 	{
 		if (result)
 			*result = NULL;
-		return gdb_store_error(err, GDB_ERR_BAD_REQUEST,
+		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 							   "gdb_cpu_store_groupby: %s",
 							   store ? "a CUDA store" : "store is NULL");
 	}
@@ -356,19 +337,19 @@ gdb_store_scatter_check(const GdbStore *store, uint32_t col,
 	uint64_t	i;
 
 	if (col >= h->ncols)
-		return gdb_store_error(err, GDB_ERR_BAD_REQUEST,
+		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 							   "%s: column %u of a store of %u columns",
 							   what, (unsigned) col, (unsigned) h->ncols);
 	if (h->cols[col].kind != GDB_KIND_INT64)
-		return gdb_store_error(err, GDB_ERR_BAD_REQUEST,
+		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 							   "%s: column %u is kind %u, not INT64",
 							   what, (unsigned) col, (unsigned) h->cols[col].kind);
 	if (n > 0 && (rows == NULL || vals == NULL))
-		return gdb_store_error(err, GDB_ERR_BAD_REQUEST,
+		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 							   "%s: rows and vals must not be NULL", what);
 	for (i = 0; i < n; i++)
 		if ((uint64_t) rows[i] >= h->nrows)
-			return gdb_store_error(err, GDB_ERR_BAD_REQUEST,
+			return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 								   "%s: row %u of a store of %llu rows (entry %llu)",
 								   what, (unsigned) rows[i],
 								   (unsigned long long) h->nrows,
@@ -395,7 +376,7 @@ gdb_cpu_store_scatter(GdbStore *store, uint32_t col, const uint32_t *rows,
 	int			st;
 
 	if (store == NULL || store->on_device)
-		return gdb_store_error(err, GDB_ERR_BAD_REQUEST,
+		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 							   "gdb_cpu_store_scatter: %s",
 							   store ? "a CUDA store" : "store is NULL");
 	st = gdb_store_scatter_check(store, col, rows, vals, n,

@@ -254,6 +254,14 @@ typedef struct GdbDeviceInfo
 	int			multiprocessors;
 } GdbDeviceInfo;
 
+/*
+ * gdb_error_set: set err (when not NULL) to status and a printf-style
+ * message, NUL-terminated; returns status.  One helper for both paths
+ * (defined in src/cpu_path.c, which every build links).
+ */
+extern int	gdb_error_set(GdbError *err, int status, const char *fmt,...)
+			__attribute__((format(printf, 3, 4)));
+
 /* Allocator for result batches: returns NULL on failure, never longjmps. */
 typedef void *(*GdbAllocFn) (void *arg, size_t bytes);
 

@@ -379,15 +379,46 @@ srv_handle_cache_append(int s, char *payload, size_t len, int fd)
 		entry_unlink(e, true);
 }
 
+/*
+ * Intern n strings (uint32 length + bytes each, from p up to end) into e's
+ * dictionary, creating it if needed; codes (may be NULL) receives each
+ * string's code.  false if the strings run past end.
+ */
+static bool
+intern_strings(CacheEntry *e, const char *p, const char *end, uint64 n,
+			   int64 *codes)
+{
+	MemoryContext old = MemoryContextSwitchTo(e->mcxt);
+	uint64		i;
+
+	if (e->dict == NULL)
+		e->dict = gdb_dict_create();
+	for (i = 0; i < n; i++)
+	{
+		uint32		l;
+		int64		code;
+
+		if (p + sizeof(uint32) > end)
+			break;
+		memcpy(&l, p, sizeof(uint32));
+		p += sizeof(uint32);
+		if (l > (uint64) (end - p))
+			break;
+		code = gdb_dict_intern(e->dict, p, l);
+		if (codes)
+			codes[i] = code;
+		p += l;
+	}
+	MemoryContextSwitchTo(old);
+	return i == n;
+}
+
 void
 srv_handle_cache_finish(int s, char *payload, size_t len)
 {
 	GdbCacheRef *ref = (GdbCacheRef *) payload;
 	CacheEntry *e;
-	MemoryContext old;
-	char	   *p;
 	char	   *end = payload + len;
-	uint64		i;
 	GdbStatusReply st;
 
 	e = len >= sizeof(GdbCacheRef) ? find_entry_by_id(ref->cache_id) : NULL;
@@ -396,24 +427,7 @@ srv_handle_cache_finish(int s, char *payload, size_t len)
 		srv_reply_error(s, GDB_ERR_BAD_REQUEST, "no cache entry being loaded by this session");
 		return;
 	}
-	old = MemoryContextSwitchTo(e->mcxt);
-	e->dict = gdb_dict_create();
-	p = payload + sizeof(GdbCacheRef);
-	for (i = 0; i < ref->nstrings; i++)
-	{
-		uint32		l;
-
-		if (p + sizeof(uint32) > end)
-			break;
-		memcpy(&l, p, sizeof(uint32));
-		p += sizeof(uint32);
-		if (p + l > end)
-			break;
-		(void) gdb_dict_intern(e->dict, p, l);
-		p += l;
-	}
-	MemoryContextSwitchTo(old);
-	if (i != ref->nstrings)
+	if (!intern_strings(e, payload + sizeof(GdbCacheRef), end, ref->nstrings, NULL))
 	{
 		srv_reply_error(s, GDB_ERR_BAD_REQUEST, "malformed dictionary");
 		return;
@@ -735,7 +749,6 @@ srv_handle_cache_changes(int s, char *payload, size_t len, int fd)
 	size_t		blen = 0;
 	CacheEntry *e,
 			   *next;
-	uint64		i;
 
 	memset(&st, 0, sizeof(st));
 	if (len < sizeof(GdbCacheChanges) ||
@@ -780,33 +793,12 @@ srv_handle_cache_changes(int s, char *payload, size_t len, int fd)
 			continue;
 		/* the statement's strings, as codes of this entry's dictionary */
 		codes = repalloc0_codes(codes, ch->nstrings);
+		if (!intern_strings(e, p, end, ch->nstrings, codes))
 		{
-			MemoryContext old = MemoryContextSwitchTo(e->mcxt);
-			char	   *q = p;
-
-			if (e->dict == NULL)
-				e->dict = gdb_dict_create();
-			for (i = 0; i < ch->nstrings; i++)
-			{
-				uint32		l;
-
-				if (q + sizeof(uint32) > end)
-					break;
-				memcpy(&l, q, sizeof(uint32));
-				q += sizeof(uint32);
-				if (q + l > end)
-					break;
-				codes[i] = gdb_dict_intern(e->dict, q, l);
-				q += l;
-			}
-			MemoryContextSwitchTo(old);
-			if (i != ch->nstrings)
-			{
-				if (batch)
-					munmap(batch, blen);
-				srv_reply_error(s, GDB_ERR_BAD_REQUEST, "malformed strings");
-				return;
-			}
+			if (batch)
+				munmap(batch, blen);
+			srv_reply_error(s, GDB_ERR_BAD_REQUEST, "malformed strings");
+			return;
 		}
 		rc = apply_changes(e, ch, del, ins_ctids, ins_xids, codes, batch, &st.err);
 		if (rc == GDB_OK && srv_cache_bytes(NULL) > budget_bytes() &&
