@@ -48,7 +48,7 @@ typedef struct Capture
 	GdbBatch   *batch;			/* inserted rows (+ visibility column) */
 	uint64		capacity;
 	uint64	   *ins;			/* ctid, xid per inserted row */
-	uint64	   *del;			/* ctid, xid, inserts before it: per deleted row */
+	uint64	   *del;			/* ctid, xid, inserts before it, version's xmin */
 	uint64		ndel;
 	uint64		del_capacity;
 	struct Capture *next;
@@ -205,20 +205,22 @@ capture_for(Relation rel)
 }
 
 static void
-add_delete(Capture *c, ItemPointer tid, uint64 xid)
+add_delete(Capture *c, HeapTuple old, uint64 xid)
 {
 	if (c->ndel == c->del_capacity)
 	{
 		c->del_capacity = Max(c->del_capacity * 2, 64);
 		c->del = c->del ?
-			repalloc_huge(c->del, sizeof(uint64) * 3 * c->del_capacity) :
-			MemoryContextAllocHuge(capture_cxt, sizeof(uint64) * 3 * c->del_capacity);
+			repalloc_huge(c->del, sizeof(uint64) * 4 * c->del_capacity) :
+			MemoryContextAllocHuge(capture_cxt, sizeof(uint64) * 4 * c->del_capacity);
 	}
-	c->del[3 * c->ndel] = GDB_CTID(ItemPointerGetBlockNumber(tid),
-								   ItemPointerGetOffsetNumber(tid));
-	c->del[3 * c->ndel + 1] = xid;
+	c->del[4 * c->ndel] = GDB_CTID(ItemPointerGetBlockNumber(&old->t_self),
+								   ItemPointerGetOffsetNumber(&old->t_self));
+	c->del[4 * c->ndel + 1] = xid;
 	/* the server replays inserts and deletes in the order they happened */
-	c->del[3 * c->ndel + 2] = c->batch ? c->batch->nrows : 0;
+	c->del[4 * c->ndel + 2] = c->batch ? c->batch->nrows : 0;
+	/* which version: the server checks it is the one its row holds */
+	c->del[4 * c->ndel + 3] = HeapTupleHeaderGetXmin(old->t_data);
 	c->ndel++;
 }
 
@@ -306,7 +308,7 @@ send_changes(Capture *c, const char *relname)
 
 	initStringInfo(&body);
 	if (c->ndel > 0)
-		appendBinaryStringInfo(&body, (char *) c->del, sizeof(uint64) * 3 * c->ndel);
+		appendBinaryStringInfo(&body, (char *) c->del, sizeof(uint64) * 4 * c->ndel);
 	for (i = 0; i < nins; i++)
 		appendBinaryStringInfo(&body, (char *) &c->ins[2 * i], sizeof(uint64));
 	for (i = 0; i < nins; i++)
@@ -455,7 +457,7 @@ gpudb_cache_invalidate(PG_FUNCTION_ARGS)
 		{
 			if (TRIGGER_FIRED_BY_DELETE(td->tg_event) ||
 				TRIGGER_FIRED_BY_UPDATE(td->tg_event))
-				add_delete(c, &td->tg_trigtuple->t_self, xid);
+				add_delete(c, td->tg_trigtuple, xid);
 			if (TRIGGER_FIRED_BY_INSERT(td->tg_event))
 				add_insert(c, rel, td->tg_trigtuple, xid);
 			else if (TRIGGER_FIRED_BY_UPDATE(td->tg_event))

@@ -81,6 +81,7 @@ typedef struct InsertedCtid
 {
 	uint64		ctid;			/* hash key */
 	uint32		row;
+	uint32		xmin;			/* its inserting xid, as the tuple header holds it */
 } InsertedCtid;
 
 static CacheEntry *entries = NULL;
@@ -627,6 +628,27 @@ pending_row(CacheEntry *e, uint32 row)
 }
 
 /*
+ * Is the deleted version (heap address ctid, tuple xmin xmin) the one row
+ * of e holds?  Appended rows remember their inserting xid; loaded rows were
+ * inserted by a transaction the load saw as committed (or frozen).
+ */
+static bool
+version_matches(CacheEntry *e, int64 row, uint64 ctid, uint32 xmin)
+{
+	if ((uint64) row >= e->nloaded)
+	{
+		InsertedCtid *ic = hash_search(e->inserted, &ctid, HASH_FIND, NULL);
+
+		return ic && ic->row == (uint32) row && ic->xmin == xmin;
+	}
+	if (xmin < 3)				/* bootstrap or frozen */
+		return true;
+	if (e->snap.overflowed)		/* the load's running xids are not all known */
+		return xid_precedes(xmin, e->snap.xmin);
+	return xid_precedes(xmin, e->snap.xmax) && !xid_in(xmin, e->xip, e->snap.nxip);
+}
+
+/*
  * Apply one statement's captured changes to e: deleted rows get their
  * deleting xid, inserted rows are appended (visibility 0) with their
  * inserting xid.  Text codes of the inserted batch are mapped into e's
@@ -694,7 +716,7 @@ apply_changes(CacheEntry *e, const GdbCacheChanges *ch, const uint64 *del,
 	/* replay inserts and deletes in the order the statement made them */
 	for (i = 0; i <= ch->ndeleted; i++)
 	{
-		uint64		upto = i < ch->ndeleted ? Min(del[3 * i + 2], ch->ninserted) : ch->ninserted;
+		uint64		upto = i < ch->ndeleted ? Min(del[4 * i + 2], ch->ninserted) : ch->ninserted;
 		int64		row;
 		PendingRow *p;
 
@@ -704,21 +726,26 @@ apply_changes(CacheEntry *e, const GdbCacheChanges *ch, const uint64 *del,
 			InsertedCtid *ic = hash_search(e->inserted, &ins_ctids[ins], HASH_ENTER, NULL);
 
 			ic->row = r;
+			ic->xmin = (uint32) ins_xids[ins];
 			pending_row(e, r)->xmin = ins_xids[ins];
 		}
 		if (i == ch->ndeleted)
 			break;
-		row = find_row(e, del[3 * i]);
+		row = find_row(e, del[4 * i]);
 		/*
-		 * The deleted version must be a live row of the cache.  A dead one
-		 * means the ctid was reused by a row this copy has not seen yet
-		 * (changes arriving out of order): never guess, drop the copy.
+		 * The deleted version must be a live row of the cache, the very
+		 * version its row holds: an appended row inserted by the xid the
+		 * version carries, or a loaded row whose xmin the load saw as
+		 * committed.  Anything else means the ctid was reused by a row this
+		 * copy has not seen yet (changes arriving out of order): never
+		 * guess, drop the copy.
 		 */
-		if (row < 0 || (e->dead[row / 8] & (1 << (row % 8))))
+		if (row < 0 || (e->dead[row / 8] & (1 << (row % 8))) ||
+			!version_matches(e, row, del[4 * i], (uint32) del[4 * i + 3]))
 		{
 			snprintf(err->message, sizeof(err->message),
 					 "a deleted row (ctid " UINT64_FORMAT ") is not a live row of the cache",
-					 del[3 * i]);
+					 del[4 * i]);
 			return GDB_ERR_BAD_REQUEST;
 		}
 		p = pending_row(e, (uint32) row);
@@ -729,7 +756,7 @@ apply_changes(CacheEntry *e, const GdbCacheChanges *ch, const uint64 *del,
 					 GDB_MAX_DELETERS);
 			return GDB_ERR_BAD_REQUEST;
 		}
-		p->xmax[p->nxmax++] = del[3 * i + 1];
+		p->xmax[p->nxmax++] = del[4 * i + 1];
 	}
 	return GDB_OK;
 }
@@ -752,13 +779,13 @@ srv_handle_cache_changes(int s, char *payload, size_t len, int fd)
 
 	memset(&st, 0, sizeof(st));
 	if (len < sizeof(GdbCacheChanges) ||
-		(len - sizeof(GdbCacheChanges)) / 8 < 3 * ch->ndeleted + 2 * ch->ninserted)
+		(len - sizeof(GdbCacheChanges)) / 8 < 4 * ch->ndeleted + 2 * ch->ninserted)
 	{
 		srv_reply_error(s, GDB_ERR_BAD_REQUEST, "malformed changes");
 		return;
 	}
 	del = (const uint64 *) (payload + sizeof(GdbCacheChanges));
-	ins_ctids = del + 3 * ch->ndeleted;
+	ins_ctids = del + 4 * ch->ndeleted;
 	ins_xids = ins_ctids + ch->ninserted;
 	p = (char *) (ins_xids + ch->ninserted);
 	if (ch->ninserted > 0)
@@ -928,48 +955,22 @@ resolve_pending(int s, CacheEntry *e)
 	n = hash_get_num_entries(e->pending);
 	rows = palloc(sizeof(uint32) * Max(n, 1));
 	vals = palloc(sizeof(int64) * Max(n, 1));
+
+	/* this snapshot's visibility of every pending row */
 	i = 0;
 	hash_seq_init(&seq, e->pending);
 	while ((p = hash_seq_search(&seq)) != NULL)
 	{
-		GdbXidStatus smin = status_of(p->xmin, xids, xst, nx);
 		bool		deleted = false;
-		bool		deleted_for_all = false;
-		bool		visible;
-		uint32		k,
-					kept = 0;
+		uint32		k;
 
-		/* deleted for this snapshot iff one of its deleters is visible */
 		for (k = 0; k < p->nxmax; k++)
-		{
-			GdbXidStatus smax = status_of(p->xmax[k], xids, xst, nx);
-
-			deleted |= seen(smax);
-			deleted_for_all |= (smax == GDB_XID_ALL_VISIBLE);
-			/* fold: an aborted deleter deleted nothing */
-			if (smax != GDB_XID_ABORTED)
-				p->xmax[kept++] = p->xmax[k];
-		}
-		p->nxmax = kept;
-		visible = seen(smin) && !deleted;
-
+			deleted |= seen(status_of(p->xmax[k], xids, xst, nx));
 		rows[i] = p->row;
-		vals[i] = visible ? 1 : 0;
-		i++;
-		if (!visible)
+		vals[i] = (seen(status_of(p->xmin, xids, xst, nx)) && !deleted) ? 1 : 0;
+		if (vals[i] == 0)
 			e->has_invisible = true;
-		/* fold what every future snapshot sees alike */
-		if (smin == GDB_XID_ALL_VISIBLE)
-			p->xmin = 0;
-		if (smin == GDB_XID_ABORTED || deleted_for_all ||
-			(p->xmin == 0 && p->nxmax == 0))
-		{
-			uint32		row = p->row;
-
-			if (smin == GDB_XID_ABORTED || deleted_for_all)
-				e->dead[row / 8] |= (uint8) (1 << (row % 8));
-			(void) hash_search(e->pending, &row, HASH_REMOVE, NULL);
-		}
+		i++;
 	}
 	if (srv_use_gpu)
 	{
@@ -987,6 +988,42 @@ resolve_pending(int s, CacheEntry *e)
 		st.err = err;
 		st.err.status = rc;
 		return srv_reply(s, &st, NULL, 0, NULL, 0) ? 0 : -1;
+	}
+
+	/*
+	 * Only now that the column holds them, fold what every future snapshot
+	 * sees alike: aborted deleters deleted nothing; a row inserted by an
+	 * aborted xid, or deleted by one committed before every snapshot, is
+	 * dead; one whose xids are all settled stays as the column says.
+	 */
+	hash_seq_init(&seq, e->pending);
+	while ((p = hash_seq_search(&seq)) != NULL)
+	{
+		GdbXidStatus smin = status_of(p->xmin, xids, xst, nx);
+		bool		deleted_for_all = false;
+		uint32		k,
+					kept = 0;
+
+		for (k = 0; k < p->nxmax; k++)
+		{
+			GdbXidStatus smax = status_of(p->xmax[k], xids, xst, nx);
+
+			deleted_for_all |= (smax == GDB_XID_ALL_VISIBLE);
+			if (smax != GDB_XID_ABORTED)
+				p->xmax[kept++] = p->xmax[k];
+		}
+		p->nxmax = kept;
+		if (smin == GDB_XID_ALL_VISIBLE)
+			p->xmin = 0;
+		if (smin == GDB_XID_ABORTED || deleted_for_all ||
+			(p->xmin == 0 && p->nxmax == 0))
+		{
+			uint32		row = p->row;
+
+			if (smin == GDB_XID_ABORTED || deleted_for_all)
+				e->dead[row / 8] |= (uint8) (1 << (row % 8));
+			(void) hash_search(e->pending, &row, HASH_REMOVE, NULL);
+		}
 	}
 	return 1;
 }

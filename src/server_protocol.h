@@ -108,7 +108,8 @@ typedef uint8_t GdbXidStatus;
 
 /*
  * CACHE_CHANGES: captured row changes of one statement on one relation:
- * GdbCacheChanges, then ndeleted (uint64 ctid, uint64 xid) pairs, then
+ * GdbCacheChanges, then ndeleted (uint64 ctid, uint64 xid, uint64 inserts
+ * captured before it, uint64 xmin of the deleted version) records, then
  * ninserted uint64 ctids and ninserted uint64 xids, then nstrings text
  * values (uint32 length + bytes) whose index is the code the inserted
  * batch's text columns use.  The inserted rows come as a memfd batch with
