@@ -26,7 +26,7 @@ if [ "$what" = suites ] || [ "$what" = all ]; then
 fi
 
 # a warm machine may still run the last call's server
-[ -f /tmp/gpudb-pg/env.sh ] && /tmp/gpudb-pg/pg/bin/pg_ctl -D /tmp/gpudb-pg/data status >/dev/null 2>&1 ||
+[ -f /tmp/gpudb-pg/env.sh ] && (source /tmp/gpudb-pg/env.sh; psql -X -Atqc 'SELECT 1' >/dev/null 2>&1) ||
 bash .gpu-bundle/start.sh "gpudb.device = gpu" "shared_buffers = '16GB'" \
     "max_parallel_workers_per_gather = 16" "max_worker_processes = 32" "max_parallel_workers = 32" \
     "work_mem = '1GB'" > "$OUT/start.log" 2>&1 || { cat "$OUT/start.log"; exit 1; }
