@@ -60,17 +60,10 @@ for n in "$SECS" "$WRITERS" "$READERS" "$ROWS" "$TPS"; do
 done
 case "$DB" in ''|*[!a-z0-9_]*) echo "concurrent_cache: CONCURRENT_DB must be a plain lower-case name" >&2; exit 2 ;; esac
 
-if [ -z "${PGBENCH:-}" ]; then
-    PGBENCH="$(pg_config --bindir 2>/dev/null)/pgbench"
-    [ -x "$PGBENCH" ] || PGBENCH=/usr/lib/postgresql/15/bin/pgbench
-fi
-[ -x "$PGBENCH" ] || { echo "concurrent_cache: no pgbench at $PGBENCH" >&2; exit 2; }
-
-# loopback or unix socket only
-case "${PGHOST:-}" in
-    ''|/*|localhost|127.0.0.1|::1) ;;
-    *) echo "concurrent_cache: PGHOST=$PGHOST is neither a unix socket nor loopback; refusing" >&2; exit 2 ;;
-esac
+# shellcheck source=test/session_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/session_lib.sh"
+gdb_find_pgbench concurrent_cache
+gdb_require_loopback concurrent_cache
 
 WORK="$(mktemp -d -t gpudb-concurrent.XXXXXX)"
 BG_PIDS=()
@@ -247,42 +240,6 @@ st="$(state)"
 # (they keep transactions open across steps); B is one psql per step.
 # ---------------------------------------------------------------------------
 declare -A S_FD=() S_SEQ=() S_PID=()
-# s_start NAME: start persistent session NAME
-s_start() {
-    local fd
-    mkfifo "$WORK/$1.in"
-    # (the child closes the other sessions' fifos, so that each session sees
-    # EOF when its own writer closes)
-    (
-        for fd in "${S_FD[@]}"; do exec {fd}>&-; done
-        exec stdbuf -oL -eL psql -X -q -At -v ON_ERROR_STOP=0 -d "$DB" <"$WORK/$1.in" >"$WORK/$1.out" 2>&1
-    ) &
-    S_PID[$1]=$!
-    exec {fd}>"$WORK/$1.in"
-    S_FD[$1]=$fd
-    S_SEQ[$1]=0
-    printf '\\echo __mark_%s_0__\n' "$1" >&"$fd"
-}
-# s_send NAME SQL: send SQL to session NAME, followed by a marker
-# (not in a subshell: it advances the marker counter)
-s_send() {
-    S_SEQ[$1]=$(( ${S_SEQ[$1]} + 1 ))
-    printf '%s\n\\echo __mark_%s_%s__\n' "$2" "$1" "${S_SEQ[$1]}" >&"${S_FD[$1]}"
-}
-# s_output NAME: wait for the last marker of NAME, print what came before it
-s_output() {
-    local n="${S_SEQ[$1]}" tries=0
-    local m="__mark_$1_${n}__" p="__mark_$1_$((n - 1))__"
-    until grep -qx "$m" "$WORK/$1.out"; do
-        sleep 0.05
-        tries=$((tries + 1))
-        if [ "$tries" -gt 1200 ]; then
-            echo "TIMEOUT: session $1 did not answer within 60 s"
-            return 1
-        fi
-    done
-    awk -v p="$p" -v m="$m" '$0 == p { on = 1; next } $0 == m { exit } on' "$WORK/$1.out"
-}
 # s_run NAME SQL: run SQL in session NAME; its output goes to the log when it
 # has any (BEGIN, COMMIT and the like print nothing under -q)
 s_run() {

@@ -39,10 +39,9 @@ DB="${FAULTS_DB:-gpudb_faults}"
 SLOW_MS="${FAULTS_SLOW_MS:-4000}"
 case "$DB" in ''|*[!a-z0-9_]*) echo "faults: FAULTS_DB must be a plain lower-case name" >&2; exit 2 ;; esac
 case "$SLOW_MS" in ''|*[!0-9]*) echo "faults: FAULTS_SLOW_MS is not a number" >&2; exit 2 ;; esac
-case "${PGHOST:-}" in
-    ''|/*|localhost|127.0.0.1|::1) ;;
-    *) echo "faults: PGHOST=$PGHOST is neither a unix socket nor loopback; refusing" >&2; exit 2 ;;
-esac
+# shellcheck source=test/session_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/session_lib.sh"
+gdb_require_loopback faults
 
 WORK="$(mktemp -d -t gpudb-faults.XXXXXX)"
 BG_PIDS=()
@@ -71,35 +70,6 @@ trap cleanup EXIT
 
 q() { timeout 90 psql -X -q -At -v ON_ERROR_STOP=1 -d "$DB" "$@"; }
 
-# persistent sessions: psql fed through a fifo, a marker after each command
-s_start() {
-    local fd
-    mkfifo "$WORK/$1.in"
-    (
-        for fd in "${S_FD[@]}"; do exec {fd}>&-; done
-        exec stdbuf -oL -eL psql -X -q -At -v ON_ERROR_STOP=0 -d "$DB" <"$WORK/$1.in" >"$WORK/$1.out" 2>&1
-    ) &
-    S_PID[$1]=$!
-    exec {fd}>"$WORK/$1.in"
-    S_FD[$1]=$fd
-    S_SEQ[$1]=0
-    printf '\\echo __mark_%s_0__\n' "$1" >&"$fd"
-}
-s_send() {
-    S_SEQ[$1]=$(( ${S_SEQ[$1]} + 1 ))
-    printf '%s\n\\echo __mark_%s_%s__\n' "$2" "$1" "${S_SEQ[$1]}" >&"${S_FD[$1]}"
-}
-# s_output NAME: what came before NAME's last marker (waits up to 60 s)
-s_output() {
-    local n="${S_SEQ[$1]}" tries=0
-    local m="__mark_$1_${n}__" p="__mark_$1_$((n - 1))__"
-    until grep -qx "$m" "$WORK/$1.out"; do
-        sleep 0.05
-        tries=$((tries + 1))
-        if [ "$tries" -gt 1200 ]; then echo "TIMEOUT"; return 1; fi
-    done
-    awk -v p="$p" -v m="$m" '$0 == p { on = 1; next } $0 == m { exit } on' "$WORK/$1.out"
-}
 # s_run NAME SQL: run SQL (ending with a semicolon) in NAME; its output in
 # $S_OUT (not in a subshell: s_send advances the marker counter)
 s_run() { s_send "$1" "$2"; S_OUT="$(s_output "$1")"; }

@@ -67,15 +67,10 @@ for n in "$CLIENTS" "$SECS" "$ROWS" "$JOBS"; do
     case "$n" in ''|*[!0-9]*|0) echo "load_pgbench: not a positive number: '$n'" >&2; exit 2 ;; esac
 done
 case "$DB" in ''|*[!a-z0-9_]*) echo "load_pgbench: LOAD_DB must be a plain lower-case name" >&2; exit 2 ;; esac
-if [ -z "${PGBENCH:-}" ]; then
-    PGBENCH="$(pg_config --bindir 2>/dev/null)/pgbench"
-    [ -x "$PGBENCH" ] || PGBENCH=/usr/lib/postgresql/15/bin/pgbench
-fi
-[ -x "$PGBENCH" ] || { echo "load_pgbench: no pgbench at $PGBENCH" >&2; exit 2; }
-case "${PGHOST:-}" in
-    ''|/*|localhost|127.0.0.1|::1) ;;
-    *) echo "load_pgbench: PGHOST=$PGHOST is neither a unix socket nor loopback; refusing" >&2; exit 2 ;;
-esac
+# shellcheck source=test/session_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/session_lib.sh"
+gdb_find_pgbench load_pgbench
+gdb_require_loopback load_pgbench
 
 WORK="$(mktemp -d -t gpudb-load.XXXXXX)"
 BG_PIDS=()

@@ -1,0 +1,63 @@
+# test/session_lib.sh — helpers shared by the multi-session test scripts
+# (concurrent_cache.sh, faults.sh, load_pgbench.sh).  Sourced, not run.
+#
+# gdb_require_loopback NAME: refuse any PGHOST but a unix socket or loopback.
+# gdb_find_pgbench NAME:     set PGBENCH (pg_config's bindir, else PG 15's).
+# Sessions (need WORK, DB and `declare -A S_FD=() S_SEQ=() S_PID=()`): a
+# session is a psql reading a fifo; each command is followed by an \echo
+# marker, so the caller can wait for and read exactly its output.
+#   s_start NAME        start session NAME
+#   s_send NAME SQL     send SQL, then a marker (not in a subshell: it
+#                       advances the marker counter)
+#   s_output NAME       print what came before NAME's last marker; waits up to
+#                       60 s, else prints "TIMEOUT: ..." and returns 1
+
+gdb_require_loopback() {
+    case "${PGHOST:-}" in
+        ''|/*|localhost|127.0.0.1|::1) ;;
+        *) echo "$1: PGHOST=$PGHOST is neither a unix socket nor loopback; refusing" >&2; exit 2 ;;
+    esac
+}
+
+gdb_find_pgbench() {
+    if [ -z "${PGBENCH:-}" ]; then
+        PGBENCH="$(pg_config --bindir 2>/dev/null)/pgbench"
+        [ -x "$PGBENCH" ] || PGBENCH=/usr/lib/postgresql/15/bin/pgbench
+    fi
+    [ -x "$PGBENCH" ] || { echo "$1: no pgbench at $PGBENCH" >&2; exit 2; }
+}
+
+s_start() {
+    local fd
+    mkfifo "$WORK/$1.in"
+    # (the child closes the other sessions' fifos, so that each session sees
+    # EOF when its own writer closes)
+    (
+        for fd in "${S_FD[@]}"; do exec {fd}>&-; done
+        exec stdbuf -oL -eL psql -X -q -At -v ON_ERROR_STOP=0 -d "$DB" <"$WORK/$1.in" >"$WORK/$1.out" 2>&1
+    ) &
+    S_PID[$1]=$!
+    exec {fd}>"$WORK/$1.in"
+    S_FD[$1]=$fd
+    S_SEQ[$1]=0
+    printf '\\echo __mark_%s_0__\n' "$1" >&"$fd"
+}
+
+s_send() {
+    S_SEQ[$1]=$(( ${S_SEQ[$1]} + 1 ))
+    printf '%s\n\\echo __mark_%s_%s__\n' "$2" "$1" "${S_SEQ[$1]}" >&"${S_FD[$1]}"
+}
+
+s_output() {
+    local n="${S_SEQ[$1]}" tries=0
+    local m="__mark_$1_${n}__" p="__mark_$1_$((n - 1))__"
+    until grep -qx "$m" "$WORK/$1.out"; do
+        sleep 0.05
+        tries=$((tries + 1))
+        if [ "$tries" -gt 1200 ]; then
+            echo "TIMEOUT: session $1 did not answer within 60 s"
+            return 1
+        fi
+    done
+    awk -v p="$p" -v m="$m" '$0 == p { on = 1; next } $0 == m { exit } on' "$WORK/$1.out"
+}
