@@ -503,24 +503,6 @@ choose_columns(Relation rel, ArrayType *names, GdbColumnSet *cs)
 }
 
 /* see groupby.h */
-uint64
-gdb_cache_batch_layout(const GdbColumnSet *cs, GdbBatch *batch, uint64 capacity)
-{
-	uint32		kinds[GDB_MAX_COLUMNS + 1];
-	uint32		has_nulls[GDB_MAX_COLUMNS + 1];
-	int			i;
-
-	for (i = 0; i < cs->ncols; i++)
-	{
-		kinds[i] = gdb_column_kind(cs, i);
-		has_nulls[i] = 1;
-	}
-	kinds[cs->ncols] = GDB_KIND_INT64;	/* the visibility column */
-	has_nulls[cs->ncols] = 0;
-	return gdb_batch_layout(batch, cs->ncols + 1, kinds, has_nulls, capacity);
-}
-
-/* see groupby.h */
 void
 gdb_cache_batch_set_visible(GdbBatch *batch, int vis_col, int64 value)
 {
@@ -681,7 +663,7 @@ gpu_cache_load(PG_FUNCTION_ARGS)
 
 	/* two shared buffers: fill one while the server copies the other */
 	capacity = Min((uint64) gpudb_batch_rows, cc->est_rows);
-	gdb_cache_batch_layout(&cs, &layout, capacity);
+	gdb_columnset_layout(&cs, &layout, capacity, true);
 	for (i = 0; i < 2; i++)
 	{
 		buf[i] = gdb_memfd_alloc(layout.total_bytes, &fds[i]);

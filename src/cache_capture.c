@@ -233,7 +233,7 @@ grow_batch(Capture *c)
 	uint64		cap = Max(c->capacity * 2, 256);
 	uint32		col;
 
-	gdb_cache_batch_layout(&c->cs, &layout, cap);
+	gdb_columnset_layout(&c->cs, &layout, cap, true);
 	nb = MemoryContextAllocHuge(capture_cxt, layout.total_bytes);
 	memcpy(nb, &layout, sizeof(GdbBatch));
 	if (c->batch)
@@ -327,7 +327,7 @@ send_changes(Capture *c, const char *relname)
 		GdbBatch   *shared;
 		uint32		col;
 
-		gdb_cache_batch_layout(&c->cs, &layout, nins);
+		gdb_columnset_layout(&c->cs, &layout, nins, true);
 		shared = gdb_memfd_alloc(layout.total_bytes, &fd);
 		memcpy(shared, &layout, sizeof(GdbBatch));
 		shared->nrows = nins;

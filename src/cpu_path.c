@@ -503,6 +503,7 @@ gdb_cpu_groupby(const GdbRequest *req, const GdbBatch *input,
 	GdbBatch   *out;
 	GdbCpuSortCtx ctx;
 	int			st;
+	int			status = GDB_OK;
 
 	if (err == NULL)
 		err = &dummy;
@@ -535,8 +536,8 @@ gdb_cpu_groupby(const GdbRequest *req, const GdbBatch *input,
 
 			if (rst != GDB_OK)
 			{
-				free(sel);
-				return gdb_error_set(err, rst, "%s", gdb_cpu_status_text(rst));
+				status = gdb_error_set(err, rst, "%s", gdb_cpu_status_text(rst));
+				goto done;
 			}
 			if (r != GDB_TRUE)
 				continue;
@@ -610,14 +611,10 @@ gdb_cpu_groupby(const GdbRequest *req, const GdbBatch *input,
 	out = (GdbBatch *) alloc(alloc_arg, (size_t) total);
 	if (out == NULL)
 	{
-		free(sel);
-		free(enc);
-		free(nul);
-		free(order);
-		free(starts);
-		return gdb_error_set(err, GDB_ERR_OUT_OF_MEMORY,
-							 "could not allocate a result batch of %llu bytes",
-							 (unsigned long long) total);
+		status = gdb_error_set(err, GDB_ERR_OUT_OF_MEMORY,
+							   "could not allocate a result batch of %llu bytes",
+							   (unsigned long long) total);
+		goto done;
 	}
 	memset(out, 0, (size_t) total);
 	gdb_batch_layout(out, nout, kinds, has_nulls, ngroups);
@@ -660,11 +657,6 @@ gdb_cpu_groupby(const GdbRequest *req, const GdbBatch *input,
 		}
 	}
 
-	free(sel);
-	free(enc);
-	free(nul);
-	free(order);
-	free(starts);
 	if (stats)
 	{
 		stats->rows_in += nrows;
@@ -673,15 +665,17 @@ gdb_cpu_groupby(const GdbRequest *req, const GdbBatch *input,
 	}
 	*result = out;
 	gdb_set_ok(err);
-	return GDB_OK;
+	goto done;
 
 oom:
+	status = gdb_error_set(err, GDB_ERR_OUT_OF_MEMORY,
+						   "out of memory for the CPU group-by of %llu rows",
+						   (unsigned long long) nrows);
+done:
 	free(sel);
 	free(enc);
 	free(nul);
 	free(order);
 	free(starts);
-	return gdb_error_set(err, GDB_ERR_OUT_OF_MEMORY,
-						 "out of memory for the CPU group-by of %llu rows",
-						 (unsigned long long) nrows);
+	return status;
 }

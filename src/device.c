@@ -264,13 +264,6 @@ gdb_executor_groupby(GdbExecutor *ex, const GdbRequest *req,
 	return gdb_executor_groupby_finish(ex);
 }
 
-/* see gpudb.h */
-void
-gdb_executor_end(GdbExecutor *ex)
-{
-	(void) ex;					/* buffers go with the memory context */
-}
-
 /*
  * gpu_devices() -> SETOF (ordinal, name, compute_capability, memory_total,
  * memory_free, driver_version, runtime_version, multiprocessors,

@@ -146,9 +146,15 @@ extern void gdb_batch_store_value(GdbColumnSet *cs, GdbBatch *batch, int col,
 								  uint64 row, Datum value, bool isnull);
 extern void gdb_heap_reader_end(GdbHeapReader *reader);
 
-/* gdb_columnset_layout: lay batch out for cs; returns bytes needed. */
+/*
+ * gdb_columnset_layout: lay batch (may be NULL) out for the columns of cs,
+ * every one with NULL flags, and with_visibility the cache's visibility
+ * column after them (INT64, index cs->ncols, no NULL flags), as cached rows
+ * are sent to the GPU server; capacity rows.  Returns the bytes needed.
+ */
 extern uint64 gdb_columnset_layout(const GdbColumnSet *cs, GdbBatch *batch,
-								   uint64 capacity);
+								   uint64 capacity,
+								   bool with_visibility);
 
 /* ---- filter_compile.c: filter text to opcode program ---- */
 
@@ -213,8 +219,6 @@ extern GdbBatch *gdb_executor_groupby(GdbExecutor *ex, const GdbRequest *req,
 extern void gdb_executor_groupby_start(GdbExecutor *ex, const GdbRequest *req,
 									   const GdbBatch *input);
 extern GdbBatch *gdb_executor_groupby_finish(GdbExecutor *ex);
-
-extern void gdb_executor_end(GdbExecutor *ex);
 
 /* gdb_raise_status: ereport(ERROR) for a non-OK GdbStatus. */
 extern void gdb_raise_status(const GdbError *err) pg_attribute_noreturn();

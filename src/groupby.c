@@ -308,7 +308,7 @@ run_groupby(GdbGroupByQuery *q, GdbExecutor *ex, int *nbatches)
 	/* a heap page holds at most MaxHeapTuplesPerPage rows */
 	capacity = Min((uint64) gpudb_batch_rows,
 				   Max((uint64) 1024, (uint64) nblocks * MaxHeapTuplesPerPage));
-	gdb_columnset_layout(&q->cs, &layout, capacity);
+	gdb_columnset_layout(&q->cs, &layout, capacity, false);
 	for (i = 0; i < 2; i++)
 	{
 		input[i] = gdb_executor_alloc_batch(ex, layout.total_bytes);
@@ -428,7 +428,6 @@ gpu_groupby(PG_FUNCTION_ARGS)
 		snprintf(gdb_last_path, sizeof(gdb_last_path), "%s:%s",
 				 ex->use_gpu ? "gpu" : "cpu", ex->device_name);
 		strlcpy(gdb_last_source, "heap", sizeof(gdb_last_source));
-		gdb_executor_end(ex);
 	}
 
 	emit_groups(&q, result, rsinfo);	/* the tuplestore copies each row */

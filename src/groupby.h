@@ -101,14 +101,6 @@ extern bool gdb_capture_pending(Oid relid);
  */
 extern void gdb_cache_bump(Oid relid);
 
-/*
- * gdb_cache_batch_layout: lay batch out for the columns of cs plus the
- * cache's visibility column (INT64, index cs->ncols, no NULL flags), as
- * cached rows are sent to the server; returns the bytes needed.
- */
-extern uint64 gdb_cache_batch_layout(const GdbColumnSet *cs, GdbBatch *batch,
-									 uint64 capacity);
-
 /* gdb_cache_batch_set_visible: set the visibility column of every row. */
 extern void gdb_cache_batch_set_visible(GdbBatch *batch, int vis_col,
 										int64 value);

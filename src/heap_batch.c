@@ -169,16 +169,13 @@ gdb_value_to_datum(const GdbColumnSet *cs, int col, int64 ival, double fval)
 	pg_unreachable();
 }
 
-/*
- * gdb_columnset_layout: lay out batch (may be NULL) for the columns of cs
- * with capacity rows; returns the bytes the buffer needs.  Columns declared
- * NOT NULL carry no null flags.
- */
+/* see gpudb.h */
 uint64
-gdb_columnset_layout(const GdbColumnSet *cs, GdbBatch *batch, uint64 capacity)
+gdb_columnset_layout(const GdbColumnSet *cs, GdbBatch *batch, uint64 capacity,
+					 bool with_visibility)
 {
-	uint32		kinds[GDB_MAX_COLUMNS];
-	uint32		has_nulls[GDB_MAX_COLUMNS];
+	uint32		kinds[GDB_MAX_COLUMNS + 1];
+	uint32		has_nulls[GDB_MAX_COLUMNS + 1];
 	int			i;
 
 	for (i = 0; i < cs->ncols; i++)
@@ -186,7 +183,11 @@ gdb_columnset_layout(const GdbColumnSet *cs, GdbBatch *batch, uint64 capacity)
 		kinds[i] = gdb_column_kind(cs, i);
 		has_nulls[i] = 1;
 	}
-	return gdb_batch_layout(batch, cs->ncols, kinds, has_nulls, capacity);
+	if (!with_visibility)
+		return gdb_batch_layout(batch, cs->ncols, kinds, has_nulls, capacity);
+	kinds[cs->ncols] = GDB_KIND_INT64;
+	has_nulls[cs->ncols] = 0;
+	return gdb_batch_layout(batch, cs->ncols + 1, kinds, has_nulls, capacity);
 }
 
 /* see gpudb.h */
