@@ -26,6 +26,37 @@ LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL RESTRICTED
 SET search_path = pg_catalog, pg_temp;
 
 /*
+ * gpu_select(relation, columns, filter) -> SETOF record
+ *
+ * Selection and projection of one table: the rows for which filter is
+ * TRUE (every row for NULL), projected to columns (comma-separated names;
+ * the column definition list gives their types).  Row order unspecified.
+ * Same filter language, privilege rules and errors as gpu_groupby; shares
+ * its code with the GpuScan plan node.
+ */
+CREATE FUNCTION gpu_select(relation regclass, columns text,
+                           filter text DEFAULT NULL)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'gpu_select'
+LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL RESTRICTED
+SET search_path = pg_catalog, pg_temp;
+
+/*
+ * gpu_sort(relation, columns, order_by, lim, filter) -> SETOF record
+ *
+ * SELECT columns FROM relation WHERE filter ORDER BY order_by LIMIT lim:
+ * order_by as in SQL ('v DESC NULLS LAST, id'; column names only, no text
+ * keys), lim NULL for all rows (a device top-k otherwise).  Shares its code
+ * with the GpuSort plan node.
+ */
+CREATE FUNCTION gpu_sort(relation regclass, columns text, order_by text,
+                         lim bigint DEFAULT NULL, filter text DEFAULT NULL)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'gpu_sort'
+LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL RESTRICTED
+SET search_path = pg_catalog, pg_temp;
+
+/*
  * gpu_devices() -> one row per CUDA device, or one row with ordinal NULL
  * saying why there is none.  memory_* in bytes.  active_path is the path
  * gpu_groupby would take now ('gpu' or 'cpu'); reason explains a CPU path.

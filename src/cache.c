@@ -907,7 +907,7 @@ gdb_xid_statuses(const uint64 *xids, uint64 n, Snapshot snap, Relation rel,
 
 /* see groupby.h */
 GdbBatch *
-gdb_cache_groupby(GdbGroupByQuery *q, GdbStats *stats, int *cache_state)
+gdb_cache_groupby(GdbQuery *q, GdbStats *stats, int *cache_state)
 {
 	GdbCacheQuery *cq;
 	StringInfoData xids;
@@ -941,8 +941,13 @@ gdb_cache_groupby(GdbGroupByQuery *q, GdbStats *stats, int *cache_state)
 		cq->attnums[i] = q->cs.attnums[i];
 		cq->typids[i] = q->cs.typids[i];
 	}
-	for (i = 0; i < q->nkeys; i++)
-		cq->key_is_text[i] = gdb_type_class(q->key_types[i]) == GDB_TYPE_TEXT;
+	for (i = 0; i < GDB_MAX_COLUMNS; i++)
+	{
+		int32		src = gdb_request_result_source(q->req, (uint32) i);
+
+		cq->key_is_text[i] = src >= 0 && src < q->cs.ncols &&
+			gdb_type_class(q->cs.typids[src]) == GDB_TYPE_TEXT;
+	}
 	cq->req = *q->req;
 	initStringInfo(&xids);
 	snapshot_info(GetActiveSnapshot(), &cq->snapshot, &xids);
@@ -1000,7 +1005,7 @@ gdb_cache_groupby(GdbGroupByQuery *q, GdbStats *stats, int *cache_state)
 	/* text keys: the server's codes become codes of this query's dictionary */
 	p = r->rest + r->status->result_bytes;
 	end = p + r->status->strings_bytes;
-	for (i = 0; i < q->nkeys; i++)
+	for (i = 0; i < GDB_MAX_COLUMNS && i < result->ncols; i++)
 	{
 		int64	   *vals = GDB_COL_PTR(result, result, i, int64);
 		uint64		row;
@@ -1026,4 +1031,51 @@ gdb_cache_groupby(GdbGroupByQuery *q, GdbStats *stats, int *cache_state)
 		}
 	}
 	return result;
+}
+
+/* see groupby.h */
+bool
+gdb_cache_plan_covers(Oid relid, const Bitmapset *attnums)
+{
+	GdbCacheKey key = {MyDatabaseId, 0};
+	GdbMsgPart	part = {(const char *) &key, sizeof(key)};
+	MemoryContext oldcxt = CurrentMemoryContext;
+	volatile bool covers = false;
+
+	if (!gpudb_use_cache || !gpudb_enabled || !gpudb_preloaded ||
+		!gdb_server_connect())
+		return false;
+	PG_TRY();
+	{
+		GdbReply   *r = gdb_server_call(GDB_MSG_CACHE_STATUS, &part, 1, -1);
+		int64		i;
+
+		for (i = 0; i < r->status->value &&
+			 (i + 1) * sizeof(GdbCacheInfo) <= r->rest_len; i++)
+		{
+			GdbCacheInfo info;
+			bool		exists;
+			Bitmapset  *have = NULL;
+			uint32		c;
+
+			memcpy(&info, r->rest + i * sizeof(GdbCacheInfo), sizeof(info));
+			if (info.key.relid != relid || info.state != GDB_CACHE_STATE_READY ||
+				current_relfilenode(relid, &exists) != info.relfilenode ||
+				!exists || info.change_count != change_count(relid))
+				continue;
+			for (c = 0; c < info.ncols; c++)
+				have = bms_add_member(have, info.attnums[c]);
+			if (bms_is_subset(attnums, have))
+				covers = true;
+		}
+	}
+	PG_CATCH();
+	{
+		/* the server went away: plan as uncached; the executor reads the heap */
+		MemoryContextSwitchTo(oldcxt);
+		FlushErrorState();
+		covers = false;
+	}
+	PG_END_TRY();
+	return covers;
 }

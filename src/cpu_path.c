@@ -317,6 +317,42 @@ gdb_cpu_validate_request(const GdbRequest *req, const GdbBatch *input,
 	st = gdb_validate_batch(input, err);
 	if (st != GDB_OK)
 		return st;
+	if (req->oper > GDB_OPER_SORT)
+		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
+							 "request has unknown operator %u", (unsigned) req->oper);
+	if (req->oper != GDB_OPER_GROUPBY)
+	{
+		if (req->nkeys != 0 || req->naggs != 0 || req->input_is_states != 0)
+			return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
+								 "a SELECT or SORT request has no group keys, aggregates or states");
+		if (req->nout == 0 || req->nout > GDB_MAX_COLUMNS)
+			return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
+								 "request has %u output columns (1 to %d)",
+								 (unsigned) req->nout, GDB_MAX_COLUMNS);
+		for (i = 0; i < req->nout; i++)
+			if (!gdb_value_col_ok(input, req->out_cols[i]))
+				return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
+									 "output column %u names column %d, not a value column of the %u-column batch",
+									 i, (int) req->out_cols[i], (unsigned) input->ncols);
+		if (req->oper == GDB_OPER_SORT &&
+			(req->nsort == 0 || req->nsort > GDB_MAX_SORT_KEYS))
+			return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
+								 "sort request has %u sort keys (1 to %d)",
+								 (unsigned) req->nsort, GDB_MAX_SORT_KEYS);
+		if (req->oper == GDB_OPER_SORT)
+			for (i = 0; i < req->nsort; i++)
+				if (!gdb_value_col_ok(input, req->sort_keys[i].col) ||
+					req->sort_keys[i].descending > 1 ||
+					req->sort_keys[i].nulls_first > 1)
+					return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
+										 "sort key %u (column %d) is not a value column of the %u-column batch with 0/1 flags",
+										 i, (int) req->sort_keys[i].col, (unsigned) input->ncols);
+		if (req->ninstr > GDB_MAX_INSTR)
+			return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
+								 "filter program has %u instructions (at most %d)",
+								 (unsigned) req->ninstr, GDB_MAX_INSTR);
+		return gdb_validate_program(req, input, err);
+	}
 	if (req->nkeys > GDB_MAX_GROUP_KEYS)
 		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 							 "request has %u group keys (at most %d)",
@@ -513,6 +549,8 @@ gdb_cpu_groupby(const GdbRequest *req, const GdbBatch *input,
 	if (result == NULL || alloc == NULL)
 		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 							 "gdb_cpu_groupby: result and alloc must not be NULL");
+	if (req != NULL && req->oper != GDB_OPER_GROUPBY)
+		return gdb_cpu_select_sort(req, input, alloc, alloc_arg, result, stats, err);
 	st = gdb_cpu_validate_request(req, input, err);
 	if (st != GDB_OK)
 		return st;

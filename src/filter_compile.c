@@ -160,6 +160,7 @@ typedef struct FilterCompiler
 	const char *filter;			/* the text, for error positions */
 	const char *fname;			/* the calling SQL function, for messages */
 	GdbInstr   *code;			/* req->program */
+	int			varno;			/* range table index of rel's Vars; 0: any */
 	int			ninstr;			/* emitted; stored only below GDB_MAX_INSTR */
 	int			depth;			/* VM stack depth after the last one */
 	int			maxdepth;
@@ -312,7 +313,8 @@ var_column(FilterCompiler *fc, Var *var, bool nulls_ok)
 {
 	bool		nulls_only;
 
-	if (var->varno != 1 || var->varlevelsup != 0 || var->varattno <= 0)
+	if ((fc->varno != 0 && var->varno != fc->varno) ||
+		var->varlevelsup != 0 || var->varattno <= 0)
 		elog(ERROR, "unexpected Var %d.%d (level %u) in filter",
 			 var->varno, var->varattno, var->varlevelsup);
 	/* IS [NOT] NULL reads only the NULL flags, whatever the type or collation */
@@ -1035,6 +1037,7 @@ gdb_compile_filter(const char *filter, Relation rel, GdbColumnSet *cs,
 				 errhint("Pass NULL for no filter, or one boolean expression such as \"x > 0\".")));
 
 	memset(&fc, 0, sizeof(fc));
+	fc.varno = 1;
 	fc.rel = rel;
 	fc.cs = cs;
 	fc.filter = filter;
@@ -1115,4 +1118,96 @@ gdb_compile_filter(const char *filter, Relation rel, GdbColumnSet *cs,
 
 	free_parsestate(pstate);
 	error_context_stack = errcallback.previous;
+}
+
+/*
+ * Compile the planner's quals (see gdb_compile_quals) or raise.
+ */
+static void
+compile_quals(FilterCompiler *fc, List *quals)
+{
+	ListCell   *lc;
+
+	foreach(lc, quals)
+		(void) precheck_walker((Node *) lfirst(lc), fc);
+	if (list_length(quals) == 1)
+		compile_node(fc, (Node *) linitial(quals));
+	else if (quals != NIL)
+		compile_chain(fc, quals, true, true);
+	if (fc->ninstr > GDB_MAX_INSTR || fc->maxdepth > GDB_MAX_STACK)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("%s filter is too complex", fc->fname),
+				 errdetail("The compiled filter needs %d instructions and a stack of %d values; the limits are %d and %d.",
+						   fc->ninstr, fc->maxdepth, GDB_MAX_INSTR,
+						   GDB_MAX_STACK)));
+}
+
+/*
+ * gdb_compile_quals
+ *		Compile quals, an implicitly AND-ed list of planner-preprocessed
+ *		conditions over rel's columns (Vars of any varno), in the order the
+ *		executor would evaluate them, into req->program / req->ninstr.
+ *		Used by the custom scan nodes; the program stops at the first
+ *		condition that is FALSE or NULL, as ExecQual does.
+ *
+ * cs receives the columns read (text constants go into cs->dict).  With
+ * soft, a construct outside the supported set (the errors 0A000, 54000,
+ * 42P22 and 42501 of gdb_compile_filter) makes it return false with *why
+ * set to the reason, leaving req, cs and the caller's state as they were
+ * before any instruction was kept; other errors propagate.  Without soft,
+ * those errors are raised.  Returns true when compiled.  Nothing is
+ * evaluated: the planner has folded constants already.
+ */
+bool
+gdb_compile_quals(List *quals, Relation rel, GdbColumnSet *cs,
+				  GdbRequest *req, const char *fname, bool soft, char **why)
+{
+	FilterCompiler fc;
+	MemoryContext oldcxt = CurrentMemoryContext;
+	GdbColumnSet saved_cs = *cs;
+	volatile bool ok = true;
+
+	memset(&fc, 0, sizeof(fc));
+	fc.varno = 0;
+	fc.rel = rel;
+	fc.cs = cs;
+	fc.filter = "";
+	fc.fname = fname;
+	fc.code = req->program;
+	if (!soft)
+	{
+		compile_quals(&fc, quals);
+		req->ninstr = (uint32) fc.ninstr;
+		return true;
+	}
+	PG_TRY();
+	{
+		compile_quals(&fc, quals);
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(oldcxt);
+		edata = CopyErrorData();
+		if (edata->sqlerrcode != ERRCODE_FEATURE_NOT_SUPPORTED &&
+			edata->sqlerrcode != ERRCODE_PROGRAM_LIMIT_EXCEEDED &&
+			edata->sqlerrcode != ERRCODE_INDETERMINATE_COLLATION &&
+			edata->sqlerrcode != ERRCODE_INSUFFICIENT_PRIVILEGE)
+			PG_RE_THROW();
+		FlushErrorState();
+		if (why)
+			*why = edata->message;
+		ok = false;
+	}
+	PG_END_TRY();
+	if (!ok)
+	{
+		*cs = saved_cs;
+		req->ninstr = 0;
+		return false;
+	}
+	req->ninstr = (uint32) fc.ninstr;
+	return true;
 }

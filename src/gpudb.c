@@ -32,6 +32,14 @@ int			gpudb_batch_rows = GPUDB_DEFAULT_BATCH_ROWS;
 bool		gpudb_use_cache = GPUDB_DEFAULT_USE_CACHE;
 int			gpudb_cache_size_kb = GPUDB_DEFAULT_CACHE_SIZE_KB;
 int			gpudb_device_memory_limit_kb = GPUDB_DEFAULT_DEVICE_MEMORY_LIMIT_KB;
+bool		gpudb_enable_gpuscan = GPUDB_DEFAULT_ENABLE_GPUSCAN;
+bool		gpudb_enable_gpuagg = GPUDB_DEFAULT_ENABLE_GPUAGG;
+bool		gpudb_enable_gpusort = GPUDB_DEFAULT_ENABLE_GPUSORT;
+double		gpudb_gpu_setup_cost = GPUDB_DEFAULT_GPU_SETUP_COST;
+double		gpudb_gpu_tuple_cost = GPUDB_DEFAULT_GPU_TUPLE_COST;
+double		gpudb_gpu_transfer_cost = GPUDB_DEFAULT_GPU_TRANSFER_COST;
+bool		gpudb_explain_hardware = GPUDB_DEFAULT_EXPLAIN_HARDWARE;
+bool		gpudb_debug_unsupported = GPUDB_DEFAULT_DEBUG_UNSUPPORTED;
 bool		gpudb_preloaded = false;
 
 static const struct config_enum_entry device_mode_options[] = {
@@ -133,7 +141,51 @@ _PG_init(void)
 							GUC_UNIT_KB,
 							NULL, NULL, NULL);
 
+	DefineCustomBoolVariable("gpudb.enable_gpuscan",
+							 "Lets the planner use GpuScan: WHERE and projection on the device.",
+							 NULL, &gpudb_enable_gpuscan,
+							 GPUDB_DEFAULT_ENABLE_GPUSCAN, PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+	DefineCustomBoolVariable("gpudb.enable_gpuagg",
+							 "Lets the planner use GpuAgg: grouped aggregates on the device.",
+							 NULL, &gpudb_enable_gpuagg,
+							 GPUDB_DEFAULT_ENABLE_GPUAGG, PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+	DefineCustomBoolVariable("gpudb.enable_gpusort",
+							 "Lets the planner use GpuSort: ORDER BY and LIMIT on the device.",
+							 NULL, &gpudb_enable_gpusort,
+							 GPUDB_DEFAULT_ENABLE_GPUSORT, PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+	DefineCustomRealVariable("gpudb.gpu_setup_cost",
+							 "Planner cost of starting one device query (GPU server round trip).",
+							 NULL, &gpudb_gpu_setup_cost,
+							 GPUDB_DEFAULT_GPU_SETUP_COST, 0.0, 1e10,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomRealVariable("gpudb.gpu_tuple_cost",
+							 "Planner cost of processing one input row on the device.",
+							 NULL, &gpudb_gpu_tuple_cost,
+							 GPUDB_DEFAULT_GPU_TUPLE_COST, 0.0, 1e10,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomRealVariable("gpudb.gpu_transfer_cost",
+							 "Planner cost of sending one byte of column data to the device.",
+							 "Charged for relations that are not in the column cache.",
+							 &gpudb_gpu_transfer_cost,
+							 GPUDB_DEFAULT_GPU_TRANSFER_COST, 0.0, 1e10,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("gpudb.explain_hardware",
+							 "EXPLAIN shows the device, device times and bytes moved.",
+							 "Turn off for outputs that do not depend on the machine.",
+							 &gpudb_explain_hardware,
+							 GPUDB_DEFAULT_EXPLAIN_HARDWARE, PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+	DefineCustomBoolVariable("gpudb.debug_unsupported",
+							 "Reports, as a NOTICE, what kept a query's plan off the device.",
+							 NULL, &gpudb_debug_unsupported,
+							 GPUDB_DEFAULT_DEBUG_UNSUPPORTED, PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+
 	MarkGUCPrefixReserved("gpudb");
+	gdb_custom_scan_init();
 
 	if (process_shared_preload_libraries_in_progress)
 	{

@@ -37,6 +37,17 @@ extern int	gpudb_batch_rows;
 extern bool gpudb_use_cache;
 extern int	gpudb_cache_size_kb;
 extern int	gpudb_device_memory_limit_kb;
+extern bool gpudb_enable_gpuscan;
+extern bool gpudb_enable_gpuagg;
+extern bool gpudb_enable_gpusort;
+extern double gpudb_gpu_setup_cost;
+extern double gpudb_gpu_tuple_cost;
+extern double gpudb_gpu_transfer_cost;
+extern bool gpudb_explain_hardware;
+extern bool gpudb_debug_unsupported;
+
+/* custom_scan_path.c: register the planner hooks and the node methods */
+extern void gdb_custom_scan_init(void);
 
 /* true in processes forked from a postmaster that preloaded gpudb */
 extern bool gpudb_preloaded;
@@ -172,6 +183,16 @@ extern uint64 gdb_columnset_layout(const GdbColumnSet *cs, GdbBatch *batch,
 extern void gdb_compile_filter(const char *filter, Relation rel,
 							   GdbColumnSet *cs, GdbRequest *req,
 							   const char *fname);
+
+/*
+ * gdb_compile_quals: compile the planner's quals (an implicit-AND list in
+ * evaluation order) over rel into req; see filter_compile.c.  With soft,
+ * returns false and sets *why instead of raising for what the device
+ * cannot run.
+ */
+extern bool gdb_compile_quals(List *quals, Relation rel, GdbColumnSet *cs,
+							  GdbRequest *req, const char *fname, bool soft,
+							  char **why);
 
 /* ---- device.c: which path runs, and the device list ---- */
 

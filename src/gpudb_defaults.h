@@ -31,4 +31,29 @@
 /* gpudb.device_memory_limit: kB of device memory the server may use; 0 = all */
 #define GPUDB_DEFAULT_DEVICE_MEMORY_LIMIT_KB 0
 
+/* gpudb.enable_gpuscan / enable_gpuagg / enable_gpusort: offer the plan nodes */
+#define GPUDB_DEFAULT_ENABLE_GPUSCAN	true
+#define GPUDB_DEFAULT_ENABLE_GPUAGG		true
+#define GPUDB_DEFAULT_ENABLE_GPUSORT	true
+
+/*
+ * Cost constants of the custom scan nodes, in the planner's cost units
+ * (seq_page_cost = 1 is one sequential page read).  How they were measured
+ * is in README.md ("Cost model").
+ *	 gpudb.gpu_setup_cost		per query: the GPU server round trip
+ *	 gpudb.gpu_tuple_cost		per input row processed on the device
+ *	 gpudb.gpu_transfer_cost	per byte of column data sent to the device,
+ *								deforming the heap into batches included
+ *								(uncached relations only)
+ */
+#define GPUDB_DEFAULT_GPU_SETUP_COST	50.0
+#define GPUDB_DEFAULT_GPU_TUPLE_COST	0.00002
+#define GPUDB_DEFAULT_GPU_TRANSFER_COST	0.0003
+
+/* gpudb.explain_hardware: EXPLAIN shows the device name and timings */
+#define GPUDB_DEFAULT_EXPLAIN_HARDWARE	true
+
+/* gpudb.debug_unsupported: say (NOTICE) what kept a query off the device */
+#define GPUDB_DEFAULT_DEBUG_UNSUPPORTED	false
+
 #endif							/* GPUDB_DEFAULTS_H */

@@ -45,6 +45,7 @@ extern "C"
 #define GDB_MAX_COLUMNS		128		/* columns in one batch */
 #define GDB_MAX_INSTR		1024	/* instructions in a filter program */
 #define GDB_MAX_STACK		32		/* VM stack depth */
+#define GDB_MAX_SORT_KEYS	8		/* sort keys of a SORT request */
 
 #define GDB_BATCH_MAGIC		0x47444231u /* "GDB1" */
 #define GDB_BATCH_ALIGN		64		/* every column array starts aligned */
@@ -192,9 +193,46 @@ typedef struct GdbAggSpec
 } GdbAggSpec;
 
 /*
- * A group-by request.  ninstr == 0 means no filter.  With input_is_states,
+ * The operators a request runs.  Each first applies the filter program
+ * (rows for which it is TRUE are selected), then:
+ *	 GROUPBY	groups the selected rows by key_cols and folds aggs;
+ *	 SELECT		returns the selected rows' out_cols, in input row order
+ *				(selection + projection);
+ *	 SORT		returns the selected rows' out_cols ordered by sort_keys,
+ *				ties in input row order (a stable sort), at most limit rows
+ *				when limit > 0 (top-k).
+ */
+typedef enum GdbOperator
+{
+	GDB_OPER_GROUPBY = 0,
+	GDB_OPER_SELECT = 1,
+	GDB_OPER_SORT = 2
+} GdbOperator;
+
+/*
+ * One sort key: an INT64 or FLOAT64 input column, ascending unless
+ * descending, NULLs after every value unless nulls_first (PostgreSQL's
+ * default is NULLS LAST for ASC and NULLS FIRST for DESC; the PostgreSQL
+ * side always sets both flags).  Values compare as the group keys do
+ * (gdb_key_encode_int / gdb_key_encode_float: integers by value, floats in
+ * PostgreSQL's order with -0 = +0 and NaN above +Infinity).
+ */
+typedef struct GdbSortKey
+{
+	int32_t		col;
+	uint8_t		descending;
+	uint8_t		nulls_first;
+	uint16_t	pad;
+} GdbSortKey;
+
+/*
+ * A request.  ninstr == 0 means no filter.  GROUPBY: with input_is_states,
  * the input batch is a result batch (keys, then one STATE column per
  * aggregate) and the aggregates combine states instead of values.
+ * SELECT and SORT: the result batch has nout columns, column i a copy of
+ * input column out_cols[i] (same kind and NULL flags) for the rows
+ * returned; nkeys, naggs and input_is_states must be 0.  SORT: nsort keys
+ * in sort_keys (1..GDB_MAX_SORT_KEYS); limit 0 returns every selected row.
  */
 typedef struct GdbRequest
 {
@@ -205,7 +243,27 @@ typedef struct GdbRequest
 	int32_t		key_cols[GDB_MAX_GROUP_KEYS];
 	GdbAggSpec	aggs[GDB_MAX_AGGREGATES];
 	GdbInstr	program[GDB_MAX_INSTR];
+	uint32_t	oper;			/* GdbOperator */
+	uint32_t	nout;			/* SELECT/SORT: result columns */
+	int32_t		out_cols[GDB_MAX_COLUMNS];
+	uint32_t	nsort;			/* SORT: keys in sort_keys */
+	uint32_t	pad_;
+	GdbSortKey	sort_keys[GDB_MAX_SORT_KEYS];
+	uint64_t	limit;			/* SORT: at most this many rows; 0 = all */
 } GdbRequest;
+
+/*
+ * gdb_request_result_source: the input column that result column i of req
+ * copies (a group key for GROUPBY, an output column for SELECT and SORT),
+ * or -1 when result column i is a transition state (or out of range).
+ */
+static inline int32_t
+gdb_request_result_source(const GdbRequest *req, uint32_t i)
+{
+	if (req->oper == GDB_OPER_GROUPBY)
+		return i < req->nkeys && i < GDB_MAX_GROUP_KEYS ? req->key_cols[i] : -1;
+	return i < req->nout && i < GDB_MAX_COLUMNS ? req->out_cols[i] : -1;
+}
 
 /* Error codes; the PostgreSQL side turns each into its ereport. */
 typedef enum GdbStatus
@@ -338,10 +396,28 @@ gdb_batch_layout(GdbBatch *b, uint32_t ncols, const uint32_t *kinds,
  * Returns a GdbStatus; err->message says more.  Raises nothing; the
  * algorithm is a stable sort of row indices by the keys (qsort_r with the
  * row index as the last key) followed by one sequential pass per group.
+ * A SELECT or SORT request (req->oper) is handed to gdb_cpu_select_sort:
+ * every entry point that runs a request runs any operator.
  */
 extern int	gdb_cpu_groupby(const GdbRequest *req, const GdbBatch *input,
 							GdbAllocFn alloc, void *alloc_arg,
 							GdbBatch **result, GdbStats *stats, GdbError *err);
+
+/*
+ * gdb_cpu_select_sort: run a SELECT or SORT request over input on the CPU.
+ *	 *result	on GDB_OK, a batch of req->nout columns (see GdbRequest) and
+ *				one row per returned row: for SELECT the selected rows in
+ *				input order; for SORT the first min(limit, selected) rows in
+ *				sort-key order, ties in input order
+ *	 stats		rows_in, rows_selected and groups_out (rows returned) added
+ * Algorithm: the filter VM over every row, then (SORT) qsort_r of the
+ * selected row ids by the key encodings with the row id as the last key,
+ * then a gather of the output columns.  Errors as gdb_cpu_groupby's.
+ */
+extern int	gdb_cpu_select_sort(const GdbRequest *req, const GdbBatch *input,
+								GdbAllocFn alloc, void *alloc_arg,
+								GdbBatch **result, GdbStats *stats,
+								GdbError *err);
 
 /* Opaque per-execution device state (stream, buffers). */
 typedef struct GdbCudaExec GdbCudaExec;
@@ -384,6 +460,10 @@ extern void gdb_cuda_host_free(GdbCudaExec *exec, void *p);
  * order-preserving 64-bit key encodings; mark group boundaries and compact
  * them to segment offsets; reduce each aggregate per segment
  * (cub::DeviceSegmentedReduce) with the shared combine function.
+ * SELECT and SORT requests run the same filter and compaction, then (SORT)
+ * the same stable LSD radix passes over the sort keys (descending keys
+ * inverted, NULL flags as an extra pass), then gather the output columns;
+ * results are identical to gdb_cpu_select_sort's.
  */
 extern int	gdb_cuda_groupby(GdbCudaExec *exec, const GdbRequest *req,
 							 const GdbBatch *input, GdbAllocFn alloc,

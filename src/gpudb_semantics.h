@@ -481,6 +481,41 @@ gdb_key_encode_float(double v)
 	return (x.u & 0x8000000000000000ULL) ? ~x.u : (x.u | 0x8000000000000000ULL);
 }
 
+/*
+ * Sort encodings (SORT requests): the key encoding of a non-NULL value of
+ * kind (raw is the 64-bit column word), bitwise inverted for a descending
+ * key, so that ascending unsigned order of the result is the requested
+ * order; and the rank of a row's NULL flag (0 sorts first): NULLs rank 0
+ * with nulls_first, else 1.  Rows compare by (null rank, encoding) key by
+ * key, encodings of NULLs being 0.
+ */
+GDB_HOSTDEV uint64_t
+gdb_sort_encode(uint32_t kind, int64_t raw, int descending)
+{
+	uint64_t	e;
+
+	if (kind == GDB_KIND_FLOAT64)
+	{
+		union
+		{
+			int64_t		i;
+			double		d;
+		}			x;
+
+		x.i = raw;
+		e = gdb_key_encode_float(x.d);
+	}
+	else
+		e = gdb_key_encode_int(raw);
+	return descending ? ~e : e;
+}
+
+GDB_HOSTDEV uint32_t
+gdb_sort_null_rank(int isnull, int nulls_first)
+{
+	return isnull ? (nulls_first ? 0u : 1u) : (nulls_first ? 1u : 0u);
+}
+
 /* ---- aggregate transition states ---- */
 
 GDB_HOSTDEV GdbAggState

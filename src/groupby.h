@@ -11,6 +11,9 @@
 
 #include "gpudb.h"
 
+#include "funcapi.h"
+#include "nodes/bitmapset.h"
+
 /* SQL aggregate functions gpu_groupby accepts. */
 typedef enum GdbAggFunc
 {
@@ -32,8 +35,12 @@ typedef struct GdbAggregate
 	char	   *label;			/* e.g. "avg(delay)", for messages */
 } GdbAggregate;
 
-/* A parsed gpu_groupby() call. */
-typedef struct GdbGroupByQuery
+/*
+ * A parsed query over one table: a GROUP BY (gpu_groupby, GpuAgg), a
+ * SELECT (gpu_select, GpuScan) or a SORT (gpu_sort, GpuSort), by
+ * req->oper.
+ */
+typedef struct GdbQuery
 {
 	Relation	rel;
 	GdbColumnSet cs;			/* columns read; keys first */
@@ -42,8 +49,83 @@ typedef struct GdbGroupByQuery
 	char	   *key_names[GDB_MAX_GROUP_KEYS];
 	int			naggs;
 	GdbAggregate aggs[GDB_MAX_AGGREGATES];
+	int			nout;			/* SELECT/SORT: visible output columns */
 	GdbRequest *req;			/* the device request being built */
-} GdbGroupByQuery;
+} GdbQuery;
+
+/* What gdb_query_run did. */
+typedef struct GdbRunInfo
+{
+	List	   *batches;		/* result batches, in order */
+	bool		from_cache;
+	int			cache_state;	/* GDB_CACHE_*: why the cache (not) */
+	int			nbatches;		/* heap batches read */
+	GdbStats	stats;
+	double		total_ms;		/* wall time of the run */
+	char		path[300];		/* "gpu:<device>" or "cpu:<why>" */
+} GdbRunInfo;
+
+/*
+ * gdb_open_scannable_relation: open relid with AccessShareLock and check
+ * that it is a table or populated materialized view that fname (the SQL
+ * function, for messages) can read: 42P01, 42809, 55000, 0A000 otherwise.
+ */
+extern Relation gdb_open_scannable_relation(Oid relid, const char *fname);
+
+/*
+ * gdb_query_add_key / gdb_query_add_aggregate: append a group key (column
+ * attnum, named name in messages) or an aggregate fn over column attnum (0
+ * for count(*)), labelled label, to q and its request.  Raise 0A000 for an
+ * unsupported type (or 42883 where PostgreSQL has no such aggregate), 54000
+ * past the limits.
+ */
+extern void gdb_query_add_key(GdbQuery *q, AttrNumber attnum, const char *name);
+extern void gdb_query_add_aggregate(GdbQuery *q, GdbAggFunc fn, AttrNumber attnum,
+									const char *label);
+
+/*
+ * gdb_aggregate_kind: the device transition kind and SQL result type of fn
+ * over argtype (InvalidOid for count(*)); false when gpudb does not run it.
+ * Never raises.
+ */
+extern bool gdb_aggregate_kind(GdbAggFunc fn, Oid argtype, uint32 *kind,
+							   Oid *result_type);
+
+/*
+ * gdb_query_prepare: complete q->req before it runs (a SORT's keys are
+ * added to its result columns, after the q->nout visible ones).  Run by
+ * gdb_query_run; idempotent.
+ */
+extern void gdb_query_prepare(GdbQuery *q);
+
+/*
+ * gdb_query_run: run q from the cache when it holds every column q reads
+ * and is valid for the active snapshot, else over the heap in
+ * gpudb.batch_rows batches; fills info and what gpu_last_execution()
+ * reports.  Result batches are palloc'd in the current memory context.
+ * Raises the SQL errors of the filter, 55000 (no GPU with gpudb.device =
+ * gpu), 08006 (GPU server lost), 53200 (out of memory).
+ */
+extern void gdb_query_run(GdbQuery *q, GdbRunInfo *info);
+
+/* gdb_query_natts: values per result row (keys + aggregates, or nout). */
+extern int	gdb_query_natts(const GdbQuery *q);
+
+/*
+ * gdb_result_row_values: values[] and nulls[] (gdb_query_natts entries) of
+ * row of result batch res: key or output column values as their column's
+ * type, then finished aggregates typed as the equivalent SQL's.  Raises
+ * 22003 where PostgreSQL's aggregate would (float sum overflow).  Datums
+ * are allocated in the current memory context.
+ */
+extern void gdb_result_row_values(const GdbQuery *q, const GdbBatch *res,
+								  uint64 row, Datum *values, bool *nulls);
+
+/*
+ * gdb_emit_result: gdb_query_run, then every result row into the
+ * materialised set-returning function's tuplestore.
+ */
+extern void gdb_emit_result(GdbQuery *q, ReturnSetInfo *rsinfo);
 
 /*
  * gdb_parse_group_keys: resolve group_by (comma-separated, possibly quoted
@@ -52,7 +134,7 @@ typedef struct GdbGroupByQuery
  * (unknown column), 0A000 (unsupported type), 54000 (more than
  * GDB_MAX_GROUP_KEYS keys).
  */
-extern void gdb_parse_group_keys(GdbGroupByQuery *q, const char *group_by);
+extern void gdb_parse_group_keys(GdbQuery *q, const char *group_by);
 
 /*
  * gdb_parse_aggregates: parse aggregates ("count(*), avg(delay), ...") with
@@ -61,21 +143,23 @@ extern void gdb_parse_group_keys(GdbGroupByQuery *q, const char *group_by);
  * aggregate for the type, as PostgreSQL says), 0A000 (DISTINCT, FILTER,
  * ORDER BY, unsupported type), 54000 (more than GDB_MAX_AGGREGATES).
  */
-extern void gdb_parse_aggregates(GdbGroupByQuery *q, const char *aggregates);
+extern void gdb_parse_aggregates(GdbQuery *q, const char *aggregates);
 
 /*
  * gdb_check_result_desc: the column definition list must be the keys'
- * types followed by each aggregate's result type.  Raises 42804 naming the
+ * types followed by each aggregate's result type (GROUP BY), or the output
+ * columns' types (SELECT, SORT); fname names the SQL function.  Raises 42804 naming the
  * first column that differs and the type expected.
  */
-extern void gdb_check_result_desc(const GdbGroupByQuery *q, TupleDesc desc);
+extern void gdb_check_result_desc(const GdbQuery *q, TupleDesc desc,
+								  const char *fname);
 
 /*
  * gdb_check_privileges: SELECT on the table, or on every column the call
  * reads (any column for count(*) alone), as a plain SELECT needs; and no
  * row-level security for the caller.  Raises 42501 or 0A000.
  */
-extern void gdb_check_privileges(const GdbGroupByQuery *q);
+extern void gdb_check_privileges(const GdbQuery *q);
 
 /*
  * gdb_cache_groupby (cache.c): answer q from the GPU server's cache when the
@@ -85,8 +169,17 @@ extern void gdb_check_privileges(const GdbGroupByQuery *q);
  * not (GDB_CACHE_*).  q->req must still hold unbound PUSH_TEXT constants.
  * Raises the SQL errors of the filter and 08006 when the server is lost.
  */
-extern GdbBatch *gdb_cache_groupby(GdbGroupByQuery *q, GdbStats *stats,
+extern GdbBatch *gdb_cache_groupby(GdbQuery *q, GdbStats *stats,
 								   int *cache_state);
+
+/*
+ * gdb_cache_plan_covers (cache.c): at plan time, whether the GPU server
+ * holds a ready, unchanged cached copy of relid with every column in
+ * attnums (attribute numbers).  A cheap guess for the cost model: the
+ * executor still checks the copy against its snapshot.  Never raises; false
+ * without a server.
+ */
+extern bool gdb_cache_plan_covers(Oid relid, const Bitmapset *attnums);
 
 /*
  * gdb_capture_pending (cache_capture.c): this transaction captured changes

@@ -33,7 +33,7 @@
 
 /* Resolve a column name of q->rel; raises 42703 if there is none. */
 static AttrNumber
-resolve_column(GdbGroupByQuery *q, const char *name, const char *what)
+resolve_column(GdbQuery *q, const char *name, const char *what)
 {
 	AttrNumber	attnum = get_attnum(RelationGetRelid(q->rel), name);
 
@@ -53,7 +53,35 @@ resolve_column(GdbGroupByQuery *q, const char *name, const char *what)
 
 /* see groupby.h */
 void
-gdb_parse_group_keys(GdbGroupByQuery *q, const char *group_by)
+gdb_query_add_key(GdbQuery *q, AttrNumber attnum, const char *name)
+{
+	Form_pg_attribute att = TupleDescAttr(RelationGetDescr(q->rel), attnum - 1);
+	int			k = q->nkeys;
+
+	if (k >= GDB_MAX_GROUP_KEYS)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("too many group keys: %d", k + 1),
+				 errdetail("gpudb accepts at most %d group keys.",
+						   GDB_MAX_GROUP_KEYS)));
+	if (gdb_type_class(att->atttypid) == GDB_TYPE_UNSUPPORTED)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("group key \"%s\" has unsupported type %s",
+						name, format_type_be(att->atttypid)),
+				 errhint("Group keys may be smallint, integer, bigint, real, "
+						 "double precision, boolean, date, timestamp, "
+						 "timestamp with time zone, text or varchar.")));
+	q->req->key_cols[k] = gdb_columnset_add(&q->cs, q->rel, attnum, false);
+	q->key_types[k] = att->atttypid;
+	q->key_names[k] = pstrdup(name);
+	q->nkeys++;
+	q->req->nkeys = q->nkeys;
+}
+
+/* see groupby.h */
+void
+gdb_parse_group_keys(GdbQuery *q, const char *group_by)
 {
 	char	   *copy = pstrdup(group_by);
 	List	   *names = NIL;
@@ -76,8 +104,6 @@ gdb_parse_group_keys(GdbGroupByQuery *q, const char *group_by)
 	{
 		char	   *name = (char *) lfirst(lc);
 		AttrNumber	attnum;
-		Form_pg_attribute att;
-		int			k = q->nkeys;
 
 		if (name[0] == '\0')
 			ereport(ERROR,
@@ -85,76 +111,70 @@ gdb_parse_group_keys(GdbGroupByQuery *q, const char *group_by)
 					 errmsg("invalid group_by list: \"%s\"", group_by),
 					 errdetail("A column name is empty.")));
 		attnum = resolve_column(q, name, "group_by");
-		att = TupleDescAttr(RelationGetDescr(q->rel), attnum - 1);
-		if (gdb_type_class(att->atttypid) == GDB_TYPE_UNSUPPORTED)
-			ereport(ERROR,
-					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("group key \"%s\" has unsupported type %s",
-							name, format_type_be(att->atttypid)),
-					 errhint("Group keys may be smallint, integer, bigint, real, "
-							 "double precision, boolean, date, timestamp, "
-							 "timestamp with time zone, text or varchar.")));
-		q->req->key_cols[k] = gdb_columnset_add(&q->cs, q->rel, attnum, false);
-		q->key_types[k] = att->atttypid;
-		q->key_names[k] = pstrdup(name);
-		q->nkeys++;
+		gdb_query_add_key(q, attnum, name);
 	}
 	q->req->nkeys = q->nkeys;
 }
 
-/* Result type and device transition kind of fn over argtype. */
+/* see groupby.h */
+bool
+gdb_aggregate_kind(GdbAggFunc fn, Oid argtype, uint32 *kind, Oid *result_type)
+{
+	GdbTypeClass cls = OidIsValid(argtype) ?
+		gdb_type_class(argtype) : GDB_TYPE_UNSUPPORTED;
+
+	switch (fn)
+	{
+		case GDB_FN_COUNT_STAR:
+		case GDB_FN_COUNT:
+			*result_type = INT8OID;
+			*kind = fn == GDB_FN_COUNT_STAR ? GDB_AGG_COUNT_STAR : GDB_AGG_COUNT;
+			return true;
+		case GDB_FN_SUM:
+		case GDB_FN_AVG:
+			if (cls == GDB_TYPE_INT)
+			{
+				*kind = GDB_AGG_SUM_INT;
+				*result_type = (fn == GDB_FN_AVG || argtype == INT8OID) ?
+					NUMERICOID : INT8OID;
+				return true;
+			}
+			if (cls == GDB_TYPE_FLOAT)
+			{
+				*kind = GDB_AGG_SUM_FLOAT;
+				*result_type = (fn == GDB_FN_SUM) ? argtype : FLOAT8OID;
+				return true;
+			}
+			return false;
+		case GDB_FN_MIN:
+		case GDB_FN_MAX:
+			*result_type = argtype;
+			if (cls == GDB_TYPE_INT || cls == GDB_TYPE_DATETIME)
+			{
+				*kind = fn == GDB_FN_MIN ? GDB_AGG_MIN_INT : GDB_AGG_MAX_INT;
+				return true;
+			}
+			if (cls == GDB_TYPE_FLOAT)
+			{
+				*kind = fn == GDB_FN_MIN ? GDB_AGG_MIN_FLOAT : GDB_AGG_MAX_FLOAT;
+				return true;
+			}
+			return false;
+	}
+	return false;
+}
+
+/* Result type and device transition kind of agg; raises when unsupported. */
 static void
 aggregate_types(GdbAggregate *agg, uint32 *kind)
 {
 	GdbTypeClass cls = OidIsValid(agg->argtype) ?
 		gdb_type_class(agg->argtype) : GDB_TYPE_UNSUPPORTED;
-	const char *pgname = NULL;
+	const char *pgname = agg->fn == GDB_FN_SUM ? "sum" :
+		agg->fn == GDB_FN_AVG ? "avg" : agg->fn == GDB_FN_MIN ? "min" : "max";
 
-	switch (agg->fn)
-	{
-		case GDB_FN_COUNT_STAR:
-			agg->result_type = INT8OID;
-			*kind = GDB_AGG_COUNT_STAR;
-			return;
-		case GDB_FN_COUNT:
-			agg->result_type = INT8OID;
-			*kind = GDB_AGG_COUNT;
-			return;
-		case GDB_FN_SUM:
-		case GDB_FN_AVG:
-			pgname = agg->fn == GDB_FN_SUM ? "sum" : "avg";
-			if (cls == GDB_TYPE_INT)
-			{
-				*kind = GDB_AGG_SUM_INT;
-				if (agg->fn == GDB_FN_AVG || agg->argtype == INT8OID)
-					agg->result_type = NUMERICOID;
-				else
-					agg->result_type = INT8OID;
-				return;
-			}
-			if (cls == GDB_TYPE_FLOAT)
-			{
-				*kind = GDB_AGG_SUM_FLOAT;
-				agg->result_type = (agg->fn == GDB_FN_SUM) ? agg->argtype : FLOAT8OID;
-				return;
-			}
-			break;
-		case GDB_FN_MIN:
-		case GDB_FN_MAX:
-			pgname = agg->fn == GDB_FN_MIN ? "min" : "max";
-			agg->result_type = agg->argtype;
-			if (cls == GDB_TYPE_INT || cls == GDB_TYPE_DATETIME)
-			{
-				*kind = agg->fn == GDB_FN_MIN ? GDB_AGG_MIN_INT : GDB_AGG_MAX_INT;
-				return;
-			}
-			if (cls == GDB_TYPE_FLOAT)
-			{
-				*kind = agg->fn == GDB_FN_MIN ? GDB_AGG_MIN_FLOAT : GDB_AGG_MAX_FLOAT;
-				return;
-			}
-			break;
-	}
+	if (gdb_aggregate_kind(agg->fn, agg->argtype, kind, &agg->result_type))
+		return;
 
 	/* PostgreSQL has no such aggregate for these types at all */
 	if (cls == GDB_TYPE_BOOL ||
@@ -173,6 +193,34 @@ aggregate_types(GdbAggregate *agg, uint32 *kind)
 			 errhint("sum and avg take smallint, integer, bigint, real or double "
 					 "precision; min and max also take date, timestamp and "
 					 "timestamp with time zone.")));
+}
+
+/* see groupby.h */
+void
+gdb_query_add_aggregate(GdbQuery *q, GdbAggFunc fn, AttrNumber attnum,
+						const char *label)
+{
+	GdbAggregate *agg = &q->aggs[q->naggs];
+	GdbAggSpec *spec = &q->req->aggs[q->naggs];
+	uint32		kind;
+
+	if (q->naggs >= GDB_MAX_AGGREGATES)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("too many aggregates: %d", q->naggs + 1),
+				 errdetail("gpudb accepts at most %d aggregates.",
+						   GDB_MAX_AGGREGATES)));
+	agg->fn = fn;
+	agg->label = pstrdup(label);
+	agg->attnum = attnum;
+	agg->argtype = attnum > 0 ?
+		TupleDescAttr(RelationGetDescr(q->rel), attnum - 1)->atttypid : InvalidOid;
+	aggregate_types(agg, &kind);
+	spec->kind = kind;
+	spec->input_col = attnum > 0 ?
+		gdb_columnset_add(&q->cs, q->rel, attnum, fn == GDB_FN_COUNT) : -1;
+	q->naggs++;
+	q->req->naggs = q->naggs;
 }
 
 /* Reject any part of a FuncCall beyond name(arg) or count(*). */
@@ -202,7 +250,7 @@ check_plain_call(FuncCall *fc, const char *label)
 
 /* see groupby.h */
 void
-gdb_parse_aggregates(GdbGroupByQuery *q, const char *aggregates)
+gdb_parse_aggregates(GdbQuery *q, const char *aggregates)
 {
 	List	   *raw;
 	SelectStmt *stmt;
@@ -246,11 +294,9 @@ gdb_parse_aggregates(GdbGroupByQuery *q, const char *aggregates)
 	{
 		ResTarget  *rt = lfirst_node(ResTarget, lc);
 		GdbAggregate *agg = &q->aggs[q->naggs];
-		GdbAggSpec *spec = &q->req->aggs[q->naggs];
 		FuncCall   *fc;
 		char	   *fname;
 		char	   *colname = NULL;
-		uint32		kind;
 
 		if (!IsA(rt->val, FuncCall))
 			ereport(ERROR,
@@ -312,28 +358,43 @@ gdb_parse_aggregates(GdbGroupByQuery *q, const char *aggregates)
 					 errmsg("gpu_groupby does not support aggregate %s", fname),
 					 errhint("Use count, sum, avg, min or max.")));
 
-		if (colname)
-		{
-			AttrNumber	attnum = resolve_column(q, colname, "aggregates");
-			Form_pg_attribute att = TupleDescAttr(RelationGetDescr(q->rel), attnum - 1);
-
-			agg->attnum = attnum;
-			agg->argtype = att->atttypid;
-		}
-		aggregate_types(agg, &kind);
-		spec->kind = kind;
-		spec->input_col = colname ?
-			gdb_columnset_add(&q->cs, q->rel, agg->attnum, agg->fn == GDB_FN_COUNT) : -1;
-		q->naggs++;
+		gdb_query_add_aggregate(q, agg->fn,
+								colname ? resolve_column(q, colname, "aggregates") : 0,
+								agg->label);
 	}
-	q->req->naggs = q->naggs;
+}
+
+/* Name, type and typmod of result column i of q (see gdb_query_natts). */
+static void
+result_column(const GdbQuery *q, int i, const char **name, Oid *type,
+			  int32 *typmod)
+{
+	int32		src = gdb_request_result_source(q->req, (uint32) i);
+	Form_pg_attribute att = src >= 0 ?
+		TupleDescAttr(RelationGetDescr(q->rel), q->cs.attnums[src] - 1) : NULL;
+
+	if (q->req->oper == GDB_OPER_GROUPBY && i >= q->nkeys)
+	{
+		*name = q->aggs[i - q->nkeys].label;
+		*type = q->aggs[i - q->nkeys].result_type;
+		*typmod = -1;			/* aggregates have none */
+		return;
+	}
+	*name = q->req->oper == GDB_OPER_GROUPBY ?
+		psprintf("group key \"%s\"", q->key_names[i]) :
+		psprintf("column \"%s\"", NameStr(att->attname));
+	*type = att->atttypid;
+	*typmod = att->atttypmod;
 }
 
 /* see groupby.h */
 void
-gdb_check_result_desc(const GdbGroupByQuery *q, TupleDesc desc)
+gdb_check_result_desc(const GdbQuery *q, TupleDesc desc, const char *fname)
 {
-	int			natts = q->nkeys + q->naggs;
+	int			natts = gdb_query_natts(q);
+	const char *name;
+	Oid			want;
+	int32		have;
 	int			i;
 
 	if (desc == NULL || desc->natts != natts)
@@ -342,60 +403,43 @@ gdb_check_result_desc(const GdbGroupByQuery *q, TupleDesc desc)
 
 		initStringInfo(&expected);
 		for (i = 0; i < natts; i++)
-			appendStringInfo(&expected, "%s%s %s", i ? ", " : "",
-							 i < q->nkeys ? quote_identifier(q->key_names[i]) :
-							 quote_identifier(q->aggs[i - q->nkeys].label),
-							 format_type_be(i < q->nkeys ? q->key_types[i] :
-											q->aggs[i - q->nkeys].result_type));
+		{
+			result_column(q, i, &name, &want, &have);
+			if (q->req->oper == GDB_OPER_GROUPBY && i >= q->nkeys)
+				name = quote_identifier(name);
+			else
+				name = quote_identifier(NameStr(TupleDescAttr(RelationGetDescr(q->rel),
+															  q->cs.attnums[gdb_request_result_source(q->req, i)] - 1)->attname));
+			appendStringInfo(&expected, "%s%s %s", i ? ", " : "", name,
+							 format_type_with_typemod(want, have));
+		}
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("column definition list has %d columns, but gpu_groupby returns %d",
-						desc ? desc->natts : 0, natts),
+				 errmsg("column definition list has %d columns, but %s returns %d",
+						desc ? desc->natts : 0, fname, natts),
 				 errdetail("Expected: AS t(%s).", expected.data)));
 	}
 	for (i = 0; i < natts; i++)
 	{
 		Form_pg_attribute att = TupleDescAttr(desc, i);
-		Oid			want = i < q->nkeys ? q->key_types[i] :
-			q->aggs[i - q->nkeys].result_type;
 
-		if (att->atttypid == want && att->atttypmod != -1)
-		{
-			/* a typmod must be the key column's own; aggregates have none */
-			int32		have = -1;
-
-			if (i < q->nkeys)
-				have = TupleDescAttr(RelationGetDescr(q->rel),
-									 q->cs.attnums[q->req->key_cols[i]] - 1)->atttypmod;
-			if (att->atttypmod != have)
-				ereport(ERROR,
-						(errcode(ERRCODE_DATATYPE_MISMATCH),
-						 errmsg("column %d (\"%s\") of the column definition list has type %s, but %s is %s",
-								i + 1, NameStr(att->attname),
-								format_type_with_typemod(att->atttypid, att->atttypmod),
-								i < q->nkeys ?
-								psprintf("group key \"%s\"", q->key_names[i]) :
-								q->aggs[i - q->nkeys].label,
-								format_type_with_typemod(want, have)),
-						 errhint("Declare column %d as %s.", i + 1,
-								 format_type_with_typemod(want, have))));
-		}
-		if (att->atttypid != want)
+		result_column(q, i, &name, &want, &have);
+		if (att->atttypid != want ||
+			(att->atttypmod != -1 && att->atttypmod != have))
 			ereport(ERROR,
 					(errcode(ERRCODE_DATATYPE_MISMATCH),
 					 errmsg("column %d (\"%s\") of the column definition list has type %s, but %s is %s",
-							i + 1, NameStr(att->attname), format_type_be(att->atttypid),
-							i < q->nkeys ?
-							psprintf("group key \"%s\"", q->key_names[i]) :
-							q->aggs[i - q->nkeys].label,
-							format_type_be(want)),
-					 errhint("Declare column %d as %s.", i + 1, format_type_be(want))));
+							i + 1, NameStr(att->attname),
+							format_type_with_typemod(att->atttypid, att->atttypmod),
+							name, format_type_with_typemod(want, have)),
+					 errhint("Declare column %d as %s.", i + 1,
+							 format_type_with_typemod(want, have))));
 	}
 }
 
 /* see groupby.h */
 void
-gdb_check_privileges(const GdbGroupByQuery *q)
+gdb_check_privileges(const GdbQuery *q)
 {
 	Oid			relid = RelationGetRelid(q->rel);
 	Oid			userid = GetUserId();
@@ -404,8 +448,10 @@ gdb_check_privileges(const GdbGroupByQuery *q)
 	if (check_enable_rls(relid, InvalidOid, false) == RLS_ENABLED)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("gpu_groupby does not support row-level security, "
+				 errmsg("%s does not support row-level security, "
 						"which applies to relation \"%s\" for this role",
+						q->req->oper == GDB_OPER_GROUPBY ? "gpu_groupby" :
+						q->req->oper == GDB_OPER_SELECT ? "gpu_select" : "gpu_sort",
 						RelationGetRelationName(q->rel)),
 				 errhint("Use plain SQL, which applies the row security policies.")));
 

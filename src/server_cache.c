@@ -1135,7 +1135,8 @@ srv_handle_cache_groupby(int s, char *payload, size_t len)
 	/* map the request's columns onto the store's and bind text constants */
 	req = &cq->req;
 	if (req->nkeys > GDB_MAX_GROUP_KEYS || req->naggs > GDB_MAX_AGGREGATES ||
-		req->ninstr > GDB_MAX_INSTR)
+		req->ninstr > GDB_MAX_INSTR || req->nout > GDB_MAX_COLUMNS ||
+		req->nsort > GDB_MAX_SORT_KEYS)
 	{
 		srv_reply_error(s, GDB_ERR_BAD_REQUEST, "malformed request");
 		return true;
@@ -1146,6 +1147,12 @@ srv_handle_cache_groupby(int s, char *payload, size_t len)
 	for (i = 0; i < req->naggs; i++)
 		if (req->aggs[i].input_col >= 0 && (uint32) req->aggs[i].input_col < cq->ncols)
 			req->aggs[i].input_col = map[req->aggs[i].input_col];
+	for (i = 0; i < req->nout; i++)
+		if (req->out_cols[i] >= 0 && (uint32) req->out_cols[i] < cq->ncols)
+			req->out_cols[i] = map[req->out_cols[i]];
+	for (i = 0; i < req->nsort; i++)
+		if (req->sort_keys[i].col >= 0 && (uint32) req->sort_keys[i].col < cq->ncols)
+			req->sort_keys[i].col = map[req->sort_keys[i].col];
 	for (i = 0; i < req->ninstr; i++)
 		if (req->program[i].op == GDB_OP_PUSH_COL &&
 			req->program[i].arg >= 0 && (uint32) req->program[i].arg < cq->ncols)
@@ -1209,7 +1216,7 @@ srv_handle_cache_groupby(int s, char *payload, size_t len)
 
 	/* the strings of text group keys, row by row */
 	initStringInfo(&strings);
-	for (i = 0; i < req->nkeys; i++)
+	for (i = 0; i < GDB_MAX_COLUMNS && i < result->ncols; i++)
 	{
 		const int64 *vals = GDB_COL_PTR(result, result, i, int64);
 		const uint8_t *nulls = GDB_NULL_PTR(result, result, i);

@@ -175,8 +175,9 @@ typedef struct GdbCacheCreate
  * CACHE_GROUPBY: GdbCacheQuery, then snapshot.nxip uint32 xids, then
  * ntext text constants, each a uint32 length and its bytes.  The request's
  * column indexes refer to attnums[]; the server maps them onto its store.
- * A USED reply carries the result batch and then, for each text key column
- * (key_is_text), one string per result row: uint32 length + bytes, NULL
+ * A USED reply carries the result batch and then, for each result column
+ * that copies a text column (key_is_text: group keys, or the output
+ * columns of SELECT and SORT), one string per result row: uint32 length + bytes, NULL
  * keys as length 0xFFFFFFFF.
  */
 typedef struct GdbCacheQuery
@@ -187,7 +188,7 @@ typedef struct GdbCacheQuery
 	uint64_t	change_count;	/* the relation's change counter now */
 	int16_t		attnums[GDB_MAX_COLUMNS];
 	uint32_t	typids[GDB_MAX_COLUMNS];
-	uint32_t	key_is_text[GDB_MAX_GROUP_KEYS];
+	uint32_t	key_is_text[GDB_MAX_COLUMNS];	/* per result column */
 	uint32_t	ntext;
 	uint32_t	pad;
 	GdbSnapshotInfo snapshot;	/* the query's */

@@ -1,0 +1,253 @@
+/*-------------------------------------------------------------------------
+ *
+ * cpu_select_sort.c
+ *	  The CPU path of the SELECT (selection + projection) and SORT (ordered
+ *	  selection with an optional top-k limit) operators of gpudb_device.h.
+ *
+ * Plain C, no PostgreSQL header: the reference the CUDA path is checked
+ * against (test/device_selftest.c) and the path used without a GPU.
+ *
+ * Algorithm: the filter VM (gpudb_semantics.h) over every row in row order
+ * (so the first failing row raises, as PostgreSQL's scan would), then for
+ * SORT a qsort_r of the selected row ids by (NULL rank, sort encoding) per
+ * key with the row id as the last key, which makes the order total and the
+ * sort stable; then a gather of the output columns of the first
+ * min(limit, selected) rows.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpudb_device.h"
+#include "gpudb_semantics.h"
+
+extern int	gdb_cpu_validate_request(const GdbRequest *req,
+									 const GdbBatch *input, GdbError *err);
+extern const char *gdb_cpu_status_text(int status);
+
+/* Sort context: per selected position, nsort (rank, encoding) pairs. */
+typedef struct GdbCpuOrderCtx
+{
+	const uint64_t *enc;		/* [nsel * nsort] */
+	const uint8_t *rank;		/* [nsel * nsort] */
+	uint32_t	nsort;
+} GdbCpuOrderCtx;
+
+/* qsort_r comparator over positions: keys, then position (stable). */
+static int
+gdb_cpu_cmp_order(const void *pa, const void *pb, void *arg)
+{
+	const GdbCpuOrderCtx *ctx = (const GdbCpuOrderCtx *) arg;
+	size_t		a = *(const size_t *) pa;
+	size_t		b = *(const size_t *) pb;
+	uint32_t	k;
+
+	for (k = 0; k < ctx->nsort; k++)
+	{
+		uint8_t		ra = ctx->rank[a * ctx->nsort + k];
+		uint8_t		rb = ctx->rank[b * ctx->nsort + k];
+		uint64_t	ea = ctx->enc[a * ctx->nsort + k];
+		uint64_t	eb = ctx->enc[b * ctx->nsort + k];
+
+		if (ra != rb)
+			return ra < rb ? -1 : 1;
+		if (ea != eb)
+			return ea < eb ? -1 : 1;
+	}
+	return (a > b) - (a < b);
+}
+
+/*
+ * Order the nsel selected row ids in sel by req's sort keys, in place.
+ * Returns GDB_OK or GDB_ERR_OUT_OF_MEMORY.
+ */
+static int
+gdb_cpu_order_rows(const GdbRequest *req, const GdbBatch *input,
+				   uint64_t *sel, uint64_t nsel)
+{
+	const char *base = (const char *) input;
+	uint32_t	nsort = req->nsort;
+	uint64_t   *enc;
+	uint8_t    *rank;
+	size_t	   *order;
+	uint64_t   *sorted;
+	size_t		p;
+	uint32_t	k;
+	GdbCpuOrderCtx ctx;
+
+	if (nsel <= 1)
+		return GDB_OK;
+	enc = (uint64_t *) malloc((size_t) nsel * nsort * sizeof(uint64_t));
+	rank = (uint8_t *) malloc((size_t) nsel * nsort);
+	order = (size_t *) malloc((size_t) nsel * sizeof(size_t));
+	sorted = (uint64_t *) malloc((size_t) nsel * sizeof(uint64_t));
+	if (!enc || !rank || !order || !sorted)
+	{
+		free(enc);
+		free(rank);
+		free(order);
+		free(sorted);
+		return GDB_ERR_OUT_OF_MEMORY;
+	}
+	for (p = 0; p < nsel; p++)
+	{
+		for (k = 0; k < nsort; k++)
+		{
+			const GdbSortKey *sk = &req->sort_keys[k];
+			const uint8_t *nulls = GDB_NULL_PTR(base, input, sk->col);
+			int			isnull = nulls ? nulls[sel[p]] != 0 : 0;
+
+			rank[p * nsort + k] = (uint8_t) gdb_sort_null_rank(isnull, sk->nulls_first);
+			enc[p * nsort + k] = isnull ? 0 :
+				gdb_sort_encode(input->cols[sk->col].kind,
+								GDB_COL_PTR(base, input, sk->col, const int64_t)[sel[p]],
+								sk->descending);
+		}
+		order[p] = p;
+	}
+	ctx.enc = enc;
+	ctx.rank = rank;
+	ctx.nsort = nsort;
+	qsort_r(order, (size_t) nsel, sizeof(size_t), gdb_cpu_cmp_order, &ctx);
+	for (p = 0; p < nsel; p++)
+		sorted[p] = sel[order[p]];
+	memcpy(sel, sorted, (size_t) nsel * sizeof(uint64_t));
+	free(enc);
+	free(rank);
+	free(order);
+	free(sorted);
+	return GDB_OK;
+}
+
+/*
+ * gdb_cpu_select_sort: see gpudb_device.h.  Scratch: 8 bytes per input row
+ * for the selected row ids, plus for SORT 9 * nsort + 16 bytes per
+ * selected row.  On error *result is NULL and nothing is leaked.
+ */
+int
+gdb_cpu_select_sort(const GdbRequest *req, const GdbBatch *input,
+					GdbAllocFn alloc, void *alloc_arg,
+					GdbBatch **result, GdbStats *stats, GdbError *err)
+{
+	GdbError	dummy;
+	const char *base = (const char *) input;
+	uint64_t   *sel;
+	uint64_t	nrows,
+				nsel = 0,
+				nout_rows,
+				row,
+				r;
+	uint32_t	kinds[GDB_MAX_COLUMNS];
+	uint32_t	has_nulls[GDB_MAX_COLUMNS];
+	uint32_t	c;
+	uint64_t	total;
+	GdbBatch   *out;
+	int			st;
+
+	if (err == NULL)
+		err = &dummy;
+	err->status = GDB_OK;
+	err->message[0] = '\0';
+	if (result)
+		*result = NULL;
+	if (result == NULL || alloc == NULL)
+		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
+							 "gdb_cpu_select_sort: result and alloc must not be NULL");
+	st = gdb_cpu_validate_request(req, input, err);
+	if (st != GDB_OK)
+		return st;
+	if (req->oper != GDB_OPER_SELECT && req->oper != GDB_OPER_SORT)
+		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
+							 "gdb_cpu_select_sort: operator %u is not SELECT or SORT",
+							 (unsigned) req->oper);
+	nrows = input->nrows;
+	if (nrows > SIZE_MAX / 64)
+		return gdb_error_set(err, GDB_ERR_OUT_OF_MEMORY,
+							 "batch of %llu rows is too large for this host",
+							 (unsigned long long) nrows);
+
+	/* 1. selection */
+	sel = (uint64_t *) malloc((size_t) (nrows ? nrows : 1) * sizeof(uint64_t));
+	if (sel == NULL)
+		goto oom;
+	for (row = 0; row < nrows; row++)
+	{
+		if (req->ninstr > 0)
+		{
+			int			rst = GDB_OK;
+			int			v = gdb_vm_eval(req->program, (int) req->ninstr, input,
+										input, row, &rst);
+
+			if (rst != GDB_OK)
+			{
+				free(sel);
+				return gdb_error_set(err, rst, "%s", gdb_cpu_status_text(rst));
+			}
+			if (v != GDB_TRUE)
+				continue;
+		}
+		sel[nsel++] = row;
+	}
+
+	/* 2. order */
+	if (req->oper == GDB_OPER_SORT &&
+		gdb_cpu_order_rows(req, input, sel, nsel) != GDB_OK)
+		goto oom;
+	nout_rows = nsel;
+	if (req->oper == GDB_OPER_SORT && req->limit > 0 && req->limit < nout_rows)
+		nout_rows = req->limit;
+
+	/* 3. projection: gather the output columns */
+	for (c = 0; c < req->nout; c++)
+	{
+		kinds[c] = input->cols[req->out_cols[c]].kind;
+		has_nulls[c] = input->cols[req->out_cols[c]].has_nulls;
+	}
+	total = gdb_batch_layout(NULL, req->nout, kinds, has_nulls, nout_rows);
+	out = (GdbBatch *) alloc(alloc_arg, (size_t) total);
+	if (out == NULL)
+	{
+		free(sel);
+		return gdb_error_set(err, GDB_ERR_OUT_OF_MEMORY,
+							 "could not allocate a result batch of %llu bytes",
+							 (unsigned long long) total);
+	}
+	memset(out, 0, (size_t) total);
+	gdb_batch_layout(out, req->nout, kinds, has_nulls, nout_rows);
+	out->nrows = nout_rows;
+	for (c = 0; c < req->nout; c++)
+	{
+		int32_t		ic = req->out_cols[c];
+		const int64_t *vals = GDB_COL_PTR(base, input, ic, const int64_t);
+		const uint8_t *nulls = GDB_NULL_PTR(base, input, ic);
+		int64_t    *ovals = GDB_COL_PTR(out, out, c, int64_t);
+		uint8_t    *onulls = GDB_NULL_PTR(out, out, c);
+
+		for (r = 0; r < nout_rows; r++)
+		{
+			ovals[r] = vals[sel[r]];
+			if (onulls)
+				onulls[r] = nulls[sel[r]];
+		}
+	}
+	free(sel);
+	if (stats)
+	{
+		stats->rows_in += nrows;
+		stats->rows_selected += nsel;
+		stats->groups_out += nout_rows;
+	}
+	*result = out;
+	return GDB_OK;
+
+oom:
+	free(sel);
+	return gdb_error_set(err, GDB_ERR_OUT_OF_MEMORY,
+						 "out of memory for the CPU %s of %llu rows",
+						 req->oper == GDB_OPER_SORT ? "sort" : "selection",
+						 (unsigned long long) nrows);
+}

@@ -1,0 +1,64 @@
+/*-------------------------------------------------------------------------
+ *
+ * custom_scan.h
+ *	  The custom scan provider's plan nodes, shared by the path side
+ *	  (custom_scan_path.c: planner hooks, cost model, plans) and the
+ *	  executor side (custom_scan_exec.c: run, tuples, EXPLAIN).
+ *
+ * Three nodes, one set of executor methods:
+ *	 GpuScan	a base relation's WHERE quals (the longest prefix, in the
+ *				executor's evaluation order, that the device runs) and the
+ *				columns the plan needs; quals after that prefix stay in the
+ *				node's ordinary qual, evaluated on the CPU per row
+ *	 GpuAgg		GROUP BY plain columns with count/sum/avg/min/max of plain
+ *				columns over one table, all its quals on the device; HAVING
+ *				is the node's ordinary qual over the groups
+ *	 GpuSort	ORDER BY plain non-text columns over one table, all its
+ *				quals on the device, cut to the LIMIT (plus OFFSET) when the
+ *				planner knows it (a device top-k)
+ *
+ * custom_private of a plan (all copyable nodes) is the list indexed by
+ * GdbPrivateField.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUDB_CUSTOM_SCAN_H
+#define GPUDB_CUSTOM_SCAN_H
+
+#include "nodes/extensible.h"
+
+#include "groupby.h"
+
+typedef enum GdbNodeKind
+{
+	GDB_NODE_SCAN = 0,
+	GDB_NODE_AGG = 1,
+	GDB_NODE_SORT = 2
+} GdbNodeKind;
+
+typedef enum GdbPrivateField
+{
+	GDB_PRIV_KIND = 0,			/* Integer: GdbNodeKind */
+	GDB_PRIV_QUALS,				/* List of Expr: device quals, Vars of varno 1 */
+	GDB_PRIV_KEYS,				/* IntList: group key attnums (AGG) */
+	GDB_PRIV_AGGS,				/* IntList: (GdbAggFunc, attnum) pairs (AGG) */
+	GDB_PRIV_OUTPUT,			/* IntList: output column attnums (SCAN, SORT) */
+	GDB_PRIV_SORT,				/* IntList: (attnum, descending, nulls_first) */
+	GDB_PRIV_LIMIT,				/* String: top-k row count, "0" for all */
+	GDB_PRIV_CACHED,			/* Integer: 1 if planned as cached */
+	GDB_PRIV__COUNT
+} GdbPrivateField;
+
+/* The node methods, one per node name (custom_scan_exec.c). */
+extern CustomScanMethods gdb_scan_methods[3];
+
+/* custom_scan_exec.c: register the node methods (for plan copy/readfuncs) */
+extern void gdb_custom_exec_init(void);
+
+/*
+ * gdb_plan_device_label: what EXPLAIN shows as the device a plan would run
+ * on now ("CPU path" or the GPU's name); never raises.
+ */
+extern const char *gdb_plan_device_label(void);
+
+#endif							/* GPUDB_CUSTOM_SCAN_H */

@@ -1,0 +1,372 @@
+/*-------------------------------------------------------------------------
+ *
+ * custom_scan_exec.c
+ *	  The executor side of the custom scan nodes GpuScan, GpuAgg and
+ *	  GpuSort (see custom_scan.h): build the query from the plan, run it
+ *	  from the cache or the heap on the first fetch (query_run.c), hand out
+ *	  result rows as virtual tuples, and describe the node in EXPLAIN through
+ *	  the property API (so TEXT, JSON, YAML and XML all carry it).
+ *
+ * Scan tuples: GpuAgg's are its custom_scan_tlist (group keys, then
+ * aggregates), which set_plan_references made the target list and HAVING
+ * refer to; GpuScan's and GpuSort's have the relation's row type with the
+ * columns the plan reads filled and the others NULL.  Result values are
+ * formed in the per-tuple memory context.
+ *
+ * Rescan replays the rows already computed (the nodes take no parameters).
+ * Backward scan is not supported (the planner materialises for scrollable
+ * cursors); the nodes are not parallel-safe (one GPU server request per
+ * query).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "commands/explain.h"
+#include "executor/executor.h"
+#include "executor/tuptable.h"
+#include "nodes/makefuncs.h"
+#include "optimizer/optimizer.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/ruleutils.h"
+
+#include "custom_scan.h"
+#include "server_protocol.h"
+
+/* Execution state of one node. */
+typedef struct GdbScanState
+{
+	CustomScanState css;
+	GdbNodeKind kind;
+	GdbQuery	q;
+	List	   *device_quals;	/* for EXPLAIN */
+	int			nout;
+	AttrNumber	out_attnums[GDB_MAX_COLUMNS];	/* SCAN/SORT: slot columns */
+	char	   *sort_labels[GDB_MAX_SORT_KEYS];
+	MemoryContext run_cxt;		/* query and results */
+	bool		ran;
+	GdbRunInfo	info;
+	ListCell   *cell;			/* current result batch */
+	uint64		row;			/* next row in it */
+	uint64		rows_out;
+	Datum	   *values;
+	bool	   *nulls;
+} GdbScanState;
+
+static Node *gdb_create_scan_state(CustomScan *cscan);
+static void gdb_begin(CustomScanState *node, EState *estate, int eflags);
+static TupleTableSlot *gdb_exec(CustomScanState *node);
+static void gdb_end(CustomScanState *node);
+static void gdb_rescan(CustomScanState *node);
+static void gdb_explain(CustomScanState *node, List *ancestors,
+						ExplainState *es);
+
+CustomScanMethods gdb_scan_methods[3] = {
+	{"GpuScan", gdb_create_scan_state},
+	{"GpuAgg", gdb_create_scan_state},
+	{"GpuSort", gdb_create_scan_state},
+};
+
+static CustomExecMethods gdb_exec_methods = {
+	.CustomName = "gpudb",
+	.BeginCustomScan = gdb_begin,
+	.ExecCustomScan = gdb_exec,
+	.EndCustomScan = gdb_end,
+	.ReScanCustomScan = gdb_rescan,
+	.ExplainCustomScan = gdb_explain,
+};
+
+static const char *const agg_names[] = {"count", "count", "sum", "avg", "min", "max"};
+
+static Node *
+gdb_create_scan_state(CustomScan *cscan)
+{
+	GdbScanState *s = (GdbScanState *) newNode(sizeof(GdbScanState),
+											   T_CustomScanState);
+
+	s->css.methods = &gdb_exec_methods;
+	s->kind = (GdbNodeKind) intVal(list_nth(cscan->custom_private, GDB_PRIV_KIND));
+	return (Node *) s;
+}
+
+/* A column's name, quoted as needed. */
+static char *
+column_name(Relation rel, AttrNumber attnum)
+{
+	return pstrdup(quote_identifier(NameStr(TupleDescAttr(RelationGetDescr(rel),
+														  attnum - 1)->attname)));
+}
+
+/*
+ * Build the query from the plan: the same GdbQuery the SQL functions
+ * build, so both run through the same code.
+ */
+static void
+gdb_begin(CustomScanState *node, EState *estate, int eflags)
+{
+	GdbScanState *s = (GdbScanState *) node;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	List	   *priv = cscan->custom_private;
+	Relation	rel = node->ss.ss_currentRelation;
+	GdbQuery   *q = &s->q;
+	MemoryContext old;
+	ListCell   *lc;
+	int			natts;
+
+	s->run_cxt = AllocSetContextCreate(estate->es_query_cxt, "gpudb custom scan",
+									   ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(s->run_cxt);
+	memset(q, 0, sizeof(GdbQuery));
+	q->rel = rel;
+	q->req = palloc0(sizeof(GdbRequest));
+	s->device_quals = (List *) list_nth(priv, GDB_PRIV_QUALS);
+
+	switch (s->kind)
+	{
+		case GDB_NODE_AGG:
+			q->req->oper = GDB_OPER_GROUPBY;
+			foreach(lc, (List *) list_nth(priv, GDB_PRIV_KEYS))
+				gdb_query_add_key(q, (AttrNumber) lfirst_int(lc),
+								  column_name(rel, (AttrNumber) lfirst_int(lc)));
+			lc = list_head((List *) list_nth(priv, GDB_PRIV_AGGS));
+			while (lc)
+			{
+				List	   *aggs = (List *) list_nth(priv, GDB_PRIV_AGGS);
+				GdbAggFunc	fn = (GdbAggFunc) lfirst_int(lc);
+				AttrNumber	attnum = (AttrNumber) lfirst_int(lnext(aggs, lc));
+
+				gdb_query_add_aggregate(q, fn, attnum,
+										attnum > 0 ?
+										psprintf("%s(%s)", agg_names[fn], column_name(rel, attnum)) :
+										psprintf("%s(*)", agg_names[fn]));
+				lc = lnext(aggs, lnext(aggs, lc));
+			}
+			break;
+		case GDB_NODE_SCAN:
+		case GDB_NODE_SORT:
+			q->req->oper = s->kind == GDB_NODE_SCAN ? GDB_OPER_SELECT : GDB_OPER_SORT;
+			foreach(lc, (List *) list_nth(priv, GDB_PRIV_OUTPUT))
+			{
+				AttrNumber	attnum = (AttrNumber) lfirst_int(lc);
+
+				s->out_attnums[s->nout++] = attnum;
+				q->req->out_cols[q->req->nout++] =
+					gdb_columnset_add(&q->cs, rel, attnum, false);
+			}
+			q->nout = s->nout;
+			if (s->kind == GDB_NODE_SORT)
+			{
+				List	   *sort = (List *) list_nth(priv, GDB_PRIV_SORT);
+
+				for (lc = list_head(sort); lc; lc = lnext(sort, lnext(sort, lnext(sort, lc))))
+				{
+					AttrNumber	attnum = (AttrNumber) lfirst_int(lc);
+					bool		desc = lfirst_int(lnext(sort, lc)) != 0;
+					bool		nf = lfirst_int(lnext(sort, lnext(sort, lc))) != 0;
+					GdbSortKey *sk = &q->req->sort_keys[q->req->nsort];
+
+					sk->col = gdb_columnset_add(&q->cs, rel, attnum, false);
+					sk->descending = desc;
+					sk->nulls_first = nf;
+					s->sort_labels[q->req->nsort] =
+						psprintf("%s%s%s", column_name(rel, attnum),
+								 desc ? " DESC" : "",
+								 nf != desc ? (nf ? " NULLS FIRST" : " NULLS LAST") : "");
+					q->req->nsort++;
+				}
+				q->req->limit = (uint64) strtoull(strVal(list_nth(priv, GDB_PRIV_LIMIT)),
+												  NULL, 10);
+			}
+			break;
+	}
+	(void) gdb_compile_quals(s->device_quals, rel, &q->cs, q->req,
+							 gdb_scan_methods[s->kind].CustomName, false, NULL);
+	natts = gdb_query_natts(q);
+	s->values = palloc(sizeof(Datum) * Max(natts, 1));
+	s->nulls = palloc(sizeof(bool) * Max(natts, 1));
+	MemoryContextSwitchTo(old);
+}
+
+/* The next result row into the scan slot, or an empty slot at the end. */
+static TupleTableSlot *
+gdb_next(ScanState *ss)
+{
+	GdbScanState *s = (GdbScanState *) ss;
+	TupleTableSlot *slot = ss->ss_ScanTupleSlot;
+	ExprContext *econtext = ss->ps.ps_ExprContext;
+	const GdbBatch *res;
+	MemoryContext old;
+	int			i;
+
+	if (!s->ran)
+	{
+		old = MemoryContextSwitchTo(s->run_cxt);
+		gdb_query_run(&s->q, &s->info);
+		MemoryContextSwitchTo(old);
+		s->ran = true;
+		s->cell = list_head(s->info.batches);
+		s->row = 0;
+	}
+	ExecClearTuple(slot);
+	while (s->cell && s->row >= ((const GdbBatch *) lfirst(s->cell))->nrows)
+	{
+		s->cell = lnext(s->info.batches, s->cell);
+		s->row = 0;
+	}
+	if (s->cell == NULL)
+		return slot;
+	res = (const GdbBatch *) lfirst(s->cell);
+
+	old = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
+	if (s->kind == GDB_NODE_AGG)
+		gdb_result_row_values(&s->q, res, s->row, slot->tts_values, slot->tts_isnull);
+	else
+	{
+		gdb_result_row_values(&s->q, res, s->row, s->values, s->nulls);
+		memset(slot->tts_isnull, true, sizeof(bool) * slot->tts_tupleDescriptor->natts);
+		for (i = 0; i < s->nout; i++)
+		{
+			slot->tts_values[s->out_attnums[i] - 1] = s->values[i];
+			slot->tts_isnull[s->out_attnums[i] - 1] = s->nulls[i];
+		}
+	}
+	MemoryContextSwitchTo(old);
+	s->row++;
+	s->rows_out++;
+	return ExecStoreVirtualTuple(slot);
+}
+
+/* No parameters or locking: every row the node returns is final. */
+static bool
+gdb_recheck(ScanState *ss, TupleTableSlot *slot)
+{
+	return true;
+}
+
+static TupleTableSlot *
+gdb_exec(CustomScanState *node)
+{
+	return ExecScan(&node->ss, gdb_next, gdb_recheck);
+}
+
+static void
+gdb_end(CustomScanState *node)
+{
+	GdbScanState *s = (GdbScanState *) node;
+
+	if (s->run_cxt)
+		MemoryContextDelete(s->run_cxt);
+	s->run_cxt = NULL;
+}
+
+static void
+gdb_rescan(CustomScanState *node)
+{
+	GdbScanState *s = (GdbScanState *) node;
+
+	s->cell = s->ran ? list_head(s->info.batches) : NULL;
+	s->row = 0;
+}
+
+/* GDB_CACHE_* as words, for EXPLAIN. */
+static const char *
+cache_state_name(int state)
+{
+	switch (state)
+	{
+		case GDB_CACHE_USED:
+			return "used";
+		case GDB_CACHE_ABSENT:
+			return "not cached";
+		case GDB_CACHE_SNAPSHOT:
+			return "snapshot older than the load";
+		case GDB_CACHE_OWN_CHANGES:
+			return "changed by this transaction";
+		case GDB_CACHE_NOT_READY:
+			return "load not committed";
+		case GDB_CACHE_STALE:
+			return "stale";
+		default:
+			return "not usable";
+	}
+}
+
+static void
+gdb_explain(CustomScanState *node, List *ancestors, ExplainState *es)
+{
+	GdbScanState *s = (GdbScanState *) node;
+	GdbQuery   *q = &s->q;
+	Relation	rel = node->ss.ss_currentRelation;
+	List	   *items = NIL;
+	int			i;
+
+	if (gpudb_explain_hardware)
+		ExplainPropertyText("Device",
+							s->ran ? (strncmp(s->info.path, "gpu:", 4) == 0 ?
+									  s->info.path + 4 : "CPU path") :
+							gdb_plan_device_label(), es);
+	if (s->device_quals != NIL)
+	{
+		List	   *ctx = deparse_context_for(RelationGetRelationName(rel),
+											  RelationGetRelid(rel));
+
+		ExplainPropertyText("GPU Filter",
+							deparse_expression((Node *) make_ands_explicit(s->device_quals),
+											   ctx, false, false),
+							es);
+	}
+	if (s->kind == GDB_NODE_AGG)
+	{
+		for (i = 0; i < q->nkeys; i++)
+			items = lappend(items, q->key_names[i]);
+		if (items)
+			ExplainPropertyList("Group Keys", items, es);
+		items = NIL;
+		for (i = 0; i < q->naggs; i++)
+			items = lappend(items, q->aggs[i].label);
+		if (items)
+			ExplainPropertyList("Aggregates", items, es);
+	}
+	if (s->kind == GDB_NODE_SORT)
+	{
+		items = NIL;
+		for (i = 0; i < (int) q->req->nsort; i++)
+			items = lappend(items, s->sort_labels[i]);
+		ExplainPropertyList("Sort Keys", items, es);
+		if (q->req->limit > 0)
+			ExplainPropertyInteger("Top-k Limit", NULL, (int64) q->req->limit, es);
+	}
+	if (!es->analyze || !s->ran)
+		return;
+	ExplainPropertyText("Source", s->info.from_cache ? "cache" : "heap", es);
+	if (!s->info.from_cache)
+		ExplainPropertyText("Cache", cache_state_name(s->info.cache_state), es);
+	ExplainPropertyInteger("Batches", NULL, s->info.nbatches, es);
+	ExplainPropertyInteger("Rows In", NULL, (int64) s->info.stats.rows_in, es);
+	ExplainPropertyInteger("Rows Selected", NULL,
+						   (int64) s->info.stats.rows_selected, es);
+	ExplainPropertyInteger(s->kind == GDB_NODE_AGG ? "Groups" : "Rows Out", NULL,
+						   (int64) s->info.stats.groups_out, es);
+	if (gpudb_explain_hardware)
+	{
+		ExplainPropertyInteger("Bytes To Device", "bytes",
+							   (int64) s->info.stats.bytes_to_device, es);
+		ExplainPropertyInteger("Bytes From Device", "bytes",
+							   (int64) s->info.stats.bytes_from_device, es);
+		ExplainPropertyFloat("Device Time", "ms", s->info.stats.device_ms, 3, es);
+		ExplainPropertyFloat("Run Time", "ms", s->info.total_ms, 3, es);
+	}
+}
+
+/* see custom_scan.h */
+void
+gdb_custom_exec_init(void)
+{
+	int			i;
+
+	for (i = 0; i < 3; i++)
+		RegisterCustomScanMethods(&gdb_scan_methods[i]);
+}

@@ -1,0 +1,1018 @@
+/*-------------------------------------------------------------------------
+ *
+ * custom_scan_path.c
+ *	  The planner side of the custom scan provider: set_rel_pathlist_hook
+ *	  offers GpuScan for a base relation, create_upper_paths_hook offers
+ *	  GpuAgg (UPPERREL_GROUP_AGG) and GpuSort (UPPERREL_ORDERED) for queries
+ *	  over one table; the cost model decides against PostgreSQL's own paths,
+ *	  and PlanCustomPath turns a chosen path into a CustomScan.
+ *
+ * What is offered is exactly what the device runs with PostgreSQL's
+ * semantics; anything else leaves the query's ordinary plan alone (never an
+ * ERROR): gpudb.debug_unsupported reports why, as a NOTICE.
+ *
+ * Quals.  The executor evaluates a scan's quals in the order of
+ * order_qual_clauses (security level, leakproof ones first, then cost,
+ * stable), stopping at the first that is not TRUE.  gdb_order_quals
+ * reproduces that order, and the device program runs the quals in it, so
+ * the same rows raise the same errors and row-level security quals are
+ * applied before any non-leakproof user qual.  GpuScan puts the longest
+ * compilable prefix on the device and leaves the rest, in order, to the
+ * CPU; GpuAgg and GpuSort need every qual on the device.
+ *
+ * Cost model (constants in gpudb_defaults.h; README "Cost model"):
+ *	 startup = gpudb.gpu_setup_cost
+ *			 + rows_in * gpudb.gpu_tuple_cost * work
+ *			 + (uncached) pages * seq_page_cost + rows_in * cpu_tuple_cost
+ *						  + rows_in * ncols * 9 bytes * gpudb.gpu_transfer_cost
+ * (gpu_transfer_cost covers the backend's deforming of the heap into
+ * column batches as well as the copy to the device)
+ *	 total	 = startup + rows_out * cpu_tuple_cost (+ CPU quals per row)
+ * where work is 1 for a selection, 1 + aggregates/4 + keys for a group-by
+ * and 2 per sort key for a sort.  The node produces every row before the
+ * first, so it is all startup cost.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/stratnum.h"
+#include "access/sysattr.h"
+#include "access/table.h"
+#include "catalog/pg_aggregate.h"
+#include "catalog/pg_am.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_namespace.h"
+#include "catalog/pg_type.h"
+#include "commands/defrem.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/clauses.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/paths.h"
+#include "optimizer/planmain.h"
+#include "optimizer/planner.h"
+#include "optimizer/restrictinfo.h"
+#include "optimizer/tlist.h"
+#include "parser/parsetree.h"
+#include "rewrite/rewriteManip.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/regproc.h"
+#include "utils/rel.h"
+#include "utils/selfuncs.h"
+#include "utils/spccache.h"
+#include "utils/typcache.h"
+
+#include "custom_scan.h"
+#include "server_client.h"
+
+static set_rel_pathlist_hook_type prev_set_rel_pathlist_hook = NULL;
+static create_upper_paths_hook_type prev_create_upper_paths_hook = NULL;
+
+static Plan *gdb_plan_custom_path(PlannerInfo *root, RelOptInfo *rel,
+								  CustomPath *best_path, List *tlist,
+								  List *clauses, List *custom_plans);
+
+static const CustomPathMethods gdb_path_methods[3] = {
+	{"GpuScan", gdb_plan_custom_path, NULL},
+	{"GpuAgg", gdb_plan_custom_path, NULL},
+	{"GpuSort", gdb_plan_custom_path, NULL},
+};
+
+static const char *const gdb_node_names[3] = {"GpuScan", "GpuAgg", "GpuSort"};
+
+/* NOTICE of why a node was not offered, under gpudb.debug_unsupported. */
+static void
+not_offered(GdbNodeKind kind, const char *why)
+{
+	if (gpudb_debug_unsupported)
+		ereport(NOTICE,
+				(errmsg("gpudb: %s not used: %s", gdb_node_names[kind], why)));
+}
+
+/*
+ * May the planner offer device nodes now?  gpudb.enabled; gpudb.device gpu
+ * or cpu (cpu: the nodes run on the CPU path, which is how CI tests them);
+ * auto: only when the GPU server runs in GPU mode.
+ */
+static bool
+offload_possible(const char **why)
+{
+	const GdbHelloReply *hello;
+
+	if (!gpudb_enabled)
+	{
+		*why = "gpudb.enabled is off";
+		return false;
+	}
+	if (gpudb_device_mode != GPUDB_DEVICE_AUTO)
+		return true;
+	if (!gpudb_preloaded || (hello = gdb_server_hello()) == NULL || !hello->use_gpu)
+	{
+		*why = "no GPU is usable and gpudb.device is auto (set gpudb.device = cpu to plan the CPU path)";
+		return false;
+	}
+	return true;
+}
+
+/* see custom_scan.h */
+const char *
+gdb_plan_device_label(void)
+{
+	const GdbHelloReply *hello;
+
+	if (!gpudb_enabled || gpudb_device_mode == GPUDB_DEVICE_CPU ||
+		!gpudb_preloaded || (hello = gdb_server_hello()) == NULL ||
+		!hello->use_gpu)
+		return "CPU path";
+	return pstrdup(hello->devs[0].name);
+}
+
+/*
+ * Is rel a plain table (or partition, or materialised view) the nodes can
+ * read?  allow_member: an appendrel member (a partition planned under its
+ * parent) is fine for GpuScan.
+ */
+static bool
+base_rel_ok(PlannerInfo *root, RelOptInfo *rel, bool allow_member,
+			const char **why)
+{
+	RangeTblEntry *rte;
+
+	if (rel->reloptkind != RELOPT_BASEREL &&
+		!(allow_member && rel->reloptkind == RELOPT_OTHER_MEMBER_REL))
+	{
+		*why = "the query does not read exactly one table";
+		return false;
+	}
+	rte = planner_rt_fetch(rel->relid, root);
+	if (rte->rtekind != RTE_RELATION ||
+		(rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW))
+	{
+		*why = "the relation is not a table";
+		return false;
+	}
+	if (rte->inh)
+	{
+		*why = "the table has partitions or inheritance children";
+		return false;
+	}
+	if (rte->tablesample)
+	{
+		*why = "TABLESAMPLE";
+		return false;
+	}
+	if (root->parse->commandType != CMD_SELECT || root->parse->rowMarks != NIL)
+	{
+		*why = "the statement is not a plain SELECT";
+		return false;
+	}
+	if (IS_DUMMY_REL(rel))
+	{
+		*why = "the relation is provably empty";
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Is var a column of relid the batch can carry (text_ok: text too)?
+ * Adds its attnum to *attnums.
+ */
+static bool
+var_ok(Var *var, Index relid, bool text_ok, Bitmapset **attnums,
+	   const char **why)
+{
+	GdbTypeClass cls;
+
+	if (var->varno != relid || var->varlevelsup != 0 || var->varattno <= 0)
+	{
+		*why = "a system column, whole-row reference or outer reference is needed";
+		return false;
+	}
+	cls = gdb_type_class(var->vartype);
+	if (cls == GDB_TYPE_UNSUPPORTED || (!text_ok && cls == GDB_TYPE_TEXT))
+	{
+		*why = psprintf("a column of type %s is needed", format_type_be(var->vartype));
+		return false;
+	}
+	*attnums = bms_add_member(*attnums, var->varattno);
+	return true;
+}
+
+/* Every Var (and nothing opaque) in exprs is var_ok. */
+static bool
+vars_ok(List *exprs, Index relid, Bitmapset **attnums, const char **why)
+{
+	List	   *vars = pull_var_clause((Node *) exprs, PVC_INCLUDE_PLACEHOLDERS |
+									   PVC_INCLUDE_AGGREGATES |
+									   PVC_INCLUDE_WINDOWFUNCS);
+	ListCell   *lc;
+
+	foreach(lc, vars)
+	{
+		Node	   *n = (Node *) lfirst(lc);
+
+		if (!IsA(n, Var))
+		{
+			*why = "the target list holds a placeholder, aggregate or window function";
+			return false;
+		}
+		if (!var_ok((Var *) n, relid, true, attnums, why))
+			return false;
+	}
+	return true;
+}
+
+/* The order in which order_qual_clauses puts rinfos (see file header). */
+static List *
+gdb_order_quals(PlannerInfo *root, List *rinfos)
+{
+	int			n = list_length(rinfos);
+	RestrictInfo **items;
+	double	   *costs;
+	Index	   *levels;
+	List	   *result = NIL;
+	ListCell   *lc;
+	int			i = 0;
+
+	if (n <= 1)
+		return list_copy(rinfos);
+	items = palloc(n * sizeof(RestrictInfo *));
+	costs = palloc(n * sizeof(double));
+	levels = palloc(n * sizeof(Index));
+	foreach(lc, rinfos)
+	{
+		RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
+		QualCost	qcost;
+		Index		level = ri->leakproof ? 0 : ri->security_level;
+		int			j;
+
+		cost_qual_eval_node(&qcost, (Node *) ri, root);
+		for (j = i++; j > 0; j--)
+		{
+			if (level > levels[j - 1] ||
+				(level == levels[j - 1] && qcost.per_tuple >= costs[j - 1]))
+				break;
+			items[j] = items[j - 1];
+			costs[j] = costs[j - 1];
+			levels[j] = levels[j - 1];
+		}
+		items[j] = ri;
+		costs[j] = qcost.per_tuple;
+		levels[j] = level;
+	}
+	for (i = 0; i < n; i++)
+		result = lappend(result, items[i]);
+	return result;
+}
+
+/* The clauses of rinfos, without pseudoconstant ones (gating quals). */
+static List *
+real_quals(List *rinfos, bool *has_pseudo)
+{
+	List	   *out = NIL;
+	ListCell   *lc;
+
+	*has_pseudo = false;
+	foreach(lc, rinfos)
+	{
+		RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
+
+		if (ri->pseudoconstant)
+			*has_pseudo = true;
+		else
+			out = lappend(out, ri);
+	}
+	return out;
+}
+
+/*
+ * How many of the ordered RestrictInfos, from the first, the device runs
+ * (the longest prefix that compiles); *why says what stopped it.
+ */
+static int
+device_prefix(Relation rel, List *ordered, const char **why)
+{
+	GdbColumnSet cs;
+	GdbRequest *req = palloc0(sizeof(GdbRequest));
+	List	   *clauses = NIL;
+	ListCell   *lc;
+	char	   *reason = NULL;
+	int			k = 0;
+
+	memset(&cs, 0, sizeof(cs));
+	foreach(lc, ordered)
+	{
+		Expr	   *clause = lfirst_node(RestrictInfo, lc)->clause;
+
+		if (!gdb_compile_quals(list_make1(clause), rel, &cs, req, "GpuScan",
+							   true, &reason))
+		{
+			*why = reason;
+			break;
+		}
+		clauses = lappend(clauses, clause);
+		k++;
+	}
+	/* together they may still exceed the program's limits */
+	while (k > 0)
+	{
+		memset(&cs, 0, sizeof(cs));
+		if (gdb_compile_quals(clauses, rel, &cs, req, "GpuScan", true, &reason))
+			break;
+		*why = reason;
+		clauses = list_truncate(clauses, --k);
+	}
+	pfree(req);
+	return k;
+}
+
+/* Clauses of the first n RestrictInfos, Vars renumbered to varno 1. */
+static List *
+device_clauses(List *ordered, int n, Index relid)
+{
+	List	   *out = NIL;
+	ListCell   *lc;
+
+	foreach(lc, ordered)
+	{
+		Expr	   *e;
+
+		if (foreach_current_index(lc) >= n)
+			break;
+		e = copyObject(lfirst_node(RestrictInfo, lc)->clause);
+		if (relid != 1)
+			ChangeVarNodes((Node *) e, relid, 1, 0);
+		out = lappend(out, e);
+	}
+	return out;
+}
+
+/* Columns (attnums) the clauses read. */
+static Bitmapset *
+clause_attnums(List *clauses, Index relid)
+{
+	Bitmapset  *raw = NULL;
+	Bitmapset  *out = NULL;
+	int			x = -1;
+
+	pull_varattnos((Node *) clauses, relid, &raw);
+	while ((x = bms_next_member(raw, x)) >= 0)
+		out = bms_add_member(out, x + FirstLowInvalidHeapAttributeNumber);
+	return out;
+}
+
+/* Startup cost of reading baserel's ncols columns and work units per row. */
+static Cost
+device_cost(RelOptInfo *baserel, int ncols, bool cached, double work)
+{
+	double		tuples = Max(baserel->tuples, 1.0);
+	Cost		cost = gpudb_gpu_setup_cost + tuples * gpudb_gpu_tuple_cost * work;
+
+	if (!cached)
+	{
+		double		spc_seq_page_cost;
+
+		get_tablespace_page_costs(baserel->reltablespace, NULL, &spc_seq_page_cost);
+		cost += spc_seq_page_cost * baserel->pages + tuples * cpu_tuple_cost +
+			tuples * ncols * 9.0 * gpudb_gpu_transfer_cost;
+	}
+	return cost;
+}
+
+/* A CustomPath of kind in rel with the common fields set. */
+static CustomPath *
+make_path(GdbNodeKind kind, RelOptInfo *rel, PathTarget *target, double rows,
+		  Cost startup, Cost total, List *pathkeys, List *private)
+{
+	CustomPath *cp = makeNode(CustomPath);
+
+	cp->path.pathtype = T_CustomScan;
+	cp->path.parent = rel;
+	cp->path.pathtarget = target;
+	cp->path.param_info = NULL;
+	cp->path.parallel_aware = false;
+	cp->path.parallel_safe = false; /* one GPU server request per query */
+	cp->path.parallel_workers = 0;
+	cp->path.rows = rows;
+	cp->path.startup_cost = startup;
+	cp->path.total_cost = total;
+	cp->path.pathkeys = pathkeys;
+	cp->flags = kind == GDB_NODE_SCAN ? CUSTOMPATH_SUPPORT_PROJECTION : 0;
+	cp->custom_private = lcons(makeInteger(kind), private);
+	cp->methods = &gdb_path_methods[kind];
+	return cp;
+}
+
+/* ---- GpuScan ---- */
+
+static void
+gdb_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
+					 RangeTblEntry *rte)
+{
+	const char *why = NULL;
+	Relation	relation;
+	List	   *quals;
+	List	   *ordered;
+	List	   *cpu_clauses = NIL;
+	Bitmapset  *attnums = NULL;
+	bool		has_pseudo;
+	bool		cached;
+	int			ndev;
+	double		dev_rows;
+	QualCost	cpu_cost;
+	Cost		startup;
+	ListCell   *lc;
+
+	if (prev_set_rel_pathlist_hook)
+		prev_set_rel_pathlist_hook(root, rel, rti, rte);
+	if (!gpudb_enable_gpuscan || rte->rtekind != RTE_RELATION ||
+		rel->baserestrictinfo == NIL)
+		return;
+	if (!offload_possible(&why) || !base_rel_ok(root, rel, true, &why))
+	{
+		not_offered(GDB_NODE_SCAN, why);
+		return;
+	}
+	if (!vars_ok(rel->reltarget->exprs, rel->relid, &attnums, &why))
+	{
+		not_offered(GDB_NODE_SCAN, why);
+		return;
+	}
+
+	quals = real_quals(rel->baserestrictinfo, &has_pseudo);
+	ordered = gdb_order_quals(root, quals);
+	relation = table_open(rte->relid, NoLock);
+	ndev = device_prefix(relation, ordered, &why);
+	table_close(relation, NoLock);
+	if (ndev == 0)
+	{
+		not_offered(GDB_NODE_SCAN, why ? why : "no qual runs on the device");
+		return;
+	}
+	foreach(lc, ordered)
+		if (foreach_current_index(lc) >= ndev)
+			cpu_clauses = lappend(cpu_clauses, lfirst_node(RestrictInfo, lc)->clause);
+	if (!vars_ok(cpu_clauses, rel->relid, &attnums, &why))
+	{
+		not_offered(GDB_NODE_SCAN, why);
+		return;
+	}
+	attnums = bms_union(attnums,
+						clause_attnums(device_clauses(ordered, ndev, rel->relid), 1));
+	cached = gdb_cache_plan_covers(rte->relid, attnums);
+
+	dev_rows = clamp_row_est(rel->tuples *
+							 clauselist_selectivity(root, list_truncate(list_copy(ordered), ndev),
+													rel->relid, JOIN_INNER, NULL));
+	cost_qual_eval(&cpu_cost, cpu_clauses, root);
+	startup = device_cost(rel, bms_num_members(attnums), cached, 1.0);
+	add_path(rel, &make_path(GDB_NODE_SCAN, rel, rel->reltarget, rel->rows,
+							 startup,
+							 startup + dev_rows * (cpu_tuple_cost + cpu_cost.per_tuple) +
+							 cpu_cost.startup,
+							 NIL, list_make1(makeInteger(cached)))->path);
+}
+
+/* ---- GpuAgg ---- */
+
+/* The GdbAggFunc of a built-in aggregate call, or -1. */
+static int
+aggref_function(Aggref *aggref)
+{
+	char	   *name;
+
+	if (get_func_namespace(aggref->aggfnoid) != PG_CATALOG_NAMESPACE)
+		return -1;
+	name = get_func_name(aggref->aggfnoid);
+	if (strcmp(name, "count") == 0)
+		return aggref->aggstar ? GDB_FN_COUNT_STAR : GDB_FN_COUNT;
+	if (strcmp(name, "sum") == 0)
+		return GDB_FN_SUM;
+	if (strcmp(name, "avg") == 0)
+		return GDB_FN_AVG;
+	if (strcmp(name, "min") == 0)
+		return GDB_FN_MIN;
+	if (strcmp(name, "max") == 0)
+		return GDB_FN_MAX;
+	return -1;
+}
+
+/*
+ * Check one Aggref; appends (fn, attnum) to *aggs and the column to
+ * *attnums.
+ */
+static bool
+aggref_ok(Aggref *aggref, Index relid, List **aggs, Bitmapset **attnums,
+		  const char **why)
+{
+	int			fn = aggref_function(aggref);
+	Var		   *arg = NULL;
+	uint32		kind;
+	Oid			rtype;
+
+	if (fn < 0)
+	{
+		*why = psprintf("aggregate %s is not one of count, sum, avg, min, max",
+						format_procedure(aggref->aggfnoid));
+		return false;
+	}
+	if (aggref->aggdistinct || aggref->aggorder || aggref->aggfilter ||
+		aggref->aggkind != AGGKIND_NORMAL || aggref->aggvariadic ||
+		aggref->agglevelsup != 0 || aggref->aggsplit != AGGSPLIT_SIMPLE)
+	{
+		*why = "an aggregate has DISTINCT, ORDER BY, FILTER or an unusual form";
+		return false;
+	}
+	if (fn != GDB_FN_COUNT_STAR)
+	{
+		TargetEntry *te;
+
+		if (list_length(aggref->args) != 1)
+		{
+			*why = "an aggregate has several arguments";
+			return false;
+		}
+		te = linitial_node(TargetEntry, aggref->args);
+		if (!IsA(te->expr, Var))
+		{
+			*why = "an aggregate's argument is an expression, not a column";
+			return false;
+		}
+		arg = (Var *) te->expr;
+		if (arg->varno != relid || arg->varlevelsup != 0 || arg->varattno <= 0)
+		{
+			*why = "an aggregate's argument is not a column of the table";
+			return false;
+		}
+		if (fn != GDB_FN_COUNT && !var_ok(arg, relid, false, attnums, why))
+			return false;
+		*attnums = bms_add_member(*attnums, arg->varattno);
+	}
+	if (!gdb_aggregate_kind((GdbAggFunc) fn, arg ? arg->vartype : InvalidOid,
+							&kind, &rtype) || rtype != aggref->aggtype)
+	{
+		*why = psprintf("%s over this type does not run on the device",
+						format_procedure(aggref->aggfnoid));
+		return false;
+	}
+	*aggs = lappend_int(*aggs, fn);
+	*aggs = lappend_int(*aggs, arg ? arg->varattno : 0);
+	return true;
+}
+
+/* Is the grouping equality of sgc over var the type's default one? */
+static bool
+group_key_ok(SortGroupClause *sgc, Var *var, const char **why)
+{
+	TypeCacheEntry *tc = lookup_type_cache(var->vartype, TYPECACHE_EQ_OPR);
+
+	if (sgc->eqop != tc->eq_opr)
+	{
+		*why = "a group key uses a non-default equality operator";
+		return false;
+	}
+	if (gdb_type_class(var->vartype) == GDB_TYPE_TEXT &&
+		(!OidIsValid(var->varcollid) ||
+		 !get_collation_isdeterministic(var->varcollid)))
+	{
+		*why = "a text group key has a nondeterministic collation";
+		return false;
+	}
+	return true;
+}
+
+static void
+try_gpuagg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
+		   GroupPathExtraData *extra)
+{
+	Query	   *parse = root->parse;
+	const char *why = NULL;
+	RangeTblEntry *rte;
+	Relation	relation;
+	List	   *quals;
+	List	   *ordered;
+	List	   *keys = NIL;
+	List	   *key_vars = NIL;
+	List	   *aggs = NIL;
+	List	   *aggrefs = NIL;
+	List	   *having = extra ? (List *) extra->havingQual : NIL;
+	List	   *items;
+	Bitmapset  *attnums = NULL;
+	bool		has_pseudo;
+	bool		cached;
+	double		ngroups;
+	double		work;
+	QualCost	having_cost;
+	Cost		startup;
+	ListCell   *lc;
+
+	if (!offload_possible(&why) || !base_rel_ok(root, input_rel, false, &why))
+		goto refused;
+	if (parse->groupingSets || parse->hasTargetSRFs || extra == NULL ||
+		extra->patype != PARTITIONWISE_AGGREGATE_NONE ||
+		contain_subplans((Node *) having))
+	{
+		why = "grouping sets, set-returning functions or subqueries in HAVING";
+		goto refused;
+	}
+	rte = planner_rt_fetch(input_rel->relid, root);
+
+	/* group keys: plain columns with default equality */
+	if (list_length(parse->groupClause) > GDB_MAX_GROUP_KEYS)
+	{
+		why = "too many group keys";
+		goto refused;
+	}
+	foreach(lc, parse->groupClause)
+	{
+		SortGroupClause *sgc = lfirst_node(SortGroupClause, lc);
+		Node	   *e = get_sortgroupclause_expr(sgc, root->processed_tlist);
+
+		if (!IsA(e, Var) ||
+			!var_ok((Var *) e, input_rel->relid, true, &attnums, &why) ||
+			!group_key_ok(sgc, (Var *) e, &why))
+		{
+			if (why == NULL || IsA(e, Var) == false)
+				why = "a group key is an expression, not a column";
+			goto refused;
+		}
+		key_vars = lappend(key_vars, e);
+		keys = lappend_int(keys, ((Var *) e)->varattno);
+	}
+
+	/* aggregates, and Vars outside them (group keys only) */
+	items = pull_var_clause((Node *) list_concat(list_copy(output_rel->reltarget->exprs),
+												 having),
+							PVC_INCLUDE_AGGREGATES | PVC_INCLUDE_WINDOWFUNCS |
+							PVC_INCLUDE_PLACEHOLDERS);
+	foreach(lc, items)
+	{
+		Node	   *n = (Node *) lfirst(lc);
+
+		if (IsA(n, Aggref))
+		{
+			if (list_member(aggrefs, n))
+				continue;
+			if (!aggref_ok((Aggref *) n, input_rel->relid, &aggs, &attnums, &why))
+				goto refused;
+			aggrefs = lappend(aggrefs, n);
+		}
+		else if (!IsA(n, Var) || !list_member(key_vars, n))
+		{
+			why = "the target list reads a column that is not a group key";
+			goto refused;
+		}
+	}
+	if (list_length(aggrefs) > GDB_MAX_AGGREGATES ||
+		bms_num_members(attnums) >= GDB_MAX_COLUMNS)
+	{
+		why = "too many aggregates or columns";
+		goto refused;
+	}
+
+	/* every qual on the device */
+	quals = real_quals(input_rel->baserestrictinfo, &has_pseudo);
+	if (has_pseudo)
+	{
+		why = "a qual does not depend on the table's rows";
+		goto refused;
+	}
+	ordered = gdb_order_quals(root, quals);
+	relation = table_open(rte->relid, NoLock);
+	if (device_prefix(relation, ordered, &why) != list_length(ordered))
+	{
+		table_close(relation, NoLock);
+		goto refused;
+	}
+	table_close(relation, NoLock);
+	attnums = bms_union(attnums,
+						clause_attnums(device_clauses(ordered, list_length(ordered),
+													  input_rel->relid), 1));
+	cached = gdb_cache_plan_covers(rte->relid, attnums);
+
+	ngroups = keys == NIL ? 1.0 :
+		estimate_num_groups(root, key_vars, input_rel->rows, NULL, NULL);
+	work = 1.0 + list_length(aggrefs) / 4.0 + list_length(keys);
+	cost_qual_eval(&having_cost, having, root);
+	startup = device_cost(input_rel, bms_num_members(attnums), cached, work) +
+		having_cost.startup;
+	add_path(output_rel,
+			 &make_path(GDB_NODE_AGG, output_rel, output_rel->reltarget,
+						ngroups, startup,
+						startup + ngroups * (cpu_tuple_cost + having_cost.per_tuple),
+						NIL,
+						list_make5(makeInteger(input_rel->relid), keys, aggs,
+								   key_vars, list_make2(aggrefs, having)))->path);
+	return;
+
+refused:
+	not_offered(GDB_NODE_AGG, why);
+}
+
+/* ---- GpuSort ---- */
+
+/*
+ * The column, direction and NULL order of one ORDER BY pathkey over
+ * relid, appended to *sort as (attnum, descending, nulls_first).
+ */
+static bool
+pathkey_ok(PathKey *pk, Index relid, List **sort, Bitmapset **attnums,
+		   const char **why)
+{
+	EquivalenceClass *ec = pk->pk_eclass;
+	Var		   *var = NULL;
+	Oid			opclass;
+	ListCell   *lc;
+
+	if (ec->ec_has_volatile)
+	{
+		*why = "a sort key is volatile";
+		return false;
+	}
+	foreach(lc, ec->ec_members)
+	{
+		EquivalenceMember *em = (EquivalenceMember *) lfirst(lc);
+		Expr	   *e = em->em_expr;
+
+		while (e && IsA(e, RelabelType))
+			e = ((RelabelType *) e)->arg;
+		if (e && IsA(e, Var) && ((Var *) e)->varno == relid &&
+			((Var *) e)->varlevelsup == 0)
+		{
+			var = (Var *) e;
+			break;
+		}
+	}
+	if (var == NULL)
+	{
+		*why = "a sort key is an expression, not a column";
+		return false;
+	}
+	if (!var_ok(var, relid, false, attnums, why))
+	{
+		if (gdb_type_class(var->vartype) == GDB_TYPE_TEXT)
+			*why = "text sort keys stay on the CPU (collation order)";
+		return false;
+	}
+	opclass = GetDefaultOpClass(var->vartype, BTREE_AM_OID);
+	if (!OidIsValid(opclass) || get_opclass_family(opclass) != pk->pk_opfamily ||
+		(pk->pk_strategy != BTLessStrategyNumber &&
+		 pk->pk_strategy != BTGreaterStrategyNumber))
+	{
+		*why = "a sort key uses a non-default ordering operator";
+		return false;
+	}
+	*sort = lappend_int(*sort, var->varattno);
+	*sort = lappend_int(*sort, pk->pk_strategy == BTGreaterStrategyNumber);
+	*sort = lappend_int(*sort, pk->pk_nulls_first);
+	return true;
+}
+
+static void
+try_gpusort(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel)
+{
+	Query	   *parse = root->parse;
+	const char *why = NULL;
+	RangeTblEntry *rte;
+	Relation	relation;
+	List	   *quals;
+	List	   *ordered;
+	List	   *sort = NIL;
+	Bitmapset  *attnums = NULL;
+	bool		has_pseudo;
+	bool		cached;
+	double		limit = 0;
+	double		rows_out;
+	PathTarget *target;
+	Cost		startup;
+	ListCell   *lc;
+
+	if (root->sort_pathkeys == NIL)
+		return;
+	if (!offload_possible(&why) || !base_rel_ok(root, input_rel, false, &why))
+		goto refused;
+	if (parse->hasAggs || parse->groupClause || parse->groupingSets ||
+		parse->distinctClause || parse->hasWindowFuncs || parse->hasTargetSRFs ||
+		root->hasHavingQual)
+	{
+		why = "the query groups, aggregates or has DISTINCT, windows or SRFs";
+		goto refused;
+	}
+	if (list_length(root->sort_pathkeys) > GDB_MAX_SORT_KEYS)
+	{
+		why = "too many sort keys";
+		goto refused;
+	}
+	rte = planner_rt_fetch(input_rel->relid, root);
+	foreach(lc, root->sort_pathkeys)
+		if (!pathkey_ok((PathKey *) lfirst(lc), input_rel->relid, &sort,
+						&attnums, &why))
+			goto refused;
+	target = root->upper_targets[UPPERREL_ORDERED];
+	if (target == NULL || !vars_ok(target->exprs, input_rel->relid, &attnums, &why))
+		goto refused;
+	if (bms_num_members(attnums) >= GDB_MAX_COLUMNS)
+	{
+		why = "too many columns";
+		goto refused;
+	}
+
+	quals = real_quals(input_rel->baserestrictinfo, &has_pseudo);
+	if (has_pseudo)
+	{
+		why = "a qual does not depend on the table's rows";
+		goto refused;
+	}
+	ordered = gdb_order_quals(root, quals);
+	relation = table_open(rte->relid, NoLock);
+	if (device_prefix(relation, ordered, &why) != list_length(ordered))
+	{
+		table_close(relation, NoLock);
+		goto refused;
+	}
+	table_close(relation, NoLock);
+	attnums = bms_union(attnums,
+						clause_attnums(device_clauses(ordered, list_length(ordered),
+													  input_rel->relid), 1));
+	cached = gdb_cache_plan_covers(rte->relid, attnums);
+
+	if (root->limit_tuples > 0 && root->limit_tuples < 1e15)
+		limit = root->limit_tuples;
+	rows_out = limit > 0 ? Min(limit, input_rel->rows) : input_rel->rows;
+	startup = device_cost(input_rel, bms_num_members(attnums), cached,
+						  2.0 * list_length(root->sort_pathkeys));
+	add_path(output_rel,
+			 &make_path(GDB_NODE_SORT, output_rel, target,
+						input_rel->rows, startup,
+						startup + rows_out * cpu_tuple_cost,
+						root->sort_pathkeys,
+						list_make3(makeInteger(input_rel->relid), sort,
+								   makeString(psprintf("%.0f", limit))))->path);
+	return;
+
+refused:
+	not_offered(GDB_NODE_SORT, why);
+}
+
+static void
+gdb_create_upper_paths(PlannerInfo *root, UpperRelationKind stage,
+					   RelOptInfo *input_rel, RelOptInfo *output_rel,
+					   void *extra)
+{
+	if (prev_create_upper_paths_hook)
+		prev_create_upper_paths_hook(root, stage, input_rel, output_rel, extra);
+	if (stage == UPPERREL_GROUP_AGG && gpudb_enable_gpuagg)
+		try_gpuagg(root, input_rel, output_rel, (GroupPathExtraData *) extra);
+	else if (stage == UPPERREL_ORDERED && gpudb_enable_gpusort)
+		try_gpusort(root, input_rel, output_rel);
+}
+
+/* ---- plans ---- */
+
+/* The attnums of the Vars of exprs (all of relid) as an IntList. */
+static List *
+attnum_list(Bitmapset *attnums)
+{
+	List	   *out = NIL;
+	int			x = -1;
+
+	while ((x = bms_next_member(attnums, x)) >= 0)
+		out = lappend_int(out, x);
+	return out;
+}
+
+/*
+ * PlanCustomPath for all three nodes.  The device quals are recomputed
+ * from the base relation's RestrictInfos with the path's deterministic
+ * rules, renumbered to varno 1 (they are compiled by attribute number and
+ * shown through a one-relation deparse context); the rest of the plan
+ * (target list, CPU quals, HAVING) is left to set_plan_references.
+ */
+static Plan *
+gdb_plan_custom_path(PlannerInfo *root, RelOptInfo *rel,
+					 CustomPath *best_path, List *tlist, List *clauses,
+					 List *custom_plans)
+{
+	GdbNodeKind kind = (GdbNodeKind) intVal(linitial(best_path->custom_private));
+	CustomScan *cscan = makeNode(CustomScan);
+	RelOptInfo *baserel = rel;
+	RangeTblEntry *rte;
+	Relation	relation;
+	List	   *quals;
+	List	   *ordered;
+	List	   *device = NIL;
+	List	   *keys = NIL,
+			   *aggs = NIL,
+			   *output = NIL,
+			   *sort = NIL;
+	Bitmapset  *out_attnums = NULL;
+	const char *why = NULL;
+	char	   *limit = "0";
+	int			cached = 0;
+	bool		has_pseudo;
+	int			ndev;
+
+	if (kind != GDB_NODE_SCAN)
+		baserel = root->simple_rel_array[intVal(lsecond(best_path->custom_private))];
+	rte = planner_rt_fetch(baserel->relid, root);
+
+	quals = real_quals(baserel->baserestrictinfo, &has_pseudo);
+	ordered = gdb_order_quals(root, quals);
+	relation = table_open(rte->relid, NoLock);
+	ndev = device_prefix(relation, ordered, &why);
+	table_close(relation, NoLock);
+	if (kind != GDB_NODE_SCAN && ndev != list_length(ordered))
+		elog(ERROR, "gpudb: a qual of a %s plan does not compile: %s",
+			 gdb_node_names[kind], why ? why : "?");
+	device = device_clauses(ordered, ndev, baserel->relid);
+
+	cscan->scan.plan.targetlist = tlist;
+	cscan->scan.scanrelid = baserel->relid;
+	cscan->flags = best_path->flags;
+	cscan->methods = &gdb_scan_methods[kind];
+
+	switch (kind)
+	{
+		case GDB_NODE_SCAN:
+			{
+				List	   *cpu = NIL;
+				ListCell   *lc;
+
+				cached = intVal(lsecond(best_path->custom_private));
+				foreach(lc, ordered)
+					if (foreach_current_index(lc) >= ndev)
+						cpu = lappend(cpu, lfirst(lc));
+				cscan->scan.plan.qual = extract_actual_clauses(cpu, false);
+				(void) vars_ok(best_path->path.pathtarget->exprs, baserel->relid,
+							   &out_attnums, &why);
+				(void) vars_ok(cscan->scan.plan.qual, baserel->relid,
+							   &out_attnums, &why);
+				output = attnum_list(out_attnums);
+				if (output == NIL)	/* e.g. count(*) above: one column */
+					output = list_make1_int(linitial_int(attnum_list(clause_attnums(device, 1))));
+			}
+			break;
+		case GDB_NODE_AGG:
+			{
+				List	   *key_vars = (List *) list_nth(best_path->custom_private, 4);
+				List	   *extras = (List *) list_nth(best_path->custom_private, 5);
+				List	   *aggrefs = (List *) linitial(extras);
+				List	   *scan_tlist = NIL;
+				ListCell   *lc;
+
+				keys = (List *) lthird(best_path->custom_private);
+				aggs = (List *) lfourth(best_path->custom_private);
+				foreach(lc, key_vars)
+					scan_tlist = lappend(scan_tlist,
+										 makeTargetEntry((Expr *) copyObject(lfirst(lc)),
+														 list_length(scan_tlist) + 1,
+														 NULL, false));
+				foreach(lc, aggrefs)
+					scan_tlist = lappend(scan_tlist,
+										 makeTargetEntry((Expr *) copyObject(lfirst(lc)),
+														 list_length(scan_tlist) + 1,
+														 NULL, false));
+				cscan->custom_scan_tlist = scan_tlist;
+				cscan->scan.plan.qual = (List *) copyObject(lsecond(extras));
+			}
+			break;
+		case GDB_NODE_SORT:
+			{
+				sort = (List *) lthird(best_path->custom_private);
+				limit = strVal(lfourth(best_path->custom_private));
+				(void) vars_ok(best_path->path.pathtarget->exprs, baserel->relid,
+							   &out_attnums, &why);
+				output = attnum_list(out_attnums);
+				if (output == NIL)
+					output = list_make1_int(linitial_int(sort));
+			}
+			break;
+	}
+
+	cscan->custom_private = list_make1(makeInteger(kind));
+	cscan->custom_private = lappend(cscan->custom_private, device);
+	cscan->custom_private = lappend(cscan->custom_private, keys);
+	cscan->custom_private = lappend(cscan->custom_private, aggs);
+	cscan->custom_private = lappend(cscan->custom_private, output);
+	cscan->custom_private = lappend(cscan->custom_private, sort);
+	cscan->custom_private = lappend(cscan->custom_private, makeString(pstrdup(limit)));
+	cscan->custom_private = lappend(cscan->custom_private, makeInteger(cached));
+	Assert(list_length(cscan->custom_private) == GDB_PRIV__COUNT);
+	return &cscan->scan.plan;
+}
+
+/* see gpudb.h */
+void
+gdb_custom_scan_init(void)
+{
+	prev_set_rel_pathlist_hook = set_rel_pathlist_hook;
+	set_rel_pathlist_hook = gdb_set_rel_pathlist;
+	prev_create_upper_paths_hook = create_upper_paths_hook;
+	create_upper_paths_hook = gdb_create_upper_paths;
+	gdb_custom_exec_init();
+}

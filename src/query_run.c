@@ -1,0 +1,508 @@
+/*-------------------------------------------------------------------------
+ *
+ * query_run.c
+ *	  Run a parsed query (GdbQuery: a GROUP BY, SELECT or SORT request over
+ *	  one table) from the column cache or the heap, and turn its result
+ *	  batches into PostgreSQL values.  Shared by the SQL functions
+ *	  (gpu_groupby, gpu_select, gpu_sort) and the custom scan nodes.
+ *
+ * Flow: the cache first (cache.c: the GPU server runs the request over the
+ * resident columns when they are valid for the query's snapshot); else read
+ * the heap in batches (heap_batch.c), run each batch on the chosen path
+ * (device.c) while the next one is read, and combine the partial results:
+ * GROUP BY runs the same request in combine mode over the concatenated
+ * partial states; SORT sorts the concatenated partial results again (each
+ * already cut to the limit); SELECT keeps the batches as they come.
+ * Aggregates are finished on the host (avg = sum / count through
+ * numeric_div, so numeric results are PostgreSQL's digit for digit).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/heapam.h"
+#include "access/htup_details.h"
+#include "access/relation.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_type.h"
+#include "fmgr.h"
+#include "miscadmin.h"
+#include "portability/instr_time.h"
+#include "storage/bufmgr.h"
+#include "utils/builtins.h"
+#include "utils/float.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/numeric.h"
+#include "utils/rel.h"
+#include "utils/syscache.h"
+
+#include "groupby.h"
+#include "server_client.h"
+
+/* see groupby.h */
+Relation
+gdb_open_scannable_relation(Oid relid, const char *fname)
+{
+	Relation	rel;
+	char		kind;
+
+	if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(relid)))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", relid)));
+	rel = relation_open(relid, AccessShareLock);
+	kind = rel->rd_rel->relkind;
+	if (RELATION_IS_OTHER_TEMP(rel))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot access temporary tables of other sessions")));
+
+	if (kind == RELKIND_PARTITIONED_TABLE)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is a partitioned table", RelationGetRelationName(rel)),
+				 errdetail("%s reads one table's heap.", fname),
+				 errhint("Call %s on each partition, or use plain SQL.", fname)));
+	if (kind != RELKIND_RELATION && kind != RELKIND_MATVIEW)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not a table or materialized view",
+						RelationGetRelationName(rel))));
+	if (!RelationIsScannable(rel))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("materialized view \"%s\" has not been populated",
+						RelationGetRelationName(rel)),
+				 errhint("Use the REFRESH MATERIALIZED VIEW command.")));
+	return rel;
+}
+
+/* Concatenate two batches of the same column layout (a may be NULL). */
+static GdbBatch *
+concat_batches(GdbExecutor *ex, const GdbBatch *a, const GdbBatch *b)
+{
+	uint32		kinds[GDB_MAX_COLUMNS];
+	uint32		has_nulls[GDB_MAX_COLUMNS];
+	uint64		na = a ? a->nrows : 0;
+	uint64		rows = na + b->nrows;
+	GdbBatch	layout;
+	GdbBatch   *out;
+	uint32		c;
+
+	for (c = 0; c < b->ncols; c++)
+	{
+		kinds[c] = b->cols[c].kind;
+		has_nulls[c] = b->cols[c].has_nulls;
+	}
+	gdb_batch_layout(&layout, b->ncols, kinds, has_nulls, Max(rows, 1));
+	out = gdb_executor_alloc_batch(ex, layout.total_bytes);
+	memcpy(out, &layout, sizeof(GdbBatch));
+	out->nrows = rows;
+	for (c = 0; c < b->ncols; c++)
+	{
+		uint64		w = gdb_kind_width(kinds[c]);
+		char	   *dst = GDB_COL_PTR(out, out, c, char);
+
+		if (a)
+			memcpy(dst, GDB_COL_PTR(a, a, c, char), na * w);
+		memcpy(dst + na * w, GDB_COL_PTR(b, b, c, char), b->nrows * w);
+		if (has_nulls[c])
+		{
+			char	   *ndst = (char *) out + out->cols[c].nulls_off;
+
+			if (a)
+				memcpy(ndst, (const char *) a + a->cols[c].nulls_off, na);
+			memcpy(ndst + na, (const char *) b + b->cols[c].nulls_off, b->nrows);
+		}
+	}
+	return out;
+}
+
+/* The request that combines partial results (keys, then states). */
+static GdbRequest *
+make_combine_request(const GdbRequest *req)
+{
+	GdbRequest *comb = palloc0(sizeof(GdbRequest));
+	uint32		i;
+
+	comb->nkeys = req->nkeys;
+	comb->naggs = req->naggs;
+	comb->input_is_states = 1;
+	for (i = 0; i < req->nkeys; i++)
+		comb->key_cols[i] = i;
+	for (i = 0; i < req->naggs; i++)
+	{
+		comb->aggs[i].kind = req->aggs[i].kind;
+		comb->aggs[i].input_col = req->nkeys + i;
+	}
+	return comb;
+}
+
+/* A signed 128-bit integer (hi:lo) as numeric. */
+static Numeric
+int128_to_numeric_value(int64 hi, int64 lo)
+{
+	int128		v;
+	char		buf[48];
+	char	   *p = buf + sizeof(buf) - 1;
+	bool		neg;
+	uint128		u;
+
+	if (hi == (lo < 0 ? -1 : 0))
+		return int64_to_numeric(lo);
+
+	v = (int128) (((uint128) (uint64) hi << 64) | (uint64) lo);
+	neg = v < 0;
+	u = neg ? (uint128) 0 - (uint128) v : (uint128) v;
+	*p = '\0';
+	do
+	{
+		*--p = '0' + (int) (u % 10);
+		u /= 10;
+	} while (u != 0);
+	if (neg)
+		*--p = '-';
+	return DatumGetNumeric(DirectFunctionCall3(numeric_in, CStringGetDatum(p),
+											   ObjectIdGetDatum(InvalidOid),
+											   Int32GetDatum(-1)));
+}
+
+/* PostgreSQL's float accumulators raise on overflow from finite inputs. */
+static void
+check_float_sum(const GdbAggState *s, double value)
+{
+	if (isinf(value) && s->i0 == 0)
+		float_overflow_error();
+}
+
+/*
+ * Final value of one aggregate from its transition state, as the
+ * equivalent SQL aggregate's final function computes it.
+ */
+static Datum
+finish_aggregate(const GdbQuery *q, int j, const GdbAggState *s,
+				 bool *isnull)
+{
+	const GdbAggregate *agg = &q->aggs[j];
+	uint32		kind = q->req->aggs[j].kind;
+
+	*isnull = false;
+	if (agg->fn == GDB_FN_COUNT_STAR || agg->fn == GDB_FN_COUNT)
+		return Int64GetDatum(s->count);
+	if (s->count == 0)
+	{
+		*isnull = true;
+		return (Datum) 0;
+	}
+
+	switch (agg->fn)
+	{
+		case GDB_FN_SUM:
+			if (kind == GDB_AGG_SUM_INT)
+			{
+				if (agg->result_type == INT8OID)
+					return Int64GetDatum(s->i0);
+				return NumericGetDatum(int128_to_numeric_value(s->i1, s->i0));
+			}
+			if (agg->result_type == FLOAT4OID)
+			{
+				float4		f = (float4) s->f;
+
+				check_float_sum(s, f);
+				return Float4GetDatum(f);
+			}
+			check_float_sum(s, s->f);
+			return Float8GetDatum(s->f);
+		case GDB_FN_AVG:
+			if (kind == GDB_AGG_SUM_INT)
+				return DirectFunctionCall2(numeric_div,
+										   NumericGetDatum(int128_to_numeric_value(s->i1, s->i0)),
+										   NumericGetDatum(int64_to_numeric(s->count)));
+			check_float_sum(s, s->f);
+			return Float8GetDatum(s->f / (double) s->count);
+		case GDB_FN_MIN:
+		case GDB_FN_MAX:
+			{
+				int			col = q->req->aggs[j].input_col;
+
+				return gdb_value_to_datum(&q->cs, col, s->i0, s->f);
+			}
+		default:
+			break;
+	}
+	elog(ERROR, "gpudb: unexpected aggregate %d", (int) agg->fn);
+	pg_unreachable();
+}
+
+/* see groupby.h */
+int
+gdb_query_natts(const GdbQuery *q)
+{
+	return q->req->oper == GDB_OPER_GROUPBY ? q->nkeys + q->naggs : q->nout;
+}
+
+/* see groupby.h */
+void
+gdb_result_row_values(const GdbQuery *q, const GdbBatch *res, uint64 row,
+					  Datum *values, bool *nulls)
+{
+	int			nvals = q->req->oper == GDB_OPER_GROUPBY ? q->nkeys : q->nout;
+	int			k,
+				j;
+
+	/* group keys or output columns: copies of input columns */
+	for (k = 0; k < nvals; k++)
+	{
+		const uint8_t *kn = GDB_NULL_PTR(res, res, k);
+
+		nulls[k] = kn ? kn[row] != 0 : false;
+		values[k] = nulls[k] ? (Datum) 0 :
+			gdb_value_to_datum(&q->cs, gdb_request_result_source(q->req, k),
+							   GDB_COL_PTR(res, res, k, int64)[row],
+							   GDB_COL_PTR(res, res, k, double)[row]);
+	}
+	if (q->req->oper != GDB_OPER_GROUPBY)
+		return;
+	for (j = 0; j < q->naggs; j++)
+	{
+		const GdbAggState *s = &GDB_COL_PTR(res, res, q->nkeys + j, GdbAggState)[row];
+
+		values[q->nkeys + j] = finish_aggregate(q, j, s, &nulls[q->nkeys + j]);
+	}
+}
+
+/*
+ * Text constants of the filter were interned into the request's own
+ * dictionary before any row, so for batches read into that dictionary a
+ * constant's code is its index there.
+ */
+static void
+bind_text_constants(GdbQuery *q)
+{
+	int64		n = q->cs.dict ? gdb_dict_size(q->cs.dict) : 0;
+	int64	   *codes = palloc(sizeof(int64) * Max(n, 1));
+	int64		i;
+
+	for (i = 0; i < n; i++)
+		codes[i] = i;
+	if (gdb_request_bind_text(q->req, codes, (uint32) n) != GDB_OK)
+		elog(ERROR, "gpudb: filter text constant out of range");
+	pfree(codes);
+}
+
+/*
+ * The request that sorts the concatenated partial results of a SORT: the
+ * result columns are the input, the sort keys name their positions there.
+ */
+static GdbRequest *
+make_resort_request(const GdbRequest *req)
+{
+	GdbRequest *rs = palloc0(sizeof(GdbRequest));
+	uint32		i,
+				k;
+
+	rs->oper = GDB_OPER_SORT;
+	rs->nout = req->nout;
+	for (i = 0; i < req->nout; i++)
+		rs->out_cols[i] = (int32) i;
+	rs->nsort = req->nsort;
+	rs->limit = req->limit;
+	for (k = 0; k < req->nsort; k++)
+	{
+		rs->sort_keys[k] = req->sort_keys[k];
+		rs->sort_keys[k].col = -1;
+		for (i = 0; i < req->nout; i++)
+			if (req->out_cols[i] == req->sort_keys[k].col)
+			{
+				rs->sort_keys[k].col = (int32) i;
+				break;
+			}
+		if (rs->sort_keys[k].col < 0)
+			elog(ERROR, "gpudb: sort key %u is not an output column", k);
+	}
+	return rs;
+}
+
+/* Fold a partial result of the heap run into the accumulated ones. */
+static List *
+accumulate(GdbQuery *q, GdbExecutor *ex, List *acc, GdbBatch *part,
+		   GdbRequest *combine)
+{
+	if (acc == NIL || q->req->oper == GDB_OPER_SELECT)
+		return lappend(acc, part);
+	if (q->req->oper == GDB_OPER_GROUPBY)
+		return list_make1(gdb_executor_groupby(ex, combine,
+											   concat_batches(ex, linitial(acc), part)));
+	/* SORT: keep the parts; they are sorted together at the end */
+	return lappend(acc, part);
+}
+
+/*
+ * Run the request over the whole heap; returns the result batches.  Two
+ * batch buffers: the backend reads the next batch from the heap while the
+ * GPU server works on the last one (copy and kernels overlap the heap
+ * read); partial results are combined as they come back.
+ */
+static List *
+run_heap(GdbQuery *q, GdbExecutor *ex, int *nbatches)
+{
+	GdbRequest *combine = q->req->oper == GDB_OPER_GROUPBY ?
+		make_combine_request(q->req) : NULL;
+	BlockNumber nblocks = RelationGetNumberOfBlocks(q->rel);
+	uint64		capacity;
+	GdbBatch	layout;
+	GdbBatch   *input[2];
+	List	   *acc = NIL;
+	GdbHeapReader *reader;
+	bool		in_flight = false;
+	int			cur = 0;
+	int			i;
+
+	/* a heap page holds at most MaxHeapTuplesPerPage rows */
+	capacity = Min((uint64) gpudb_batch_rows,
+				   Max((uint64) 1024, (uint64) nblocks * MaxHeapTuplesPerPage));
+	gdb_columnset_layout(&q->cs, &layout, capacity, false);
+	for (i = 0; i < 2; i++)
+	{
+		input[i] = gdb_executor_alloc_batch(ex, layout.total_bytes);
+		memcpy(input[i], &layout, sizeof(GdbBatch));
+	}
+
+	*nbatches = 0;
+	reader = gdb_heap_reader_begin(q->rel, &q->cs, capacity);
+	for (;;)
+	{
+		uint64		n = gdb_heap_reader_next(reader, input[cur], NULL);
+
+		if (in_flight)
+		{
+			in_flight = false;
+			acc = accumulate(q, ex, acc, gdb_executor_groupby_finish(ex), combine);
+		}
+		/* an empty table still runs once: no keys give one row */
+		if (n == 0 && *nbatches > 0)
+			break;
+		gdb_executor_groupby_start(ex, q->req, input[cur]);
+		in_flight = true;
+		(*nbatches)++;
+		cur = 1 - cur;
+		CHECK_FOR_INTERRUPTS();
+		if (n < capacity)
+		{
+			acc = accumulate(q, ex, acc, gdb_executor_groupby_finish(ex), combine);
+			break;
+		}
+	}
+	gdb_heap_reader_end(reader);
+
+	if (q->req->oper == GDB_OPER_SORT && list_length(acc) > 1)
+	{
+		GdbBatch   *all = NULL;
+		ListCell   *lc;
+
+		foreach(lc, acc)
+			all = concat_batches(ex, all, (GdbBatch *) lfirst(lc));
+		acc = list_make1(gdb_executor_groupby(ex, make_resort_request(q->req), all));
+	}
+	return acc;
+}
+
+/* see groupby.h */
+void
+gdb_query_prepare(GdbQuery *q)
+{
+	GdbRequest *req = q->req;
+	uint32		k,
+				i;
+
+	if (req->oper != GDB_OPER_SORT)
+		return;
+	/* every sort key travels in the result, for the final sort */
+	for (k = 0; k < req->nsort; k++)
+	{
+		for (i = 0; i < req->nout; i++)
+			if (req->out_cols[i] == req->sort_keys[k].col)
+				break;
+		if (i == req->nout)
+		{
+			if (req->nout >= GDB_MAX_COLUMNS)
+				ereport(ERROR,
+						(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+						 errmsg("too many output and sort columns"),
+						 errdetail("gpudb returns at most %d columns.", GDB_MAX_COLUMNS)));
+			req->out_cols[req->nout++] = req->sort_keys[k].col;
+		}
+	}
+}
+
+/* see groupby.h */
+void
+gdb_query_run(GdbQuery *q, GdbRunInfo *info)
+{
+	GdbExecutor *ex;
+	GdbBatch   *result;
+	instr_time	start,
+				elapsed;
+
+	INSTR_TIME_SET_CURRENT(start);
+	memset(info, 0, sizeof(GdbRunInfo));
+	gdb_query_prepare(q);
+
+	/* the cache first; it needs the filter's text constants unbound */
+	result = gdb_cache_groupby(q, &info->stats, &info->cache_state);
+	if (result)
+	{
+		const GdbHelloReply *hello = gdb_server_hello();
+
+		info->batches = list_make1(result);
+		info->from_cache = true;
+		snprintf(info->path, sizeof(info->path), "%s:%s",
+				 hello && hello->use_gpu ? "gpu" : "cpu",
+				 hello && hello->use_gpu ? hello->devs[0].name : "GPU server in CPU mode");
+	}
+	else
+	{
+		bind_text_constants(q);
+		ex = gdb_executor_begin();
+		info->batches = run_heap(q, ex, &info->nbatches);
+		info->stats = ex->stats;
+		snprintf(info->path, sizeof(info->path), "%s:%s",
+				 ex->use_gpu ? "gpu" : "cpu", ex->device_name);
+	}
+	INSTR_TIME_SET_CURRENT(elapsed);
+	INSTR_TIME_SUBTRACT(elapsed, start);
+	info->total_ms = INSTR_TIME_GET_MILLISEC(elapsed);
+
+	/* what gpu_last_execution() reports */
+	gdb_last_stats = info->stats;
+	gdb_last_batches = info->nbatches;
+	gdb_last_total_ms = info->total_ms;
+	strlcpy(gdb_last_path, info->path, sizeof(gdb_last_path));
+	strlcpy(gdb_last_source, info->from_cache ? "cache" : "heap",
+			sizeof(gdb_last_source));
+}
+
+/* see groupby.h */
+void
+gdb_emit_result(GdbQuery *q, ReturnSetInfo *rsinfo)
+{
+	GdbRunInfo	info;
+	int			natts = gdb_query_natts(q);
+	Datum	   *values = palloc(sizeof(Datum) * Max(natts, 1));
+	bool	   *nulls = palloc(sizeof(bool) * Max(natts, 1));
+	ListCell   *lc;
+
+	gdb_query_run(q, &info);
+	foreach(lc, info.batches)
+	{
+		const GdbBatch *res = (const GdbBatch *) lfirst(lc);
+		uint64		row;
+
+		for (row = 0; row < res->nrows; row++)
+		{
+			gdb_result_row_values(q, res, row, values, nulls);
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		}
+	}
+}
