@@ -49,7 +49,7 @@ include $(PGXS)
 cuda/%.o: cuda/%.cu src/gpudb_device.h src/gpudb_semantics.h src/column_store.h $(wildcard cuda/*.cuh)
 	$(NVCC) $(NVCC_FLAGS) -c $< -o $@
 
-$(OBJS): src/gpudb_device.h src/gpudb.h src/column_store.h src/server_protocol.h
+$(OBJS): $(wildcard src/*.h)
 
 # The CUDA objects are not in OBJS (no bitcode for them), so the module
 # depends on them explicitly.

@@ -34,6 +34,12 @@ SELECT i,
        i / 3.0
 FROM generate_series(1, 5000) i;
 
+-- Plain SQL is this file's reference, so it keeps PostgreSQL's own plans
+-- (the plan nodes are tested against gpudb.enabled = off in 12_plan_nodes).
+SET gpudb.enable_gpuscan = off;
+SET gpudb.enable_gpuagg = off;
+SET gpudb.enable_gpusort = off;
+
 -- the answer itself, for one key of each kind
 SELECT * FROM gpu_groupby('ty', 'i2', 'count(*), count(i4), sum(i4), avg(i4), min(i4), max(i4)')
     AS t(i2 int2, n bigint, c bigint, s bigint, a numeric, mn int4, mx int4) ORDER BY i2;

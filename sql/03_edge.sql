@@ -10,6 +10,12 @@ SELECT * FROM gpu_groupby('e0', '', 'count(*), count(v), sum(v), avg(v), min(f),
     AS t(n bigint, c bigint, s bigint, a numeric, mn float8, mx float8, sf float8, af float8);
 SELECT count(*), count(v), sum(v), avg(v), min(f), max(f), sum(f), avg(f) FROM e0;
 
+-- Plain SQL is this file's reference, so it keeps PostgreSQL's own plans
+-- (the plan nodes are tested against gpudb.enabled = off in 12_plan_nodes).
+SET gpudb.enable_gpuscan = off;
+SET gpudb.enable_gpuagg = off;
+SET gpudb.enable_gpusort = off;
+
 INSERT INTO e0 VALUES (7, 3, 1.5);
 SELECT * FROM gpu_groupby('e0', 'g', 'count(*), sum(v), avg(v), min(f)') AS t(g int4, n bigint, s bigint, a numeric, m float8);
 

@@ -21,6 +21,12 @@ SELECT i, i % 10,
        CASE WHEN i % 12 = 0 THEN NULL ELSE 'c' || (i % 3) END
 FROM generate_series(1, 4000) i;
 
+-- Plain SQL is this file's reference, so it keeps PostgreSQL's own plans
+-- (the plan nodes are tested against gpudb.enabled = off in 12_plan_nodes).
+SET gpudb.enable_gpuscan = off;
+SET gpudb.enable_gpuagg = off;
+SET gpudb.enable_gpusort = off;
+
 CREATE TABLE filters (n serial, f text);
 INSERT INTO filters (f) VALUES
     ('i4 > 500'), ('i4 >= 500'), ('i4 < 100'), ('i4 <= 100'), ('i4 = 37'), ('i4 <> 37'),

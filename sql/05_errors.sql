@@ -23,6 +23,12 @@ CREATE SEQUENCE er_seq;
 CREATE TABLE er_part (k int4, v int4) PARTITION BY RANGE (k);
 CREATE MATERIALIZED VIEW er_mv AS SELECT * FROM er WITH NO DATA;
 
+-- Plain SQL is this file's reference, so it keeps PostgreSQL's own plans
+-- (the plan nodes are tested against gpudb.enabled = off in 12_plan_nodes).
+SET gpudb.enable_gpuscan = off;
+SET gpudb.enable_gpuagg = off;
+SET gpudb.enable_gpusort = off;
+
 -- NULL arguments
 SELECT gdb_try($q$SELECT * FROM gpu_groupby(NULL, 'g', 'count(*)') AS t(g int4, n bigint)$q$);
 SELECT gdb_try($q$SELECT * FROM gpu_groupby('er', NULL, 'count(*)') AS t(g int4, n bigint)$q$);

@@ -9,6 +9,12 @@ CREATE ROLE regress_gpudb_cols;
 GRANT SELECT ON pv TO regress_gpudb_table;
 GRANT SELECT (id, g, t) ON pv TO regress_gpudb_cols;
 
+-- Plain SQL is this file's reference, so it keeps PostgreSQL's own plans
+-- (the plan nodes are tested against gpudb.enabled = off in 12_plan_nodes).
+SET gpudb.enable_gpuscan = off;
+SET gpudb.enable_gpuagg = off;
+SET gpudb.enable_gpusort = off;
+
 -- no privilege at all
 SET ROLE regress_gpudb_none;
 SELECT * FROM gpu_groupby('pv', 'g', 'count(*)') AS t(g int4, n bigint);

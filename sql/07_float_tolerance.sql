@@ -11,6 +11,12 @@ SELECT (random() * 50)::int4 AS g,
        (random() * 1e6)::int8 AS w
 FROM generate_series(1, 20000);
 
+-- Plain SQL is this file's reference, so it keeps PostgreSQL's own plans
+-- (the plan nodes are tested against gpudb.enabled = off in 12_plan_nodes).
+SET gpudb.enable_gpuscan = off;
+SET gpudb.enable_gpuagg = off;
+SET gpudb.enable_gpusort = off;
+
 SET gpudb.batch_rows = 4096;
 CREATE TEMP TABLE ft_gpu AS
 SELECT * FROM gpu_groupby('ft', 'g', 'count(*), count(v), sum(v), avg(v), min(v), max(v), avg(r), sum(w), avg(w)', 'v > -250 OR r < 50')

@@ -9,6 +9,12 @@
 -- gpu_groupby still reads the heap (expected/08_cache_1.out).
 --
 
+-- Plain SQL is this file's reference, so it keeps PostgreSQL's own plans
+-- (the plan nodes are tested against gpudb.enabled = off in 12_plan_nodes).
+SET gpudb.enable_gpuscan = off;
+SET gpudb.enable_gpuagg = off;
+SET gpudb.enable_gpusort = off;
+
 -- gdb_exec runs a statement returning one value and shows the value, or the
 -- error's SQLSTATE, message, detail and hint (gdb_try of 05_errors counts rows)
 CREATE FUNCTION gdb_exec(q text) RETURNS text LANGUAGE plpgsql AS $$

@@ -13,6 +13,12 @@
 -- as "what the active path does".
 --
 
+-- Plain SQL is this file's reference, so it keeps PostgreSQL's own plans
+-- (the plan nodes are tested against gpudb.enabled = off in 12_plan_nodes).
+SET gpudb.enable_gpuscan = off;
+SET gpudb.enable_gpuagg = off;
+SET gpudb.enable_gpusort = off;
+
 -- gdb_try_cancel: like gdb_try, but a cancelled statement (57014, which
 -- WHEN OTHERS does not catch) is shown too
 CREATE FUNCTION gdb_try_cancel(q text) RETURNS text LANGUAGE plpgsql AS $$

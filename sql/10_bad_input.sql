@@ -14,6 +14,12 @@
 --
 SELECT current_setting('shared_preload_libraries') LIKE '%gpudb%' AS preloaded \gset
 
+-- Plain SQL is this file's reference, so it keeps PostgreSQL's own plans
+-- (the plan nodes are tested against gpudb.enabled = off in 12_plan_nodes).
+SET gpudb.enable_gpuscan = off;
+SET gpudb.enable_gpuagg = off;
+SET gpudb.enable_gpusort = off;
+
 -- bi_try: gdb_try's first line (SQLSTATE and message), for errors whose hint
 -- is the long list of what a filter may use
 CREATE FUNCTION bi_try(q text) RETURNS text LANGUAGE sql AS $$

@@ -15,6 +15,12 @@ BEGIN
            || ' (' || src || ')';
 END $$;
 
+-- Plain SQL is this file's reference, so it keeps PostgreSQL's own plans
+-- (the plan nodes are tested against gpudb.enabled = off in 12_plan_nodes).
+SET gpudb.enable_gpuscan = off;
+SET gpudb.enable_gpuagg = off;
+SET gpudb.enable_gpusort = off;
+
 -- (1) the transaction's own rows written into a cached partition through
 -- its parent: the partition's statement trigger never fires, so they are
 -- unsent; the cached answer must not miss them

@@ -68,7 +68,8 @@ gdb_require_loopback concurrent_cache
 WORK="$(mktemp -d -t gpudb-concurrent.XXXXXX)"
 BG_PIDS=()
 declare -A S_PID=()
-export PGOPTIONS="${PGOPTIONS:-} -c statement_timeout=120s -c gpudb.use_cache=on"
+# plain SQL is the reference: PostgreSQL's own plans, not the plan nodes
+export PGOPTIONS="${PGOPTIONS:-} -c statement_timeout=120s -c gpudb.use_cache=on -c gpudb.enable_gpuscan=off -c gpudb.enable_gpuagg=off -c gpudb.enable_gpusort=off"
 
 log() { printf 'concurrent_cache: %s\n' "$*"; }
 

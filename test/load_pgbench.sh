@@ -74,7 +74,8 @@ gdb_require_loopback load_pgbench
 
 WORK="$(mktemp -d -t gpudb-load.XXXXXX)"
 BG_PIDS=()
-export PGOPTIONS="${PGOPTIONS:-} -c statement_timeout=120s"
+# plain SQL is the reference: PostgreSQL's own plans, not the plan nodes
+export PGOPTIONS="${PGOPTIONS:-} -c statement_timeout=120s -c gpudb.enable_gpuscan=off -c gpudb.enable_gpuagg=off -c gpudb.enable_gpusort=off"
 
 log() { printf 'load_pgbench: %s\n' "$*"; }
 cleanup() {

@@ -1,0 +1,252 @@
+-- 12_plan_nodes: the custom scan nodes GpuScan, GpuAgg and GpuSort chosen by
+-- the planner for ordinary SQL.  Every query runs with gpudb.enabled on and
+-- off; EXCEPT ALL both ways must be empty (ordered queries compare their rows
+-- in order), and EXPLAIN (COSTS OFF) is pinned so the node is really under
+-- test.  The cost constants are zeroed so that the nodes win on small tables;
+-- gpudb.explain_hardware = off hides the device and timings.
+LOAD 'gpudb';
+DO $$ BEGIN
+  -- CI has no GPU: plan the nodes for the CPU path (gpu on the GPU host)
+  IF current_setting('gpudb.device') = 'auto' THEN
+    PERFORM set_config('gpudb.device', 'cpu', false);
+  END IF;
+END $$;
+SET gpudb.gpu_setup_cost = 0;
+SET gpudb.gpu_tuple_cost = 0;
+SET gpudb.gpu_transfer_cost = 0;
+SET gpudb.explain_hardware = off;
+SET max_parallel_workers_per_gather = 0;
+
+CREATE TABLE pn (id int8 PRIMARY KEY, g int4, h int8, i2 int2, s text,
+                 v float8, f4 real, b bool, d date, ts timestamp, n numeric);
+INSERT INTO pn
+SELECT i, i % 10, CASE WHEN i % 11 = 0 THEN NULL ELSE (i * 7919) % 1000 - 500 END,
+       (i % 300)::int2, CASE WHEN i % 17 = 0 THEN NULL ELSE 'k' || (i % 6) END,
+       CASE WHEN i % 13 = 0 THEN NULL WHEN i % 97 = 0 THEN 'NaN'
+            WHEN i % 89 = 0 THEN '-Infinity' WHEN i % 83 = 0 THEN '-0'
+            ELSE (i % 1000) * 0.25 - 100 END,
+       ((i % 50) * 0.5)::real, CASE WHEN i % 7 = 0 THEN NULL ELSE i % 3 = 0 END,
+       date '2024-01-01' + (i % 400), timestamp '2024-01-01' + (i % 500) * interval '1 hour',
+       i / 7.0
+FROM generate_series(1, 6000) i;
+ANALYZE pn;
+
+-- pn_diff(query, ordered): is a Gpu node in the plan with gpudb on, and how
+-- many rows differ between gpudb on and off (EXCEPT ALL both ways, or row by
+-- row in order for ordered queries).  Errors are part of the answer.
+CREATE FUNCTION pn_run(q text, ordered bool, OUT rows text[], OUT err text)
+LANGUAGE plpgsql AS $$
+BEGIN
+  IF ordered THEN
+    EXECUTE format('SELECT coalesce(array_agg(x::text), ''{}'') FROM (%s) x', q) INTO rows;
+  ELSE
+    EXECUTE format('SELECT coalesce(array_agg(x::text ORDER BY x::text), ''{}'') FROM (%s) x', q) INTO rows;
+  END IF;
+EXCEPTION WHEN OTHERS THEN
+  err := SQLSTATE || ': ' || SQLERRM;
+END $$;
+
+CREATE FUNCTION pn_diff(q text, ordered bool DEFAULT false,
+                        OUT node text, OUT nrows int, OUT on_minus_off int,
+                        OUT off_minus_on int, OUT error text)
+LANGUAGE plpgsql AS $$
+DECLARE
+  l text;
+  r_on record;
+  r_off record;
+BEGIN
+  node := '';
+  PERFORM set_config('gpudb.enabled', 'on', true);
+  FOR l IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+    IF l ~ 'Custom Scan \(Gpu' THEN
+      node := node || CASE WHEN node = '' THEN '' ELSE ',' END ||
+              substring(l from 'Custom Scan \((Gpu[A-Za-z]+)\)');
+    END IF;
+  END LOOP;
+  r_on := pn_run(q, ordered);
+  PERFORM set_config('gpudb.enabled', 'off', true);
+  r_off := pn_run(q, ordered);
+  PERFORM set_config('gpudb.enabled', 'on', true);
+  IF r_on.err IS NOT NULL OR r_off.err IS NOT NULL THEN
+    error := CASE WHEN r_on.err IS NOT DISTINCT FROM r_off.err THEN 'same: ' || r_on.err
+                  ELSE 'DIFFERENT: on=' || coalesce(r_on.err, 'ok') || ' off=' || coalesce(r_off.err, 'ok') END;
+    RETURN;
+  END IF;
+  nrows := cardinality(r_off.rows);
+  IF ordered THEN
+    on_minus_off := (SELECT count(*) FROM generate_subscripts(r_off.rows, 1) i
+                     WHERE r_on.rows[i] IS DISTINCT FROM r_off.rows[i])
+                    + abs(cardinality(r_on.rows) - cardinality(r_off.rows));
+    off_minus_on := on_minus_off;
+  ELSE
+    on_minus_off := (SELECT count(*) FROM (SELECT unnest(r_on.rows) EXCEPT ALL SELECT unnest(r_off.rows)) x);
+    off_minus_on := (SELECT count(*) FROM (SELECT unnest(r_off.rows) EXCEPT ALL SELECT unnest(r_on.rows)) x);
+  END IF;
+END $$;
+
+-- a negative control: the harness sees a difference when there is one
+SELECT on_minus_off > 0 AS harness_detects_difference
+FROM pn_diff('SELECT id FROM pn WHERE id < 10 AND (current_setting(''gpudb.enabled'') = ''on'' OR id > 1)');
+
+-- ---- GpuScan: device quals, CPU quals above them, projection ----
+EXPLAIN (COSTS OFF) SELECT id, v FROM pn WHERE v > 100 AND g = 3;
+EXPLAIN (COSTS OFF) SELECT id, s FROM pn WHERE g < 2 AND s LIKE 'k1%';
+EXPLAIN (COSTS OFF, VERBOSE) SELECT id, v * 2 AS v2 FROM pn WHERE h BETWEEN -10 AND 10;
+SELECT * FROM pn_diff('SELECT id, v FROM pn WHERE v > 100 AND g = 3');
+SELECT * FROM pn_diff('SELECT id, s FROM pn WHERE g < 2 AND s LIKE ''k1%''');
+-- an equality goes last (equivalence classes), so LIKE comes first: all on the CPU
+EXPLAIN (COSTS OFF) SELECT id, s FROM pn WHERE g = 1 AND s LIKE 'k1%';
+SELECT * FROM pn_diff('SELECT id, v * 2 AS v2, s FROM pn WHERE h BETWEEN -10 AND 10');
+SELECT * FROM pn_diff('SELECT id, g, h, i2, s, v, f4, b, d, ts FROM pn WHERE b IS NOT TRUE AND d >= date ''2024-06-01''');
+-- a numeric column in the output: PostgreSQL's plan
+SELECT * FROM pn_diff('SELECT * FROM pn WHERE b IS NOT TRUE AND d >= date ''2024-06-01''');
+SELECT * FROM pn_diff('SELECT id, ts FROM pn WHERE s = ''k2'' OR s IS NULL');
+SELECT * FROM pn_diff('SELECT id FROM pn WHERE v = ''NaN'' OR v = 0');
+SELECT * FROM pn_diff('SELECT id, f4 FROM pn WHERE f4 IN (1.5, 2, 24.5) AND NOT b');
+SELECT * FROM pn_diff('SELECT id FROM pn WHERE i2 % 7 = 3 AND h IS DISTINCT FROM 5');
+SELECT * FROM pn_diff('SELECT id, n FROM pn WHERE g = 1 AND n > 10');
+-- errors: the same rows raise the same error
+SELECT * FROM pn_diff('SELECT id FROM pn WHERE 100 / (g - 4) > 1');
+SELECT * FROM pn_diff('SELECT id FROM pn WHERE g > 8 AND i2 * 1000 > 0');
+SELECT * FROM pn_diff('SELECT id FROM pn WHERE g * 1000000000 > 0');
+-- a join: GpuScan as a child of an ordinary join
+SELECT * FROM pn_diff('SELECT a.id, b.id FROM pn a JOIN pn b ON a.id = b.h WHERE a.g = 2 AND b.g = 3');
+
+-- ---- GpuAgg: group keys of every type, aggregates, HAVING ----
+EXPLAIN (COSTS OFF) SELECT g, count(*), sum(v), avg(v), min(h), max(d) FROM pn WHERE id > 100 GROUP BY g;
+EXPLAIN (COSTS OFF) SELECT s, count(*) FROM pn GROUP BY s HAVING count(*) > 900;
+EXPLAIN (COSTS OFF) SELECT count(*), sum(h) FROM pn WHERE v < 0;
+SELECT * FROM pn_diff('SELECT g, count(*), sum(v), avg(v), min(h), max(d) FROM pn WHERE id > 100 GROUP BY g');
+SELECT * FROM pn_diff('SELECT s, count(*), count(s), sum(i2), avg(h), min(ts), max(v) FROM pn GROUP BY s');
+SELECT * FROM pn_diff('SELECT b, d, count(*), sum(f4), avg(f4) FROM pn GROUP BY b, d');
+SELECT * FROM pn_diff('SELECT h, g, count(v), min(v), max(v) FROM pn WHERE h IS NOT NULL GROUP BY h, g');
+SELECT * FROM pn_diff('SELECT s, count(*) FROM pn GROUP BY s HAVING count(*) > 900');
+SELECT * FROM pn_diff('SELECT g, sum(h) / count(*) AS m, max(v) - min(v) AS r FROM pn GROUP BY g HAVING min(v) < 0 AND g > 2');
+SELECT * FROM pn_diff('SELECT count(*), sum(h), avg(i2), max(i2) FROM pn WHERE v < 0');
+SELECT * FROM pn_diff('SELECT count(*), sum(v), max(ts) FROM pn WHERE h > 10000');
+SELECT * FROM pn_diff('SELECT g, count(n) FROM pn GROUP BY g');
+SELECT * FROM pn_diff('SELECT g FROM pn GROUP BY g');
+SELECT * FROM pn_diff('SELECT sum(h * 1000000000000000) FROM pn');
+SELECT * FROM pn_diff('SELECT g, sum(v) FROM pn WHERE 1 / (g - 9) > 0 GROUP BY g');
+-- GROUP BY + ORDER BY + LIMIT: GpuAgg under an ordinary sort
+SELECT * FROM pn_diff('SELECT h, sum(v) FROM pn GROUP BY h ORDER BY 2 DESC NULLS LAST, 1 LIMIT 10', true);
+
+-- ---- GpuSort: ORDER BY keys, directions, NULL order, LIMIT as top-k ----
+EXPLAIN (COSTS OFF) SELECT id, v FROM pn ORDER BY v DESC, id LIMIT 10;
+EXPLAIN (COSTS OFF) SELECT id, h FROM pn WHERE g = 1 ORDER BY h NULLS FIRST, id OFFSET 5 LIMIT 5;
+EXPLAIN (COSTS OFF) SELECT id, d FROM pn WHERE g = 2 ORDER BY d DESC NULLS LAST, id;
+SELECT * FROM pn_diff('SELECT id, v FROM pn ORDER BY v DESC, id LIMIT 10', true);
+SELECT * FROM pn_diff('SELECT id, v FROM pn ORDER BY v, id LIMIT 25', true);
+SELECT * FROM pn_diff('SELECT id, v FROM pn ORDER BY v NULLS FIRST, id DESC LIMIT 25', true);
+SELECT * FROM pn_diff('SELECT id, h FROM pn WHERE g = 1 ORDER BY h NULLS FIRST, id OFFSET 5 LIMIT 5', true);
+SELECT * FROM pn_diff('SELECT id, d, s FROM pn WHERE g = 2 ORDER BY d DESC NULLS LAST, id', true);
+SELECT * FROM pn_diff('SELECT id, b, ts, f4 FROM pn ORDER BY b DESC, ts, f4 DESC, id LIMIT 40', true);
+SELECT * FROM pn_diff('SELECT id, i2 FROM pn WHERE v IS NULL ORDER BY i2 DESC NULLS FIRST, id', true);
+SELECT * FROM pn_diff('SELECT id * 2, v FROM pn WHERE h > 400 ORDER BY v, h, id LIMIT 3', true);
+SELECT * FROM pn_diff('SELECT id FROM pn ORDER BY id DESC LIMIT 0', true);
+
+-- ---- what stays on the CPU: PostgreSQL's own plan ----
+SET gpudb.debug_unsupported = on;
+EXPLAIN (COSTS OFF) SELECT g, stddev(v) FROM pn GROUP BY g;
+EXPLAIN (COSTS OFF) SELECT g % 3, count(*) FROM pn GROUP BY g % 3;
+EXPLAIN (COSTS OFF) SELECT id, s FROM pn ORDER BY s, id LIMIT 3;
+EXPLAIN (COSTS OFF) SELECT count(DISTINCT g) FROM pn;
+RESET gpudb.debug_unsupported;
+SELECT * FROM pn_diff('SELECT g, stddev(v), count(DISTINCT s) FROM pn GROUP BY g');
+SELECT * FROM pn_diff('SELECT id, s FROM pn ORDER BY s, id LIMIT 30', true);
+
+-- ---- the EXPLAIN property API: every format carries the properties ----
+EXPLAIN (COSTS OFF, FORMAT JSON) SELECT g, count(*) FROM pn WHERE v > 0 GROUP BY g;
+EXPLAIN (COSTS OFF, FORMAT YAML) SELECT id FROM pn ORDER BY v DESC, id LIMIT 3;
+EXPLAIN (COSTS OFF, FORMAT XML) SELECT id FROM pn WHERE g = 7;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+  SELECT g, count(*), avg(v) FROM pn WHERE h > 0 GROUP BY g;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+  SELECT id, v FROM pn WHERE g = 5 ORDER BY v DESC NULLS LAST, id LIMIT 4;
+
+-- ---- the GUCs that switch the nodes off ----
+SET gpudb.enable_gpuagg = off;
+EXPLAIN (COSTS OFF) SELECT g, count(*) FROM pn GROUP BY g;
+RESET gpudb.enable_gpuagg;
+SET gpudb.enable_gpusort = off;
+EXPLAIN (COSTS OFF) SELECT id FROM pn ORDER BY v LIMIT 3;
+RESET gpudb.enable_gpusort;
+SET gpudb.enable_gpuscan = off;
+EXPLAIN (COSTS OFF) SELECT id FROM pn WHERE g = 7;
+RESET gpudb.enable_gpuscan;
+SET gpudb.enabled = off;
+EXPLAIN (COSTS OFF) SELECT id FROM pn WHERE g = 7;
+RESET gpudb.enabled;
+-- with the default costs, a small table keeps PostgreSQL's plan
+RESET gpudb.gpu_setup_cost;
+RESET gpudb.gpu_tuple_cost;
+RESET gpudb.gpu_transfer_cost;
+EXPLAIN (COSTS OFF) SELECT g, count(*) FROM pn GROUP BY g;
+EXPLAIN (COSTS OFF) SELECT id FROM pn WHERE g = 7;
+SET gpudb.gpu_setup_cost = 0;
+SET gpudb.gpu_tuple_cost = 0;
+SET gpudb.gpu_transfer_cost = 0;
+
+-- ---- row-level security and security barrier views ----
+CREATE ROLE regress_gpudb_rls;
+ALTER TABLE pn ENABLE ROW LEVEL SECURITY;
+CREATE POLICY pn_low ON pn FOR SELECT TO regress_gpudb_rls USING (g < 4);
+GRANT SELECT ON pn TO regress_gpudb_rls;
+GRANT EXECUTE ON FUNCTION pn_diff(text, bool), pn_run(text, bool) TO regress_gpudb_rls;
+SET ROLE regress_gpudb_rls;
+EXPLAIN (COSTS OFF) SELECT g, count(*) FROM pn WHERE h > 0 GROUP BY g;
+SELECT * FROM pn_diff('SELECT g, count(*), sum(h) FROM pn WHERE h > 0 GROUP BY g');
+SELECT * FROM pn_diff('SELECT id, v FROM pn ORDER BY v DESC NULLS LAST, id LIMIT 7', true);
+RESET ROLE;
+ALTER TABLE pn DISABLE ROW LEVEL SECURITY;
+CREATE FUNCTION pn_leak(text) RETURNS bool LANGUAGE plpgsql COST 0.0000001
+  AS $$ BEGIN RETURN $1 IS NOT NULL; END $$;
+CREATE VIEW pn_sb WITH (security_barrier) AS SELECT id, s, g FROM pn WHERE g = 3;
+EXPLAIN (COSTS OFF) SELECT id FROM pn_sb WHERE pn_leak(s);
+SELECT * FROM pn_diff('SELECT id FROM pn_sb WHERE pn_leak(s)');
+
+-- ---- prepared statements, cursors ----
+PREPARE pn_q AS SELECT g, count(*) FROM pn WHERE v > 10 GROUP BY g ORDER BY g;
+EXPLAIN (COSTS OFF) EXECUTE pn_q;
+EXECUTE pn_q;
+EXECUTE pn_q;
+PREPARE pn_p(int) AS SELECT g, count(*) FROM pn WHERE g < $1 GROUP BY g ORDER BY g;
+SET plan_cache_mode = force_generic_plan;
+EXPLAIN (COSTS OFF) EXECUTE pn_p(3);
+EXECUTE pn_p(3);
+SET plan_cache_mode = force_custom_plan;
+EXPLAIN (COSTS OFF) EXECUTE pn_p(3);
+EXECUTE pn_p(3);
+RESET plan_cache_mode;
+-- a cursor's plan favours fast start; the nodes produce everything first
+SET cursor_tuple_fraction = 1.0;
+BEGIN;
+EXPLAIN (COSTS OFF) DECLARE pn_c0 CURSOR FOR SELECT id, v FROM pn WHERE g = 4 ORDER BY v DESC NULLS LAST, id LIMIT 6;
+DECLARE pn_c CURSOR FOR SELECT id, v FROM pn WHERE g = 4 ORDER BY v DESC NULLS LAST, id LIMIT 6;
+FETCH 2 FROM pn_c;
+FETCH 10 FROM pn_c;
+CLOSE pn_c;
+DECLARE pn_s SCROLL CURSOR FOR SELECT id FROM pn WHERE g = 4 AND i2 < 60;
+EXPLAIN (COSTS OFF) DECLARE pn_s2 SCROLL CURSOR FOR SELECT id FROM pn WHERE g = 4 AND i2 < 60;
+FETCH 3 FROM pn_s;
+FETCH BACKWARD 2 FROM pn_s;
+FETCH ABSOLUTE -1 FROM pn_s;
+COMMIT;
+RESET cursor_tuple_fraction;
+
+-- a rescanned node (inner side of a nested loop) replays its rows
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SELECT * FROM pn_diff('SELECT a.g, c.n FROM (SELECT g FROM pn WHERE id < 4) a, (SELECT g, count(*) AS n FROM pn WHERE v > 0 GROUP BY g) c WHERE a.g = c.g');
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+
+-- gpu_select and gpu_sort: the same operators as functions
+SELECT * FROM gpu_sort('pn', 'id, v', 'v DESC NULLS LAST, id', 5, 'g = 1') AS t(id int8, v float8);
+SELECT count(*) FROM gpu_select('pn', 'id, s', 's = ''k3'' AND h > 0') AS t(id int8, s text);
+SELECT count(*) FROM pn WHERE s = 'k3' AND h > 0;
+
+DROP VIEW pn_sb;
+DROP TABLE pn;
+DROP FUNCTION pn_diff(text, bool), pn_run(text, bool), pn_leak(text);
+DROP ROLE regress_gpudb_rls;
