@@ -12,7 +12,7 @@ BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS gpudb;
 
-SELECT plan(44);
+SELECT plan(52);
 
 -- the extension
 SELECT has_extension('gpudb', 'extension gpudb is installed');
@@ -31,8 +31,30 @@ SELECT set_eq(
           'gpu_active_path()', 'gpu_last_execution()',
           'gpu_cache_load(regclass,name[])', 'gpu_cache_drop(regclass)',
           'gpu_cache_status()', 'gpudb_cache_invalidate()',
-          'gpu_debug_fault(text,integer,integer)', 'gpu_server_status()'],
-    'the extension contains exactly the ten documented functions');
+          'gpu_debug_fault(text,integer,integer)', 'gpu_server_status()',
+          'gpu_select(regclass,text,text)', 'gpu_sort(regclass,text,text,bigint,text)'],
+    'the extension contains exactly the twelve documented functions');
+
+-- gpu_select(relation regclass, columns text, filter text DEFAULT NULL)
+SELECT function_returns('public', 'gpu_select', ARRAY['regclass', 'text', 'text'],
+                        'setof record', 'gpu_select returns setof record');
+SELECT is(pg_get_function_arguments('public.gpu_select(regclass,text,text)'::regprocedure),
+          'relation regclass, columns text, filter text DEFAULT NULL::text',
+          'gpu_select argument names, and filter defaults to NULL');
+SELECT isnt_strict('public', 'gpu_select', ARRAY['regclass', 'text', 'text'],
+                   'gpu_select is called on NULL input (it raises 22004 itself)');
+SELECT isnt_definer('public', 'gpu_select', ARRAY['regclass', 'text', 'text'],
+                    'gpu_select runs with the caller''s privileges');
+-- gpu_sort(relation, columns, order_by, lim bigint DEFAULT NULL, filter DEFAULT NULL)
+SELECT function_returns('public', 'gpu_sort', ARRAY['regclass', 'text', 'text', 'bigint', 'text'],
+                        'setof record', 'gpu_sort returns setof record');
+SELECT is(pg_get_function_arguments('public.gpu_sort(regclass,text,text,bigint,text)'::regprocedure),
+          'relation regclass, columns text, order_by text, lim bigint DEFAULT NULL::bigint, filter text DEFAULT NULL::text',
+          'gpu_sort argument names; lim and filter default to NULL');
+SELECT isnt_strict('public', 'gpu_sort', ARRAY['regclass', 'text', 'text', 'bigint', 'text'],
+                   'gpu_sort is called on NULL input (it raises 22004 itself)');
+SELECT isnt_definer('public', 'gpu_sort', ARRAY['regclass', 'text', 'text', 'bigint', 'text'],
+                    'gpu_sort runs with the caller''s privileges');
 
 -- gpu_groupby(relation regclass, group_by text, aggregates text, filter text DEFAULT NULL)
 SELECT has_function('public', 'gpu_groupby', ARRAY['regclass', 'text', 'text', 'text'],

@@ -17,13 +17,46 @@ BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS gpudb;
 
-SELECT plan(39);
+SELECT plan(54);
 
 SELECT set_eq($$SELECT name::text FROM pg_settings WHERE name LIKE 'gpudb.%'$$,
               ARRAY['gpudb.enabled', 'gpudb.device', 'gpudb.batch_rows',
-                    'gpudb.use_cache', 'gpudb.cache_size', 'gpudb.device_memory_limit'],
-              'the GUCs are exactly gpudb.enabled, gpudb.device, gpudb.batch_rows, '
-              'gpudb.use_cache, gpudb.cache_size, gpudb.device_memory_limit');
+                    'gpudb.use_cache', 'gpudb.cache_size', 'gpudb.device_memory_limit',
+                    'gpudb.enable_gpuscan', 'gpudb.enable_gpuagg', 'gpudb.enable_gpusort',
+                    'gpudb.gpu_setup_cost', 'gpudb.gpu_tuple_cost', 'gpudb.gpu_transfer_cost',
+                    'gpudb.explain_hardware', 'gpudb.debug_unsupported'],
+              'the GUCs are exactly the fourteen documented ones');
+
+-- the planner's GUCs: user-settable, defaults from gpudb_defaults.h
+SELECT is((SELECT string_agg(name || '=' || boot_val || ':' || vartype || ':' || context, ' ' ORDER BY name)
+             FROM pg_settings WHERE name IN ('gpudb.enable_gpuscan', 'gpudb.enable_gpuagg',
+                                             'gpudb.enable_gpusort', 'gpudb.explain_hardware',
+                                             'gpudb.debug_unsupported')),
+          'gpudb.debug_unsupported=off:bool:user gpudb.enable_gpuagg=on:bool:user '
+          'gpudb.enable_gpuscan=on:bool:user gpudb.enable_gpusort=on:bool:user '
+          'gpudb.explain_hardware=on:bool:user',
+          'the node switches default to on, the debug switch to off, all user-settable');
+SELECT is((SELECT boot_val FROM pg_settings WHERE name = 'gpudb.gpu_setup_cost'), '50',
+          'gpudb.gpu_setup_cost defaults to 50');
+SELECT is((SELECT boot_val FROM pg_settings WHERE name = 'gpudb.gpu_tuple_cost'), '2e-05',
+          'gpudb.gpu_tuple_cost defaults to 2e-05');
+SELECT is((SELECT boot_val FROM pg_settings WHERE name = 'gpudb.gpu_transfer_cost'), '0.0003',
+          'gpudb.gpu_transfer_cost defaults to 0.0003');
+SELECT is((SELECT string_agg(vartype || ':' || min_val || ':' || max_val || ':' || context, ' ')
+             FROM pg_settings WHERE name LIKE 'gpudb.gpu\_%\_cost'),
+          'real:0:1e+10:user real:0:1e+10:user real:0:1e+10:user',
+          'the cost constants are reals in 0..1e10, user-settable');
+SELECT throws_ok($$SET gpudb.gpu_setup_cost = -1$$, '22023', NULL, 'a negative cost is refused');
+SELECT throws_ok($$SET gpudb.enable_gpuagg = 'sometimes'$$, '22023', NULL,
+                 'gpudb.enable_gpuagg takes only booleans');
+SELECT lives_ok($$SET LOCAL gpudb.gpu_tuple_cost = 0$$, 'SET gpudb.gpu_tuple_cost = 0');
+SELECT is(current_setting('gpudb.gpu_tuple_cost'), '0', 'gpudb.gpu_tuple_cost reads back 0');
+SELECT lives_ok($$SET LOCAL gpudb.enable_gpusort = off$$, 'SET gpudb.enable_gpusort = off');
+SELECT is(current_setting('gpudb.enable_gpusort'), 'off', 'gpudb.enable_gpusort reads back off');
+SELECT lives_ok($$SET LOCAL gpudb.explain_hardware = off$$, 'SET gpudb.explain_hardware = off');
+SELECT lives_ok($$SET LOCAL gpudb.debug_unsupported = on$$, 'SET gpudb.debug_unsupported = on');
+SELECT lives_ok($$SET LOCAL gpudb.gpu_setup_cost = 1e10$$, 'SET gpudb.gpu_setup_cost = 1e10 (the maximum)');
+SELECT throws_ok($$SET gpudb.gpu_transfer_cost = 1e11$$, '22023', NULL, 'a cost above 1e10 is refused');
 
 -- gpudb.enabled: bool, on, user
 SELECT is((SELECT vartype FROM pg_settings WHERE name = 'gpudb.enabled'), 'bool', 'gpudb.enabled is a bool');
@@ -55,7 +88,7 @@ SELECT ok((SELECT enumvals IS NULL FROM pg_settings WHERE name = 'gpudb.batch_ro
 
 -- every GUC has a description
 SELECT is((SELECT count(*)::int FROM pg_settings WHERE name LIKE 'gpudb.%' AND coalesce(short_desc, '') <> ''),
-          6, 'every gpudb GUC has a description');
+          14, 'every gpudb GUC has a description');
 
 -- SET refuses bad values with 22023 (invalid_parameter_value) ...
 SELECT throws_ok($$SET gpudb.device = 'bogus'$$, '22023', NULL, 'SET gpudb.device = ''bogus'' fails with 22023');
