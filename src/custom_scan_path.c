@@ -67,6 +67,7 @@
 #include "utils/typcache.h"
 
 #include "custom_scan.h"
+#include "gpudb_defaults.h"
 #include "server_client.h"
 
 static set_rel_pathlist_hook_type prev_set_rel_pathlist_hook = NULL;
@@ -366,12 +367,29 @@ clause_attnums(List *clauses, Index relid)
 	return out;
 }
 
-/* Startup cost of reading baserel's ncols columns and work units per row. */
+/* Will the nodes run on the GPU (else the CPU path)? */
+static bool
+plan_on_gpu(void)
+{
+	const GdbHelloReply *hello;
+
+	return gpudb_device_mode != GPUDB_DEVICE_CPU && gpudb_preloaded &&
+		(hello = gdb_server_hello()) != NULL && hello->use_gpu;
+}
+
+/*
+ * Startup cost of reading baserel's ncols columns and work units per row.
+ * On the CPU path (gpudb.device = cpu, no GPU) a row costs
+ * GPUDB_CPU_PATH_FACTOR times a device row, so that the nodes win there only
+ * when the cost constants are set to force them (as the tests do).
+ */
 static Cost
 device_cost(RelOptInfo *baserel, int ncols, bool cached, double work)
 {
 	double		tuples = Max(baserel->tuples, 1.0);
-	Cost		cost = gpudb_gpu_setup_cost + tuples * gpudb_gpu_tuple_cost * work;
+	double		row_cost = gpudb_gpu_tuple_cost *
+		(plan_on_gpu() ? 1.0 : GPUDB_CPU_PATH_FACTOR);
+	Cost		cost = gpudb_gpu_setup_cost + tuples * row_cost * work;
 
 	if (!cached)
 	{

@@ -50,6 +50,14 @@
 #define GPUDB_DEFAULT_GPU_TUPLE_COST	0.00002
 #define GPUDB_DEFAULT_GPU_TRANSFER_COST	0.0003
 
+/*
+ * Not a GUC: how many times gpudb.gpu_tuple_cost a row costs when the nodes
+ * run on the CPU path (gpudb.device = cpu): the CPU path is one backend's
+ * loop, slower per row than PostgreSQL's own plans, so it only wins when the
+ * cost constants are zeroed to force it (tests).
+ */
+#define GPUDB_CPU_PATH_FACTOR			1000.0
+
 /* gpudb.explain_hardware: EXPLAIN shows the device name and timings */
 #define GPUDB_DEFAULT_EXPLAIN_HARDWARE	true
 

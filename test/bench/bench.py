@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""test/bench/bench.py — gpu_groupby against PostgreSQL's own plan, same server, same data.
+"""test/bench/bench.py — gpudb against PostgreSQL's own plan, same server, same data.
 
 usage: python3 test/bench/bench.py [--rows N] [--reps R] [--out DIR] [--skip-load]
 
@@ -10,7 +10,11 @@ workload with gpu_groupby (gpudb.device as configured) and as plain SQL
 (max_parallel_workers_per_gather as configured), R repetitions each after one
 warm-up, and writes a markdown table (median and spread of psql's end-to-end
 time, the device time from gpu_last_execution()) to DIR/<date>-<device>-<commit>.md.
-Speed is measured here, never asserted in tests.
+A second table runs ordinary SQL (B1-B6) with gpudb.enabled on, so the planner
+picks the plan nodes (GpuScan, GpuAgg, GpuSort), against gpudb.enabled off; a
+third checks small tables (1k, 10k, 100k rows), where gpudb on must stay within
+5 % of off (the cost model's job).  Speed is measured here, never asserted in
+tests.
 """
 import argparse
 import datetime
@@ -47,6 +51,41 @@ WORKLOADS = [
      "SELECT * FROM gpu_groupby('t', 'h', 'sum(v)') AS x(h int4, s float8)",
      "SELECT h, sum(v) FROM t GROUP BY h"),
 ]
+
+
+# Ordinary SQL for the plan nodes: name, query (gpudb.enabled on vs off).
+PLAN_WORKLOADS = [
+    ("B1 group by g", "SELECT g, count(*), sum(v), avg(v) FROM t GROUP BY g"),
+    ("B2 filter + sum, 1 %", "SELECT count(*), sum(v) FROM t WHERE v BETWEEN 0 AND 0.01"),
+    ("B2 filter + sum, 50 %", "SELECT count(*), sum(v) FROM t WHERE v BETWEEN 0 AND 0.5"),
+    ("B3 order by v desc, id limit 10", "SELECT id, v FROM t ORDER BY v DESC, id LIMIT 10"),
+    ("B4 group by h, top 10 sums",
+     "SELECT h, sum(v) FROM t GROUP BY h ORDER BY 2 DESC NULLS LAST, 1 LIMIT 10"),
+    ("B5 filter id % 7 = 3, min/max by g",
+     "SELECT g, min(v), max(v), count(*) FROM t WHERE id % 7 = 3 GROUP BY g"),
+    ("B6 order by v, all rows of id <= 10M",
+     "SELECT id, v FROM t WHERE id <= 10000000 ORDER BY v, id"),
+    ("selection id % 1000 = 0", "SELECT id, v FROM t WHERE id % 1000 = 0"),
+]
+
+SMALL_SIZES = [1000, 10000, 100000]
+
+
+def make_table(name, n):
+    psql("DROP TABLE IF EXISTS %s" % name)
+    psql("""CREATE TABLE %s AS SELECT (i %% 1000)::int4 AS g, (hashint8(i) %% %d)::int4 AS h,
+            CASE WHEN i %% 97 = 0 THEN NULL ELSE (hashint8(i * 31) & 1048575) / 1048576.0 END::float8 AS v,
+            i::int8 AS id, 'key' || (i %% 100) AS k
+            FROM generate_series(1::int8, %d) i""" % (name, max(n // 5, 1), n))
+    psql("VACUUM ANALYZE %s" % name)
+
+
+def gpu_nodes(query, setup=""):
+    """The Gpu plan nodes the planner picks for query with gpudb on."""
+    r = subprocess.run(["psql", "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1"],
+                       input=setup + "\nEXPLAIN (COSTS OFF) %s;\n" % query,
+                       capture_output=True, text=True)
+    return ",".join(re.findall(r"Custom Scan \((Gpu[A-Za-z]+)\)", r.stdout)) or "none"
 
 
 def psql(sql, check=True):
@@ -97,12 +136,7 @@ def main():
     psql("CREATE EXTENSION IF NOT EXISTS gpudb")
     if not args.skip_load:
         n = args.rows
-        psql("DROP TABLE IF EXISTS t")
-        psql("""CREATE TABLE t AS SELECT (i %% 1000)::int4 AS g, (hashint8(i) %% %d)::int4 AS h,
-                CASE WHEN i %% 97 = 0 THEN NULL ELSE (hashint8(i * 31) & 1048575) / 1048576.0 END::float8 AS v,
-                i::int8 AS id, 'key' || (i %% 100) AS k
-                FROM generate_series(1::int8, %d) i""" % (max(n // 5, 1), n))
-        psql("VACUUM ANALYZE t")
+        make_table("t", n)
     device = psql("SELECT coalesce(max(name), 'CPU') FROM gpu_devices()").replace(" ", "_")
     path = psql("SELECT gpu_active_path()")
     commit = os.environ.get("BENCH_COMMIT", "")
@@ -153,7 +187,8 @@ def main():
             c, cdev = timed("", gq, args.reps)
         else:
             c, cdev = [float("nan")], []
-        p, _ = timed("SET max_parallel_workers_per_gather = %d;" % args.workers, sq, args.reps)
+        p, _ = timed("SET gpudb.enabled = off; SET max_parallel_workers_per_gather = %d;"
+                     % args.workers, sq, args.reps)
         gm, cm, pm = statistics.median(g), statistics.median(c), statistics.median(p)
         row = "| %s | %.1f (%.1f–%.1f) | %s | %.1f (%.1f–%.1f) | %s | %.1f (%.1f–%.1f) | %.1fx |" % (
             name, gm, min(g), max(g), ("%.2f" % statistics.median(dev)) if dev else "-",
@@ -161,6 +196,47 @@ def main():
             pm, min(p), max(p), pm / (cm if cached else gm))
         print(row, flush=True)
         out.append(row)
+
+    # ordinary SQL through the plan nodes
+    par = "SET max_parallel_workers_per_gather = %d;" % args.workers
+    out += ["", "## Ordinary SQL: plan nodes (gpudb.enabled on) vs PostgreSQL (off)", "",
+            "| workload | nodes | gpudb on ms | device ms | gpudb off ms | speedup |",
+            "|---|---|---|---|---|---|"]
+    for name, q in PLAN_WORKLOADS:
+        if args.only and not re.search(args.only, name):
+            continue
+        nodes = gpu_nodes(q, par)
+        on, dev = timed(par, q, args.reps)
+        off, _ = timed("SET gpudb.enabled = off; " + par, q, args.reps)
+        om, fm = statistics.median(on), statistics.median(off)
+        row = "| %s | %s | %.1f (%.1f–%.1f) | %s | %.1f (%.1f–%.1f) | %.1fx |" % (
+            name, nodes, om, min(on), max(on),
+            ("%.2f" % statistics.median(dev)) if dev and nodes != "none" else "-",
+            fm, min(off), max(off), fm / om)
+        print(row, flush=True)
+        out.append(row)
+
+    # small tables: the cost model must keep PostgreSQL's plan where it wins
+    if not args.only:
+        out += ["", "## Small tables: gpudb on vs off (must stay within 5 %)", "",
+                "| table | query | nodes | gpudb on ms | gpudb off ms | on/off |",
+                "|---|---|---|---|---|---|"]
+        for n in SMALL_SIZES:
+            name = "t_small_%d" % n
+            make_table(name, n)
+            for label, q in (("B1", "SELECT g, count(*), sum(v), avg(v) FROM %s GROUP BY g" % name),
+                             ("B2 1 %", "SELECT count(*), sum(v) FROM %s WHERE v BETWEEN 0 AND 0.01" % name),
+                             ("B3", "SELECT id, v FROM %s ORDER BY v DESC, id LIMIT 10" % name)):
+                nodes = gpu_nodes(q, par)
+                on, _ = timed(par, q, args.reps * 2)
+                off, _ = timed("SET gpudb.enabled = off; " + par, q, args.reps * 2)
+                om, fm = statistics.median(on), statistics.median(off)
+                row = "| %d rows | %s | %s | %.3f | %.3f | %.2f%s |" % (
+                    n, label, nodes, om, fm, om / fm, "" if om <= fm * 1.05 else " (over 5 %)")
+                print(row, flush=True)
+                out.append(row)
+            psql("DROP TABLE %s" % name)
+
     os.makedirs(args.out, exist_ok=True)
     fn = os.path.join(args.out, "%s-%s-%s.md" % (datetime.date.today().isoformat(), device, commit))
     with open(fn, "w") as f:
