@@ -25,6 +25,10 @@
 #                      reading (every answer checked) and writing at once,
 #                      plus the GPU server socket's modes (LOAD_CLIENTS and
 #                      LOAD_SECONDS, default here 16 and 10)
+#     random_queries   [preload] only: test/random_queries.py --self-check, then
+#                      RANDOM_QUERIES (default 400) seeded random queries with
+#                      gpudb on vs off; fails on any difference or when fewer
+#                      than 50 used a Gpu plan node
 #     faults           [preload] only: test/faults.sh, pg_terminate_backend,
 #                      pg_cancel_backend and kill -9 of the GPU server process
 #
@@ -140,6 +144,15 @@ if [ "${1:-}" = "--inside" ]; then
         else
             result FAIL load_pgbench
         fi
+        section "random differential queries (plan nodes on vs off)"
+        if python3 test/random_queries.py --self-check \
+                --setup-sql "SET gpudb.device = $GPUDB_TEST_DEVICE" &&
+            python3 test/random_queries.py --queries "${RANDOM_QUERIES:-400}" --min-gpu 50 \
+                --setup-sql "SET gpudb.device = $GPUDB_TEST_DEVICE"; then
+            result PASS random_queries
+        else
+            result FAIL random_queries
+        fi
         section "fault test"
         if bash test/faults.sh; then
             result PASS faults
@@ -185,6 +198,7 @@ case "$GPUDB_TEST_DEVICE" in
     auto|gpu|cpu) ;;
     *) echo "run_tests: GPUDB_TEST_DEVICE must be auto, gpu or cpu (got '$GPUDB_TEST_DEVICE')" >&2; exit 2 ;;
 esac
+export GPUDB_TEST_DEVICE
 echo "run_tests: $(date -u '+%F %T') UTC, gpudb.device = $GPUDB_TEST_DEVICE, PG_CONFIG = $PG_CONFIG, CI = ${CI:-}"
 
 section "setup"
@@ -245,6 +259,7 @@ if [ "$build_ok" = 1 ]; then
     grep -q " \[preload\] concurrent_cache\$" "$GPUDB_RESULTS" || result FAIL "concurrent_cache[preload](no result)"
     grep -q " \[preload\] load_pgbench\$" "$GPUDB_RESULTS" || result FAIL "load_pgbench[preload](no result)"
     grep -q " \[preload\] faults\$" "$GPUDB_RESULTS" || result FAIL "faults[preload](no result)"
+    grep -q " \[preload\] random_queries\$" "$GPUDB_RESULTS" || result FAIL "random_queries[preload](no result)"
     grep -q " \[preload\] bench_smoke\$" "$GPUDB_RESULTS" || result FAIL "bench_smoke[preload](no result)"
 fi
 
