@@ -468,8 +468,9 @@ gdb_cuda_store_scatter(GdbCudaExec *exec, GdbStore *store, uint32_t col,
 /*
  * gdb_cuda_store_groupby: see gpudb_device.h: gdb_cuda_groupby's contract
  * (result, order, statistics, errors) over all stored rows, run on the
- * resident buffer with gdb_groupby_on_device: nothing of the store is
- * copied, so stats->bytes_to_device counts only the filter program.  Extra
+ * resident buffer with gdb_groupby_on_device (which runs every operator:
+ * SELECT and SORT requests too): nothing of the store is copied, so
+ * stats->bytes_to_device counts only the filter program.  Extra
  * errors: GDB_ERR_BAD_REQUEST (NULL or CPU store, exec on another device),
  * GDB_ERR_DEVICE (store or exec lost in a device reset).
  */

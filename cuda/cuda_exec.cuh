@@ -118,7 +118,30 @@ int			gdb_groupby_on_device(GdbCudaExec *exec, const GdbRequest *req,
 								  void *alloc_arg, GdbBatch **result,
 								  GdbStats *stats, GdbError *err);
 
-/* ---- group-by internals shared by groupby_kernels.cu and groupby_fastpath.cu ---- */
+/*
+ * gdb_select_sort_on_device (select_sort_kernels.cu): the SELECT and SORT
+ * operators (req->oper) over a batch at device address d_base, with
+ * gdb_groupby_on_device's arguments, statistics, errors and cleanup; the
+ * result is gdb_cpu_select_sort's (req->nout columns copied from
+ * req->out_cols of the returned rows, values and NULL flags identical).
+ * gdb_groupby_on_device hands every non-GROUPBY request to it, so
+ * gdb_cuda_groupby and gdb_cuda_store_groupby run every operator.
+ * GDB_ERR_BAD_REQUEST for a GROUPBY request.
+ */
+int			gdb_select_sort_on_device(GdbCudaExec *exec, const GdbRequest *req,
+									  const GdbBatch *header, char *d_base,
+									  const GdbBatch *copy_src, GdbAllocFn alloc,
+									  void *alloc_arg, GdbBatch **result,
+									  GdbStats *stats, GdbError *err);
+
+/*
+ * gdb_too_many_rows: err says a batch of nrows rows is past the CUDA path's
+ * uint32 row ids; returns GDB_ERR_BAD_REQUEST.
+ */
+int			gdb_too_many_rows(GdbError *err, uint64_t nrows);
+
+/* ---- pipeline internals shared by groupby_kernels.cu, groupby_fastpath.cu
+ * and select_sort_kernels.cu ---- */
 
 /* Device addresses of the group key columns of a request. */
 struct GdbDevKeys
@@ -186,9 +209,49 @@ int			gdb_phase_end(GdbCudaExec *ex, double *ms, GdbError *err);
 int			gdb_filter_status(GdbCudaExec *ex, GdbError *err);
 
 /*
- * gdb_result_alloc: lay out the result batch of r->req for ngroups groups:
- * *host from alloc (header written, nrows set), *d_res the device scratch
- * copy of the same layout.  GDB_ERR_OUT_OF_MEMORY when alloc fails.
+ * gdb_phase_filter (Phase A, first half): reset r->d_counters (err_key to
+ * all ones, nsel and nseg to 0), queue the copy of r->copy_src to r->d_in
+ * when set (counted in r->to_device), and, when req->ninstr > 0 and there
+ * are rows, copy the program and queue gdb_filter_kernel: r->flags[row] =
+ * 1 for the rows the filter keeps; a failing row sets err_key to the
+ * minimum of (row << 4 | status).  Does not wait.  r->flags, r->d_counters
+ * and the scratch of PROGRAM must be ready; r->cur is set to 0.
+ */
+int			gdb_phase_filter(GdbRun *r, GdbError *err);
+
+/*
+ * gdb_phase_compact (Phase A, second half): r->perm[0] = ascending uint32
+ * ids of the selected rows (cub::DeviceSelect::Flagged over r->flags and a
+ * counting iterator -- the flag + prefix sum + scatter compaction of the
+ * CUDADB line of work; without a program a sequence of all rows).  With
+ * readback: copy the counters back, end the timed phase, return the
+ * filter's SQL status if a row failed, set r->nsel and restart the timer.
+ * Without a program r->nsel = r->nrows and nothing is read back.
+ */
+int			gdb_phase_compact(GdbRun *r, int readback, GdbError *err);
+
+/*
+ * gdb_sort_by_column: stably reorder the r->nsel row ids in
+ * r->perm[r->cur] (r->cur may flip) by one column, i.e. by (NULL rank,
+ * gdb_sort_encode(kind, value, descending)), NULL values encoding as 0 and
+ * ranking gdb_sort_null_rank(1, nulls_first).  vals: the column's int64 /
+ * float64 words [rows] on the device; nulls: its uint8 NULL flags [rows],
+ * or NULL when it has none (then no NULL-rank pass).  Two LSD passes of
+ * cub::DeviceRadixSort::SortPairs (64-bit encodings, then a 1-bit rank),
+ * so calling it from the last key to the first sorts by all keys, ties in
+ * the ids' previous order.  Uses the KEYS0/1 and NULLKEYS0/1 scratch slots
+ * and TEMP; queues work without waiting.
+ */
+int			gdb_sort_by_column(GdbRun *r, const int64_t *vals, const uint8_t *nulls,
+							   uint32_t kind, int descending, int nulls_first,
+							   GdbError *err);
+
+/*
+ * gdb_result_alloc: lay out the result batch of r->req for ngroups rows
+ * (groups, or the rows a SELECT or SORT returns; the columns follow
+ * gdb_request_result_source): *host from alloc (header written, nrows
+ * set), *d_res the device scratch copy of the same layout.
+ * GDB_ERR_OUT_OF_MEMORY when alloc fails.
  */
 int			gdb_result_alloc(GdbRun *r, uint64_t ngroups, GdbAllocFn alloc,
 							 void *alloc_arg, GdbBatch **host, char **d_res,

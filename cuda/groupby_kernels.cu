@@ -25,8 +25,10 @@
  *	   5. least-significant key first, for each key: gdb_gather_key_kernel
  *		  writes the uint64 encoding of each row in the current permutation
  *		  (0 for NULL) and cub::DeviceRadixSort::SortPairs (stable) reorders
- *		  the row ids by it; for a nullable key, then gdb_gather_null_kernel
- *		  and a 1-bit SortPairs pass (bits [0,1)) move NULLs after values.
+ *		  the row ids by it; for a nullable key, then
+ *		  gdb_gather_null_rank_kernel and a 1-bit SortPairs pass (bits
+ *		  [0,1)) move NULLs after values (gdb_sort_by_column, shared with
+ *		  the SORT operator of select_sort_kernels.cu).
  *		  Stable LSD passes over ids that start ascending leave every group
  *		  in input order, so its first row is its first input row;
  *	   6. gdb_group_start_kernel flags row i when i == 0 or any key's
@@ -62,6 +64,9 @@
  * Entry points: gdb_cuda_groupby (a host batch: copied in, then the
  * pipeline) and gdb_groupby_on_device (the pipeline over a batch already in
  * device memory; also used by gdb_cuda_store_groupby, column_store.cu).
+ * Both run every operator: gdb_groupby_on_device hands SELECT and SORT
+ * requests to gdb_select_sort_on_device (select_sort_kernels.cu) right
+ * after validation, before any group-by path (fast or not) sees them.
  *
  * Scratch buffers live in the GdbCudaExec and only grow (see
  * gdb_cuda_scratch), so consecutive batches reuse them.  Row ids are
@@ -159,31 +164,38 @@ gdb_sequence_kernel(uint32_t *out, uint64_t n)
 }
 
 /*
- * gdb_gather_key_kernel: keys[i] = encoding of column (vals, nulls, kind)
- * at row perm[i], or 0 when that value is NULL, for i in [0, n).  A gather
- * through the current permutation, feeding one radix-sort pass.
+ * gdb_gather_key_kernel: keys[i] = gdb_sort_encode of column (vals, nulls,
+ * kind) at row perm[i] (bitwise inverted when descending; the group-by
+ * passes 0, which is the plain key encoding), or 0 when that value is
+ * NULL, for i in [0, n).  A gather through the current permutation,
+ * feeding one radix-sort pass.
  */
 __global__ void
 gdb_gather_key_kernel(const int64_t *vals, const uint8_t *nulls, uint32_t kind,
-					  const uint32_t *perm, uint64_t n, uint64_t *keys)
+					  int descending, const uint32_t *perm, uint64_t n,
+					  uint64_t *keys)
 {
 	for (uint64_t i = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; i < n;
 		 i += (uint64_t) gridDim.x * blockDim.x)
 	{
 		uint32_t	row = perm[i];
 
-		keys[i] = (nulls && nulls[row]) ? 0 : gdb_dev_encode(kind, vals[row]);
+		keys[i] = (nulls && nulls[row]) ? 0 : gdb_sort_encode(kind, vals[row], descending);
 	}
 }
 
-/* gdb_gather_null_kernel: out[i] = nulls[perm[i]] (0/1), for i in [0, n). */
+/*
+ * gdb_gather_null_rank_kernel: out[i] = gdb_sort_null_rank of row perm[i]'s
+ * NULL flag (0 or 1; NULL ranks 1, after the values, unless nulls_first),
+ * for i in [0, n).
+ */
 __global__ void
-gdb_gather_null_kernel(const uint8_t *nulls, const uint32_t *perm, uint64_t n,
-					   uint8_t *out)
+gdb_gather_null_rank_kernel(const uint8_t *nulls, int nulls_first,
+							const uint32_t *perm, uint64_t n, uint8_t *out)
 {
 	for (uint64_t i = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; i < n;
 		 i += (uint64_t) gridDim.x * blockDim.x)
-		out[i] = nulls[perm[i]] ? 1 : 0;
+		out[i] = (uint8_t) gdb_sort_null_rank(nulls[perm[i]] != 0, nulls_first);
 }
 
 /*
@@ -354,11 +366,12 @@ gdb_filter_status(GdbCudaExec *ex, GdbError *err)
 }
 
 /*
- * Phase A, first half: reset the counters, copy in (unless resident) and
- * queue the filter kernel (flags), without waiting.  Shared by the sort
- * path and the fast paths.
+ * gdb_phase_filter: see cuda_exec.cuh.  Phase A, first half: reset the
+ * counters, copy in (unless resident) and queue the filter kernel (flags),
+ * without waiting.  Shared by the sort path, the fast paths and the
+ * SELECT/SORT operators (select_sort_kernels.cu).
  */
-static int
+int
 gdb_phase_filter(GdbRun *r, GdbError *err)
 {
 	GdbCudaExec *ex = r->ex;
@@ -396,13 +409,13 @@ gdb_phase_filter(GdbRun *r, GdbError *err)
 }
 
 /*
- * Phase A, second half: compact the selected row ids into perm[0]
- * (cub::DeviceSelect::Flagged over the flags; without a program a
- * sequence).  With readback, copy the counters back, wait, check the
- * filter's error and set r->nsel; without (the fast path already did),
- * r->nsel must already be right.
+ * gdb_phase_compact: see cuda_exec.cuh.  Phase A, second half: compact the
+ * selected row ids into perm[0] (cub::DeviceSelect::Flagged over the flags;
+ * without a program a sequence).  With readback, copy the counters back,
+ * wait, check the filter's error and set r->nsel; without (the fast path
+ * already did), r->nsel must already be right.
  */
-static int
+int
 gdb_phase_compact(GdbRun *r, int readback, GdbError *err)
 {
 	GdbCudaExec *ex = r->ex;
@@ -468,6 +481,50 @@ gdb_sort_pass(GdbRun *r, KeyT *k0, KeyT *k1, int end_bit, GdbError *err)
 	return GDB_OK;
 }
 
+/*
+ * gdb_sort_by_column: see cuda_exec.cuh.  Two stable LSD passes over the
+ * r->nsel row ids of perm[cur]: gdb_gather_key_kernel + a 64-bit SortPairs
+ * on the encodings, then (nullable column only) gdb_gather_null_rank_kernel
+ * + a 1-bit SortPairs (bits [0, 1)) on the NULL ranks.
+ */
+int
+gdb_sort_by_column(GdbRun *r, const int64_t *vals, const uint8_t *nulls,
+				   uint32_t kind, int descending, int nulls_first, GdbError *err)
+{
+	GdbCudaExec *ex = r->ex;
+	cudaStream_t s = ex->stream;
+	size_t		n = (size_t) r->nsel;
+	unsigned	grid = gdb_blocks(ex, r->nsel);
+	uint64_t   *k0,
+			   *k1;
+	uint8_t    *nk0,
+			   *nk1;
+
+	if (r->nsel <= 1)
+		return GDB_OK;
+	/* every buffer before any work that fills it (growing may wait) */
+	GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_KEYS0, n * sizeof(uint64_t), (void **) &k0, err));
+	GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_KEYS1, n * sizeof(uint64_t), (void **) &k1, err));
+	if (nulls)
+	{
+		GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_NULLKEYS0, n, (void **) &nk0, err));
+		GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_NULLKEYS1, n, (void **) &nk1, err));
+	}
+	gdb_gather_key_kernel<<<grid, GDB_BLOCK, 0, s>>>(vals, nulls, kind, descending,
+													 r->perm[r->cur], r->nsel, k0);
+	GDB_CUDA_CHECK_LAUNCH(err, "gdb_gather_key_kernel");
+	GDB_TRY(gdb_sort_pass<uint64_t>(r, k0, k1, 64, err));
+	if (nulls)
+	{
+		gdb_gather_null_rank_kernel<<<grid, GDB_BLOCK, 0, s>>>(nulls, nulls_first,
+															   r->perm[r->cur],
+															   r->nsel, nk0);
+		GDB_CUDA_CHECK_LAUNCH(err, "gdb_gather_null_rank_kernel");
+		GDB_TRY(gdb_sort_pass<uint8_t>(r, nk0, nk1, 1, err));
+	}
+	return GDB_OK;
+}
+
 /* Phase B: order perm by the keys and find the group segments. */
 static int
 gdb_phase_segment(GdbRun *r, GdbError *err)
@@ -475,39 +532,16 @@ gdb_phase_segment(GdbRun *r, GdbError *err)
 	GdbCudaExec *ex = r->ex;
 	const GdbRequest *req = r->req;
 	cudaStream_t s = ex->stream;
-	uint64_t   *k0,
-			   *k1;
-	uint8_t    *nk0 = NULL,
-			   *nk1 = NULL;
-	size_t		n = (size_t) r->nsel;
 	unsigned	grid = gdb_blocks(ex, r->nsel);
 	uint32_t	n32 = (uint32_t) r->nsel;
 	uint8_t    *flags = r->flags;
 	uint32_t   *offsets = r->offsets;
 	unsigned long long *nseg = &r->d_counters->nseg;
 
-	GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_KEYS0, n * sizeof(uint64_t), (void **) &k0, err));
-	GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_KEYS1, n * sizeof(uint64_t), (void **) &k1, err));
+	/* ascending, NULLs last: the group order of gdb_cpu_groupby */
 	for (int k = (int) req->nkeys - 1; k >= 0; k--)
-	{
-		if (r->keys.nulls[k] && nk0 == NULL)
-		{
-			GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_NULLKEYS0, n, (void **) &nk0, err));
-			GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_NULLKEYS1, n, (void **) &nk1, err));
-		}
-		gdb_gather_key_kernel<<<grid, GDB_BLOCK, 0, s>>>(
-			r->keys.vals[k], r->keys.nulls[k], r->keys.kind[k], r->perm[r->cur],
-			r->nsel, k0);
-		GDB_CUDA_CHECK_LAUNCH(err, "gdb_gather_key_kernel");
-		GDB_TRY(gdb_sort_pass<uint64_t>(r, k0, k1, 64, err));
-		if (r->keys.nulls[k])
-		{
-			gdb_gather_null_kernel<<<grid, GDB_BLOCK, 0, s>>>(
-				r->keys.nulls[k], r->perm[r->cur], r->nsel, nk0);
-			GDB_CUDA_CHECK_LAUNCH(err, "gdb_gather_null_kernel");
-			GDB_TRY(gdb_sort_pass<uint8_t>(r, nk0, nk1, 1, err));
-		}
-	}
+		GDB_TRY(gdb_sort_by_column(r, r->keys.vals[k], r->keys.nulls[k],
+								   r->keys.kind[k], 0, 0, err));
 
 	gdb_group_start_kernel<<<grid, GDB_BLOCK, 0, s>>>(r->keys, r->perm[r->cur],
 													  r->nsel, r->flags);
@@ -537,20 +571,18 @@ gdb_result_alloc(GdbRun *r, uint64_t ngroups, GdbAllocFn alloc, void *alloc_arg,
 	const GdbBatch *in = r->input;
 	uint32_t	kinds[GDB_MAX_COLUMNS];
 	uint32_t	has_nulls[GDB_MAX_COLUMNS];
-	uint32_t	nout = req->nkeys + req->naggs;
+	uint32_t	nout = req->oper == GDB_OPER_GROUPBY ? req->nkeys + req->naggs : req->nout;
 	uint64_t	total;
 	GdbBatch   *host;
 
 	*hostp = NULL;
-	for (uint32_t k = 0; k < req->nkeys; k++)
+	for (uint32_t c = 0; c < nout; c++)
 	{
-		kinds[k] = in->cols[req->key_cols[k]].kind;
-		has_nulls[k] = in->cols[req->key_cols[k]].has_nulls;
-	}
-	for (uint32_t a = 0; a < req->naggs; a++)
-	{
-		kinds[req->nkeys + a] = GDB_KIND_STATE;
-		has_nulls[req->nkeys + a] = 0;
+		int32_t		src = gdb_request_result_source(req, c);
+
+		/* a copied input column keeps its kind and NULL flags */
+		kinds[c] = src >= 0 ? in->cols[src].kind : (uint32_t) GDB_KIND_STATE;
+		has_nulls[c] = src >= 0 ? in->cols[src].has_nulls : 0;
 	}
 	total = gdb_batch_layout(NULL, nout, kinds, has_nulls, ngroups);
 	/* the device copy first: growing it may wait for the stream */
@@ -776,8 +808,8 @@ gdb_cuda_last_path(void)
 	return gdb_last_path;
 }
 
-/* A batch of nrows rows is past the uint32 row ids: GDB_ERR_BAD_REQUEST. */
-static int
+/* gdb_too_many_rows: see cuda_exec.cuh. */
+int
 gdb_too_many_rows(GdbError *err, uint64_t nrows)
 {
 	err->status = GDB_ERR_BAD_REQUEST;
@@ -790,7 +822,8 @@ gdb_too_many_rows(GdbError *err, uint64_t nrows)
 /*
  * gdb_groupby_on_device: see cuda_exec.cuh.  Validates req against header
  * (gdb_cpu_validate_request: the header describes the device buffer, so
- * the checks bound every device access), runs the three phases and adds
+ * the checks bound every device access), hands a SELECT or SORT request to
+ * gdb_select_sort_on_device, else runs the three phases and adds
  * rows_in, rows_selected, groups_out, bytes_to_device, bytes_from_device
  * and device_ms to stats (when not NULL) on success only.
  */
@@ -817,6 +850,10 @@ gdb_groupby_on_device(GdbCudaExec *exec, const GdbRequest *req,
 	st = gdb_cpu_validate_request(req, header, err);
 	if (st != GDB_OK)
 		return st;
+	/* SELECT and SORT: their own pipeline; no group-by path sees them */
+	if (req->oper != GDB_OPER_GROUPBY)
+		return gdb_select_sort_on_device(exec, req, header, d_base, copy_src,
+										 alloc, alloc_arg, result, stats, err);
 	if (header->nrows > (uint64_t) UINT32_MAX)
 		return gdb_too_many_rows(err, header->nrows);
 	GDB_TRY(gdb_cuda_check_exec(exec, "gdb_cuda_groupby", err));
@@ -871,7 +908,10 @@ gdb_groupby_on_device(GdbCudaExec *exec, const GdbRequest *req,
  * GDB_ERR_OUT_OF_MEMORY (alloc() or a device allocation), GDB_ERR_DEVICE
  * ("<call>: <CUDA error>"; also an exec lost in a device reset).  On error
  * *result is NULL, the stream has been waited for, and a buffer already
- * obtained from alloc() is left to the allocator's owner.
+ * obtained from alloc() is left to the allocator's owner.  A SELECT or
+ * SORT request is copied in the same way and run by
+ * gdb_select_sort_on_device (select_sort_kernels.cu), with the result of
+ * gdb_cpu_select_sort.
  */
 extern "C" int
 gdb_cuda_groupby(GdbCudaExec *exec, const GdbRequest *req,

@@ -1,8 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * device_selftest.c
- *	  Standalone check of the two group-by implementations behind
- *	  gpudb_device.h (no PostgreSQL):
+ *	  Standalone check of the two implementations (CPU and CUDA) of the
+ *	  operators behind gpudb_device.h (no PostgreSQL):
  *	   - gdb_cpu_groupby against a naive O(rows * groups) reference written
  *		 here (linear search for the group, SQL equality on keys, groups
  *		 sorted by gdb_float_cmp / integer order with NULLs last): exact;
@@ -25,6 +25,17 @@
  *	   - store scatter (CPU, and CUDA with a device): INT64 columns with
  *		 and without NULL flags, group-bys against the input changed the
  *		 same way, rejected scatters (nothing written), n == 0;
+ *	   - SELECT and SORT requests (GdbRequest.oper): gdb_cpu_select_sort,
+ *		 directly and through gdb_cpu_groupby, against a naive reference
+ *		 written here (a plain filter loop, an insertion sort straight on
+ *		 the values with PostgreSQL's float order and NULL placement, the
+ *		 first min(limit, rows)): exact; the GPU (gdb_cuda_groupby) against
+ *		 the CPU: every word and NULL flag identical, same statistics, no
+ *		 group-by path run.  Random output columns, 1-4 sort keys of random
+ *		 direction and NULL placement, limits 0, 1, small, past the rows;
+ *		 every filter program; empty input; stores of both paths;
+ *		 malformed requests (bad out_cols, nsort 0, ...) refused with
+ *		 GDB_ERR_BAD_REQUEST;
  *	   - with a device, last: gdb_cuda_recover on a healthy device, then
  *		 after a planted illegal address (device reset, lost exec and store
  *		 fail cleanly, a new exec works).
@@ -2136,6 +2147,689 @@ test_recover(void)
 	free(r);
 }
 
+/* ---- SELECT and SORT ---- */
+
+/* PostgreSQL's float order, written out: NaN above every number, -0 = +0. */
+static int
+ref_float_order(double a, double b)
+{
+	int			na = isnan(a) != 0,
+				nb = isnan(b) != 0;
+
+	if (na || nb)
+		return na - nb;
+	return (a > b) - (a < b);
+}
+
+/*
+ * Naive row comparison by req's sort keys, straight from the values (no
+ * encodings): NULL before or after every value per nulls_first, values
+ * ascending or descending, 0 when every key ties.
+ */
+static int
+ref_row_cmp(const GdbRequest *req, const GdbBatch *in, uint64_t ra, uint64_t rb)
+{
+	const char *base = (const char *) in;
+	uint32_t	k;
+
+	for (k = 0; k < req->nsort; k++)
+	{
+		const GdbSortKey *sk = &req->sort_keys[k];
+		const uint8_t *nl = GDB_NULL_PTR(base, in, sk->col);
+		const int64_t *v = GDB_COL_PTR(base, in, sk->col, const int64_t);
+		int			na = nl ? nl[ra] != 0 : 0,
+					nb = nl ? nl[rb] != 0 : 0;
+		int			c;
+
+		if (na != nb)
+			return (na ? -1 : 1) * (sk->nulls_first ? 1 : -1);
+		if (na)
+			continue;
+		if (in->cols[sk->col].kind == GDB_KIND_FLOAT64)
+			c = ref_float_order(bits_to_double((uint64_t) v[ra]),
+								bits_to_double((uint64_t) v[rb]));
+		else
+			c = (v[ra] > v[rb]) - (v[ra] < v[rb]);
+		if (c)
+			return sk->descending ? -c : c;
+	}
+	return 0;
+}
+
+/*
+ * Reference SELECT / SORT: a plain filter loop, an insertion sort of the
+ * selected row ids (stable: a row moves only past strictly greater rows),
+ * the first min(limit, selected) rows, a copy of the output columns.
+ * Returns the status; on GDB_OK *out is a result batch.
+ */
+static int
+ref_select_sort(const GdbRequest *req, const GdbBatch *in, GdbBatch **out,
+				uint64_t *nsel_out)
+{
+	const char *base = (const char *) in;
+	uint64_t   *ids = (uint64_t *) xmalloc((size_t) (in->nrows + 1) * sizeof(uint64_t));
+	uint64_t	nsel = 0,
+				nret,
+				row,
+				i;
+	uint32_t	kinds[GDB_MAX_COLUMNS],
+				hn[GDB_MAX_COLUMNS],
+				c;
+	GdbBatch   *res;
+
+	for (row = 0; row < in->nrows; row++)
+	{
+		if (req->ninstr)
+		{
+			int			st = GDB_OK;
+			int			r = gdb_vm_eval(req->program, (int) req->ninstr, in, in, row, &st);
+
+			if (st != GDB_OK)
+			{
+				free(ids);
+				return st;
+			}
+			if (r != GDB_TRUE)
+				continue;
+		}
+		ids[nsel++] = row;
+	}
+	if (req->oper == GDB_OPER_SORT)
+		for (i = 1; i < nsel; i++)
+		{
+			uint64_t	x = ids[i],
+						j = i;
+
+			for (; j > 0 && ref_row_cmp(req, in, ids[j - 1], x) > 0; j--)
+				ids[j] = ids[j - 1];
+			ids[j] = x;
+		}
+	nret = nsel;
+	if (req->oper == GDB_OPER_SORT && req->limit > 0 && req->limit < nsel)
+		nret = req->limit;
+	for (c = 0; c < req->nout; c++)
+	{
+		kinds[c] = in->cols[req->out_cols[c]].kind;
+		hn[c] = in->cols[req->out_cols[c]].has_nulls;
+	}
+	res = batch_new(req->nout, kinds, hn, nret);
+	res->nrows = nret;
+	for (c = 0; c < req->nout; c++)
+		for (i = 0; i < nret; i++)
+		{
+			int32_t		ic = req->out_cols[c];
+
+			col_i(res, (int) c)[i] = GDB_COL_PTR(base, in, ic, const int64_t)[ids[i]];
+			if (hn[c])
+				col_n(res, (int) c)[i] = GDB_NULL_PTR(base, in, ic)[ids[i]];
+		}
+	free(ids);
+	*out = res;
+	*nsel_out = nsel;
+	return GDB_OK;
+}
+
+/*
+ * Compare SELECT / SORT results x and y of req: req->nout columns of the
+ * output columns' kinds and NULL flags, the same rows, every 64-bit word
+ * and NULL flag identical.  Reports a few mismatches; 1 when equal.
+ */
+static int
+rows_equal(const char *what, const GdbRequest *req, const GdbBatch *x,
+		   const GdbBatch *y)
+{
+	uint32_t	c;
+	uint64_t	i;
+	int			bad = 0;
+
+	if (x->nrows != y->nrows || x->ncols != y->ncols || x->ncols != req->nout)
+	{
+		printf("  %s: shape differs: %llu x %u vs %llu x %u\n", what,
+			   (unsigned long long) x->nrows, (unsigned) x->ncols,
+			   (unsigned long long) y->nrows, (unsigned) y->ncols);
+		return 0;
+	}
+	for (c = 0; c < x->ncols; c++)
+		if (x->cols[c].kind != y->cols[c].kind ||
+			x->cols[c].has_nulls != y->cols[c].has_nulls)
+		{
+			printf("  %s: column %u kind/nulls differ\n", what, c);
+			return 0;
+		}
+	for (i = 0; i < x->nrows && bad < 5; i++)
+		for (c = 0; c < x->ncols; c++)
+		{
+			const uint8_t *nx = GDB_NULL_PTR(x, x, c);
+			const uint8_t *ny = GDB_NULL_PTR(y, y, c);
+			int64_t		vx = GDB_COL_PTR(x, x, c, const int64_t)[i];
+			int64_t		vy = GDB_COL_PTR(y, y, c, const int64_t)[i];
+
+			if ((nx && nx[i] != ny[i]) || vx != vy)
+			{
+				printf("  %s: row %llu column %u: %s%016llx vs %s%016llx\n", what,
+					   (unsigned long long) i, c,
+					   nx && nx[i] ? "NULL " : "", (unsigned long long) vx,
+					   ny && ny[i] ? "NULL " : "", (unsigned long long) vy);
+				bad++;
+			}
+		}
+	return bad == 0;
+}
+
+/*
+ * A random SELECT (oper GDB_OPER_SELECT) or SORT request over the gen_batch
+ * columns for a batch of nrows rows, with filter program p: 1..10 output
+ * columns (repeats allowed), for SORT 1..4 keys with random direction and
+ * NULL placement and a limit of 0, 1, 2..10, past the rows or within them.
+ * Its description goes to desc.
+ */
+static GdbRequest *
+random_select_sort(int oper, int p, uint64_t nrows, char *desc, size_t len)
+{
+	GdbRequest *r = request_new();
+	size_t		o;
+	uint32_t	i;
+
+	r->oper = (uint32_t) oper;
+	build_program(r, p);
+	r->nout = 1 + (uint32_t) rng_below(10);
+	for (i = 0; i < r->nout; i++)
+		r->out_cols[i] = (int32_t) rng_below(NCOLS);
+	o = (size_t) snprintf(desc, len, "%s", oper == GDB_OPER_SORT ? "SORT" : "SELECT");
+	for (i = 0; i < r->nout && o < len; i++)
+		o += (size_t) snprintf(desc + o, len - o, "%s%s", i ? ", " : " ", col_names[r->out_cols[i]]);
+	if (oper == GDB_OPER_SORT)
+	{
+		static const char *const lim[] = {"none", "1", "small", "past the rows", "within"};
+		int			l = (int) rng_below(5);
+
+		r->nsort = 1 + (uint32_t) rng_below(4);
+		for (i = 0; i < r->nsort; i++)
+		{
+			r->sort_keys[i].col = (int32_t) rng_below(NCOLS);
+			r->sort_keys[i].descending = (uint8_t) rng_below(2);
+			r->sort_keys[i].nulls_first = (uint8_t) rng_below(2);
+			if (o < len)
+				o += (size_t) snprintf(desc + o, len - o, "%s%s%s%s",
+									   i ? ", " : " ORDER BY ",
+									   col_names[r->sort_keys[i].col],
+									   r->sort_keys[i].descending ? " DESC" : "",
+									   r->sort_keys[i].nulls_first ? " NULLS FIRST" : " NULLS LAST");
+		}
+		r->limit = l == 0 ? 0 : l == 1 ? 1 : l == 2 ? 2 + rng_below(9) :
+			l == 3 ? nrows + 1 + rng_below(5) : 1 + rng_below(nrows + 1);
+		if (o < len)
+			o += (size_t) snprintf(desc + o, len - o, " LIMIT %llu (%s)",
+								   (unsigned long long) r->limit, lim[l]);
+	}
+	if (o < len)
+		snprintf(desc + o, len - o, " WHERE %s", programs[p].name);
+	return r;
+}
+
+/*
+ * One SELECT / SORT case: the CPU path (through gdb_cpu_groupby's dispatch
+ * and gdb_cpu_select_sort itself) against the reference, the GPU against
+ * the CPU (status, rows, statistics); no group-by path of the GPU may run.
+ */
+static void
+run_select_case(const char *name, const GdbRequest *req, const GdbBatch *in,
+				int with_reference)
+{
+	GdbBatch   *ref = NULL,
+			   *cpu = NULL,
+			   *direct = NULL,
+			   *dev = NULL;
+	GdbStats	cst,
+				gst;
+	uint64_t	ref_nsel = 0;
+	int			cst_status,
+				st;
+	char		what[768];
+	double		t0,
+				t_cpu,
+				t_gpu = 0;
+
+	memset(&cst, 0, sizeof(cst));
+	memset(&gst, 0, sizeof(gst));
+	snprintf(what, sizeof(what), "%s [cpu]", name);
+	t0 = now_ms();
+	cst_status = run_path(what, gdb_cpu_groupby, req, in, &cpu, &cst);
+	t_cpu = now_ms() - t0;
+	if (cst_status >= 0 && cst_status <= GDB_ERR_DEVICE)
+		status_seen[cst_status]++;
+	if (with_reference)
+	{
+		snprintf(what, sizeof(what), "%s [cpu direct]", name);
+		st = run_path(what, gdb_cpu_select_sort, req, in, &direct, NULL);
+		check(st == cst_status && (st != GDB_OK || rows_equal(what, req, direct, cpu)),
+			  "%s: gdb_cpu_select_sort vs gdb_cpu_groupby (%d, %d)", name, st, cst_status);
+		st = ref_select_sort(req, in, &ref, &ref_nsel);
+		check(st == cst_status, "%s: cpu status %d, reference %d", name, cst_status, st);
+		if (st == GDB_OK && cst_status == GDB_OK)
+		{
+			snprintf(what, sizeof(what), "%s [cpu]", name);
+			check(rows_equal(what, req, cpu, ref), "%s: cpu vs reference", name);
+			check(cst.rows_in == in->nrows && cst.rows_selected == ref_nsel &&
+				  cst.groups_out == ref->nrows && cst.bytes_to_device == 0 &&
+				  cst.device_ms == 0,
+				  "%s: cpu stats %llu/%llu/%llu", name,
+				  (unsigned long long) cst.rows_in,
+				  (unsigned long long) cst.rows_selected,
+				  (unsigned long long) cst.groups_out);
+		}
+	}
+	if (gpu)
+	{
+		int			path_before = HAVE_FAST_HOOKS ? gdb_cuda_last_path() : 0;
+
+		if (HAVE_FAST_HOOKS)
+			gdb_cuda_set_fast_paths(1);
+		snprintf(what, sizeof(what), "%s [gpu]", name);
+		t0 = now_ms();
+		st = run_path(what, gpu_groupby, req, in, &dev, &gst);
+		t_gpu = now_ms() - t0;
+		check(st == cst_status, "%s: gpu status %d, cpu %d", what, st, cst_status);
+		if (st == GDB_OK && cst_status == GDB_OK)
+		{
+			check(rows_equal(what, req, dev, cpu), "%s: gpu vs cpu", what);
+			check(gst.rows_in == cst.rows_in && gst.rows_selected == cst.rows_selected &&
+				  gst.groups_out == cst.groups_out && gst.device_ms >= 0 &&
+				  (in->nrows == 0 ||
+				   (gst.bytes_to_device >= in->total_bytes && gst.bytes_from_device > 0)),
+				  "%s: gpu stats %llu/%llu/%llu, %llu/%llu bytes", what,
+				  (unsigned long long) gst.rows_in,
+				  (unsigned long long) gst.rows_selected,
+				  (unsigned long long) gst.groups_out,
+				  (unsigned long long) gst.bytes_to_device,
+				  (unsigned long long) gst.bytes_from_device);
+		}
+		if (HAVE_FAST_HOOKS)
+		{
+			check(gdb_cuda_last_path() == path_before,
+				  "%s: a group-by path ran (%d)", what, gdb_cuda_last_path());
+			gdb_cuda_set_fast_paths(-1);
+		}
+	}
+	if (in->nrows >= 100000)
+	{
+		printf("  %s: %llu rows, %llu returned, cpu %.0f ms", name,
+			   (unsigned long long) in->nrows,
+			   (unsigned long long) (cpu ? cpu->nrows : 0), t_cpu);
+		if (gpu)
+			printf(", gpu %.1f ms (device %.1f ms)", t_gpu, gst.device_ms);
+		printf("\n");
+	}
+	free(ref);
+	free(cpu);
+	free(direct);
+	free(dev);
+}
+
+/* Random SELECT and SORT cases: every program, several sizes, limits. */
+static void
+test_select_sort(void)
+{
+	static const uint64_t sizes[] = {0, 1, 2, 7, 100, 1000, 3000};
+	size_t		si;
+	int			p,
+				oper;
+
+	for (si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++)
+	{
+		GenParams	gp;
+
+		gp.key_card = 1 + rng_below(12);
+		gp.fkey_card = 1 + (int) rng_below(12);
+		gp.big_card = 1 + rng_below(sizes[si] + 1);
+		gp.null_pct = (int) rng_below(40);
+		gp.slack = rng_below(3) * 17;
+		for (p = 0; p < NPROGS; p++)
+			for (oper = GDB_OPER_SELECT; oper <= GDB_OPER_SORT; oper++)
+			{
+				int			rep;
+
+				for (rep = 0; rep < (oper == GDB_OPER_SORT ? 3 : 1); rep++)
+				{
+					GdbBatch   *in = gen_batch(sizes[si], &gp);
+					char		desc[512],
+								name[640];
+					GdbRequest *r = random_select_sort(oper, p, sizes[si], desc, sizeof(desc));
+
+					snprintf(name, sizeof(name), "%llu rows, %s",
+							 (unsigned long long) sizes[si], desc);
+					run_select_case(name, r, in, 1);
+					free(r);
+					free(in);
+				}
+			}
+	}
+
+	/* one ordering under every limit, many ties (few distinct keys) */
+	{
+		GenParams	gp = {3, 4, 5, 30, 7};
+		GdbBatch   *in = gen_batch(1000, &gp);
+		static const uint64_t limits[] = {0, 1, 2, 5, 999, 1000, 1001, 5000};
+		GdbRequest *r = request_new();
+		size_t		li;
+
+		r->oper = GDB_OPER_SORT;
+		r->nout = 3;
+		r->out_cols[0] = C_KF;
+		r->out_cols[1] = C_KI;
+		r->out_cols[2] = C_CI;
+		r->nsort = 2;
+		r->sort_keys[0].col = C_KF;
+		r->sort_keys[0].descending = 1;
+		r->sort_keys[0].nulls_first = 1;
+		r->sort_keys[1].col = C_KI;
+		for (li = 0; li < sizeof(limits) / sizeof(limits[0]); li++)
+		{
+			char		name[128];
+
+			r->limit = limits[li];
+			snprintf(name, sizeof(name), "1000 rows, SORT kf DESC, ki LIMIT %llu",
+					 (unsigned long long) limits[li]);
+			run_select_case(name, r, in, 1);
+		}
+		/* every key equal: input order (stability) */
+		r->nsort = 1;
+		r->sort_keys[0].col = C_KF;
+		for (li = 0; li < in->nrows; li++)
+		{
+			col_n(in, C_KF)[li] = li % 3 == 0;
+			col_f(in, C_KF)[li] = li % 2 ? -0.0 : 0.0;
+		}
+		r->limit = 0;
+		run_select_case("1000 rows, SORT by a column of +-0 and NULL (stability)", r, in, 1);
+		free(r);
+		free(in);
+	}
+
+	/* a planted first failing row: the lowest failing row's status */
+	{
+		GenParams	gp = {5, 8, 10, 10, 0};
+		GdbBatch   *in = gen_batch(20000, &gp);
+		char		desc[512];
+		GdbRequest *r = random_select_sort(GDB_OPER_SORT, 7, in->nrows, desc, sizeof(desc));
+		uint64_t	i;
+
+		for (i = 0; i < in->nrows; i++)
+			col_i(in, C_CI)[i] = 100 + (int64_t) rng_below(9000);
+		col_i(in, C_CI)[12345] = 20;	/* int4 range, before a division by zero */
+		col_i(in, C_CI)[16000] = 7;
+		run_select_case("SORT, first error is int4 range", r, in, 1);
+		r->oper = GDB_OPER_SELECT;
+		r->nsort = 0;
+		r->limit = 0;
+		col_i(in, C_CI)[12345] = 7;
+		run_select_case("SELECT, first error is division by zero", r, in, 1);
+		free(r);
+		free(in);
+	}
+
+	/* larger batches: GPU against CPU */
+	{
+		GenParams	gp = {1000, 12, 40000, 5, 100};
+		GdbBatch   *in = gen_batch(200000, &gp);
+		char		desc[512],
+					name[640];
+		int			rep;
+
+		for (rep = 0; rep < 4; rep++)
+		{
+			GdbRequest *r = random_select_sort(rep ? GDB_OPER_SORT : GDB_OPER_SELECT,
+											   rep == 3 ? 0 : (int) rng_below(4) + 1,
+											   in->nrows, desc, sizeof(desc));
+
+			snprintf(name, sizeof(name), "200000 rows, %s", desc);
+			run_select_case(name, r, in, 0);
+			free(r);
+		}
+		free(in);
+	}
+	{
+		GenParams	gp = {6, 12, 2000000, 8, 1000};
+		GdbBatch   *in = gen_batch(2000000, &gp);
+		GdbRequest *r = request_new();
+
+		r->oper = GDB_OPER_SORT;
+		r->nout = 4;
+		r->out_cols[0] = C_KB;
+		r->out_cols[1] = C_VF;
+		r->out_cols[2] = C_KI;
+		r->out_cols[3] = C_VI;
+		r->nsort = 3;
+		r->sort_keys[0].col = C_KI;
+		r->sort_keys[1].col = C_VF;
+		r->sort_keys[1].descending = 1;
+		r->sort_keys[1].nulls_first = 1;
+		r->sort_keys[2].col = C_KB;
+		run_select_case("2M rows, SORT ki, vf DESC, kb", r, in, 0);
+		r->limit = 100;
+		run_select_case("2M rows, SORT ki, vf DESC, kb LIMIT 100", r, in, 0);
+		r->oper = GDB_OPER_SELECT;
+		r->nsort = 0;
+		r->limit = 0;
+		build_program(r, 8);
+		run_select_case("2M rows, SELECT WHERE vf * 2 + 1 > 3", r, in, 0);
+		free(r);
+		free(in);
+	}
+}
+
+/* Malformed SELECT / SORT requests (negative controls) and alloc failure. */
+static void
+test_select_sort_bad(void)
+{
+	GenParams	gp = {5, 8, 10, 10, 0};
+	GdbBatch   *in = gen_batch(50, &gp);
+	char		desc[512];
+	GdbRequest *r = random_select_sort(GDB_OPER_SORT, 0, in->nrows, desc, sizeof(desc));
+	GdbRequest *ok;
+	int			pass;
+
+	r->nout = 2;
+	r->out_cols[0] = C_VF;
+	r->out_cols[1] = C_KI;
+	r->limit = 0;
+	ok = request_new();
+	*ok = *r;
+	expect_status("valid SORT", r, in, GDB_OK, test_alloc);
+	r->oper = GDB_OPER_SELECT;
+	expect_status("valid SELECT", r, in, GDB_OK, test_alloc);
+	r->out_cols[1] = NCOLS;
+	expect_status("SELECT output column out of range", r, in, GDB_ERR_BAD_REQUEST, test_alloc);
+	r->out_cols[1] = -1;
+	expect_status("SELECT output column -1", r, in, GDB_ERR_BAD_REQUEST, test_alloc);
+	*r = *ok;
+	r->out_cols[0] = 1000;
+	expect_status("SORT output column out of range", r, in, GDB_ERR_BAD_REQUEST, test_alloc);
+	*r = *ok;
+	r->nout = 0;
+	expect_status("no output columns", r, in, GDB_ERR_BAD_REQUEST, test_alloc);
+	r->nout = GDB_MAX_COLUMNS + 1;
+	expect_status("too many output columns", r, in, GDB_ERR_BAD_REQUEST, test_alloc);
+	*r = *ok;
+	r->nsort = 0;
+	expect_status("SORT without sort keys", r, in, GDB_ERR_BAD_REQUEST, test_alloc);
+	r->nsort = GDB_MAX_SORT_KEYS + 1;
+	expect_status("too many sort keys", r, in, GDB_ERR_BAD_REQUEST, test_alloc);
+	*r = *ok;
+	r->sort_keys[0].col = NCOLS + 3;
+	expect_status("sort key column out of range", r, in, GDB_ERR_BAD_REQUEST, test_alloc);
+	*r = *ok;
+	r->sort_keys[0].descending = 2;
+	expect_status("sort key descending 2", r, in, GDB_ERR_BAD_REQUEST, test_alloc);
+	*r = *ok;
+	r->sort_keys[0].nulls_first = 7;
+	expect_status("sort key nulls_first 7", r, in, GDB_ERR_BAD_REQUEST, test_alloc);
+	*r = *ok;
+	r->nkeys = 1;
+	expect_status("SORT with group keys", r, in, GDB_ERR_BAD_REQUEST, test_alloc);
+	*r = *ok;
+	build_aggs(r);
+	expect_status("SORT with aggregates", r, in, GDB_ERR_BAD_REQUEST, test_alloc);
+	*r = *ok;
+	r->oper = GDB_OPER_SELECT;
+	r->input_is_states = 1;
+	expect_status("SELECT in states mode", r, in, GDB_ERR_BAD_REQUEST, test_alloc);
+	*r = *ok;
+	r->oper = GDB_OPER_SORT + 1;
+	expect_status("unknown operator", r, in, GDB_ERR_BAD_REQUEST, test_alloc);
+	*r = *ok;
+	assemble(r, "push_text@0 $ki int_eq");
+	expect_status("SORT with unbound PUSH_TEXT", r, in, GDB_ERR_BAD_REQUEST, test_alloc);
+	assemble(r, "$ki i1 int_add/3");
+	expect_status("SORT with a bad program", r, in, GDB_ERR_BAD_REQUEST, test_alloc);
+	*r = *ok;
+	expect_status("SORT, alloc returns NULL", r, in, GDB_ERR_OUT_OF_MEMORY, failing_alloc);
+	r->oper = GDB_OPER_SELECT;
+	assemble(r, "$ci i-1 int_lt");	/* no row: an empty result still needs alloc */
+	expect_status("SELECT of no row, alloc returns NULL", r, in, GDB_ERR_OUT_OF_MEMORY,
+				  failing_alloc);
+	{
+		GdbBatch   *res = (GdbBatch *) (uintptr_t) 1;
+		GdbError	err;
+		int			st;
+
+		*r = *ok;
+		r->oper = GDB_OPER_GROUPBY;
+		r->nout = 0;
+		r->nsort = 0;
+		st = gdb_cpu_select_sort(r, in, test_alloc, NULL, &res, NULL, &err);
+		check(st == GDB_ERR_BAD_REQUEST && res == NULL,
+			  "gdb_cpu_select_sort of a GROUPBY request: %d", st);
+	}
+
+	/* the corrupted request through the stores too */
+	*r = *ok;
+	r->out_cols[1] = NCOLS + 1;
+	for (pass = 0; pass < (gpu ? 2 : 1); pass++)
+	{
+		GdbStore   *s = NULL;
+		GdbBatch   *res = (GdbBatch *) (uintptr_t) 1;
+		GdbError	err;
+		int			st;
+
+		if (st_create(pass, in, 0, &s, &err) != GDB_OK ||
+			st_append(pass, s, in, NULL, &err) != GDB_OK)
+		{
+			check(0, "%s store for bad SORT requests: %s", pass ? "gpu" : "cpu", err.message);
+			if (pass)
+				gdb_cuda_store_free(s);
+			else
+				gdb_cpu_store_free(s);
+			continue;
+		}
+		st = st_groupby(pass, s, r, &res, NULL, &err);
+		check(st == GDB_ERR_BAD_REQUEST && err.status == st && res == NULL,
+			  "%s store: SORT with a bad output column: %d", pass ? "gpu" : "cpu", st);
+		r->out_cols[1] = C_KI;
+		r->nsort = 0;
+		res = (GdbBatch *) (uintptr_t) 1;
+		st = st_groupby(pass, s, r, &res, NULL, &err);
+		check(st == GDB_ERR_BAD_REQUEST && err.status == st && res == NULL,
+			  "%s store: SORT without sort keys: %d", pass ? "gpu" : "cpu", st);
+		r->out_cols[1] = NCOLS + 1;
+		r->nsort = ok->nsort;
+		if (pass)
+			gdb_cuda_store_free(s);
+		else
+			gdb_cpu_store_free(s);
+	}
+	free(ok);
+	free(r);
+	free(in);
+}
+
+/*
+ * SELECT / SORT over a column store of one path (appended in 3 unequal
+ * batches from a small capacity) against gdb_cpu_select_sort over the
+ * whole batch: same status, rows and statistics; on the GPU only the
+ * filter program is copied to the device.  nrows 0: an empty store.
+ */
+static void
+test_select_store(int on_gpu, uint64_t nrows)
+{
+	const char *pn = on_gpu ? "gpu" : "cpu";
+	GenParams	gp = {1 + rng_below(20), 1 + (int) rng_below(12), 1 + rng_below(nrows + 1),
+	(int) rng_below(30), 0};
+	GdbBatch   *in = gen_batch(nrows, &gp);
+	GdbStore   *s = NULL;
+	GdbError	err;
+	uint64_t	cut1 = nrows / 5,
+				cut2 = nrows / 2;
+	int			i;
+
+	if (st_create(on_gpu, in, 8, &s, &err) != GDB_OK)
+	{
+		check(0, "%s select store: create: %s", pn, err.message);
+		free(in);
+		return;
+	}
+	if (nrows > 0)
+	{
+		GdbBatch   *part[3];
+		uint64_t	from[4] = {0, cut1, cut2, nrows};
+		int			j;
+
+		for (j = 0; j < 3; j++)
+		{
+			part[j] = batch_like(in, from[j + 1] - from[j]);
+			batch_append(part[j], in, from[j], from[j + 1] - from[j]);
+			check(st_append(on_gpu, s, part[j], NULL, &err) == GDB_OK,
+				  "%s select store: append %d: %s", pn, j, err.message);
+			free(part[j]);
+		}
+	}
+	for (i = 0; i < 12; i++)
+	{
+		int			oper = i % 3 ? GDB_OPER_SORT : GDB_OPER_SELECT;
+		int			p = i < 6 ? (int) rng_below(5) : (int) rng_below(NPROGS);
+		char		desc[512],
+					name[700];
+		GdbRequest *r = random_select_sort(oper, p, nrows, desc, sizeof(desc));
+		GdbBatch   *a = NULL,
+				   *b = NULL;
+		GdbStats	sa,
+					sb;
+		int			x,
+					y;
+
+		snprintf(name, sizeof(name), "%s store, %llu rows, %s", pn,
+				 (unsigned long long) nrows, desc);
+		memset(&sa, 0, sizeof(sa));
+		memset(&sb, 0, sizeof(sb));
+		memset(&err, 0x5a, sizeof(err));
+		x = st_groupby(on_gpu, s, r, &a, &sa, &err);
+		check(err.status == x && memchr(err.message, '\0', sizeof(err.message)) &&
+			  (x == GDB_OK) == (a != NULL), "%s: store error contract (%d)", name, x);
+		y = gdb_cpu_select_sort(r, in, test_alloc, NULL, &b, &sb, NULL);
+		check(x == y, "%s: store status %d, whole batch %d", name, x, y);
+		if (x == GDB_OK && y == GDB_OK)
+		{
+			check(rows_equal(name, r, a, b), "%s: store vs whole batch", name);
+			check(sa.rows_in == nrows && sa.rows_selected == sb.rows_selected &&
+				  sa.groups_out == sb.groups_out, "%s: store stats", name);
+			if (on_gpu)
+				check(sa.bytes_to_device ==
+					  (nrows && r->ninstr ? r->ninstr * sizeof(GdbInstr) : 0) &&
+					  (nrows == 0 || sa.bytes_from_device > 0),
+					  "%s: store copied %llu bytes to the device", name,
+					  (unsigned long long) sa.bytes_to_device);
+		}
+		free(a);
+		free(b);
+		free(r);
+	}
+	if (on_gpu)
+		gdb_cuda_store_free(s);
+	else
+		gdb_cpu_store_free(s);
+	free(in);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -2273,6 +2967,17 @@ main(int argc, char **argv)
 		build_program(req, 1);
 		run_case("2M rows, keys (kb), ~1M groups", req, in, 0);
 		free(in);
+	}
+
+	/* SELECT and SORT: reference, CPU, GPU; malformed requests; stores */
+	test_select_sort_bad();
+	test_select_sort();
+	{
+		static const uint64_t store_rows[] = {0, 100, 5000};
+
+		for (si = 0; si < sizeof(store_rows) / sizeof(store_rows[0]); si++)
+			for (p = 0; p < (gpu ? 2 : 1); p++)
+				test_select_store(p, store_rows[si]);
 	}
 
 	if (gpu)
