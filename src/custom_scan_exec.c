@@ -343,7 +343,8 @@ gdb_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		return;
 	ExplainPropertyText("Source", s->info.from_cache ? "cache" : "heap", es);
 	if (!s->info.from_cache)
-		ExplainPropertyText("Cache", cache_state_name(s->info.cache_state), es);
+		ExplainPropertyText("Cache", !gpudb_use_cache ? "off (gpudb.use_cache)" :
+							cache_state_name(s->info.cache_state), es);
 	ExplainPropertyInteger("Batches", NULL, s->info.nbatches, es);
 	ExplainPropertyInteger("Rows In", NULL, (int64) s->info.stats.rows_in, es);
 	ExplainPropertyInteger("Rows Selected", NULL,

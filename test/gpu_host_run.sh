@@ -45,6 +45,11 @@ if [ "$what" = suites ] || [ "$what" = all ]; then
     PGDATABASE=gpudb_tap psql -X -q -c "CREATE EXTENSION IF NOT EXISTS pgtap" -c "CREATE EXTENSION IF NOT EXISTS gpudb"
     PGDATABASE=gpudb_tap pg_prove test/*.sql > "$OUT/pg_prove.log" 2>&1 || status=1
     tail -n 4 "$OUT/pg_prove.log"
+    python3 test/random_queries.py --self-check --setup-sql "SET gpudb.device = gpu" \
+        > "$OUT/random_queries.log" 2>&1 || status=1
+    python3 test/random_queries.py --queries "${RANDOM_QUERIES:-1500}" --min-gpu 200 \
+        --rows 20000 --setup-sql "SET gpudb.device = gpu" >> "$OUT/random_queries.log" 2>&1 || status=1
+    tail -n 2 "$OUT/random_queries.log"
     if [ -f test/concurrent_cache.sh ]; then
         CONCURRENT_SECONDS=${CONCURRENT_SECONDS:-30} bash test/concurrent_cache.sh \
             > "$OUT/concurrent.log" 2>&1 || status=1
@@ -80,6 +85,18 @@ SELECT count(*) AS diff_g FROM (
    SELECT * FROM gpu_groupby('t', 'g, k', 'count(*), sum(h), min(id), max(v)', 'id % 3 = 1 AND k <> ''key7''')
      AS x(g int4, k text, n bigint, s bigint, mn int8, mx float8))) d;
 SELECT path, source, rows_in, rows_selected, groups, device_ms FROM gpu_last_execution();
+-- the plan nodes over the cached table against PostgreSQL's plan (integers exact)
+SET max_parallel_workers_per_gather = 16;
+CREATE TEMP TABLE a1 AS SELECT g, k, count(*) AS n, sum(h) AS s, min(id) AS mn, max(v) AS mx FROM t WHERE id % 3 = 1 AND k <> 'key7' GROUP BY g, k;
+CREATE TEMP TABLE b1 AS SELECT id, v FROM t WHERE v IS NOT NULL ORDER BY v DESC, id LIMIT 1000;
+SET gpudb.enabled = off;
+CREATE TEMP TABLE a2 AS SELECT g, k, count(*) AS n, sum(h) AS s, min(id) AS mn, max(v) AS mx FROM t WHERE id % 3 = 1 AND k <> 'key7' GROUP BY g, k;
+CREATE TEMP TABLE b2 AS SELECT id, v FROM t WHERE v IS NOT NULL ORDER BY v DESC, id LIMIT 1000;
+RESET gpudb.enabled;
+SELECT (SELECT count(*) FROM (TABLE a1 EXCEPT ALL TABLE a2) x) + (SELECT count(*) FROM (TABLE a2 EXCEPT ALL TABLE a1) x) AS plan_diff_agg,
+       (SELECT count(*) FROM (TABLE b1 EXCEPT ALL TABLE b2) x) + (SELECT count(*) FROM (TABLE b2 EXCEPT ALL TABLE b1) x) AS plan_diff_topk;
+EXPLAIN (ANALYZE, COSTS OFF) SELECT g, k, count(*), sum(h), min(id), max(v) FROM t WHERE id % 3 = 1 AND k <> 'key7' GROUP BY g, k;
+EXPLAIN (ANALYZE, COSTS OFF) SELECT id, v FROM t ORDER BY v DESC, id LIMIT 10;
 SQL
     cat "$OUT/cache_check.log"
 fi
