@@ -109,6 +109,14 @@ SELECT * FROM pn_diff('SELECT id, n FROM pn WHERE g = 1 AND n > 10');
 SELECT * FROM pn_diff('SELECT id FROM pn WHERE 100 / (g - 4) > 1');
 SELECT * FROM pn_diff('SELECT id FROM pn WHERE g > 8 AND i2 * 1000 > 0');
 SELECT * FROM pn_diff('SELECT id FROM pn WHERE g * 1000000000 > 0');
+-- a device qual that can raise, with a CPU qual after it, would see later
+-- rows before the CPU qual sees earlier ones: PostgreSQL's plan keeps the
+-- row-by-row error order; quals that cannot raise still go to the device
+EXPLAIN (COSTS OFF) SELECT id FROM pn WHERE i2 * 200::int2 > 0 AND length(s) / (g - 1) > 0;
+SELECT * FROM pn_diff('SELECT id FROM pn WHERE i2 * 200::int2 > 0 AND length(s) / (g - 1) > 0');
+EXPLAIN (COSTS OFF) SELECT id FROM pn WHERE g > 8 AND length(s) / (g - 9) > 0;
+SELECT * FROM pn_diff('SELECT id FROM pn WHERE g > 8 AND length(s) / (g - 9) > 0');
+SELECT * FROM pn_diff('SELECT id FROM pn WHERE i2 * 200::int2 > 0 AND g < 100');
 -- a join: GpuScan as a child of an ordinary join
 SELECT * FROM pn_diff('SELECT a.id, b.id FROM pn a JOIN pn b ON a.id = b.h WHERE a.g = 2 AND b.g = 3');
 

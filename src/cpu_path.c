@@ -47,7 +47,7 @@ extern int	gdb_cpu_validate_batch(const GdbBatch *batch, GdbError *err);
 
 /* Stack effect of every opcode, from the X-macro table. */
 static const signed char gdb_op_effect[GDB_OP__COUNT] = {
-#define GDB_OPCODE_EFFECT(name, effect, doc) effect,
+#define GDB_OPCODE_EFFECT(name, effect, raises, doc) effect,
 	GDB_OPCODE_LIST(GDB_OPCODE_EFFECT)
 #undef GDB_OPCODE_EFFECT
 };

@@ -293,10 +293,15 @@ real_quals(List *rinfos, bool *has_pseudo)
 
 /*
  * How many of the ordered RestrictInfos, from the first, the device runs
- * (the longest prefix that compiles); *why says what stopped it.
+ * (the longest prefix that compiles); *why says what stopped it.  With
+ * error_free, the prefix also stops at the first qual that can raise an
+ * error: when quals remain for the CPU, the device evaluates its part for
+ * every row before the CPU sees any, so a raising device qual of a later
+ * row would win over a raising CPU qual of an earlier one, where
+ * PostgreSQL, evaluating row by row, raises the earlier row's error.
  */
 static int
-device_prefix(Relation rel, List *ordered, const char **why)
+device_prefix_of(Relation rel, List *ordered, bool error_free, const char **why)
 {
 	GdbColumnSet cs;
 	GdbRequest *req = palloc0(sizeof(GdbRequest));
@@ -316,6 +321,11 @@ device_prefix(Relation rel, List *ordered, const char **why)
 			*why = reason;
 			break;
 		}
+		if (error_free && gdb_program_may_raise(req))
+		{
+			*why = "a qual that can raise an error is followed by quals the device cannot run";
+			break;
+		}
 		clauses = lappend(clauses, clause);
 		k++;
 	}
@@ -329,6 +339,21 @@ device_prefix(Relation rel, List *ordered, const char **why)
 		clauses = list_truncate(clauses, --k);
 	}
 	pfree(req);
+	return k;
+}
+
+/*
+ * The device's prefix of the ordered quals: the longest that compiles, or,
+ * when that leaves quals to the CPU, the longest that cannot raise (see
+ * device_prefix_of).
+ */
+static int
+device_prefix(Relation rel, List *ordered, const char **why)
+{
+	int			k = device_prefix_of(rel, ordered, false, why);
+
+	if (k < list_length(ordered))
+		k = device_prefix_of(rel, ordered, true, why);
 	return k;
 }
 

@@ -80,7 +80,7 @@
 
 /* Stack effect of every opcode, from the shared X-macro list. */
 static const int8 gdb_op_effect[GDB_OP__COUNT] = {
-#define GDB_OP_EFFECT(name, effect, doc) effect,
+#define GDB_OP_EFFECT(name, effect, raises, doc) effect,
 	GDB_OPCODE_LIST(GDB_OP_EFFECT)
 #undef GDB_OP_EFFECT
 };
@@ -1210,4 +1210,26 @@ gdb_compile_quals(List *quals, Relation rel, GdbColumnSet *cs,
 	}
 	req->ninstr = (uint32) fc.ninstr;
 	return true;
+}
+
+/* Which opcodes can raise an SQL error, from the shared X-macro list. */
+static const bool gdb_op_raises[GDB_OP__COUNT] = {
+#define GDB_OP_RAISES(name, effect, raises, doc) raises,
+	GDB_OPCODE_LIST(GDB_OP_RAISES)
+#undef GDB_OP_RAISES
+};
+
+/*
+ * gdb_program_may_raise: does req's filter program hold an instruction that
+ * can raise an SQL error (overflow, division by zero)?
+ */
+bool
+gdb_program_may_raise(const GdbRequest *req)
+{
+	uint32		i;
+
+	for (i = 0; i < req->ninstr && i < GDB_MAX_INSTR; i++)
+		if (req->program[i].op < GDB_OP__COUNT && gdb_op_raises[req->program[i].op])
+			return true;
+	return false;
 }

@@ -194,6 +194,9 @@ extern bool gdb_compile_quals(List *quals, Relation rel, GdbColumnSet *cs,
 							  GdbRequest *req, const char *fname, bool soft,
 							  char **why);
 
+/* gdb_program_may_raise: can req's filter program raise an SQL error? */
+extern bool gdb_program_may_raise(const GdbRequest *req);
+
 /* ---- device.c: which path runs, and the device list ---- */
 
 /* Result of choosing a path for one execution. */

@@ -120,57 +120,59 @@ typedef struct GdbBatch
 /*
  * The opcode table: one X-macro list serves the expression compiler
  * (src/filter_compile.c) and the interpreter run by the CPU path and the
- * device (gpudb_semantics.h).  X(name, stack effect, description).
+ * device (gpudb_semantics.h).  X(name, stack effect, raises, description):
+ * raises is 1 for the opcodes that can raise an SQL error (overflow,
+ * division by zero).
  * Values on the VM stack are (int64 or float64, null flag); booleans are
  * int64 0/1.  Integer ops carry the SQL result width in bytes (2, 4, 8) in
  * GdbInstr.width and raise PostgreSQL's out-of-range error past it; float
  * ops compute in float4 when width is 4.
  */
 #define GDB_OPCODE_LIST(X) \
-	X(PUSH_COL,		 1, "push column arg of the batch") \
-	X(PUSH_INT,		 1, "push the integer constant ival") \
-	X(PUSH_FLOAT,	 1, "push the float constant fval") \
-	X(PUSH_NULL,	 1, "push NULL") \
-	X(PUSH_TEXT,	 1, "text constant arg; bound to PUSH_INT of its dictionary code before execution") \
-	X(INT_ADD,		-1, "a + b, checked at width") \
-	X(INT_SUB,		-1, "a - b, checked at width") \
-	X(INT_MUL,		-1, "a * b, checked at width") \
-	X(INT_DIV,		-1, "a / b truncating; division by zero is an error") \
-	X(INT_MOD,		-1, "a % b; division by zero is an error") \
-	X(INT_NEG,		 0, "-a, checked at width") \
-	X(FLT_ADD,		-1, "a + b with overflow check") \
-	X(FLT_SUB,		-1, "a - b with overflow check") \
-	X(FLT_MUL,		-1, "a * b with overflow and underflow checks") \
-	X(FLT_DIV,		-1, "a / b; division by zero is an error") \
-	X(FLT_NEG,		 0, "-a") \
-	X(INT_TO_FLT,	 0, "integer to float64 (width 4: to float4)") \
-	X(INT_EQ,		-1, "a = b") \
-	X(INT_NE,		-1, "a <> b") \
-	X(INT_LT,		-1, "a < b") \
-	X(INT_LE,		-1, "a <= b") \
-	X(INT_GT,		-1, "a > b") \
-	X(INT_GE,		-1, "a >= b") \
-	X(FLT_EQ,		-1, "a = b, NaN equals NaN") \
-	X(FLT_NE,		-1, "a <> b") \
-	X(FLT_LT,		-1, "a < b, NaN sorts above every number") \
-	X(FLT_LE,		-1, "a <= b") \
-	X(FLT_GT,		-1, "a > b") \
-	X(FLT_GE,		-1, "a >= b") \
-	X(AND,			-1, "three-valued AND") \
-	X(OR,			-1, "three-valued OR") \
-	X(NOT,			 0, "three-valued NOT") \
-	X(JUMP_IF_FALSE, 0, "if top is FALSE jump to arg (short-circuit AND)") \
-	X(JUMP_IF_TRUE,	 0, "if top is TRUE jump to arg (short-circuit OR)") \
-	X(IS_NULL,		 0, "a IS NULL") \
-	X(IS_NOT_NULL,	 0, "a IS NOT NULL") \
-	X(IS_TRUE,		 0, "a IS TRUE") \
-	X(IS_NOT_TRUE,	 0, "a IS NOT TRUE") \
-	X(IS_FALSE,		 0, "a IS FALSE") \
-	X(IS_NOT_FALSE,	 0, "a IS NOT FALSE")
+	X(PUSH_COL,		 1, 0, "push column arg of the batch") \
+	X(PUSH_INT,		 1, 0, "push the integer constant ival") \
+	X(PUSH_FLOAT,	 1, 0, "push the float constant fval") \
+	X(PUSH_NULL,	 1, 0, "push NULL") \
+	X(PUSH_TEXT,	 1, 0, "text constant arg; bound to PUSH_INT of its dictionary code before execution") \
+	X(INT_ADD,		-1, 1, "a + b, checked at width") \
+	X(INT_SUB,		-1, 1, "a - b, checked at width") \
+	X(INT_MUL,		-1, 1, "a * b, checked at width") \
+	X(INT_DIV,		-1, 1, "a / b truncating; division by zero is an error") \
+	X(INT_MOD,		-1, 1, "a % b; division by zero is an error") \
+	X(INT_NEG,		 0, 1, "-a, checked at width") \
+	X(FLT_ADD,		-1, 1, "a + b with overflow check") \
+	X(FLT_SUB,		-1, 1, "a - b with overflow check") \
+	X(FLT_MUL,		-1, 1, "a * b with overflow and underflow checks") \
+	X(FLT_DIV,		-1, 1, "a / b; division by zero is an error") \
+	X(FLT_NEG,		 0, 0, "-a") \
+	X(INT_TO_FLT,	 0, 0, "integer to float64 (width 4: to float4)") \
+	X(INT_EQ,		-1, 0, "a = b") \
+	X(INT_NE,		-1, 0, "a <> b") \
+	X(INT_LT,		-1, 0, "a < b") \
+	X(INT_LE,		-1, 0, "a <= b") \
+	X(INT_GT,		-1, 0, "a > b") \
+	X(INT_GE,		-1, 0, "a >= b") \
+	X(FLT_EQ,		-1, 0, "a = b, NaN equals NaN") \
+	X(FLT_NE,		-1, 0, "a <> b") \
+	X(FLT_LT,		-1, 0, "a < b, NaN sorts above every number") \
+	X(FLT_LE,		-1, 0, "a <= b") \
+	X(FLT_GT,		-1, 0, "a > b") \
+	X(FLT_GE,		-1, 0, "a >= b") \
+	X(AND,			-1, 0, "three-valued AND") \
+	X(OR,			-1, 0, "three-valued OR") \
+	X(NOT,			 0, 0, "three-valued NOT") \
+	X(JUMP_IF_FALSE, 0, 0, "if top is FALSE jump to arg (short-circuit AND)") \
+	X(JUMP_IF_TRUE,	 0, 0, "if top is TRUE jump to arg (short-circuit OR)") \
+	X(IS_NULL,		 0, 0, "a IS NULL") \
+	X(IS_NOT_NULL,	 0, 0, "a IS NOT NULL") \
+	X(IS_TRUE,		 0, 0, "a IS TRUE") \
+	X(IS_NOT_TRUE,	 0, 0, "a IS NOT TRUE") \
+	X(IS_FALSE,		 0, 0, "a IS FALSE") \
+	X(IS_NOT_FALSE,	 0, 0, "a IS NOT FALSE")
 
 typedef enum GdbOpcode
 {
-#define GDB_OPCODE_ENUM(name, effect, doc) GDB_OP_##name,
+#define GDB_OPCODE_ENUM(name, effect, raises, doc) GDB_OP_##name,
 	GDB_OPCODE_LIST(GDB_OPCODE_ENUM)
 #undef GDB_OPCODE_ENUM
 	GDB_OP__COUNT

@@ -315,7 +315,7 @@ batch_append(GdbBatch *dst, const GdbBatch *src, uint64_t from, uint64_t n)
 static const char *const col_names[NCOLS] = {"ki", "kf", "vi", "vf", "ci", "kb", "kf2"};
 
 static const char *const op_names[GDB_OP__COUNT] = {
-#define GDB_OP_NAME(name, effect, doc) #name,
+#define GDB_OP_NAME(name, effect, raises, doc) #name,
 	GDB_OPCODE_LIST(GDB_OP_NAME)
 #undef GDB_OP_NAME
 };
