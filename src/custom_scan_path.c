@@ -427,6 +427,39 @@ device_cost(RelOptInfo *baserel, int ncols, bool cached, double work)
 	return cost;
 }
 
+/*
+ * The cheapest total cost among rel's paths so far (PostgreSQL's own plans;
+ * the hooks run after them), or a huge value when there is none.  A node
+ * whose cost cannot be below it is not built, and the planner is spared the
+ * qual compilation and the cache lookup (a GPU server round trip): small
+ * tables plan as fast as without gpudb.
+ */
+static Cost
+cheapest_existing(RelOptInfo *rel)
+{
+	Cost		best = 1e30;
+	ListCell   *lc;
+
+	foreach(lc, rel->pathlist)
+		best = Min(best, ((Path *) lfirst(lc))->total_cost);
+	return best;
+}
+
+/*
+ * Whether the columns are cached, asked of the GPU server only when the
+ * node, costed as cached (its lower bound), could beat the existing paths.
+ */
+static bool
+worth_and_cached(RelOptInfo *baserel, Oid relid, Bitmapset *attnums,
+				 double work, Cost existing, bool *cached)
+{
+	*cached = false;
+	if (device_cost(baserel, bms_num_members(attnums), true, work) >= existing)
+		return false;
+	*cached = gdb_cache_plan_covers(relid, attnums);
+	return true;
+}
+
 /* A CustomPath of kind in rel with the common fields set. */
 static CustomPath *
 make_path(GdbNodeKind kind, RelOptInfo *rel, PathTarget *target, double rows,
@@ -474,7 +507,8 @@ gdb_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	if (prev_set_rel_pathlist_hook)
 		prev_set_rel_pathlist_hook(root, rel, rti, rte);
 	if (!gpudb_enable_gpuscan || rte->rtekind != RTE_RELATION ||
-		rel->baserestrictinfo == NIL)
+		rel->baserestrictinfo == NIL ||
+		gpudb_gpu_setup_cost >= cheapest_existing(rel))
 		return;
 	if (!offload_possible(&why) || !base_rel_ok(root, rel, true, &why))
 	{
@@ -507,7 +541,8 @@ gdb_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	}
 	attnums = bms_union(attnums,
 						clause_attnums(device_clauses(ordered, ndev, rel->relid), 1));
-	cached = gdb_cache_plan_covers(rte->relid, attnums);
+	if (!worth_and_cached(rel, rte->relid, attnums, 1.0, cheapest_existing(rel), &cached))
+		return;
 
 	dev_rows = clamp_row_est(rel->tuples *
 							 clauselist_selectivity(root, list_truncate(list_copy(ordered), ndev),
@@ -654,6 +689,8 @@ try_gpuagg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 	Cost		startup;
 	ListCell   *lc;
 
+	if (gpudb_gpu_setup_cost >= cheapest_existing(output_rel))
+		return;
 	if (!offload_possible(&why) || !base_rel_ok(root, input_rel, false, &why))
 		goto refused;
 	if (parse->groupingSets || parse->hasTargetSRFs || extra == NULL ||
@@ -736,11 +773,13 @@ try_gpuagg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 	attnums = bms_union(attnums,
 						clause_attnums(device_clauses(ordered, list_length(ordered),
 													  input_rel->relid), 1));
-	cached = gdb_cache_plan_covers(rte->relid, attnums);
+	work = 1.0 + list_length(aggrefs) / 4.0 + list_length(keys);
+	if (!worth_and_cached(input_rel, rte->relid, attnums, work,
+						  cheapest_existing(output_rel), &cached))
+		return;
 
 	ngroups = keys == NIL ? 1.0 :
 		estimate_num_groups(root, key_vars, input_rel->rows, NULL, NULL);
-	work = 1.0 + list_length(aggrefs) / 4.0 + list_length(keys);
 	cost_qual_eval(&having_cost, having, root);
 	startup = device_cost(input_rel, bms_num_members(attnums), cached, work) +
 		having_cost.startup;
@@ -835,7 +874,8 @@ try_gpusort(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel)
 	Cost		startup;
 	ListCell   *lc;
 
-	if (root->sort_pathkeys == NIL)
+	if (root->sort_pathkeys == NIL ||
+		gpudb_gpu_setup_cost >= cheapest_existing(output_rel))
 		return;
 	if (!offload_possible(&why) || !base_rel_ok(root, input_rel, false, &why))
 		goto refused;
@@ -882,7 +922,10 @@ try_gpusort(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel)
 	attnums = bms_union(attnums,
 						clause_attnums(device_clauses(ordered, list_length(ordered),
 													  input_rel->relid), 1));
-	cached = gdb_cache_plan_covers(rte->relid, attnums);
+	if (!worth_and_cached(input_rel, rte->relid, attnums,
+						  2.0 * list_length(root->sort_pathkeys),
+						  cheapest_existing(output_rel), &cached))
+		return;
 
 	if (root->limit_tuples > 0 && root->limit_tuples < 1e15)
 		limit = root->limit_tuples;

@@ -48,7 +48,7 @@
  */
 #define GPUDB_DEFAULT_GPU_SETUP_COST	50.0
 #define GPUDB_DEFAULT_GPU_TUPLE_COST	0.00002
-#define GPUDB_DEFAULT_GPU_TRANSFER_COST	0.0003
+#define GPUDB_DEFAULT_GPU_TRANSFER_COST	0.0006
 
 /*
  * Not a GUC: how many times gpudb.gpu_tuple_cost a row costs when the nodes

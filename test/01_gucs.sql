@@ -40,8 +40,8 @@ SELECT is((SELECT boot_val FROM pg_settings WHERE name = 'gpudb.gpu_setup_cost')
           'gpudb.gpu_setup_cost defaults to 50');
 SELECT is((SELECT boot_val FROM pg_settings WHERE name = 'gpudb.gpu_tuple_cost'), '2e-05',
           'gpudb.gpu_tuple_cost defaults to 2e-05');
-SELECT is((SELECT boot_val FROM pg_settings WHERE name = 'gpudb.gpu_transfer_cost'), '0.0003',
-          'gpudb.gpu_transfer_cost defaults to 0.0003');
+SELECT is((SELECT boot_val FROM pg_settings WHERE name = 'gpudb.gpu_transfer_cost'), '0.0006',
+          'gpudb.gpu_transfer_cost defaults to 0.0006');
 SELECT is((SELECT string_agg(vartype || ':' || min_val || ':' || max_val || ':' || context, ' ')
              FROM pg_settings WHERE name LIKE 'gpudb.gpu\_%\_cost'),
           'real:0:1e+10:user real:0:1e+10:user real:0:1e+10:user',
