@@ -43,6 +43,8 @@
 extern int	gdb_cpu_validate_request(const GdbRequest *req,
 									 const GdbBatch *input, GdbError *err);
 extern const char *gdb_cpu_status_text(int status);
+extern int	gdb_cpu_select_rows(const GdbRequest *req, const GdbBatch *input,
+								uint64_t *sel, uint64_t *nsel, GdbError *err);
 extern int	gdb_cpu_validate_batch(const GdbBatch *batch, GdbError *err);
 
 /* Stack effect of every opcode, from the X-macro table. */
@@ -419,6 +421,38 @@ gdb_cpu_validate_request(const GdbRequest *req, const GdbBatch *input,
 	return gdb_validate_program(req, input, err);
 }
 
+/*
+ * gdb_cpu_select_rows: the selection step every CPU operator starts with:
+ * the filter program over every row of input in row order, the ids of the
+ * rows for which it is TRUE into sel[] (room for input->nrows), their count
+ * into *nsel.  Returns GDB_OK, or the SQL status of the first row that
+ * raises (err set), as a sequential scan would.
+ */
+int
+gdb_cpu_select_rows(const GdbRequest *req, const GdbBatch *input,
+					uint64_t *sel, uint64_t *nsel, GdbError *err)
+{
+	uint64_t	row;
+
+	*nsel = 0;
+	for (row = 0; row < input->nrows; row++)
+	{
+		if (req->ninstr > 0)
+		{
+			int			rst = GDB_OK;
+			int			r = gdb_vm_eval(req->program, (int) req->ninstr, input,
+										input, row, &rst);
+
+			if (rst != GDB_OK)
+				return gdb_error_set(err, rst, "%s", gdb_cpu_status_text(rst));
+			if (r != GDB_TRUE)
+				continue;
+		}
+		sel[(*nsel)++] = row;
+	}
+	return GDB_OK;
+}
+
 /* ---- the group-by ---- */
 
 /* Sort context: per selected position, nkeys encodings and null flags. */
@@ -564,24 +598,9 @@ gdb_cpu_groupby(const GdbRequest *req, const GdbBatch *input,
 	sel = (uint64_t *) malloc((size_t) (nrows ? nrows : 1) * sizeof(uint64_t));
 	if (sel == NULL)
 		goto oom;
-	for (row = 0; row < nrows; row++)
-	{
-		if (req->ninstr > 0)
-		{
-			int			rst = GDB_OK;
-			int			r = gdb_vm_eval(req->program, (int) req->ninstr, input,
-										input, row, &rst);
-
-			if (rst != GDB_OK)
-			{
-				status = gdb_error_set(err, rst, "%s", gdb_cpu_status_text(rst));
-				goto done;
-			}
-			if (r != GDB_TRUE)
-				continue;
-		}
-		sel[nsel++] = row;
-	}
+	status = gdb_cpu_select_rows(req, input, sel, &nsel, err);
+	if (status != GDB_OK)
+		goto done;
 
 	/* 2-3. encode keys and sort; find group starts */
 	ctx.nkeys = req->nkeys;

@@ -27,7 +27,8 @@
 
 extern int	gdb_cpu_validate_request(const GdbRequest *req,
 									 const GdbBatch *input, GdbError *err);
-extern const char *gdb_cpu_status_text(int status);
+extern int	gdb_cpu_select_rows(const GdbRequest *req, const GdbBatch *input,
+								uint64_t *sel, uint64_t *nsel, GdbError *err);
 
 /* Sort context: per selected position, nsort (rank, encoding) pairs. */
 typedef struct GdbCpuOrderCtx
@@ -139,7 +140,6 @@ gdb_cpu_select_sort(const GdbRequest *req, const GdbBatch *input,
 	uint64_t	nrows,
 				nsel = 0,
 				nout_rows,
-				row,
 				r;
 	uint32_t	kinds[GDB_MAX_COLUMNS];
 	uint32_t	has_nulls[GDB_MAX_COLUMNS];
@@ -174,23 +174,11 @@ gdb_cpu_select_sort(const GdbRequest *req, const GdbBatch *input,
 	sel = (uint64_t *) malloc((size_t) (nrows ? nrows : 1) * sizeof(uint64_t));
 	if (sel == NULL)
 		goto oom;
-	for (row = 0; row < nrows; row++)
+	st = gdb_cpu_select_rows(req, input, sel, &nsel, err);
+	if (st != GDB_OK)
 	{
-		if (req->ninstr > 0)
-		{
-			int			rst = GDB_OK;
-			int			v = gdb_vm_eval(req->program, (int) req->ninstr, input,
-										input, row, &rst);
-
-			if (rst != GDB_OK)
-			{
-				free(sel);
-				return gdb_error_set(err, rst, "%s", gdb_cpu_status_text(rst));
-			}
-			if (v != GDB_TRUE)
-				continue;
-		}
-		sel[nsel++] = row;
+		free(sel);
+		return st;
 	}
 
 	/* 2. order */

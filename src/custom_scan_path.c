@@ -379,6 +379,7 @@ device_clauses(List *ordered, int n, Index relid)
 }
 
 /* Columns (attnums) the clauses read. */
+
 static Bitmapset *
 clause_attnums(List *clauses, Index relid)
 {
@@ -391,6 +392,37 @@ clause_attnums(List *clauses, Index relid)
 		out = bms_add_member(out, x + FirstLowInvalidHeapAttributeNumber);
 	return out;
 }
+
+/*
+ * GpuAgg and GpuSort run every qual of the base relation on the device:
+ * none may be pseudoconstant (a gating qual) and all must compile.  Adds
+ * the columns they read to *attnums.
+ */
+static bool
+all_quals_on_device(PlannerInfo *root, RelOptInfo *baserel, Oid relid,
+					Bitmapset **attnums, const char **why)
+{
+	bool		has_pseudo;
+	List	   *ordered = gdb_order_quals(root, real_quals(baserel->baserestrictinfo,
+														   &has_pseudo));
+	Relation	relation;
+	int			ndev;
+
+	if (has_pseudo)
+	{
+		*why = "a qual does not depend on the table's rows";
+		return false;
+	}
+	relation = table_open(relid, NoLock);
+	ndev = device_prefix(relation, ordered, why);
+	table_close(relation, NoLock);
+	if (ndev != list_length(ordered))
+		return false;
+	*attnums = bms_union(*attnums,
+						 clause_attnums(device_clauses(ordered, ndev, baserel->relid), 1));
+	return true;
+}
+
 
 /* Will the nodes run on the GPU (else the CPU path)? */
 static bool
@@ -671,9 +703,6 @@ try_gpuagg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 	Query	   *parse = root->parse;
 	const char *why = NULL;
 	RangeTblEntry *rte;
-	Relation	relation;
-	List	   *quals;
-	List	   *ordered;
 	List	   *keys = NIL;
 	List	   *key_vars = NIL;
 	List	   *aggs = NIL;
@@ -681,7 +710,6 @@ try_gpuagg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 	List	   *having = extra ? (List *) extra->havingQual : NIL;
 	List	   *items;
 	Bitmapset  *attnums = NULL;
-	bool		has_pseudo;
 	bool		cached;
 	double		ngroups;
 	double		work;
@@ -756,23 +784,8 @@ try_gpuagg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 	}
 
 	/* every qual on the device */
-	quals = real_quals(input_rel->baserestrictinfo, &has_pseudo);
-	if (has_pseudo)
-	{
-		why = "a qual does not depend on the table's rows";
+	if (!all_quals_on_device(root, input_rel, rte->relid, &attnums, &why))
 		goto refused;
-	}
-	ordered = gdb_order_quals(root, quals);
-	relation = table_open(rte->relid, NoLock);
-	if (device_prefix(relation, ordered, &why) != list_length(ordered))
-	{
-		table_close(relation, NoLock);
-		goto refused;
-	}
-	table_close(relation, NoLock);
-	attnums = bms_union(attnums,
-						clause_attnums(device_clauses(ordered, list_length(ordered),
-													  input_rel->relid), 1));
 	work = 1.0 + list_length(aggrefs) / 4.0 + list_length(keys);
 	if (!worth_and_cached(input_rel, rte->relid, attnums, work,
 						  cheapest_existing(output_rel), &cached))
@@ -861,12 +874,8 @@ try_gpusort(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel)
 	Query	   *parse = root->parse;
 	const char *why = NULL;
 	RangeTblEntry *rte;
-	Relation	relation;
-	List	   *quals;
-	List	   *ordered;
 	List	   *sort = NIL;
 	Bitmapset  *attnums = NULL;
-	bool		has_pseudo;
 	bool		cached;
 	double		limit = 0;
 	double		rows_out;
@@ -905,23 +914,8 @@ try_gpusort(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel)
 		goto refused;
 	}
 
-	quals = real_quals(input_rel->baserestrictinfo, &has_pseudo);
-	if (has_pseudo)
-	{
-		why = "a qual does not depend on the table's rows";
+	if (!all_quals_on_device(root, input_rel, rte->relid, &attnums, &why))
 		goto refused;
-	}
-	ordered = gdb_order_quals(root, quals);
-	relation = table_open(rte->relid, NoLock);
-	if (device_prefix(relation, ordered, &why) != list_length(ordered))
-	{
-		table_close(relation, NoLock);
-		goto refused;
-	}
-	table_close(relation, NoLock);
-	attnums = bms_union(attnums,
-						clause_attnums(device_clauses(ordered, list_length(ordered),
-													  input_rel->relid), 1));
 	if (!worth_and_cached(input_rel, rte->relid, attnums,
 						  2.0 * list_length(root->sort_pathkeys),
 						  cheapest_existing(output_rel), &cached))
