@@ -119,22 +119,6 @@ int			gdb_groupby_on_device(GdbCudaExec *exec, const GdbRequest *req,
 								  GdbStats *stats, GdbError *err);
 
 /*
- * gdb_select_sort_on_device (select_sort_kernels.cu): the SELECT and SORT
- * operators (req->oper) over a batch at device address d_base, with
- * gdb_groupby_on_device's arguments, statistics, errors and cleanup; the
- * result is gdb_cpu_select_sort's (req->nout columns copied from
- * req->out_cols of the returned rows, values and NULL flags identical).
- * gdb_groupby_on_device hands every non-GROUPBY request to it, so
- * gdb_cuda_groupby and gdb_cuda_store_groupby run every operator.
- * GDB_ERR_BAD_REQUEST for a GROUPBY request.
- */
-int			gdb_select_sort_on_device(GdbCudaExec *exec, const GdbRequest *req,
-									  const GdbBatch *header, char *d_base,
-									  const GdbBatch *copy_src, GdbAllocFn alloc,
-									  void *alloc_arg, GdbBatch **result,
-									  GdbStats *stats, GdbError *err);
-
-/*
  * gdb_too_many_rows: err says a batch of nrows rows is past the CUDA path's
  * uint32 row ids; returns GDB_ERR_BAD_REQUEST.
  */
@@ -192,6 +176,19 @@ struct GdbRun
 	double		ms;
 	int			path;			/* GDB_PATH_* */
 };
+
+/*
+ * gdb_select_sort_run (select_sort_kernels.cu): the SELECT and SORT
+ * pipeline over run r, which gdb_groupby_on_device filled after validating
+ * the request and batch and checking the exec (so gdb_cuda_groupby and
+ * gdb_cuda_store_groupby run every operator): filter, compaction, for SORT
+ * the stable radix passes per key and the top-k cut, then the gather into
+ * a result batch from alloc() identical to gdb_cpu_select_sort's.  Fills
+ * r->nsel, r->ngroups (rows returned), the byte counts and r->ms; after a
+ * failure the caller waits for the stream and clears errors.
+ */
+int			gdb_select_sort_run(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
+								GdbBatch **result, GdbError *err);
 
 /* Threads per block of the group-by kernels (both files). */
 #define GDB_BLOCK 256

@@ -65,7 +65,7 @@
  * pipeline) and gdb_groupby_on_device (the pipeline over a batch already in
  * device memory; also used by gdb_cuda_store_groupby, column_store.cu).
  * Both run every operator: gdb_groupby_on_device hands SELECT and SORT
- * requests to gdb_select_sort_on_device (select_sort_kernels.cu) right
+ * requests to gdb_select_sort_run (select_sort_kernels.cu) right
  * after validation, before any group-by path (fast or not) sees them.
  *
  * Scratch buffers live in the GdbCudaExec and only grow (see
@@ -822,8 +822,8 @@ gdb_too_many_rows(GdbError *err, uint64_t nrows)
 /*
  * gdb_groupby_on_device: see cuda_exec.cuh.  Validates req against header
  * (gdb_cpu_validate_request: the header describes the device buffer, so
- * the checks bound every device access), hands a SELECT or SORT request to
- * gdb_select_sort_on_device, else runs the three phases and adds
+ * the checks bound every device access), runs the group-by's three phases
+ * or, for a SELECT or SORT request, gdb_select_sort_run, and adds
  * rows_in, rows_selected, groups_out, bytes_to_device, bytes_from_device
  * and device_ms to stats (when not NULL) on success only.
  */
@@ -850,10 +850,6 @@ gdb_groupby_on_device(GdbCudaExec *exec, const GdbRequest *req,
 	st = gdb_cpu_validate_request(req, header, err);
 	if (st != GDB_OK)
 		return st;
-	/* SELECT and SORT: their own pipeline; no group-by path sees them */
-	if (req->oper != GDB_OPER_GROUPBY)
-		return gdb_select_sort_on_device(exec, req, header, d_base, copy_src,
-										 alloc, alloc_arg, result, stats, err);
 	if (header->nrows > (uint64_t) UINT32_MAX)
 		return gdb_too_many_rows(err, header->nrows);
 	GDB_TRY(gdb_cuda_check_exec(exec, "gdb_cuda_groupby", err));
@@ -866,8 +862,17 @@ gdb_groupby_on_device(GdbCudaExec *exec, const GdbRequest *req,
 	run.copy_src = copy_src;
 	run.d_in = d_base;
 	run.nrows = header->nrows;
-	st = gdb_groupby_run(&run, alloc, alloc_arg, result, err);
-	gdb_last_path = run.path;
+	if (req->oper == GDB_OPER_GROUPBY)
+	{
+		st = gdb_groupby_run(&run, alloc, alloc_arg, result, err);
+		gdb_last_path = run.path;	/* group-bys only (gdb_cuda_last_path) */
+	}
+	else
+	{
+		/* SELECT and SORT: their own pipeline; no group-by path sees them */
+		run.path = GDB_PATH_SORT;
+		st = gdb_select_sort_run(&run, alloc, alloc_arg, result, err);
+	}
 	if (st != GDB_OK)
 	{
 		/* let queued work finish before the caller frees its buffers */
@@ -910,7 +915,7 @@ gdb_groupby_on_device(GdbCudaExec *exec, const GdbRequest *req,
  * *result is NULL, the stream has been waited for, and a buffer already
  * obtained from alloc() is left to the allocator's owner.  A SELECT or
  * SORT request is copied in the same way and run by
- * gdb_select_sort_on_device (select_sort_kernels.cu), with the result of
+ * gdb_select_sort_run (select_sort_kernels.cu), with the result of
  * gdb_cpu_select_sort.
  */
 extern "C" int

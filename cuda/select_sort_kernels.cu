@@ -114,8 +114,22 @@ gdb_phase_project(GdbRun *r, uint64_t nret, GdbAllocFn alloc, void *alloc_arg,
 	return GDB_OK;
 }
 
-/* The whole pipeline; the caller cleans up after a failure. */
-static int
+/*
+ * gdb_select_sort_run: see cuda_exec.cuh.  The result has req->nout
+ * columns, column i of the kind and NULL flags of input column out_cols[i],
+ * one row per returned row: SELECT the selected rows in input order; SORT
+ * the first min(limit, nsel) (limit 0: all) in sort-key order, NULLs first
+ * or last per key, ties in input order.  Values are the input's 64-bit
+ * words (NaN payloads, -0.0 and the words under NULLs kept), so the batch
+ * equals gdb_cpu_select_sort's byte for byte outside padding.  Errors: the
+ * filter's SQL status of the lowest failing row, GDB_ERR_OUT_OF_MEMORY
+ * (alloc() or a device allocation), GDB_ERR_DEVICE.  Algorithm (file
+ * header): filter VM, flag + prefix-sum + scatter compaction, stable LSD
+ * radix sort of the row ids per key (the CUDADB line of work), gather.
+ * Scratch: 9 bytes per input row, plus 18 bytes per selected row for SORT,
+ * plus CUB's temporary storage.
+ */
+int
 gdb_select_sort_run(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
 					GdbBatch **result, GdbError *err)
 {
@@ -144,96 +158,4 @@ gdb_select_sort_run(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
 	if (req->oper == GDB_OPER_SORT && req->limit > 0 && req->limit < r->nsel)
 		r->ngroups = req->limit;
 	return gdb_phase_project(r, r->ngroups, alloc, alloc_arg, result, err);
-}
-
-/*
- * gdb_select_sort_on_device: see cuda_exec.cuh.  Runs a SELECT or SORT
- * request over the batch of header->nrows rows (at most 2^32 - 1) whose
- * buffer is at device address d_base (copied there first from copy_src
- * when that is not NULL).
- *	 *result	on GDB_OK, a batch from alloc() of req->nout columns, column
- *				i of the kind and NULL flags of input column out_cols[i],
- *				with one row per returned row: SELECT the selected rows in
- *				input order; SORT the first min(limit, nsel) (limit 0: all)
- *				in sort-key order, NULLs first or last per key, ties in input
- *				order.  Values are the input's 64-bit words (NaN payloads,
- *				-0.0 and the words under NULLs kept), so the batch equals
- *				gdb_cpu_select_sort's byte for byte outside padding.
- *	 stats		on success: rows_in (header->nrows), rows_selected (nsel),
- *				groups_out (rows returned), bytes_to_device (copy_src's
- *				buffer and the filter program), bytes_from_device (counters
- *				and result arrays), device_ms (CUDA event time of the phases)
- *				are added.
- * Errors: GDB_ERR_BAD_REQUEST (validation, a GROUPBY request, too many
- * rows, no exec), the filter's SQL status of the lowest failing row,
- * GDB_ERR_OUT_OF_MEMORY (alloc() or a device allocation), GDB_ERR_DEVICE
- * ("<call>: <CUDA error>"; an exec lost in a device reset).  On error
- * *result is NULL and the stream is idle; a buffer already obtained from
- * alloc() is left to the allocator's owner.
- * Algorithm (file header): filter VM, flag + prefix-sum + scatter
- * compaction, stable LSD radix sort of the row ids per key (the CUDADB
- * line of work), gather.  Scratch: 9 bytes per input row, plus 18 bytes
- * per selected row for SORT, plus CUB's temporary storage.
- */
-int
-gdb_select_sort_on_device(GdbCudaExec *exec, const GdbRequest *req,
-						  const GdbBatch *header, char *d_base,
-						  const GdbBatch *copy_src, GdbAllocFn alloc,
-						  void *alloc_arg, GdbBatch **result,
-						  GdbStats *stats, GdbError *err)
-{
-	GdbError	dummy;
-	GdbRun		run;
-	int			st;
-
-	if (err == NULL)
-		err = &dummy;
-	err->status = GDB_OK;
-	err->message[0] = '\0';
-	if (result)
-		*result = NULL;
-	if (result == NULL || alloc == NULL || d_base == NULL)
-		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
-							 "gdb_select_sort_on_device: result, alloc and the device buffer must not be NULL");
-	st = gdb_cpu_validate_request(req, header, err);
-	if (st != GDB_OK)
-		return st;
-	if (req->oper != GDB_OPER_SELECT && req->oper != GDB_OPER_SORT)
-		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
-							 "gdb_select_sort_on_device: operator %u is not SELECT or SORT",
-							 (unsigned) req->oper);
-	if (header->nrows > (uint64_t) UINT32_MAX)
-		return gdb_too_many_rows(err, header->nrows);
-	GDB_TRY(gdb_cuda_check_exec(exec, "gdb_cuda_groupby", err));
-	(void) cudaGetLastError();	/* a stale non-sticky error is not ours */
-
-	memset(&run, 0, sizeof(run));
-	run.ex = exec;
-	run.req = req;
-	run.input = header;
-	run.copy_src = copy_src;
-	run.d_in = d_base;
-	run.nrows = header->nrows;
-	run.path = GDB_PATH_SORT;
-	st = gdb_select_sort_run(&run, alloc, alloc_arg, result, err);
-	if (st != GDB_OK)
-	{
-		/* let queued work finish before the caller frees its buffers */
-		(void) cudaStreamSynchronize(exec->stream);
-		(void) cudaGetLastError();
-		*result = NULL;
-		return st;
-	}
-	if (stats)
-	{
-		stats->rows_in += run.nrows;
-		stats->rows_selected += run.nsel;
-		stats->groups_out += run.ngroups;
-		stats->bytes_to_device += run.to_device;
-		stats->bytes_from_device += run.from_device;
-		stats->device_ms += run.ms;
-	}
-	err->status = GDB_OK;
-	err->message[0] = '\0';
-	return GDB_OK;
 }

@@ -44,7 +44,7 @@ extern int	gdb_cpu_validate_request(const GdbRequest *req,
 									 const GdbBatch *input, GdbError *err);
 extern const char *gdb_cpu_status_text(int status);
 extern int	gdb_cpu_select_rows(const GdbRequest *req, const GdbBatch *input,
-								uint64_t *sel, uint64_t *nsel, GdbError *err);
+								uint64_t **sel, uint64_t *nsel, GdbError *err);
 extern int	gdb_cpu_validate_batch(const GdbBatch *batch, GdbError *err);
 
 /* Stack effect of every opcode, from the X-macro table. */
@@ -422,19 +422,36 @@ gdb_cpu_validate_request(const GdbRequest *req, const GdbBatch *input,
 }
 
 /*
- * gdb_cpu_select_rows: the selection step every CPU operator starts with:
- * the filter program over every row of input in row order, the ids of the
- * rows for which it is TRUE into sel[] (room for input->nrows), their count
- * into *nsel.  Returns GDB_OK, or the SQL status of the first row that
- * raises (err set), as a sequential scan would.
+ * gdb_cpu_select_rows: the start every CPU operator shares: validate req
+ * against input (gdb_cpu_validate_request), then run the filter program
+ * over every row in row order; *sel receives a malloc'd array (room for
+ * input->nrows ids; the caller frees it) of the rows for which it is TRUE,
+ * *nsel their count.  Returns GDB_OK; GDB_ERR_BAD_REQUEST (validation);
+ * the SQL status of the first row that raises, as a sequential scan would;
+ * GDB_ERR_OUT_OF_MEMORY.  On error *sel is NULL.
  */
 int
 gdb_cpu_select_rows(const GdbRequest *req, const GdbBatch *input,
-					uint64_t *sel, uint64_t *nsel, GdbError *err)
+					uint64_t **sel, uint64_t *nsel, GdbError *err)
 {
 	uint64_t	row;
+	int			st;
 
+	*sel = NULL;
 	*nsel = 0;
+	st = gdb_cpu_validate_request(req, input, err);
+	if (st != GDB_OK)
+		return st;
+	if (input->nrows > SIZE_MAX / 64)
+		return gdb_error_set(err, GDB_ERR_OUT_OF_MEMORY,
+							 "batch of %llu rows is too large for this host",
+							 (unsigned long long) input->nrows);
+	*sel = (uint64_t *) malloc((size_t) (input->nrows ? input->nrows : 1) *
+							   sizeof(uint64_t));
+	if (*sel == NULL)
+		return gdb_error_set(err, GDB_ERR_OUT_OF_MEMORY,
+							 "out of memory for the selection of %llu rows",
+							 (unsigned long long) input->nrows);
 	for (row = 0; row < input->nrows; row++)
 	{
 		if (req->ninstr > 0)
@@ -444,11 +461,15 @@ gdb_cpu_select_rows(const GdbRequest *req, const GdbBatch *input,
 										input, row, &rst);
 
 			if (rst != GDB_OK)
+			{
+				free(*sel);
+				*sel = NULL;
 				return gdb_error_set(err, rst, "%s", gdb_cpu_status_text(rst));
+			}
 			if (r != GDB_TRUE)
 				continue;
 		}
-		sel[(*nsel)++] = row;
+		(*sel)[(*nsel)++] = row;
 	}
 	return GDB_OK;
 }
@@ -585,22 +606,11 @@ gdb_cpu_groupby(const GdbRequest *req, const GdbBatch *input,
 							 "gdb_cpu_groupby: result and alloc must not be NULL");
 	if (req != NULL && req->oper != GDB_OPER_GROUPBY)
 		return gdb_cpu_select_sort(req, input, alloc, alloc_arg, result, stats, err);
-	st = gdb_cpu_validate_request(req, input, err);
+	/* 1. filter */
+	st = gdb_cpu_select_rows(req, input, &sel, &nsel, err);
 	if (st != GDB_OK)
 		return st;
 	nrows = input->nrows;
-	if (nrows > SIZE_MAX / 64)
-		return gdb_error_set(err, GDB_ERR_OUT_OF_MEMORY,
-							 "batch of %llu rows is too large for this host",
-							 (unsigned long long) nrows);
-
-	/* 1. filter */
-	sel = (uint64_t *) malloc((size_t) (nrows ? nrows : 1) * sizeof(uint64_t));
-	if (sel == NULL)
-		goto oom;
-	status = gdb_cpu_select_rows(req, input, sel, &nsel, err);
-	if (status != GDB_OK)
-		goto done;
 
 	/* 2-3. encode keys and sort; find group starts */
 	ctx.nkeys = req->nkeys;

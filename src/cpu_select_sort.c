@@ -25,10 +25,8 @@
 #include "gpudb_device.h"
 #include "gpudb_semantics.h"
 
-extern int	gdb_cpu_validate_request(const GdbRequest *req,
-									 const GdbBatch *input, GdbError *err);
 extern int	gdb_cpu_select_rows(const GdbRequest *req, const GdbBatch *input,
-								uint64_t *sel, uint64_t *nsel, GdbError *err);
+								uint64_t **sel, uint64_t *nsel, GdbError *err);
 
 /* Sort context: per selected position, nsort (rank, encoding) pairs. */
 typedef struct GdbCpuOrderCtx
@@ -157,29 +155,15 @@ gdb_cpu_select_sort(const GdbRequest *req, const GdbBatch *input,
 	if (result == NULL || alloc == NULL)
 		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 							 "gdb_cpu_select_sort: result and alloc must not be NULL");
-	st = gdb_cpu_validate_request(req, input, err);
-	if (st != GDB_OK)
-		return st;
-	if (req->oper != GDB_OPER_SELECT && req->oper != GDB_OPER_SORT)
+	if (req == NULL || (req->oper != GDB_OPER_SELECT && req->oper != GDB_OPER_SORT))
 		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
-							 "gdb_cpu_select_sort: operator %u is not SELECT or SORT",
-							 (unsigned) req->oper);
-	nrows = input->nrows;
-	if (nrows > SIZE_MAX / 64)
-		return gdb_error_set(err, GDB_ERR_OUT_OF_MEMORY,
-							 "batch of %llu rows is too large for this host",
-							 (unsigned long long) nrows);
+							 "gdb_cpu_select_sort: the request is not SELECT or SORT");
 
-	/* 1. selection */
-	sel = (uint64_t *) malloc((size_t) (nrows ? nrows : 1) * sizeof(uint64_t));
-	if (sel == NULL)
-		goto oom;
-	st = gdb_cpu_select_rows(req, input, sel, &nsel, err);
+	/* 1. selection (validates the request) */
+	st = gdb_cpu_select_rows(req, input, &sel, &nsel, err);
 	if (st != GDB_OK)
-	{
-		free(sel);
 		return st;
-	}
+	nrows = input->nrows;
 
 	/* 2. order */
 	if (req->oper == GDB_OPER_SORT &&

@@ -45,7 +45,6 @@ typedef enum GdbPrivateField
 	GDB_PRIV_OUTPUT,			/* IntList: output column attnums (SCAN, SORT) */
 	GDB_PRIV_SORT,				/* IntList: (attnum, descending, nulls_first) */
 	GDB_PRIV_LIMIT,				/* String: top-k row count, "0" for all */
-	GDB_PRIV_CACHED,			/* Integer: 1 if planned as cached */
 	GDB_PRIV__COUNT
 } GdbPrivateField;
 

@@ -131,18 +131,21 @@ gdb_begin(CustomScanState *node, EState *estate, int eflags)
 			foreach(lc, (List *) list_nth(priv, GDB_PRIV_KEYS))
 				gdb_query_add_key(q, (AttrNumber) lfirst_int(lc),
 								  column_name(rel, (AttrNumber) lfirst_int(lc)));
-			lc = list_head((List *) list_nth(priv, GDB_PRIV_AGGS));
-			while (lc)
 			{
+				/* (GdbAggFunc, attnum) pairs */
 				List	   *aggs = (List *) list_nth(priv, GDB_PRIV_AGGS);
-				GdbAggFunc	fn = (GdbAggFunc) lfirst_int(lc);
-				AttrNumber	attnum = (AttrNumber) lfirst_int(lnext(aggs, lc));
+				int			i;
 
-				gdb_query_add_aggregate(q, fn, attnum,
-										attnum > 0 ?
-										psprintf("%s(%s)", agg_names[fn], column_name(rel, attnum)) :
-										psprintf("%s(*)", agg_names[fn]));
-				lc = lnext(aggs, lnext(aggs, lc));
+				for (i = 0; i + 1 < list_length(aggs); i += 2)
+				{
+					GdbAggFunc	fn = (GdbAggFunc) list_nth_int(aggs, i);
+					AttrNumber	attnum = (AttrNumber) list_nth_int(aggs, i + 1);
+
+					gdb_query_add_aggregate(q, fn, attnum,
+											attnum > 0 ?
+											psprintf("%s(%s)", agg_names[fn], column_name(rel, attnum)) :
+											psprintf("%s(*)", agg_names[fn]));
+				}
 			}
 			break;
 		case GDB_NODE_SCAN:
@@ -161,11 +164,14 @@ gdb_begin(CustomScanState *node, EState *estate, int eflags)
 			{
 				List	   *sort = (List *) list_nth(priv, GDB_PRIV_SORT);
 
-				for (lc = list_head(sort); lc; lc = lnext(sort, lnext(sort, lnext(sort, lc))))
+				int			i;
+
+				/* (attnum, descending, nulls_first) triples */
+				for (i = 0; i + 2 < list_length(sort); i += 3)
 				{
-					AttrNumber	attnum = (AttrNumber) lfirst_int(lc);
-					bool		desc = lfirst_int(lnext(sort, lc)) != 0;
-					bool		nf = lfirst_int(lnext(sort, lnext(sort, lc))) != 0;
+					AttrNumber	attnum = (AttrNumber) list_nth_int(sort, i);
+					bool		desc = list_nth_int(sort, i + 1) != 0;
+					bool		nf = list_nth_int(sort, i + 2) != 0;
 					GdbSortKey *sk = &q->req->sort_keys[q->req->nsort];
 
 					sk->col = gdb_columnset_add(&q->cs, rel, attnum, false);

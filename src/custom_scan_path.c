@@ -395,12 +395,13 @@ clause_attnums(List *clauses, Index relid)
 
 /*
  * GpuAgg and GpuSort run every qual of the base relation on the device:
- * none may be pseudoconstant (a gating qual) and all must compile.  Adds
- * the columns they read to *attnums.
+ * none may be pseudoconstant (a gating qual) and all must compile.  Sets
+ * *device to them (device_clauses) and adds the columns they read to
+ * *attnums.
  */
 static bool
 all_quals_on_device(PlannerInfo *root, RelOptInfo *baserel, Oid relid,
-					Bitmapset **attnums, const char **why)
+					Bitmapset **attnums, List **device, const char **why)
 {
 	bool		has_pseudo;
 	List	   *ordered = gdb_order_quals(root, real_quals(baserel->baserestrictinfo,
@@ -418,8 +419,8 @@ all_quals_on_device(PlannerInfo *root, RelOptInfo *baserel, Oid relid,
 	table_close(relation, NoLock);
 	if (ndev != list_length(ordered))
 		return false;
-	*attnums = bms_union(*attnums,
-						 clause_attnums(device_clauses(ordered, ndev, baserel->relid), 1));
+	*device = device_clauses(ordered, ndev, baserel->relid);
+	*attnums = bms_union(*attnums, clause_attnums(*device, 1));
 	return true;
 }
 
@@ -492,10 +493,26 @@ worth_and_cached(RelOptInfo *baserel, Oid relid, Bitmapset *attnums,
 	return true;
 }
 
-/* A CustomPath of kind in rel with the common fields set. */
+/*
+ * A CustomPath of kind in rel with the common fields set.  Its
+ * custom_private is what PlanCustomPath needs, decided once here
+ * (GdbPathField): the base relation, the device clauses (device_clauses),
+ * the RestrictInfos left to the CPU (GpuScan only) and the node's own
+ * list.
+ */
+typedef enum GdbPathField
+{
+	GDB_PATH_KIND = 0,			/* Integer: GdbNodeKind */
+	GDB_PATH_BASEREL,			/* Integer: range table index of the table */
+	GDB_PATH_DEVICE,			/* List of Expr */
+	GDB_PATH_CPU,				/* List of RestrictInfo */
+	GDB_PATH_NODE				/* List: the node's own fields */
+} GdbPathField;
+
 static CustomPath *
 make_path(GdbNodeKind kind, RelOptInfo *rel, PathTarget *target, double rows,
-		  Cost startup, Cost total, List *pathkeys, List *private)
+		  Cost startup, Cost total, List *pathkeys, Index baserel,
+		  List *device, List *cpu, List *node)
 {
 	CustomPath *cp = makeNode(CustomPath);
 
@@ -511,7 +528,8 @@ make_path(GdbNodeKind kind, RelOptInfo *rel, PathTarget *target, double rows,
 	cp->path.total_cost = total;
 	cp->path.pathkeys = pathkeys;
 	cp->flags = kind == GDB_NODE_SCAN ? CUSTOMPATH_SUPPORT_PROJECTION : 0;
-	cp->custom_private = lcons(makeInteger(kind), private);
+	cp->custom_private = list_make5(makeInteger(kind), makeInteger(baserel),
+									device, cpu, node);
 	cp->methods = &gdb_path_methods[kind];
 	return cp;
 }
@@ -526,7 +544,9 @@ gdb_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	Relation	relation;
 	List	   *quals;
 	List	   *ordered;
-	List	   *cpu_clauses = NIL;
+	List	   *device;
+	List	   *cpu_rinfos = NIL;
+	List	   *cpu_clauses;
 	Bitmapset  *attnums = NULL;
 	bool		has_pseudo;
 	bool		cached;
@@ -565,14 +585,15 @@ gdb_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	}
 	foreach(lc, ordered)
 		if (foreach_current_index(lc) >= ndev)
-			cpu_clauses = lappend(cpu_clauses, lfirst_node(RestrictInfo, lc)->clause);
+			cpu_rinfos = lappend(cpu_rinfos, lfirst(lc));
+	cpu_clauses = extract_actual_clauses(cpu_rinfos, false);
 	if (!vars_ok(cpu_clauses, rel->relid, &attnums, &why))
 	{
 		not_offered(GDB_NODE_SCAN, why);
 		return;
 	}
-	attnums = bms_union(attnums,
-						clause_attnums(device_clauses(ordered, ndev, rel->relid), 1));
+	device = device_clauses(ordered, ndev, rel->relid);
+	attnums = bms_union(attnums, clause_attnums(device, 1));
 	if (!worth_and_cached(rel, rte->relid, attnums, 1.0, cheapest_existing(rel), &cached))
 		return;
 
@@ -585,7 +606,7 @@ gdb_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 							 startup,
 							 startup + dev_rows * (cpu_tuple_cost + cpu_cost.per_tuple) +
 							 cpu_cost.startup,
-							 NIL, list_make1(makeInteger(cached)))->path);
+							 NIL, rel->relid, device, cpu_rinfos, NIL)->path);
 }
 
 /* ---- GpuAgg ---- */
@@ -709,6 +730,7 @@ try_gpuagg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 	List	   *aggrefs = NIL;
 	List	   *having = extra ? (List *) extra->havingQual : NIL;
 	List	   *items;
+	List	   *device = NIL;
 	Bitmapset  *attnums = NULL;
 	bool		cached;
 	double		ngroups;
@@ -784,7 +806,7 @@ try_gpuagg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 	}
 
 	/* every qual on the device */
-	if (!all_quals_on_device(root, input_rel, rte->relid, &attnums, &why))
+	if (!all_quals_on_device(root, input_rel, rte->relid, &attnums, &device, &why))
 		goto refused;
 	work = 1.0 + list_length(aggrefs) / 4.0 + list_length(keys);
 	if (!worth_and_cached(input_rel, rte->relid, attnums, work,
@@ -800,9 +822,8 @@ try_gpuagg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 			 &make_path(GDB_NODE_AGG, output_rel, output_rel->reltarget,
 						ngroups, startup,
 						startup + ngroups * (cpu_tuple_cost + having_cost.per_tuple),
-						NIL,
-						list_make5(makeInteger(input_rel->relid), keys, aggs,
-								   key_vars, list_make2(aggrefs, having)))->path);
+						NIL, input_rel->relid, device, NIL,
+						list_make5(keys, aggs, key_vars, aggrefs, having))->path);
 	return;
 
 refused:
@@ -875,6 +896,7 @@ try_gpusort(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel)
 	const char *why = NULL;
 	RangeTblEntry *rte;
 	List	   *sort = NIL;
+	List	   *device = NIL;
 	Bitmapset  *attnums = NULL;
 	bool		cached;
 	double		limit = 0;
@@ -914,7 +936,7 @@ try_gpusort(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel)
 		goto refused;
 	}
 
-	if (!all_quals_on_device(root, input_rel, rte->relid, &attnums, &why))
+	if (!all_quals_on_device(root, input_rel, rte->relid, &attnums, &device, &why))
 		goto refused;
 	if (!worth_and_cached(input_rel, rte->relid, attnums,
 						  2.0 * list_length(root->sort_pathkeys),
@@ -930,9 +952,8 @@ try_gpusort(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel)
 			 &make_path(GDB_NODE_SORT, output_rel, target,
 						input_rel->rows, startup,
 						startup + rows_out * cpu_tuple_cost,
-						root->sort_pathkeys,
-						list_make3(makeInteger(input_rel->relid), sort,
-								   makeString(psprintf("%.0f", limit))))->path);
+						root->sort_pathkeys, input_rel->relid, device, NIL,
+						list_make2(sort, makeString(psprintf("%.0f", limit))))->path);
 	return;
 
 refused:
@@ -967,25 +988,24 @@ attnum_list(Bitmapset *attnums)
 }
 
 /*
- * PlanCustomPath for all three nodes.  The device quals are recomputed
- * from the base relation's RestrictInfos with the path's deterministic
- * rules, renumbered to varno 1 (they are compiled by attribute number and
- * shown through a one-relation deparse context); the rest of the plan
- * (target list, CPU quals, HAVING) is left to set_plan_references.
+ * PlanCustomPath for all three nodes, from what the path decided: the
+ * device quals (Vars renumbered to varno 1: they are compiled by attribute
+ * number and shown through a one-relation deparse context), the CPU quals
+ * and HAVING as the node's ordinary qual; the rest (target list, Vars of
+ * the quals) is left to set_plan_references.  (clauses, the base
+ * relation's RestrictInfos, were all placed by the path already.)
  */
 static Plan *
 gdb_plan_custom_path(PlannerInfo *root, RelOptInfo *rel,
 					 CustomPath *best_path, List *tlist, List *clauses,
 					 List *custom_plans)
 {
-	GdbNodeKind kind = (GdbNodeKind) intVal(linitial(best_path->custom_private));
+	List	   *path_private = best_path->custom_private;
+	GdbNodeKind kind = (GdbNodeKind) intVal(list_nth(path_private, GDB_PATH_KIND));
+	Index		baserelid = (Index) intVal(list_nth(path_private, GDB_PATH_BASEREL));
+	List	   *device = (List *) list_nth(path_private, GDB_PATH_DEVICE);
+	List	   *node = (List *) list_nth(path_private, GDB_PATH_NODE);
 	CustomScan *cscan = makeNode(CustomScan);
-	RelOptInfo *baserel = rel;
-	RangeTblEntry *rte;
-	Relation	relation;
-	List	   *quals;
-	List	   *ordered;
-	List	   *device = NIL;
 	List	   *keys = NIL,
 			   *aggs = NIL,
 			   *output = NIL,
@@ -993,84 +1013,51 @@ gdb_plan_custom_path(PlannerInfo *root, RelOptInfo *rel,
 	Bitmapset  *out_attnums = NULL;
 	const char *why = NULL;
 	char	   *limit = "0";
-	int			cached = 0;
-	bool		has_pseudo;
-	int			ndev;
-
-	if (kind != GDB_NODE_SCAN)
-		baserel = root->simple_rel_array[intVal(lsecond(best_path->custom_private))];
-	rte = planner_rt_fetch(baserel->relid, root);
-
-	quals = real_quals(baserel->baserestrictinfo, &has_pseudo);
-	ordered = gdb_order_quals(root, quals);
-	relation = table_open(rte->relid, NoLock);
-	ndev = device_prefix(relation, ordered, &why);
-	table_close(relation, NoLock);
-	if (kind != GDB_NODE_SCAN && ndev != list_length(ordered))
-		elog(ERROR, "gpudb: a qual of a %s plan does not compile: %s",
-			 gdb_node_names[kind], why ? why : "?");
-	device = device_clauses(ordered, ndev, baserel->relid);
 
 	cscan->scan.plan.targetlist = tlist;
-	cscan->scan.scanrelid = baserel->relid;
+	cscan->scan.scanrelid = baserelid;
 	cscan->flags = best_path->flags;
 	cscan->methods = &gdb_scan_methods[kind];
 
 	switch (kind)
 	{
 		case GDB_NODE_SCAN:
-			{
-				List	   *cpu = NIL;
-				ListCell   *lc;
-
-				cached = intVal(lsecond(best_path->custom_private));
-				foreach(lc, ordered)
-					if (foreach_current_index(lc) >= ndev)
-						cpu = lappend(cpu, lfirst(lc));
-				cscan->scan.plan.qual = extract_actual_clauses(cpu, false);
-				(void) vars_ok(best_path->path.pathtarget->exprs, baserel->relid,
-							   &out_attnums, &why);
-				(void) vars_ok(cscan->scan.plan.qual, baserel->relid,
-							   &out_attnums, &why);
-				output = attnum_list(out_attnums);
-				if (output == NIL)	/* e.g. count(*) above: one column */
-					output = list_make1_int(linitial_int(attnum_list(clause_attnums(device, 1))));
-			}
+			cscan->scan.plan.qual =
+				extract_actual_clauses((List *) list_nth(path_private, GDB_PATH_CPU), false);
+			(void) vars_ok(best_path->path.pathtarget->exprs, baserelid,
+						   &out_attnums, &why);
+			(void) vars_ok(cscan->scan.plan.qual, baserelid, &out_attnums, &why);
+			output = attnum_list(out_attnums);
+			if (output == NIL)	/* e.g. count(*) above: one column */
+				output = list_make1_int(linitial_int(attnum_list(clause_attnums(device, 1))));
 			break;
 		case GDB_NODE_AGG:
 			{
-				List	   *key_vars = (List *) list_nth(best_path->custom_private, 4);
-				List	   *extras = (List *) list_nth(best_path->custom_private, 5);
-				List	   *aggrefs = (List *) linitial(extras);
+				/* node: keys, aggs, key Vars, Aggrefs, HAVING */
 				List	   *scan_tlist = NIL;
 				ListCell   *lc;
 
-				keys = (List *) lthird(best_path->custom_private);
-				aggs = (List *) lfourth(best_path->custom_private);
-				foreach(lc, key_vars)
-					scan_tlist = lappend(scan_tlist,
-										 makeTargetEntry((Expr *) copyObject(lfirst(lc)),
-														 list_length(scan_tlist) + 1,
-														 NULL, false));
-				foreach(lc, aggrefs)
+				keys = (List *) linitial(node);
+				aggs = (List *) lsecond(node);
+				foreach(lc, list_concat(list_copy((List *) lthird(node)),
+										(List *) lfourth(node)))
 					scan_tlist = lappend(scan_tlist,
 										 makeTargetEntry((Expr *) copyObject(lfirst(lc)),
 														 list_length(scan_tlist) + 1,
 														 NULL, false));
 				cscan->custom_scan_tlist = scan_tlist;
-				cscan->scan.plan.qual = (List *) copyObject(lsecond(extras));
+				cscan->scan.plan.qual = (List *) copyObject(list_nth(node, 4));
 			}
 			break;
 		case GDB_NODE_SORT:
-			{
-				sort = (List *) lthird(best_path->custom_private);
-				limit = strVal(lfourth(best_path->custom_private));
-				(void) vars_ok(best_path->path.pathtarget->exprs, baserel->relid,
-							   &out_attnums, &why);
-				output = attnum_list(out_attnums);
-				if (output == NIL)
-					output = list_make1_int(linitial_int(sort));
-			}
+			/* node: sort keys, limit */
+			sort = (List *) linitial(node);
+			limit = strVal(lsecond(node));
+			(void) vars_ok(best_path->path.pathtarget->exprs, baserelid,
+						   &out_attnums, &why);
+			output = attnum_list(out_attnums);
+			if (output == NIL)
+				output = list_make1_int(linitial_int(sort));
 			break;
 	}
 
@@ -1081,7 +1068,6 @@ gdb_plan_custom_path(PlannerInfo *root, RelOptInfo *rel,
 	cscan->custom_private = lappend(cscan->custom_private, output);
 	cscan->custom_private = lappend(cscan->custom_private, sort);
 	cscan->custom_private = lappend(cscan->custom_private, makeString(pstrdup(limit)));
-	cscan->custom_private = lappend(cscan->custom_private, makeInteger(cached));
 	Assert(list_length(cscan->custom_private) == GDB_PRIV__COUNT);
 	return &cscan->scan.plan;
 }
