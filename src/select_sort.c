@@ -174,6 +174,7 @@ run_select_sort(FunctionCallInfo fcinfo, GdbOperator oper)
 	MemoryContext work,
 				old;
 	GdbQuery	q;
+	bool		no_rows = false;
 	int			i;
 
 	for (i = 0; i < nrequired; i++)
@@ -203,16 +204,7 @@ run_select_sort(FunctionCallInfo fcinfo, GdbOperator oper)
 						(errcode(ERRCODE_INVALID_ROW_COUNT_IN_LIMIT_CLAUSE),
 						 errmsg("LIMIT must not be negative"),
 						 errdetail("gpu_sort was called with lim = " INT64_FORMAT ".", lim)));
-			if (lim == 0)
-			{
-				/* no row, as LIMIT 0; the arguments were still checked */
-				gdb_check_privileges(&q);
-				gdb_check_result_desc(&q, rsinfo->setDesc, fname);
-				relation_close(q.rel, NoLock);
-				MemoryContextSwitchTo(old);
-				MemoryContextDelete(work);
-				return (Datum) 0;
-			}
+			no_rows = lim == 0; /* as LIMIT 0, after every check */
 			q.req->limit = (uint64) lim;
 		}
 	}
@@ -222,7 +214,8 @@ run_select_sort(FunctionCallInfo fcinfo, GdbOperator oper)
 	gdb_check_privileges(&q);
 	gdb_check_result_desc(&q, rsinfo->setDesc, fname);
 
-	gdb_emit_result(&q, rsinfo);
+	if (!no_rows)
+		gdb_emit_result(&q, rsinfo);
 
 	relation_close(q.rel, NoLock);
 	MemoryContextSwitchTo(old);
