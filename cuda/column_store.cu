@@ -335,6 +335,7 @@ gdb_cuda_store_append(GdbCudaExec *exec, GdbStore *store, const GdbBatch *batch,
 	{
 		stats->bytes_to_device += bytes;
 		stats->device_ms += t;
+		stats->phase_ms[GDB_PHASE_TRANSFER_IN] += t;
 	}
 	gdb_store_set_ok(err);
 	return GDB_OK;
@@ -460,6 +461,7 @@ gdb_cuda_store_scatter(GdbCudaExec *exec, GdbStore *store, uint32_t col,
 	{
 		stats->bytes_to_device += n * (sizeof(int64_t) + sizeof(uint32_t));
 		stats->device_ms += t;
+		stats->phase_ms[GDB_PHASE_TRANSFER_IN] += t;
 	}
 	gdb_store_set_ok(err);
 	return GDB_OK;

@@ -16,6 +16,9 @@
 #include "gpudb_device.h"
 #include "column_store.h"
 
+/* Phase marks between two waits of one request (gdb_phase_begin). */
+#define GDB_MAX_MARKS 8
+
 /* Device ordinals whose reset epoch is tracked (gdb_cuda_epoch). */
 #define GDB_MAX_DEVICES 64
 
@@ -70,6 +73,7 @@ struct GdbCudaExec
 	cudaStream_t stream;		/* every copy and kernel of this exec */
 	cudaEvent_t ev_start;		/* device-time measurement */
 	cudaEvent_t ev_stop;
+	cudaEvent_t ev_mark[GDB_MAX_MARKS];	/* phase starts (gdb_phase_begin) */
 	void	   *scratch[GDB_SCR__COUNT];	/* device buffers */
 	size_t		scratch_bytes[GDB_SCR__COUNT];
 	GdbDevCounters *host_counters;	/* pinned, read back after each phase */
@@ -117,6 +121,13 @@ int			gdb_groupby_on_device(GdbCudaExec *exec, const GdbRequest *req,
 								  const GdbBatch *copy_src, GdbAllocFn alloc,
 								  void *alloc_arg, GdbBatch **result,
 								  GdbStats *stats, GdbError *err);
+
+/*
+ * gdb_fast_kinds: 1 when every aggregate of req is of a kind the fast paths
+ * (groupby_fastpath.cu) fold, GDB_AGG_COUNT_STAR .. GDB_AGG_MAX_FLOAT; the
+ * variance family (SUMSQ_INT, VAR_FLOAT) takes the sort path.
+ */
+int			gdb_fast_kinds(const GdbRequest *req);
 
 /*
  * gdb_too_many_rows: err says a batch of nrows rows is past the CUDA path's
@@ -174,6 +185,9 @@ struct GdbRun
 	uint64_t	to_device;		/* bytes */
 	uint64_t	from_device;	/* bytes */
 	double		ms;
+	double		phase_ms[GDB_PHASE__COUNT];	/* ms split by GdbPhase */
+	int			nmarks;			/* ex->ev_mark[0..nmarks) recorded */
+	int			mark_phase[GDB_MAX_MARKS];	/* GdbPhase from each mark on */
 	int			path;			/* GDB_PATH_* */
 };
 
@@ -196,8 +210,17 @@ int			gdb_select_sort_run(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
 /* Blocks for a grid-stride kernel over n items (at least 1). */
 unsigned	gdb_blocks(const GdbCudaExec *ex, uint64_t n);
 
-/* End a timed phase: record, wait for the stream, add the elapsed ms. */
-int			gdb_phase_end(GdbCudaExec *ex, double *ms, GdbError *err);
+/*
+ * gdb_phase_begin: from here on (in stream order) r's device time counts
+ * for phase (GdbPhase): records the next ev_mark on r's stream.  With all
+ * GDB_MAX_MARKS marks in use the time goes on counting for the phase before.
+ * gdb_phase_end: record ev_stop, wait for the stream, add each interval
+ * between marks (the last one up to ev_stop) to r->phase_ms of its phase
+ * and the whole to r->ms, then start over (no mark).  Both return GDB_OK
+ * or GDB_ERR_DEVICE.
+ */
+int			gdb_phase_begin(GdbRun *r, int phase, GdbError *err);
+int			gdb_phase_end(GdbRun *r, GdbError *err);
 
 /*
  * gdb_filter_status: after a phase that copied the counters back, the

@@ -290,6 +290,8 @@ gdb_cuda_open_inner(GdbCudaExec *ex, GdbError *err)
 	GDB_CUDA_CHECK(err, cudaStreamCreateWithFlags(&ex->stream, cudaStreamNonBlocking));
 	GDB_CUDA_CHECK(err, cudaEventCreate(&ex->ev_start));
 	GDB_CUDA_CHECK(err, cudaEventCreate(&ex->ev_stop));
+	for (int i = 0; i < GDB_MAX_MARKS; i++)
+		GDB_CUDA_CHECK(err, cudaEventCreate(&ex->ev_mark[i]));
 	GDB_CUDA_CHECK(err, cudaHostAlloc((void **) &ex->host_counters,
 									  sizeof(GdbDevCounters), cudaHostAllocDefault));
 	return GDB_OK;
@@ -297,7 +299,7 @@ gdb_cuda_open_inner(GdbCudaExec *ex, GdbError *err)
 
 /*
  * gdb_cuda_open: create the state of one execution on device ordinal: a
- * non-blocking stream, two timing events, a pinned counter block; scratch
+ * non-blocking stream, timing events (start, stop, phase marks), a pinned counter block; scratch
  * buffers are allocated lazily by the group-by.  Checks that the device can
  * run this build's kernels.  On failure *exec is NULL and everything
  * created is released; returns GDB_ERR_NO_DEVICE (bad ordinal, no driver,
@@ -377,6 +379,9 @@ gdb_cuda_close(GdbCudaExec *exec)
 		(void) cudaEventDestroy(exec->ev_start);
 	if (exec->ev_stop)
 		(void) cudaEventDestroy(exec->ev_stop);
+	for (int i = 0; i < GDB_MAX_MARKS; i++)
+		if (exec->ev_mark[i])
+			(void) cudaEventDestroy(exec->ev_mark[i]);
 	if (exec->stream)
 		(void) cudaStreamDestroy(exec->stream);
 	(void) cudaGetLastError();

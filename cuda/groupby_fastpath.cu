@@ -544,6 +544,7 @@ gdb_fast_nokeys(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
 	for (uint32_t a = 0; a < req->naggs; a++)
 		fo.col[a] = GDB_COL_PTR(d_res, &lay, a, GdbAggState);
 
+	GDB_TRY(gdb_phase_begin(r, GDB_PHASE_AGGREGATE, err));
 	gdb_nokeys_partial_kernel<<<dim3(nblk, fa.n), GDB_BLOCK, 0, s>>>(fa, flags, r->nrows,
 																	 partials);
 	GDB_CUDA_CHECK_LAUNCH(err, "gdb_nokeys_partial_kernel");
@@ -554,7 +555,7 @@ gdb_fast_nokeys(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
 										sizeof(GdbDevCounters),
 										cudaMemcpyDeviceToHost, s));
 	r->from_device += sizeof(GdbDevCounters);
-	GDB_TRY(gdb_phase_end(ex, &r->ms, err));
+	GDB_TRY(gdb_phase_end(r, err));
 	GDB_TRY(gdb_filter_status(ex, err));
 	r->nsel = ex->host_counters->nsel;
 	r->ngroups = 1;
@@ -562,7 +563,7 @@ gdb_fast_nokeys(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
 		return gdb_error_set(err, GDB_ERR_DEVICE,
 							  "gdb_fast_nokeys: %llu rows selected of %llu",
 							  (unsigned long long) r->nsel, (unsigned long long) r->nrows);
-	GDB_CUDA_CHECK(err, cudaEventRecord(ex->ev_start, s));
+	GDB_TRY(gdb_phase_begin(r, GDB_PHASE_AGGREGATE, err));
 
 	/* same size as above: the RESULT scratch (and its contents) stays */
 	GDB_TRY(gdb_result_alloc(r, 1, alloc, alloc_arg, &host, &d_res2, err));
@@ -897,9 +898,9 @@ gdb_fast_smallkeys(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
 	GDB_CUDA_CHECK(err, cudaMemcpyAsync(hc, r->d_counters, sizeof(GdbDevCounters),
 										cudaMemcpyDeviceToHost, s));
 	r->from_device += sizeof(GdbDevCounters);
-	GDB_TRY(gdb_phase_end(ex, &r->ms, err));
+	GDB_TRY(gdb_phase_end(r, err));
 	GDB_TRY(gdb_filter_status(ex, err));
-	GDB_CUDA_CHECK(err, cudaEventRecord(ex->ev_start, s));
+	GDB_TRY(gdb_phase_begin(r, GDB_PHASE_AGGREGATE, err));
 	r->nsel = hc->nsel;
 	if (r->nsel > r->nrows)
 		return gdb_error_set(err, GDB_ERR_DEVICE,
@@ -1015,8 +1016,8 @@ gdb_fast_smallkeys(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
 	GDB_CUDA_CHECK(err, cudaMemcpyAsync(hc, r->d_counters, sizeof(GdbDevCounters),
 										cudaMemcpyDeviceToHost, s));
 	r->from_device += sizeof(GdbDevCounters);
-	GDB_TRY(gdb_phase_end(ex, &r->ms, err));
-	GDB_CUDA_CHECK(err, cudaEventRecord(ex->ev_start, s));
+	GDB_TRY(gdb_phase_end(r, err));
+	GDB_TRY(gdb_phase_begin(r, GDB_PHASE_AGGREGATE, err));
 	if (hc->fast_bad != 0 || hc->nseg == 0 || hc->nseg > ns32 || hc->nseg > r->nsel)
 		return GDB_OK;			/* not taken: the sort path redoes it */
 	r->ngroups = hc->nseg;

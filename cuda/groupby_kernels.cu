@@ -59,7 +59,8 @@
  * all INT64 with at most GDB_FAST_MAX_SLOTS combinations over the selected
  * rows aggregates into dense slots with atomics (gdb_fast_smallkeys);
  * otherwise, or when that finds the domain too large, steps 3-11 run.
- * Neither is used for input_is_states.
+ * Neither is used for input_is_states, nor for the variance family's
+ * kinds (gdb_fast_kinds).
  *
  * Entry points: gdb_cuda_groupby (a host batch: copied in, then the
  * pipeline) and gdb_groupby_on_device (the pipeline over a batch already in
@@ -335,16 +336,36 @@ gdb_blocks(const GdbCudaExec *ex, uint64_t n)
 	return (unsigned) (b < 1 ? 1 : (b > cap ? cap : b));
 }
 
-/* End a timed phase: record, wait for the stream, add the elapsed ms. */
+/* gdb_phase_begin: see cuda_exec.cuh. */
 int
-gdb_phase_end(GdbCudaExec *ex, double *ms, GdbError *err)
+gdb_phase_begin(GdbRun *r, int phase, GdbError *err)
 {
-	float		t = 0.0f;
+	if (r->nmarks >= GDB_MAX_MARKS)
+		return GDB_OK;
+	GDB_CUDA_CHECK(err, cudaEventRecord(r->ex->ev_mark[r->nmarks], r->ex->stream));
+	r->mark_phase[r->nmarks++] = phase;
+	return GDB_OK;
+}
+
+/* gdb_phase_end: see cuda_exec.cuh. */
+int
+gdb_phase_end(GdbRun *r, GdbError *err)
+{
+	GdbCudaExec *ex = r->ex;
+	int			n = r->nmarks;
 
 	GDB_CUDA_CHECK(err, cudaEventRecord(ex->ev_stop, ex->stream));
 	GDB_CUDA_CHECK(err, cudaStreamSynchronize(ex->stream));
-	GDB_CUDA_CHECK(err, cudaEventElapsedTime(&t, ex->ev_start, ex->ev_stop));
-	*ms += t;
+	r->nmarks = 0;
+	for (int i = 0; i < n; i++)
+	{
+		float		t = 0.0f;
+
+		GDB_CUDA_CHECK(err, cudaEventElapsedTime(&t, ex->ev_mark[i],
+												 i + 1 < n ? ex->ev_mark[i + 1] : ex->ev_stop));
+		r->phase_ms[r->mark_phase[i]] += t;
+		r->ms += t;
+	}
 	return GDB_OK;
 }
 
@@ -384,11 +405,13 @@ gdb_phase_filter(GdbRun *r, GdbError *err)
 										2 * sizeof(unsigned long long), s));
 	if (r->copy_src)
 	{
+		GDB_TRY(gdb_phase_begin(r, GDB_PHASE_TRANSFER_IN, err));
 		GDB_CUDA_CHECK(err, cudaMemcpyAsync(r->d_in, r->copy_src,
 											r->copy_src->total_bytes,
 											cudaMemcpyHostToDevice, s));
 		r->to_device += r->copy_src->total_bytes;
 	}
+	GDB_TRY(gdb_phase_begin(r, GDB_PHASE_FILTER, err));
 	r->cur = 0;
 	if (req->ninstr > 0 && r->nrows > 0)
 	{
@@ -451,11 +474,10 @@ gdb_phase_compact(GdbRun *r, int readback, GdbError *err)
 										sizeof(GdbDevCounters),
 										cudaMemcpyDeviceToHost, s));
 	r->from_device += sizeof(GdbDevCounters);
-	GDB_TRY(gdb_phase_end(ex, &r->ms, err));
+	GDB_TRY(gdb_phase_end(r, err));
 	GDB_TRY(gdb_filter_status(ex, err));
 	r->nsel = ex->host_counters->nsel;
-	GDB_CUDA_CHECK(err, cudaEventRecord(ex->ev_start, s));
-	return GDB_OK;
+	return gdb_phase_begin(r, GDB_PHASE_SORT, err);
 }
 
 /* One stable radix-sort pass of perm[cur] by keys[0] (bits [0, end_bit)). */
@@ -556,10 +578,9 @@ gdb_phase_segment(GdbRun *r, GdbError *err)
 										sizeof(GdbDevCounters),
 										cudaMemcpyDeviceToHost, s));
 	r->from_device += sizeof(GdbDevCounters);
-	GDB_TRY(gdb_phase_end(ex, &r->ms, err));
+	GDB_TRY(gdb_phase_end(r, err));
 	r->ngroups = ex->host_counters->nseg;
-	GDB_CUDA_CHECK(err, cudaEventRecord(ex->ev_start, s));
-	return GDB_OK;
+	return gdb_phase_begin(r, GDB_PHASE_AGGREGATE, err);
 }
 
 /* gdb_result_alloc: see cuda_exec.cuh. */
@@ -608,6 +629,7 @@ gdb_result_finish(GdbRun *r, GdbBatch *host, const char *d_res, GdbError *err)
 {
 	uint64_t	hdr = gdb_align_up(sizeof(GdbBatch));
 
+	GDB_TRY(gdb_phase_begin(r, GDB_PHASE_TRANSFER_OUT, err));
 	if (host->total_bytes > hdr)
 	{
 		GDB_CUDA_CHECK(err, cudaMemcpyAsync((char *) host + hdr, d_res + hdr,
@@ -615,7 +637,7 @@ gdb_result_finish(GdbRun *r, GdbBatch *host, const char *d_res, GdbError *err)
 											cudaMemcpyDeviceToHost, r->ex->stream));
 		r->from_device += host->total_bytes - hdr;
 	}
-	return gdb_phase_end(r->ex, &r->ms, err);
+	return gdb_phase_end(r, err);
 }
 
 /* Phase C: keys and states of each group into the result; copy it back. */
@@ -631,6 +653,7 @@ gdb_phase_aggregate(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
 	char	   *d_res;
 	GdbAggState *states = NULL;
 
+	GDB_TRY(gdb_phase_begin(r, GDB_PHASE_AGGREGATE, err));
 	GDB_TRY(gdb_result_alloc(r, r->ngroups, alloc, alloc_arg, &host, &d_res, err));
 	if (r->nsel > 0 && req->naggs > 0)
 		GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_STATES, (size_t) r->nsel * sizeof(GdbAggState),
@@ -727,11 +750,10 @@ gdb_groupby_run(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
 		r->keys.nulls[k] = GDB_NULL_PTR(r->d_in, in, c);
 	}
 
-	GDB_CUDA_CHECK(err, cudaEventRecord(ex->ev_start, ex->stream));
 	GDB_TRY(gdb_phase_filter(r, err));
 	r->path = GDB_PATH_SORT;
 	compacted = 0;
-	if (!req->input_is_states && gdb_fast_paths_enabled())
+	if (!req->input_is_states && gdb_fast_paths_enabled() && gdb_fast_kinds(req))
 	{
 		if (req->nkeys == 0)
 		{
@@ -806,6 +828,16 @@ extern "C" int
 gdb_cuda_last_path(void)
 {
 	return gdb_last_path;
+}
+
+/* gdb_fast_kinds: see cuda_exec.cuh. */
+int
+gdb_fast_kinds(const GdbRequest *req)
+{
+	for (uint32_t a = 0; a < req->naggs; a++)
+		if (req->aggs[a].kind > GDB_AGG_MAX_FLOAT)
+			return 0;
+	return 1;
 }
 
 /* gdb_too_many_rows: see cuda_exec.cuh. */
@@ -889,6 +921,8 @@ gdb_groupby_on_device(GdbCudaExec *exec, const GdbRequest *req,
 		stats->bytes_to_device += run.to_device;
 		stats->bytes_from_device += run.from_device;
 		stats->device_ms += run.ms;
+		for (int p = 0; p < GDB_PHASE__COUNT; p++)
+			stats->phase_ms[p] += run.phase_ms[p];
 	}
 	err->status = GDB_OK;
 	err->message[0] = '\0';

@@ -98,6 +98,7 @@ gdb_phase_project(GdbRun *r, uint64_t nret, GdbAllocFn alloc, void *alloc_arg,
 	GdbBatch   *host;
 	char	   *d_res;
 
+	GDB_TRY(gdb_phase_begin(r, GDB_PHASE_AGGREGATE, err));
 	GDB_TRY(gdb_result_alloc(r, nret, alloc, alloc_arg, &host, &d_res, err));
 	for (uint32_t c = 0; c < req->nout && nret > 0; c++)
 	{
@@ -149,7 +150,6 @@ gdb_select_sort_run(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
 	GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_PERM1, n * sizeof(uint32_t), &p, err));
 	r->perm[1] = (uint32_t *) p;
 
-	GDB_CUDA_CHECK(err, cudaEventRecord(ex->ev_start, ex->stream));
 	GDB_TRY(gdb_phase_filter(r, err));
 	GDB_TRY(gdb_phase_compact(r, 1, err));
 	if (req->oper == GDB_OPER_SORT)

@@ -136,6 +136,21 @@ SELECT * FROM pn_diff('SELECT g, count(n) FROM pn GROUP BY g');
 SELECT * FROM pn_diff('SELECT g FROM pn GROUP BY g');
 SELECT * FROM pn_diff('SELECT sum(h * 1000000000000000) FROM pn');
 SELECT * FROM pn_diff('SELECT g, sum(v) FROM pn WHERE 1 / (g - 9) > 0 GROUP BY g');
+-- the variance family: smallint and integer exactly (numeric results),
+-- real and double precision as float8 (rounded here: the device's
+-- reduction order changes the last bits), NaN and -Infinity inputs, single
+-- rows (NULL sample statistics), NULL inputs, overflow
+EXPLAIN (COSTS OFF) SELECT g, variance(i2), stddev(g), var_pop(v), stddev_pop(f4) FROM pn GROUP BY g;
+SELECT * FROM pn_diff('SELECT g, variance(i2), var_samp(g), var_pop(i2), stddev(i2), stddev_samp(g), stddev_pop(i2) FROM pn GROUP BY g');
+SELECT * FROM pn_diff('SELECT s, b, stddev_samp(i2), var_pop(g), count(*) FROM pn WHERE id % 5 = 1 GROUP BY s, b');
+SELECT * FROM pn_diff('SELECT h, var_samp(i2), stddev_pop(i2), round(var_pop(f4)::numeric, 6), round(stddev_samp(v)::numeric, 6) FROM pn WHERE i2 < 20 GROUP BY h');
+SELECT * FROM pn_diff('SELECT g, round(variance(f4)::numeric, 6), round(stddev_pop(v)::numeric, 6), round(var_pop(v)::numeric, 4), round(stddev(f4)::numeric, 8) FROM pn GROUP BY g');
+SELECT * FROM pn_diff('SELECT round(var_samp(v)::numeric, 4), round(stddev(f4)::numeric, 8), stddev(i2) FROM pn WHERE v BETWEEN -10 AND 10');
+SELECT * FROM pn_diff('SELECT d, round(stddev(v)::numeric, 6) FROM pn WHERE g = 3 GROUP BY d HAVING var_pop(i2) > 100');
+CREATE TABLE pn_big AS SELECT i AS id, i % 2 AS g, (i * 1e200)::float8 AS x FROM generate_series(1, 3) i;
+ANALYZE pn_big;
+SELECT * FROM pn_diff('SELECT var_pop(x) FROM pn_big');
+SELECT * FROM pn_diff('SELECT g, stddev_samp(x) FROM pn_big GROUP BY g');
 -- GROUP BY + ORDER BY + LIMIT: GpuAgg under an ordinary sort
 SELECT * FROM pn_diff('SELECT h, sum(v) FROM pn GROUP BY h ORDER BY 2 DESC NULLS LAST, 1 LIMIT 10', true);
 
@@ -155,12 +170,12 @@ SELECT * FROM pn_diff('SELECT id FROM pn ORDER BY id DESC LIMIT 0', true);
 
 -- ---- what stays on the CPU: PostgreSQL's own plan ----
 SET gpudb.debug_unsupported = on;
-EXPLAIN (COSTS OFF) SELECT g, stddev(v) FROM pn GROUP BY g;
+EXPLAIN (COSTS OFF) SELECT g, stddev(h) FROM pn GROUP BY g;
 EXPLAIN (COSTS OFF) SELECT g % 3, count(*) FROM pn GROUP BY g % 3;
 EXPLAIN (COSTS OFF) SELECT id, s FROM pn ORDER BY s, id LIMIT 3;
 EXPLAIN (COSTS OFF) SELECT count(DISTINCT g) FROM pn;
 RESET gpudb.debug_unsupported;
-SELECT * FROM pn_diff('SELECT g, stddev(v), count(DISTINCT s) FROM pn GROUP BY g');
+SELECT * FROM pn_diff('SELECT g, stddev(h), count(DISTINCT s) FROM pn GROUP BY g');
 SELECT * FROM pn_diff('SELECT id, s FROM pn ORDER BY s, id LIMIT 30', true);
 
 -- ---- the EXPLAIN property API: every format carries the properties ----
@@ -171,6 +186,32 @@ EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
   SELECT g, count(*), avg(v) FROM pn WHERE h > 0 GROUP BY g;
 EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
   SELECT id, v FROM pn WHERE g = 5 ORDER BY v DESC NULLS LAST, id LIMIT 4;
+-- with gpudb.explain_hardware = on: the device, bytes, per-phase device
+-- times and fallbacks (their names; the CPU path moves no bytes and has no
+-- device time)
+SET gpudb.explain_hardware = on;
+CREATE FUNCTION pn_node_props(q text) RETURNS TABLE (key text, value text)
+LANGUAGE plpgsql AS $$
+DECLARE
+  j json;
+BEGIN
+  EXECUTE 'EXPLAIN (ANALYZE, FORMAT JSON) ' || q INTO j;
+  RETURN QUERY
+    WITH RECURSIVE n(p) AS (
+      SELECT j->0->'Plan'
+      UNION ALL
+      SELECT c FROM n, json_array_elements(n.p->'Plans') c)
+    SELECT e.key, e.value #>> '{}'
+    FROM n, json_each(n.p) e
+    WHERE n.p->>'Node Type' = 'Custom Scan'
+    ORDER BY 1;
+END $$;
+SELECT key, CASE WHEN key LIKE '%Time' OR key LIKE 'Actual%' THEN '(varies)'
+                 ELSE value END AS value
+  FROM pn_node_props('SELECT g, count(*) FROM pn WHERE v > 0 GROUP BY g');
+SELECT key, value::float8 = 0 AS zero FROM pn_node_props('SELECT id FROM pn WHERE g = 7')
+  WHERE key LIKE '% Time' AND key <> 'Run Time' OR key LIKE 'Bytes%' ORDER BY 1;
+SET gpudb.explain_hardware = off;
 
 -- ---- the GUCs that switch the nodes off ----
 SET gpudb.enable_gpuagg = off;

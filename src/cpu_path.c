@@ -386,7 +386,7 @@ gdb_cpu_validate_request(const GdbRequest *req, const GdbBatch *input,
 		int32_t		col = req->aggs[i].input_col;
 		uint32_t	want;
 
-		if (kind > GDB_AGG_MAX_FLOAT)
+		if (kind > GDB_AGG_LAST_KIND)
 			return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 								 "aggregate %u has unknown kind %u", i, (unsigned) kind);
 		if (!req->input_is_states && kind == GDB_AGG_COUNT_STAR)
@@ -404,10 +404,10 @@ gdb_cpu_validate_request(const GdbRequest *req, const GdbBatch *input,
 		if (req->input_is_states)
 			want = GDB_KIND_STATE;
 		else if (kind == GDB_AGG_SUM_INT || kind == GDB_AGG_MIN_INT ||
-				 kind == GDB_AGG_MAX_INT)
+				 kind == GDB_AGG_MAX_INT || kind == GDB_AGG_SUMSQ_INT)
 			want = GDB_KIND_INT64;
 		else if (kind == GDB_AGG_SUM_FLOAT || kind == GDB_AGG_MIN_FLOAT ||
-				 kind == GDB_AGG_MAX_FLOAT)
+				 kind == GDB_AGG_MAX_FLOAT || kind == GDB_AGG_VAR_FLOAT)
 			want = GDB_KIND_FLOAT64;
 		else
 			want = input->cols[col].kind == GDB_KIND_STATE ?

@@ -48,6 +48,8 @@ typedef struct GdbScanState
 	char	   *sort_labels[GDB_MAX_SORT_KEYS];
 	MemoryContext run_cxt;		/* query and results */
 	bool		ran;
+	bool		expect_gpu;		/* the device was usable at executor start */
+	int			fallbacks;		/* runs that took the CPU path anyway */
 	GdbRunInfo	info;
 	ListCell   *cell;			/* current result batch */
 	uint64		row;			/* next row in it */
@@ -79,7 +81,7 @@ static CustomExecMethods gdb_exec_methods = {
 	.ExplainCustomScan = gdb_explain,
 };
 
-static const char *const agg_names[] = {"count", "count", "sum", "avg", "min", "max"};
+static const char *const agg_names[] = GDB_AGG_FUNC_NAMES;
 
 static Node *
 gdb_create_scan_state(CustomScan *cscan)
@@ -116,6 +118,7 @@ gdb_begin(CustomScanState *node, EState *estate, int eflags)
 	ListCell   *lc;
 	int			natts;
 
+	s->expect_gpu = strcmp(gdb_plan_device_label(), "CPU path") != 0;
 	s->run_cxt = AllocSetContextCreate(estate->es_query_cxt, "gpudb custom scan",
 									   ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(s->run_cxt);
@@ -213,6 +216,9 @@ gdb_next(ScanState *ss)
 		gdb_query_run(&s->q, &s->info);
 		MemoryContextSwitchTo(old);
 		s->ran = true;
+		if (s->expect_gpu && strncmp(s->info.path, "gpu:", 4) != 0)
+			s->fallbacks++;
+
 		s->cell = list_head(s->info.batches);
 		s->row = 0;
 	}
@@ -303,6 +309,8 @@ cache_state_name(int state)
 static void
 gdb_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 {
+	static const char *const phase_names[GDB_PHASE__COUNT] = GDB_PHASE_NAMES;
+
 	GdbScanState *s = (GdbScanState *) node;
 	GdbQuery   *q = &s->q;
 	Relation	rel = node->ss.ss_currentRelation;
@@ -352,6 +360,7 @@ gdb_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyText("Cache", !gpudb_use_cache ? "off (gpudb.use_cache)" :
 							cache_state_name(s->info.cache_state), es);
 	ExplainPropertyInteger("Batches", NULL, s->info.nbatches, es);
+	ExplainPropertyInteger("Fallbacks", NULL, s->fallbacks, es);
 	ExplainPropertyInteger("Rows In", NULL, (int64) s->info.stats.rows_in, es);
 	ExplainPropertyInteger("Rows Selected", NULL,
 						   (int64) s->info.stats.rows_selected, es);
@@ -364,6 +373,13 @@ gdb_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyInteger("Bytes From Device", "bytes",
 							   (int64) s->info.stats.bytes_from_device, es);
 		ExplainPropertyFloat("Device Time", "ms", s->info.stats.device_ms, 3, es);
+		for (i = 0; i < GDB_PHASE__COUNT; i++)
+		{
+			char		label[64];
+
+			snprintf(label, sizeof(label), "%s Time", phase_names[i]);
+			ExplainPropertyFloat(label, "ms", s->info.stats.phase_ms[i], 3, es);
+		}
 		ExplainPropertyFloat("Run Time", "ms", s->info.total_ms, 3, es);
 	}
 }

@@ -615,22 +615,9 @@ gdb_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 static int
 aggref_function(Aggref *aggref)
 {
-	char	   *name;
-
 	if (get_func_namespace(aggref->aggfnoid) != PG_CATALOG_NAMESPACE)
 		return -1;
-	name = get_func_name(aggref->aggfnoid);
-	if (strcmp(name, "count") == 0)
-		return aggref->aggstar ? GDB_FN_COUNT_STAR : GDB_FN_COUNT;
-	if (strcmp(name, "sum") == 0)
-		return GDB_FN_SUM;
-	if (strcmp(name, "avg") == 0)
-		return GDB_FN_AVG;
-	if (strcmp(name, "min") == 0)
-		return GDB_FN_MIN;
-	if (strcmp(name, "max") == 0)
-		return GDB_FN_MAX;
-	return -1;
+	return gdb_aggregate_function(get_func_name(aggref->aggfnoid), aggref->aggstar);
 }
 
 /*
@@ -639,7 +626,7 @@ aggref_function(Aggref *aggref)
  */
 static bool
 aggref_ok(Aggref *aggref, Index relid, List **aggs, Bitmapset **attnums,
-		  const char **why)
+		  int *nstates, const char **why)
 {
 	int			fn = aggref_function(aggref);
 	Var		   *arg = NULL;
@@ -648,7 +635,7 @@ aggref_ok(Aggref *aggref, Index relid, List **aggs, Bitmapset **attnums,
 
 	if (fn < 0)
 	{
-		*why = psprintf("aggregate %s is not one of count, sum, avg, min, max",
+		*why = psprintf("aggregate %s is not one of count, sum, avg, min, max, or the variance and stddev family",
 						format_procedure(aggref->aggfnoid));
 		return false;
 	}
@@ -693,6 +680,8 @@ aggref_ok(Aggref *aggref, Index relid, List **aggs, Bitmapset **attnums,
 	}
 	*aggs = lappend_int(*aggs, fn);
 	*aggs = lappend_int(*aggs, arg ? arg->varattno : 0);
+	/* an integer variance carries a hidden sum (gdb_query_prepare) */
+	*nstates += kind == GDB_AGG_SUMSQ_INT ? 2 : 1;
 	return true;
 }
 
@@ -728,6 +717,7 @@ try_gpuagg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 	List	   *key_vars = NIL;
 	List	   *aggs = NIL;
 	List	   *aggrefs = NIL;
+	int			nstates = 0;	/* transition states, hidden ones included */
 	List	   *having = extra ? (List *) extra->havingQual : NIL;
 	List	   *items;
 	List	   *device = NIL;
@@ -788,7 +778,8 @@ try_gpuagg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 		{
 			if (list_member(aggrefs, n))
 				continue;
-			if (!aggref_ok((Aggref *) n, input_rel->relid, &aggs, &attnums, &why))
+			if (!aggref_ok((Aggref *) n, input_rel->relid, &aggs, &attnums,
+						   &nstates, &why))
 				goto refused;
 			aggrefs = lappend(aggrefs, n);
 		}
@@ -798,7 +789,7 @@ try_gpuagg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 			goto refused;
 		}
 	}
-	if (list_length(aggrefs) > GDB_MAX_AGGREGATES ||
+	if (nstates > GDB_MAX_AGGREGATES ||
 		bms_num_members(attnums) >= GDB_MAX_COLUMNS)
 	{
 		why = "too many aggregates or columns";

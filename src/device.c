@@ -245,12 +245,9 @@ gdb_executor_groupby_finish(GdbExecutor *ex)
 		elog(ERROR, "gpudb: malformed reply from the GPU server");
 	result = MemoryContextAllocHuge(ex->mcxt, r->status->result_bytes);
 	memcpy(result, r->rest, r->status->result_bytes);
-	ex->stats.rows_in += r->status->stats.rows_in;
-	ex->stats.rows_selected += r->status->stats.rows_selected;
+	gdb_stats_add(&ex->stats, &r->status->stats);
+	/* the last request's groups: the final combine's when there are several */
 	ex->stats.groups_out = r->status->stats.groups_out;
-	ex->stats.bytes_to_device += r->status->stats.bytes_to_device;
-	ex->stats.bytes_from_device += r->status->stats.bytes_from_device;
-	ex->stats.device_ms += r->status->stats.device_ms;
 	pfree(r->payload);
 	return result;
 }

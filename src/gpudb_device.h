@@ -73,16 +73,26 @@ typedef enum GdbAggKind
 	GDB_AGG_MIN_INT,
 	GDB_AGG_MAX_INT,
 	GDB_AGG_MIN_FLOAT,			/* PostgreSQL order: NaN above +Infinity */
-	GDB_AGG_MAX_FLOAT
+	GDB_AGG_MAX_FLOAT,
+	GDB_AGG_SUMSQ_INT,			/* 128-bit exact sum of squares, |x| < 2^31 */
+	GDB_AGG_VAR_FLOAT			/* (N, Sx, Sxx) of the variance family */
 } GdbAggKind;
+
+/* The last kind; the fast paths take the kinds up to GDB_AGG_MAX_FLOAT. */
+#define GDB_AGG_LAST_KIND GDB_AGG_VAR_FLOAT
 
 /*
  * Transition state of one aggregate for one group (32 bytes).
  *	 count		rows (count(*)) or non-NULL inputs (every other kind)
- *	 i0, i1		SUM_INT: low and high 64 bits of a two's-complement int128;
+ *	 i0, i1		SUM_INT, SUMSQ_INT: low and high 64 bits of a two's-complement
+ *				int128 (the sum of the values, or of their squares);
  *				MIN/MAX_INT: the extreme in i0;
- *				SUM_FLOAT: i0 counts infinite inputs
- *	 f			SUM_FLOAT: the sum; MIN/MAX_FLOAT: the extreme
+ *				SUM_FLOAT: i0 counts infinite inputs;
+ *				VAR_FLOAT: i0 holds the bits of Sxx (double), the sum of
+ *				squared deviations from the mean, i1 counts non-finite
+ *				inputs (Infinity, NaN)
+ *	 f			SUM_FLOAT: the sum; MIN/MAX_FLOAT: the extreme;
+ *				VAR_FLOAT: Sx, the sum
  * A state with count == 0 stands for "no input" (SQL result NULL for
  * sum/min/max/avg, 0 for count).
  */
@@ -289,6 +299,28 @@ typedef struct GdbError
 	char		message[256];	/* detail, e.g. the CUDA error string */
 } GdbError;
 
+/*
+ * Phases of one request, for the per-phase times of GdbStats: the copy of
+ * column batches to the device (including cache appends), the filter VM and
+ * compaction, sorting (group-key or sort-key radix passes, segmentation,
+ * top-k selection), aggregation or projection (reductions, gathers, result
+ * layout) and the copy of the result back.  The CPU path reports its
+ * filter, sort and aggregate phases in wall-clock ms and no transfers.
+ */
+typedef enum GdbPhase
+{
+	GDB_PHASE_TRANSFER_IN = 0,
+	GDB_PHASE_FILTER,
+	GDB_PHASE_SORT,
+	GDB_PHASE_AGGREGATE,
+	GDB_PHASE_TRANSFER_OUT,
+	GDB_PHASE__COUNT
+} GdbPhase;
+
+/* The phases' names as EXPLAIN prints them ("<name> Time"), in order. */
+#define GDB_PHASE_NAMES \
+	{"Transfer In", "Filter", "Sort", "Aggregate", "Transfer Out"}
+
 /* Execution statistics, filled by both paths (units in the names). */
 typedef struct GdbStats
 {
@@ -298,7 +330,25 @@ typedef struct GdbStats
 	uint64_t	bytes_to_device;
 	uint64_t	bytes_from_device;
 	double		device_ms;		/* kernel + copy time, CUDA events */
+	double		phase_ms[GDB_PHASE__COUNT]; /* device_ms split by GdbPhase */
 } GdbStats;
+
+/*
+ * gdb_stats_add: add src's counters and times to dst; groups_out is added
+ * too (callers that want the last request's count set it themselves).
+ */
+static inline void
+gdb_stats_add(GdbStats *dst, const GdbStats *src)
+{
+	dst->rows_in += src->rows_in;
+	dst->rows_selected += src->rows_selected;
+	dst->groups_out += src->groups_out;
+	dst->bytes_to_device += src->bytes_to_device;
+	dst->bytes_from_device += src->bytes_from_device;
+	dst->device_ms += src->device_ms;
+	for (int p = 0; p < GDB_PHASE__COUNT; p++)
+		dst->phase_ms[p] += src->phase_ms[p];
+}
 
 /* What the probe learns of one device. */
 typedef struct GdbDeviceInfo

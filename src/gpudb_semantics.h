@@ -518,6 +518,33 @@ gdb_sort_null_rank(int isnull, int nulls_first)
 
 /* ---- aggregate transition states ---- */
 
+/* The bits of a double as an int64 and back (VAR_FLOAT keeps Sxx in i0). */
+GDB_HOSTDEV int64_t
+gdb_double_bits(double d)
+{
+	union
+	{
+		double		d;
+		int64_t		i;
+	}			x;
+
+	x.d = d;
+	return x.i;
+}
+
+GDB_HOSTDEV double
+gdb_bits_double(int64_t i)
+{
+	union
+	{
+		double		d;
+		int64_t		i;
+	}			x;
+
+	x.i = i;
+	return x.d;
+}
+
 GDB_HOSTDEV GdbAggState
 gdb_state_identity(int kind)
 {
@@ -554,6 +581,16 @@ gdb_state_from_value(int kind, int64_t iv, double fv, int is_null)
 			s.i0 = iv;
 			s.i1 = iv < 0 ? -1 : 0;
 			break;
+		case GDB_AGG_SUMSQ_INT:
+			/* |iv| < 2^31 (int2/int4 inputs), so the square fits in 63 bits */
+			s.i0 = iv * iv;
+			s.i1 = 0;
+			break;
+		case GDB_AGG_VAR_FLOAT:
+			s.f = fv;
+			s.i0 = gdb_double_bits(0.0);
+			s.i1 = isfinite(fv) ? 0 : 1;
+			break;
 		case GDB_AGG_MIN_INT:
 		case GDB_AGG_MAX_INT:
 			s.i0 = iv;
@@ -575,7 +612,8 @@ gdb_state_from_value(int kind, int64_t iv, double fv, int is_null)
 /*
  * gdb_state_combine: merge two states of the same aggregate; associative
  * and commutative (bit for bit, except the rounding and NaN bits of
- * SUM_FLOAT sums), so any reduction order is valid: CUB's reductions
+ * SUM_FLOAT sums and VAR_FLOAT's Sx and Sxx, equal up to rounding in any
+ * order), so any reduction order is valid: CUB's reductions
  * reorder operands.  Float min/max ties (-0 vs +0, NaNs of different
  * bits) are broken by IEEE totalOrder (min takes -0, max +0), never by
  * operand position.
@@ -593,6 +631,7 @@ gdb_state_combine(int kind, GdbAggState a, GdbAggState b)
 	switch (kind)
 	{
 		case GDB_AGG_SUM_INT:
+		case GDB_AGG_SUMSQ_INT:
 			{
 				uint64_t	lo = (uint64_t) a.i0 + (uint64_t) b.i0;
 				uint64_t	carry = lo < (uint64_t) a.i0;
@@ -610,6 +649,49 @@ gdb_state_combine(int kind, GdbAggState a, GdbAggState b)
 		case GDB_AGG_SUM_FLOAT:
 			r.f = a.f + b.f;
 			r.i0 = a.i0 + b.i0;
+			break;
+		case GDB_AGG_VAR_FLOAT:
+			{
+				/*
+				 * Two partial states: the pairwise update of Chan, Golub
+				 * and LeVeque (1979), the formula PostgreSQL's
+				 * float8_combine uses for partial states of parallel
+				 * workers:
+				 *	 Sxx = Sxx_a + Sxx_b + Na * Nb * (Sx_a/Na - Sx_b/Nb)^2 / N
+				 */
+				double		na = (double) a.count;
+				double		nb = (double) b.count;
+				double		tmp;
+
+				r.f = a.f + b.f;
+				r.i1 = a.i1 + b.i1;
+				if (a.count == 1 && b.count > 1)
+				{
+					GdbAggState t = a;
+
+					a = b;
+					b = t;
+					na = (double) a.count;
+					nb = 1.0;
+				}
+				if (b.count == 1)
+				{
+					/*
+					 * One more value x = b.f: PostgreSQL's own float8_accum
+					 * step (Youngs and Cramer), so that folding rows one by
+					 * one in input order (the CPU path) gives PostgreSQL's
+					 * serial result bit for bit.
+					 */
+					double		n = na + 1.0;
+
+					tmp = b.f * n - r.f;
+					r.i0 = gdb_double_bits(gdb_bits_double(a.i0) + tmp * tmp / (n * na));
+					break;
+				}
+				tmp = a.f / na - b.f / nb;
+				r.i0 = gdb_double_bits(gdb_bits_double(a.i0) + gdb_bits_double(b.i0) +
+									   na * nb * tmp * tmp / (na + nb));
+			}
 			break;
 		case GDB_AGG_MIN_FLOAT:
 		case GDB_AGG_MAX_FLOAT:

@@ -22,8 +22,17 @@ typedef enum GdbAggFunc
 	GDB_FN_SUM,
 	GDB_FN_AVG,
 	GDB_FN_MIN,
-	GDB_FN_MAX
+	GDB_FN_MAX,
+	GDB_FN_VAR_SAMP,			/* also variance() */
+	GDB_FN_VAR_POP,
+	GDB_FN_STDDEV_SAMP,			/* also stddev() */
+	GDB_FN_STDDEV_POP
 } GdbAggFunc;
+
+/* PostgreSQL's names of the GdbAggFunc values, by value (count twice). */
+#define GDB_AGG_FUNC_NAMES \
+	{"count", "count", "sum", "avg", "min", "max", \
+	 "var_samp", "var_pop", "stddev_samp", "stddev_pop"}
 
 /* One aggregate of the aggregates list. */
 typedef struct GdbAggregate
@@ -33,6 +42,9 @@ typedef struct GdbAggregate
 	Oid			argtype;		/* InvalidOid for count(*) */
 	Oid			result_type;	/* the equivalent SQL's result type */
 	char	   *label;			/* e.g. "avg(delay)", for messages */
+	int			companion;		/* req->aggs index of a hidden helper state
+								 * (the SUM_INT of an integer variance), or
+								 * -1; set by gdb_query_prepare */
 } GdbAggregate;
 
 /*
@@ -84,17 +96,30 @@ extern void gdb_query_add_aggregate(GdbQuery *q, GdbAggFunc fn, AttrNumber attnu
 									const char *label);
 
 /*
+ * gdb_aggregate_function: the GdbAggFunc PostgreSQL's aggregate name (as
+ * in pg_catalog: count, sum, avg, min, max, variance, var_samp, var_pop,
+ * stddev, stddev_samp, stddev_pop) stands for; star for count(*); -1 for
+ * any other name.  Never raises.
+ */
+extern int	gdb_aggregate_function(const char *name, bool star);
+
+/*
  * gdb_aggregate_kind: the device transition kind and SQL result type of fn
  * over argtype (InvalidOid for count(*)); false when gpudb does not run it.
- * Never raises.
+ * Never raises.  The variance family (var_samp, var_pop, stddev_samp,
+ * stddev_pop) takes smallint and integer (result numeric, exact: a 128-bit
+ * sum of squares plus a hidden 128-bit sum) and real and double precision
+ * (result double precision: N, Sx, Sxx states); bigint stays with
+ * PostgreSQL (its squares need more than 128 bits).
  */
 extern bool gdb_aggregate_kind(GdbAggFunc fn, Oid argtype, uint32 *kind,
 							   Oid *result_type);
 
 /*
  * gdb_query_prepare: complete q->req before it runs (a SORT's keys are
- * added to its result columns, after the q->nout visible ones).  Run by
- * gdb_query_run; idempotent.
+ * added to its result columns, after the q->nout visible ones; a
+ * GROUPBY's hidden companion states, after the q->naggs visible
+ * aggregates).  Run by gdb_query_run; idempotent.
  */
 extern void gdb_query_prepare(GdbQuery *q);
 

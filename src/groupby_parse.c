@@ -117,6 +117,31 @@ gdb_parse_group_keys(GdbQuery *q, const char *group_by)
 }
 
 /* see groupby.h */
+int
+gdb_aggregate_function(const char *name, bool star)
+{
+	static const struct
+	{
+		const char *name;
+		GdbAggFunc	fn;
+	}			names[] = {
+		{"count", GDB_FN_COUNT}, {"sum", GDB_FN_SUM}, {"avg", GDB_FN_AVG},
+		{"min", GDB_FN_MIN}, {"max", GDB_FN_MAX},
+		{"variance", GDB_FN_VAR_SAMP}, {"var_samp", GDB_FN_VAR_SAMP},
+		{"var_pop", GDB_FN_VAR_POP}, {"stddev", GDB_FN_STDDEV_SAMP},
+		{"stddev_samp", GDB_FN_STDDEV_SAMP}, {"stddev_pop", GDB_FN_STDDEV_POP}
+	};
+	int			i;
+
+	if (star)
+		return strcmp(name, "count") == 0 ? GDB_FN_COUNT_STAR : -1;
+	for (i = 0; i < lengthof(names); i++)
+		if (strcmp(name, names[i].name) == 0)
+			return names[i].fn;
+	return -1;
+}
+
+/* see groupby.h */
 bool
 gdb_aggregate_kind(GdbAggFunc fn, Oid argtype, uint32 *kind, Oid *result_type)
 {
@@ -160,6 +185,23 @@ gdb_aggregate_kind(GdbAggFunc fn, Oid argtype, uint32 *kind, Oid *result_type)
 				return true;
 			}
 			return false;
+		case GDB_FN_VAR_SAMP:
+		case GDB_FN_VAR_POP:
+		case GDB_FN_STDDEV_SAMP:
+		case GDB_FN_STDDEV_POP:
+			if (argtype == INT2OID || argtype == INT4OID)
+			{
+				*kind = GDB_AGG_SUMSQ_INT;
+				*result_type = NUMERICOID;
+				return true;
+			}
+			if (cls == GDB_TYPE_FLOAT)
+			{
+				*kind = GDB_AGG_VAR_FLOAT;
+				*result_type = FLOAT8OID;
+				return true;
+			}
+			return false;
 	}
 	return false;
 }
@@ -168,18 +210,19 @@ gdb_aggregate_kind(GdbAggFunc fn, Oid argtype, uint32 *kind, Oid *result_type)
 static void
 aggregate_types(GdbAggregate *agg, uint32 *kind)
 {
+	static const char *const fnames[] = GDB_AGG_FUNC_NAMES;
 	GdbTypeClass cls = OidIsValid(agg->argtype) ?
 		gdb_type_class(agg->argtype) : GDB_TYPE_UNSUPPORTED;
-	const char *pgname = agg->fn == GDB_FN_SUM ? "sum" :
-		agg->fn == GDB_FN_AVG ? "avg" : agg->fn == GDB_FN_MIN ? "min" : "max";
+	const char *pgname = fnames[agg->fn];
+	bool		numeric_only = agg->fn == GDB_FN_SUM || agg->fn == GDB_FN_AVG ||
+		agg->fn >= GDB_FN_VAR_SAMP;
 
 	if (gdb_aggregate_kind(agg->fn, agg->argtype, kind, &agg->result_type))
 		return;
 
 	/* PostgreSQL has no such aggregate for these types at all */
 	if (cls == GDB_TYPE_BOOL ||
-		((agg->fn == GDB_FN_SUM || agg->fn == GDB_FN_AVG) &&
-		 (cls == GDB_TYPE_DATETIME || cls == GDB_TYPE_TEXT)))
+		(numeric_only && (cls == GDB_TYPE_DATETIME || cls == GDB_TYPE_TEXT)))
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_FUNCTION),
 				 errmsg("function %s(%s) does not exist",
@@ -191,8 +234,8 @@ aggregate_types(GdbAggregate *agg, uint32 *kind)
 			 errmsg("gpu_groupby does not support %s(%s)",
 					pgname, format_type_be(agg->argtype)),
 			 errhint("sum and avg take smallint, integer, bigint, real or double "
-					 "precision; min and max also take date, timestamp and "
-					 "timestamp with time zone.")));
+					 "precision; min and max also dates and timestamps; the "
+					 "variance and stddev family all but bigint.")));
 }
 
 /* see groupby.h */
@@ -211,6 +254,7 @@ gdb_query_add_aggregate(GdbQuery *q, GdbAggFunc fn, AttrNumber attnum,
 				 errdetail("gpudb accepts at most %d aggregates.",
 						   GDB_MAX_AGGREGATES)));
 	agg->fn = fn;
+	agg->companion = -1;
 	agg->label = pstrdup(label);
 	agg->attnum = attnum;
 	agg->argtype = attnum > 0 ?
@@ -336,27 +380,20 @@ gdb_parse_aggregates(GdbQuery *q, const char *aggregates)
 					 errhint("Expressions are not supported as aggregate arguments.")));
 		check_plain_call(fc, agg->label);
 
-		if (strcmp(fname, "count") == 0)
-			agg->fn = fc->agg_star ? GDB_FN_COUNT_STAR : GDB_FN_COUNT;
-		else if (fc->agg_star)
+		if (fc->agg_star && strcmp(fname, "count") != 0 &&
+			gdb_aggregate_function(fname, false) >= 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 					 errmsg("%s(*) must be used to call a parameterless aggregate function",
 							fname),
 					 errdetail("Only count(*) takes *.")));
-		else if (strcmp(fname, "sum") == 0)
-			agg->fn = GDB_FN_SUM;
-		else if (strcmp(fname, "avg") == 0)
-			agg->fn = GDB_FN_AVG;
-		else if (strcmp(fname, "min") == 0)
-			agg->fn = GDB_FN_MIN;
-		else if (strcmp(fname, "max") == 0)
-			agg->fn = GDB_FN_MAX;
-		else
+		if (gdb_aggregate_function(fname, fc->agg_star) < 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 					 errmsg("gpu_groupby does not support aggregate %s", fname),
-					 errhint("Use count, sum, avg, min or max.")));
+					 errhint("Use count, sum, avg, min, max, variance, var_samp, "
+							 "var_pop, stddev, stddev_samp or stddev_pop.")));
+		agg->fn = (GdbAggFunc) gdb_aggregate_function(fname, fc->agg_star);
 
 		gdb_query_add_aggregate(q, agg->fn,
 								colname ? resolve_column(q, colname, "aggregates") : 0,

@@ -176,15 +176,116 @@ check_float_sum(const GdbAggState *s, double value)
 		float_overflow_error();
 }
 
+/* numeric a op b through PostgreSQL's own numeric functions. */
+#define NUM2(fn, a, b) DirectFunctionCall2(fn, (a), (b))
+
 /*
- * Final value of one aggregate from its transition state, as the
- * equivalent SQL aggregate's final function computes it.
+ * The square root of numeric v >= 0 rounded (half up) to rscale digits after
+ * the point, as numeric.c's sqrt_var(v, rscale) returns it: numeric_sqrt
+ * (at least rscale digits) rounded to rscale, then moved by one unit in
+ * the last place while it is not the correctly rounded root, decided
+ * exactly: c is right when (c - u/2)^2 <= v < (c + u/2)^2.
  */
 static Datum
-finish_aggregate(const GdbQuery *q, int j, const GdbAggState *s,
+numeric_sqrt_rounded(Datum v, int rscale)
+{
+	Datum		r = NUM2(numeric_round, DirectFunctionCall1(numeric_sqrt, v),
+						 Int32GetDatum(rscale));
+	Datum		ulp = DirectFunctionCall3(numeric_in,
+										  CStringGetDatum(psprintf("1e-%d", rscale)),
+										  ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
+	Datum		half = NUM2(numeric_div, ulp, NumericGetDatum(int64_to_numeric(2)));
+	Datum		hi,
+				lo;
+
+	for (;;)
+	{
+		hi = NUM2(numeric_add, r, half);
+		if (DatumGetInt32(NUM2(numeric_cmp, NUM2(numeric_mul, hi, hi), v)) > 0)
+			break;
+		r = NUM2(numeric_add, r, ulp);
+	}
+	for (;;)
+	{
+		lo = NUM2(numeric_sub, r, half);
+		if (DatumGetInt32(NUM2(numeric_cmp, lo, NumericGetDatum(int64_to_numeric(0)))) <= 0 ||
+			DatumGetInt32(NUM2(numeric_cmp, NUM2(numeric_mul, lo, lo), v)) <= 0)
+			break;
+		r = NUM2(numeric_sub, r, ulp);
+	}
+	return NUM2(numeric_round, r, Int32GetDatum(rscale));
+}
+
+/*
+ * var_samp/var_pop/stddev_samp/stddev_pop of an integer column from N,
+ * sum(x) and sum(x^2), exactly as numeric.c's numeric_stddev_internal:
+ * (N * sumX2 - sumX^2) / (N * (N - 1)) (or N * N), 0 when the numerator is
+ * not positive, the division at select_div_scale's scale (numeric_div),
+ * the root at that same scale.  NULL below 2 rows (sample) or 1 (pop).
+ */
+static Datum
+finish_int_variance(int64 n, Numeric sumx, Numeric sumx2, bool sample,
+					bool root, bool *isnull)
+{
+	Datum		vn = NumericGetDatum(int64_to_numeric(n));
+	Datum		num,
+				var;
+
+	if (n <= (sample ? 1 : 0))
+	{
+		*isnull = true;
+		return (Datum) 0;
+	}
+	num = NUM2(numeric_sub, NUM2(numeric_mul, vn, NumericGetDatum(sumx2)),
+			   NUM2(numeric_mul, NumericGetDatum(sumx), NumericGetDatum(sumx)));
+	if (DatumGetInt32(NUM2(numeric_cmp, num, NumericGetDatum(int64_to_numeric(0)))) <= 0)
+		return NumericGetDatum(int64_to_numeric(0));
+	var = NUM2(numeric_div, num,
+			   NUM2(numeric_mul, vn, sample ?
+					NumericGetDatum(int64_to_numeric(n - 1)) : vn));
+	if (!root)
+		return var;
+	return numeric_sqrt_rounded(var, DatumGetInt32(DirectFunctionCall1(numeric_scale, var)));
+}
+
+/*
+ * The same of a float column from its VAR_FLOAT state, as float.c's
+ * float8_var_samp & co.: Sxx / (N - 1) or Sxx / N, NaN after an infinite
+ * or NaN input, PostgreSQL's overflow error when the sums overflowed from
+ * finite inputs.
+ */
+static Datum
+finish_float_variance(const GdbAggState *s, bool sample, bool root, bool *isnull)
+{
+	double		n = (double) s->count;
+	double		sxx;
+	double		r;
+
+	memcpy(&sxx, &s->i0, sizeof(sxx));	/* VAR_FLOAT keeps Sxx's bits in i0 */
+	if (s->count <= (sample ? 1 : 0))
+	{
+		*isnull = true;
+		return (Datum) 0;
+	}
+	if (s->i1 > 0)
+		sxx = get_float8_nan();
+	else if (!isfinite(s->f) || !isfinite(sxx))
+		float_overflow_error();
+	r = sxx / (sample ? n - 1.0 : n);
+	return Float8GetDatum(root ? sqrt(r) : r);
+}
+
+/*
+ * Final value of one aggregate from its transition state (row row of the
+ * result batch res), as the equivalent SQL aggregate's final function
+ * computes it.
+ */
+static Datum
+finish_aggregate(const GdbQuery *q, int j, const GdbBatch *res, uint64 row,
 				 bool *isnull)
 {
 	const GdbAggregate *agg = &q->aggs[j];
+	const GdbAggState *s = &GDB_COL_PTR(res, res, q->nkeys + j, GdbAggState)[row];
 	uint32		kind = q->req->aggs[j].kind;
 
 	*isnull = false;
@@ -228,6 +329,27 @@ finish_aggregate(const GdbQuery *q, int j, const GdbAggState *s,
 
 				return gdb_value_to_datum(&q->cs, col, s->i0, s->f);
 			}
+		case GDB_FN_VAR_SAMP:
+		case GDB_FN_VAR_POP:
+		case GDB_FN_STDDEV_SAMP:
+		case GDB_FN_STDDEV_POP:
+			{
+				bool		sample = agg->fn == GDB_FN_VAR_SAMP ||
+					agg->fn == GDB_FN_STDDEV_SAMP;
+				bool		root = agg->fn == GDB_FN_STDDEV_SAMP ||
+					agg->fn == GDB_FN_STDDEV_POP;
+				const GdbAggState *sum;
+
+				if (kind == GDB_AGG_VAR_FLOAT)
+					return finish_float_variance(s, sample, root, isnull);
+				if (agg->companion < 0)
+					elog(ERROR, "gpudb: integer variance without its sum");
+				sum = &GDB_COL_PTR(res, res, q->nkeys + agg->companion, GdbAggState)[row];
+				return finish_int_variance(s->count,
+										   int128_to_numeric_value(sum->i1, sum->i0),
+										   int128_to_numeric_value(s->i1, s->i0),
+										   sample, root, isnull);
+			}
 		default:
 			break;
 	}
@@ -265,11 +387,7 @@ gdb_result_row_values(const GdbQuery *q, const GdbBatch *res, uint64 row,
 	if (q->req->oper != GDB_OPER_GROUPBY)
 		return;
 	for (j = 0; j < q->naggs; j++)
-	{
-		const GdbAggState *s = &GDB_COL_PTR(res, res, q->nkeys + j, GdbAggState)[row];
-
-		values[q->nkeys + j] = finish_aggregate(q, j, s, &nulls[q->nkeys + j]);
-	}
+		values[q->nkeys + j] = finish_aggregate(q, j, res, row, &nulls[q->nkeys + j]);
 }
 
 /*
@@ -415,7 +533,25 @@ gdb_query_prepare(GdbQuery *q)
 	GdbRequest *req = q->req;
 	uint32		k,
 				i;
+	int			j;
 
+	/* an integer variance's hidden sum(x), after the visible aggregates */
+	for (j = 0; req->oper == GDB_OPER_GROUPBY && j < q->naggs; j++)
+	{
+		GdbAggregate *agg = &q->aggs[j];
+
+		if (req->aggs[j].kind != GDB_AGG_SUMSQ_INT || agg->companion >= 0)
+			continue;
+		if (req->naggs >= GDB_MAX_AGGREGATES)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("too many aggregates"),
+					 errdetail("gpudb accepts at most %d aggregates; an integer "
+							   "variance or stddev counts twice.", GDB_MAX_AGGREGATES)));
+		req->aggs[req->naggs].kind = GDB_AGG_SUM_INT;
+		req->aggs[req->naggs].input_col = req->aggs[j].input_col;
+		agg->companion = (int) req->naggs++;
+	}
 	if (req->oper != GDB_OPER_SORT)
 		return;
 	/* every sort key travels in the result, for the final sort */
