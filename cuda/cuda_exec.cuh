@@ -43,6 +43,7 @@ enum GdbScratchSlot
 	GDB_SCR_RESULT,				/* the result batch being built */
 	GDB_SCR_TEMP,				/* CUB temporary storage */
 	GDB_SCR_COUNTERS,			/* GdbDevCounters */
+	GDB_SCR_TOPK,				/* top-k histogram state (topk_select.cu) */
 	GDB_SCR__COUNT
 };
 
@@ -374,5 +375,41 @@ extern "C" int gdb_cuda_last_path(void);	/* GDB_PATH_* of the last group-by */
 extern "C" int gdb_cpu_validate_request(const GdbRequest *req,
 										const GdbBatch *input, GdbError *err);
 extern "C" const char *gdb_cpu_status_text(int status);
+
+/* ---- top-k by radix select (topk_select.cu) ---- */
+
+/* What gdb_topk_candidates left at the front of perm[cur]. */
+struct GdbTopkCut
+{
+	uint64_t	ncand;			/* candidate row ids, ascending (nsel: all) */
+	int			key0_tied;		/* every candidate ties on the first sort key */
+	int			key0_no_nulls;	/* no candidate's first key is NULL */
+};
+
+/*
+ * gdb_topk_candidates: for a SORT whose limit k is small against r->nsel
+ * (0 < k < nsel; by default also nsel >= 2^16, k <= nsel / 8, k <= 2^20),
+ * narrow the r->nsel selected row ids in perm[r->cur] (r->cur may flip) to
+ * the candidates: the selected rows whose first sort key, as (NULL rank,
+ * gdb_sort_encode), is at most the k-th smallest -- ties kept, input order
+ * kept -- found by a radix select over 11-bit digits of the encoding.
+ * The first min(k, nsel) rows of the stable multi-key sort of the
+ * candidates are then those of the sort of every selected row.  Sets
+ * cut->ncand (>= k; r->nsel when not eligible or nothing can be cut, perm
+ * untouched) and the two key-0 hints the sort may use.  Waits for the
+ * stream after each digit pass (a small readback); r->nsel is unchanged.
+ * Errors: GDB_ERR_OUT_OF_MEMORY / GDB_ERR_DEVICE from CUDA.
+ */
+int			gdb_topk_candidates(GdbRun *r, GdbTopkCut *cut, GdbError *err);
+
+/*
+ * Test hooks of the top-k path (C linkage, bound weakly by the self-test):
+ * gdb_cuda_set_topk(-1) default eligibility, 0 never, 1 whenever
+ * 0 < limit < selected rows, 2 likewise and refining every bit (no cap);
+ * gdb_cuda_last_topk: -1 when the last SORT on this thread sorted every
+ * selected row, else the candidates it sorted.
+ */
+extern "C" void gdb_cuda_set_topk(int mode);
+extern "C" long long gdb_cuda_last_topk(void);
 
 #endif							/* GPUDB_CUDA_EXEC_CUH */

@@ -17,6 +17,9 @@
  *		  prefix sum + scatter compaction of the CUDADB line of work); read
  *		  back {error, nsel}; a filter error ends the call.
  *	 Phase B, ordering (SORT only, nsel > 1)
+ *	   (top-k: with a limit small against nsel, gdb_topk_candidates of
+ *	   topk_select.cu first keeps only the rows whose first key is at most
+ *	   the k-th smallest -- a radix select -- and step 3 sorts those)
  *	   3. from the last sort key to the first, gdb_sort_by_column: a stable
  *		  LSD pass of cub::DeviceRadixSort::SortPairs over the 64-bit
  *		  gdb_sort_encode of each id's row (0 for NULL), then, for a
@@ -68,22 +71,44 @@ gdb_gather_rows_kernel(const int64_t *vals, const uint8_t *nulls,
 
 /* ---- host side ---- */
 
-/* Phase B: order perm[cur] by the sort keys, last key first (stable LSD). */
+/*
+ * Phase B: order perm[cur] by the sort keys, last key first (stable LSD).
+ * With a small limit, gdb_topk_candidates (topk_select.cu) first narrows
+ * perm[cur] to the candidates of the top k (radix select on the first
+ * key, input order kept) and only those are sorted; the first key's passes
+ * are skipped when every candidate ties on it, and its NULL-rank pass when
+ * no candidate is NULL there.  r->nsel is left as selected.
+ */
 static int
 gdb_phase_order(GdbRun *r, GdbError *err)
 {
 	const GdbRequest *req = r->req;
 	const GdbBatch *in = r->input;
+	uint64_t	nsel = r->nsel;
+	GdbTopkCut	cut;
 
+	GDB_TRY(gdb_topk_candidates(r, &cut, err));
+	r->nsel = cut.ncand;		/* gdb_sort_by_column orders r->nsel ids */
 	for (int k = (int) req->nsort - 1; k >= 0; k--)
 	{
 		const GdbSortKey *sk = &req->sort_keys[k];
+		const uint8_t *nulls = GDB_NULL_PTR(r->d_in, in, sk->col);
+		int			st;
 
-		GDB_TRY(gdb_sort_by_column(r, (const int64_t *) (r->d_in + in->cols[sk->col].values_off),
-								   GDB_NULL_PTR(r->d_in, in, sk->col),
-								   in->cols[sk->col].kind, sk->descending,
-								   sk->nulls_first, err));
+		if (k == 0 && cut.key0_tied)
+			break;
+		if (k == 0 && cut.key0_no_nulls)
+			nulls = NULL;
+		st = gdb_sort_by_column(r, (const int64_t *) (r->d_in + in->cols[sk->col].values_off),
+								nulls, in->cols[sk->col].kind, sk->descending,
+								sk->nulls_first, err);
+		if (st != GDB_OK)
+		{
+			r->nsel = nsel;
+			return st;
+		}
 	}
+	r->nsel = nsel;
 	return GDB_OK;
 }
 

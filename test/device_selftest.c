@@ -36,6 +36,14 @@
  *		 every filter program; empty input; stores of both paths;
  *		 malformed requests (bad out_cols, nsort 0, ...) refused with
  *		 GDB_ERR_BAD_REQUEST;
+ *	   - top-k SORTs (the radix-select path of cuda/topk_select.cu): every
+ *		 GPU SORT with a limit also runs with that path forced to refine
+ *		 every bit, and the top-k cases (k = 1 .. nsel / 8 and past nsel,
+ *		 NULLs first / last with fewer and more NULLs than k, float
+ *		 specials, few or one first-key value, several keys, filters; 3M
+ *		 rows with a device) with the full sort forced too, all against
+ *		 the CPU; with a device, a timing over 100M cached rows (top-k
+ *		 against the full sort, printed, never asserted);
  *	   - with a device, last: gdb_cuda_recover on a healthy device, then
  *		 after a planted illegal address (device reset, lost exec and store
  *		 fail cleanly, a new exec works).
@@ -476,6 +484,7 @@ static const GdbAggSpec agg_list[] = {
 	{GDB_AGG_SUM_INT, C_CI}, {GDB_AGG_COUNT, C_KF}, {GDB_AGG_MIN_FLOAT, C_KF},
 	{GDB_AGG_MAX_FLOAT, C_KF}, {GDB_AGG_MIN_FLOAT, C_KF2}, {GDB_AGG_MAX_FLOAT, C_KF2},
 	{GDB_AGG_MIN_INT, C_KI}, {GDB_AGG_SUM_FLOAT, C_KF2},
+	{GDB_AGG_SUMSQ_INT, C_CI}, {GDB_AGG_VAR_FLOAT, C_VF}, {GDB_AGG_VAR_FLOAT, C_KF2},
 };
 
 static void
@@ -778,15 +787,32 @@ results_equal(const char *what, const GdbRequest *req, const GdbBatch *x,
 			const GdbAggState *sx = &GDB_COL_PTR(x, x, req->nkeys + c, const GdbAggState)[g];
 			const GdbAggState *sy = &GDB_COL_PTR(y, y, req->nkeys + c, const GdbAggState)[g];
 			int			fok;
+			int64_t		i0x = sx->i0,
+						i0y = sy->i0;
 
 			/* a NaN sum's sign and payload depend on operand order: any NaN */
-			if (req->aggs[c].kind == GDB_AGG_SUM_FLOAT && isnan(sx->f))
+			if (req->aggs[c].kind == GDB_AGG_VAR_FLOAT)
+			{
+				/*
+				 * (N, Sx, Sxx, non-finite count): after an Infinity or NaN
+				 * the result is NaN whatever Sx and Sxx hold; else Sx and
+				 * Sxx within 1e-12 (exact without sum_tolerance)
+				 */
+				double		qx = bits_to_double((uint64_t) i0x);
+				double		qy = bits_to_double((uint64_t) i0y);
+
+				fok = sx->i1 > 0 ||
+					(sum_tolerance ? float_close(sx->f, sy->f) && float_close(qx, qy) :
+					 double_bits(sx->f) == double_bits(sy->f) && i0x == i0y);
+				i0x = i0y = 0;
+			}
+			else if (req->aggs[c].kind == GDB_AGG_SUM_FLOAT && isnan(sx->f))
 				fok = isnan(sy->f);
 			else if (sum_tolerance && req->aggs[c].kind == GDB_AGG_SUM_FLOAT)
 				fok = float_close(sx->f, sy->f);
 			else
 				fok = double_bits(sx->f) == double_bits(sy->f);
-			if (sx->count != sy->count || sx->i0 != sy->i0 || sx->i1 != sy->i1 || !fok)
+			if (sx->count != sy->count || i0x != i0y || sx->i1 != sy->i1 || !fok)
 			{
 				printf("  %s: group %llu agg %u (kind %u): {%lld, %lld, %lld, %.17g/%016llx} vs "
 					   "{%lld, %lld, %lld, %.17g/%016llx}\n", what,
@@ -817,6 +843,24 @@ extern void gdb_cuda_set_fast_paths(int mode) __attribute__((weak));
 extern int	gdb_cuda_last_path(void) __attribute__((weak));
 
 #define HAVE_FAST_HOOKS (gdb_cuda_set_fast_paths != NULL && gdb_cuda_last_path != NULL)
+
+/*
+ * Top-k hooks (cuda/topk_select.cu), bound weakly likewise:
+ * gdb_cuda_set_topk(-1) default eligibility, 0 never (full sort), 1 top-k
+ * whenever 0 < limit < selected rows, 2 likewise refining every bit of the
+ * first key; gdb_cuda_last_topk: -1 when the last SORT sorted every
+ * selected row, else the candidates it sorted.
+ */
+extern void gdb_cuda_set_topk(int mode) __attribute__((weak));
+extern long long gdb_cuda_last_topk(void) __attribute__((weak));
+
+#define HAVE_TOPK_HOOKS (gdb_cuda_set_topk != NULL && gdb_cuda_last_topk != NULL)
+
+/*
+ * What run_select_case expects of the GPU's default top-k choice for a
+ * SORT with a limit: 1 the top-k path, 0 the full sort, -1 either.
+ */
+static int	topk_expect = -1;
 
 /* The path run_case expects of the GPU with fast paths on (-1: any). */
 static int	fast_expect = -1;
@@ -2423,27 +2467,76 @@ run_select_case(const char *name, const GdbRequest *req, const GdbBatch *in,
 	{
 		int			path_before = HAVE_FAST_HOOKS ? gdb_cuda_last_path() : 0;
 
+		/*
+		 * A SORT with a limit runs under the default top-k choice, then
+		 * with the top-k path forced and refining every bit (hook mode 2),
+		 * then (top-k cases) with the full sort forced (mode 0).
+		 */
+		static const int topk_modes[] = {-1, 2, 0};
+		int			nmodes = 1;
+		int			mi;
+
+		if (req->oper == GDB_OPER_SORT && req->limit > 0 && HAVE_TOPK_HOOKS)
+			nmodes = topk_expect >= 0 ? 3 : 2;
 		if (HAVE_FAST_HOOKS)
 			gdb_cuda_set_fast_paths(1);
-		snprintf(what, sizeof(what), "%s [gpu]", name);
-		t0 = now_ms();
-		st = run_path(what, gpu_groupby, req, in, &dev, &gst);
-		t_gpu = now_ms() - t0;
-		check(st == cst_status, "%s: gpu status %d, cpu %d", what, st, cst_status);
-		if (st == GDB_OK && cst_status == GDB_OK)
+		for (mi = 0; mi < nmodes; mi++)
 		{
-			check(rows_equal(what, req, dev, cpu), "%s: gpu vs cpu", what);
-			check(gst.rows_in == cst.rows_in && gst.rows_selected == cst.rows_selected &&
-				  gst.groups_out == cst.groups_out && gst.device_ms >= 0 &&
-				  (in->nrows == 0 ||
-				   (gst.bytes_to_device >= in->total_bytes && gst.bytes_from_device > 0)),
-				  "%s: gpu stats %llu/%llu/%llu, %llu/%llu bytes", what,
-				  (unsigned long long) gst.rows_in,
-				  (unsigned long long) gst.rows_selected,
-				  (unsigned long long) gst.groups_out,
-				  (unsigned long long) gst.bytes_to_device,
-				  (unsigned long long) gst.bytes_from_device);
+			GdbBatch   *out = NULL;
+			GdbStats	mst;
+			double		tm;
+
+			memset(&mst, 0, sizeof(mst));
+			if (HAVE_TOPK_HOOKS)
+				gdb_cuda_set_topk(topk_modes[mi]);
+			snprintf(what, sizeof(what), "%s [gpu%s]", name,
+					 mi == 0 ? "" : mi == 1 ? " top-k deep" : " full sort");
+			t0 = now_ms();
+			st = run_path(what, gpu_groupby, req, in, &out, &mst);
+			tm = now_ms() - t0;
+			check(st == cst_status, "%s: gpu status %d, cpu %d", what, st, cst_status);
+			if (st == GDB_OK && cst_status == GDB_OK)
+			{
+				long long	last = HAVE_TOPK_HOOKS ? gdb_cuda_last_topk() : -1;
+				int			cut = req->limit > 0 && req->limit < cst.rows_selected;
+
+				check(rows_equal(what, req, out, cpu), "%s: gpu vs cpu", what);
+				check(mst.rows_in == cst.rows_in && mst.rows_selected == cst.rows_selected &&
+					  mst.groups_out == cst.groups_out && mst.device_ms >= 0 &&
+					  (in->nrows == 0 ||
+					   (mst.bytes_to_device >= in->total_bytes && mst.bytes_from_device > 0)),
+					  "%s: gpu stats %llu/%llu/%llu, %llu/%llu bytes", what,
+					  (unsigned long long) mst.rows_in,
+					  (unsigned long long) mst.rows_selected,
+					  (unsigned long long) mst.groups_out,
+					  (unsigned long long) mst.bytes_to_device,
+					  (unsigned long long) mst.bytes_from_device);
+				if (nmodes > 1)
+				{
+					/* forced: top-k whenever it can cut; candidates >= limit */
+					int			want = mi == 1 ? cut : mi == 2 ? 0 :
+						(topk_expect >= 0 ? topk_expect && cut : -1);
+
+					check(want < 0 || (want ? last >= (long long) req->limit &&
+										last <= (long long) cst.rows_selected : last == -1),
+						  "%s: top-k path %s expected, last candidates %lld", what,
+						  want ? "" : "not", last);
+					if (in->nrows >= 100000)
+						printf("  %s: %s, device %.2f ms\n", what,
+							   last < 0 ? "full sort" : "top-k", mst.device_ms);
+				}
+			}
+			if (mi == 0)
+			{
+				dev = out;
+				gst = mst;
+				t_gpu = tm;
+			}
+			else
+				free(out);
 		}
+		if (HAVE_TOPK_HOOKS)
+			gdb_cuda_set_topk(-1);
 		if (HAVE_FAST_HOOKS)
 		{
 			check(gdb_cuda_last_path() == path_before,
@@ -2830,6 +2923,303 @@ test_select_store(int on_gpu, uint64_t nrows)
 	free(in);
 }
 
+/* ---- top-k SORT (cuda/topk_select.cu) ---- */
+
+/* One sort key of a top-k case: column, DESC, NULLS FIRST. */
+typedef struct TopkKey
+{
+	int			col;
+	int			desc;
+	int			nulls_first;
+} TopkKey;
+
+/*
+ * One top-k case over in: SORT of (first key column, kb, vf, vi) by the nk
+ * keys, filter program prog, limit; run_select_case checks the CPU path
+ * and the GPU under the default choice (expect: 1 top-k, 0 full sort, -1
+ * either), the forced deep top-k and the forced full sort.
+ */
+static void
+topk_case(const GdbBatch *in, const char *label, int prog, uint64_t limit, int expect,
+		  int nk, const TopkKey *keys)
+{
+	GdbRequest *r = request_new();
+	char		name[512];
+	size_t		o;
+	int			i;
+
+	r->oper = GDB_OPER_SORT;
+	build_program(r, prog);
+	r->nout = 4;
+	r->out_cols[0] = keys[0].col;
+	r->out_cols[1] = C_KB;
+	r->out_cols[2] = C_VF;
+	r->out_cols[3] = C_VI;
+	r->nsort = (uint32_t) nk;
+	o = (size_t) snprintf(name, sizeof(name), "%llu rows, top-k %s: ORDER BY",
+						  (unsigned long long) in->nrows, label);
+	for (i = 0; i < nk; i++)
+	{
+		r->sort_keys[i].col = keys[i].col;
+		r->sort_keys[i].descending = (uint8_t) keys[i].desc;
+		r->sort_keys[i].nulls_first = (uint8_t) keys[i].nulls_first;
+		if (o < sizeof(name))
+			o += (size_t) snprintf(name + o, sizeof(name) - o, "%s %s%s%s", i ? "," : "",
+								   col_names[keys[i].col], keys[i].desc ? " DESC" : "",
+								   keys[i].nulls_first ? " NULLS FIRST" : " NULLS LAST");
+	}
+	r->limit = limit;
+	if (o < sizeof(name))
+		snprintf(name + o, sizeof(name) - o, " LIMIT %llu WHERE %s",
+				 (unsigned long long) limit, programs[prog].name);
+	/* below 2^16 selected rows the default is the full sort */
+	topk_expect = expect == 1 && in->nrows < 65536 ? 0 : expect;
+	run_select_case(name, r, in, in->nrows <= 3000);
+	topk_expect = -1;
+	free(r);
+}
+
+/*
+ * Top-k SORTs: k = 1, 10, 1000, nsel / 8, >= nsel; NULLs first and last
+ * with fewer and more NULLs than k; DESC; float keys with NaN, -0, +-Inf;
+ * first keys with few values (huge candidate sets), all equal (+0 and -0),
+ * unique integers (constant high bits); several keys; filters.  kb is the
+ * row number, so every output row names its input row.  nrows: 3M with a
+ * device (several digit passes), fewer without (CPU checks only).
+ */
+static void
+test_topk(uint64_t nrows)
+{
+	GenParams	gp = {3, 12, 1, 5, 0};
+	GdbBatch   *in = gen_batch(nrows, &gp);
+	uint64_t	n8 = nrows / 8;
+	uint64_t	i;
+
+	for (i = 0; i < nrows; i++)
+		col_i(in, C_KB)[i] = (int64_t) i;
+	{
+		TopkKey		k1[] = {{C_VI, 1, 1}, {C_KB, 0, 0}};
+		TopkKey		k2[] = {{C_VI, 1, 0}, {C_KB, 0, 0}};
+		TopkKey		k3[] = {{C_VI, 0, 0}};
+
+		topk_case(in, "NULLs first, nnull >= k", 0, 1, 1, 2, k1);
+		topk_case(in, "NULLs first, nnull >= k", 0, 10, 1, 2, k1);
+		topk_case(in, "NULLs first, nnull >= k", 0, 1000, 1, 2, k1);
+		topk_case(in, "NULLs first, nnull < k = nsel/8", 0, n8, 1, 2, k1);
+		topk_case(in, "DESC NULLs last", 0, 10, 1, 2, k2);
+		topk_case(in, "DESC NULLs last", 0, 1000, 1, 2, k2);
+		topk_case(in, "int64 extremes", 0, 10, 1, 1, k3);
+		topk_case(in, "k = nsel/8 - 1", 0, n8 - 1, 1, 1, k3);
+		topk_case(in, "k = nsel (full sort)", 0, nrows, 0, 2, k2);
+		topk_case(in, "k > nsel (full sort)", 0, nrows + 5, 0, 2, k2);
+		topk_case(in, "k = nsel - 1 (full sort by default)", 0, nrows - 1, 0, 2, k1);
+	}
+	{
+		TopkKey		f1[] = {{C_VF, 0, 0}, {C_KB, 0, 0}};
+		TopkKey		f2[] = {{C_VF, 1, 0}, {C_KB, 1, 0}};
+		TopkKey		f3[] = {{C_VF, 1, 1}, {C_VI, 0, 1}, {C_KB, 0, 0}};
+		TopkKey		f4[] = {{C_KF, 0, 0}, {C_VI, 0, 0}, {C_KB, 0, 0}};
+		TopkKey		f5[] = {{C_KF, 1, 1}, {C_KB, 1, 0}};
+
+		topk_case(in, "float, -Inf first", 0, 10, 1, 2, f1);
+		topk_case(in, "float DESC, NaN first", 0, 10, 1, 2, f2);
+		topk_case(in, "float DESC, NaN first", 0, 1000, 1, 2, f2);
+		topk_case(in, "float DESC NULLS FIRST, 3 keys", 0, 1000, 1, 3, f3);
+		topk_case(in, "float DESC NULLS FIRST, 3 keys", 0, n8, 1, 3, f3);
+		topk_case(in, "12 float specials (ties)", 0, 10, 1, 3, f4);
+		topk_case(in, "12 float specials DESC (ties)", 0, 100, 1, 2, f5);
+	}
+	{
+		TopkKey		t1[] = {{C_KF2, 0, 0}, {C_VI, 1, 0}, {C_KB, 0, 0}};
+		TopkKey		t2[] = {{C_KI, 0, 1}, {C_KB, 1, 0}};
+		TopkKey		t3[] = {{C_KI, 1, 0}, {C_VF, 0, 0}, {C_KB, 0, 0}};
+		TopkKey		t4[] = {{C_CI, 0, 0}, {C_KB, 1, 0}};
+		TopkKey		u1[] = {{C_KB, 1, 0}};
+		TopkKey		u2[] = {{C_KB, 0, 0}};
+
+		topk_case(in, "4 distinct floats (ties)", 0, 10, 1, 3, t1);
+		topk_case(in, "3 ints + extremes, NULLs first", 0, 10, 1, 2, t2);
+		topk_case(in, "3 ints + extremes DESC", 0, 1000, 1, 3, t3);
+		topk_case(in, "10000 values (ties)", 0, 1000, 1, 2, t4);
+		topk_case(in, "unique ints DESC", 0, 10, 1, 1, u1);
+		topk_case(in, "unique ints", 0, n8, 1, 1, u2);
+	}
+	{
+		TopkKey		w1[] = {{C_VF, 1, 1}, {C_KB, 0, 0}};
+		TopkKey		w2[] = {{C_KB, 1, 0}};
+		TopkKey		w3[] = {{C_VI, 0, 0}, {C_KF, 1, 1}, {C_KB, 0, 0}};
+		TopkKey		w4[] = {{C_KF2, 1, 0}, {C_VF, 0, 1}};
+
+		topk_case(in, "filtered", 1, 10, -1, 2, w1);
+		topk_case(in, "filtered", 3, 1000, -1, 1, w2);
+		topk_case(in, "filtered", 2, 100, -1, 3, w3);
+		topk_case(in, "filtered", 4, 1000, -1, 2, w4);
+	}
+	{
+		/* every first key equal: +0 and -0 */
+		TopkKey		e1[] = {{C_KF2, 0, 0}, {C_KB, 1, 0}};
+		TopkKey		e2[] = {{C_KF2, 1, 1}};
+
+		for (i = 0; i < nrows; i++)
+			col_f(in, C_KF2)[i] = i % 3 ? 0.0 : -0.0;
+		topk_case(in, "first key all equal (+-0)", 0, 10, 1, 2, e1);
+		topk_case(in, "first key all equal (+-0), one key", 0, 1000, 1, 1, e2);
+		topk_case(in, "first key all equal (+-0), filtered", 3, 10, -1, 2, e1);
+	}
+	{
+		/* all but 5 first keys NULL, then all but 5 non-NULL */
+		TopkKey		n1[] = {{C_KI, 0, 0}, {C_KB, 0, 0}};
+		TopkKey		n2[] = {{C_KI, 1, 1}, {C_KB, 1, 0}};
+
+		for (i = 0; i < nrows; i++)
+			col_n(in, C_KI)[i] = i % (nrows / 5) != 7;
+		topk_case(in, "5 values, NULLs last (every row a candidate)", 0, 10, 1, 2, n1);
+		topk_case(in, "5 values, NULLs first", 0, 10, 1, 2, n2);
+		for (i = 0; i < nrows; i++)
+			col_n(in, C_KI)[i] = i % (nrows / 5) == 7;
+		topk_case(in, "5 NULLs first, nnull < k", 0, 10, 1, 2, n2);
+		topk_case(in, "5 NULLs first, nnull >= k", 0, 3, 1, 2, n2);
+		topk_case(in, "5 NULLs last", 0, 10, 1, 2, n1);
+	}
+	free(in);
+}
+
+/* splitmix64 of x (the timing table's hash). */
+static uint64_t
+mix64(uint64_t x)
+{
+	uint64_t	z = x + 0x9e3779b97f4a7c15ULL;
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/*
+ * Top-k timing on the device (printed, never asserted): nrows rows of
+ * (id int8, v float8) cached in a CUDA store, v = 20 random bits / 2^20
+ * and NULL for every 97th id (the benchmark's table t), each query under
+ * the default choice (top-k; best of 3) and with the full sort forced;
+ * the two results must be identical.
+ */
+static void
+test_topk_timing(uint64_t nrows)
+{
+	uint32_t	kinds[2] = {GDB_KIND_INT64, GDB_KIND_FLOAT64};
+	uint32_t	hn[2] = {0, 1};
+	GdbBatch   *b = batch_new(2, kinds, hn, nrows);
+	GdbStore   *s = NULL;
+	GdbError	err;
+	uint64_t	i;
+	static const struct
+	{
+		const char *name;
+		const char *prog;
+		int			c0,
+					desc0,
+					nf0;
+	}			q[] = {
+		{"ORDER BY v DESC, id LIMIT 10 (NULLs first)", "", 1, 1, 1},
+		{"ORDER BY v DESC NULLS LAST, id LIMIT 10", "", 1, 1, 0},
+		{"ORDER BY v, id LIMIT 10 WHERE id % 7 = 3", "$0 i7 int_mod/8 i3 int_eq", 1, 0, 0},
+		{"ORDER BY id DESC LIMIT 10", "", 0, 1, 0},
+	};
+
+	b->nrows = nrows;
+	for (i = 0; i < nrows; i++)
+	{
+		uint64_t	id = i + 1;
+
+		col_i(b, 0)[i] = (int64_t) id;
+		col_n(b, 1)[i] = id % 97 == 0;
+		col_f(b, 1)[i] = id % 97 == 0 ? 0.0 : (double) (mix64(id * 31) & 1048575) / 1048576.0;
+	}
+	if (st_create(1, b, nrows, &s, &err) != GDB_OK || st_append(1, s, b, NULL, &err) != GDB_OK)
+	{
+		printf("  top-k timing: store of %llu rows not built (%s); skipped\n",
+			   (unsigned long long) nrows, err.message);
+		if (s)
+			gdb_cuda_store_free(s);
+		free(b);
+		return;
+	}
+	for (size_t qi = 0; qi < sizeof(q) / sizeof(q[0]); qi++)
+	{
+		GdbRequest *r = request_new();
+		GdbBatch   *top = NULL,
+				   *full = NULL;
+		double		best = -1,
+					tfull = -1;
+		GdbStats	bst,
+					fst;
+		long long	ncand = -1;
+		int			rep,
+					st;
+
+		memset(&bst, 0, sizeof(bst));
+		memset(&fst, 0, sizeof(fst));
+
+		r->oper = GDB_OPER_SORT;
+		assemble(r, q[qi].prog);
+		r->nout = 2;
+		r->out_cols[0] = 0;
+		r->out_cols[1] = 1;
+		r->nsort = q[qi].c0 == 0 ? 1 : 2;
+		r->sort_keys[0].col = q[qi].c0;
+		r->sort_keys[0].descending = (uint8_t) q[qi].desc0;
+		r->sort_keys[0].nulls_first = (uint8_t) q[qi].nf0;
+		r->sort_keys[1].col = 0;
+		r->limit = 10;
+		for (rep = 0; rep < 4; rep++)
+		{
+			GdbStats	stt;
+			GdbBatch   *res = NULL;
+
+			memset(&stt, 0, sizeof(stt));
+			gdb_cuda_set_topk(rep < 3 ? -1 : 0);
+			st = st_groupby(1, s, r, &res, &stt, &err);
+			check(st == GDB_OK, "top-k timing %s: status %d (%s)", q[qi].name, st, err.message);
+			if (st != GDB_OK)
+				break;
+			if (rep < 3)
+			{
+				ncand = gdb_cuda_last_topk();
+				if (best < 0 || stt.device_ms < best)
+				{
+					best = stt.device_ms;
+					bst = stt;
+				}
+				free(top);
+				top = res;
+			}
+			else
+			{
+				tfull = stt.device_ms;
+				fst = stt;
+				full = res;
+			}
+		}
+		gdb_cuda_set_topk(-1);
+		if (top && full)
+		{
+			check(rows_equal(q[qi].name, r, top, full), "top-k timing %s: top-k vs full sort",
+				  q[qi].name);
+			check(ncand >= 10, "top-k timing %s: the top-k path ran (%lld)", q[qi].name, ncand);
+			printf("  top-k timing, %llu cached rows, %s: top-k %.3f ms device (%lld candidates; "
+				   "filter %.3f, sort %.3f, project %.3f, out %.3f), full sort %.3f ms "
+				   "(filter %.3f, sort %.3f)\n", (unsigned long long) nrows, q[qi].name, best,
+				   ncand, bst.phase_ms[GDB_PHASE_FILTER], bst.phase_ms[GDB_PHASE_SORT],
+				   bst.phase_ms[GDB_PHASE_AGGREGATE], bst.phase_ms[GDB_PHASE_TRANSFER_OUT],
+				   tfull, fst.phase_ms[GDB_PHASE_FILTER], fst.phase_ms[GDB_PHASE_SORT]);
+		}
+		free(top);
+		free(full);
+		free(r);
+	}
+	gdb_cuda_store_free(s);
+	free(b);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -2972,6 +3362,10 @@ main(int argc, char **argv)
 	/* SELECT and SORT: reference, CPU, GPU; malformed requests; stores */
 	test_select_sort_bad();
 	test_select_sort();
+	test_topk(3000);
+	test_topk(gpu ? 3000000 : 100000);
+	if (gpu && HAVE_TOPK_HOOKS)
+		test_topk_timing(100000000);
 	{
 		static const uint64_t store_rows[] = {0, 100, 5000};
 
