@@ -454,7 +454,7 @@ gdb_phase_compact(GdbRun *r, int readback, GdbError *err)
 			gdb_sequence_kernel<<<gdb_blocks(ex, r->nrows), GDB_BLOCK, 0, s>>>(r->perm[0], r->nrows);
 			GDB_CUDA_CHECK_LAUNCH(err, "gdb_sequence_kernel");
 		}
-		return GDB_OK;
+		return gdb_phase_begin(r, GDB_PHASE_SORT, err);
 	}
 	if (r->nrows > 0)
 	{
