@@ -2,11 +2,21 @@
 # test/gpu_host_run.sh — run on the GPU host (through the device tool), from the
 # project root, after ../shared/gpu-host/bundle.sh made .gpu-bundle/ here.
 #
-#   bash test/gpu_host_run.sh [suites|bench|all]
+#   bash test/gpu_host_run.sh [suites|bench|all|bench-start|bench-wait [SECONDS]]
 #
 # Starts the bundled PostgreSQL 15 with gpudb preloaded and gpudb.device = gpu,
 # runs the device self-test (GPU path against the CPU path), the pg_regress
 # and pgTAP suites, and optionally the benchmark; logs go to $OUT (or ./gpu-logs).
+#
+# The benchmark (test/bench/bench.py; the section "the benchmark" below says
+# what it takes):
+#   bench        runs it now, results in $OUT/bench/ and $OUT/bench.log;
+#   bench-start  starts the same run detached (setsid) and returns at once, for
+#                a device tool whose commands may last 10 minutes: the run and
+#                the server go on while the machine stays warm;
+#   bench-wait   waits up to SECONDS (default 540) for that run, shows its
+#                progress and copies its results so far to $OUT/bench/; call
+#                it again until it says "finished".
 set -uo pipefail
 what=${1:-all}
 OUT=${OUT:-$PWD/gpu-logs}
@@ -65,14 +75,44 @@ if [ "$what" = suites ] || [ "$what" = all ]; then
         tail -n 3 "$OUT/faults.log"
     fi
 fi
-if [ "$what" = bench ] || [ "$what" = all ]; then
-    # shellcheck disable=SC2086
-    python3 test/bench/bench.py --rows "${BENCH_ROWS:-10000000}" --workers 16 ${BENCH_ARGS:-} \
-        --out "$OUT/bench" > "$OUT/bench.log" 2>&1 || status=1
-    tail -n 14 "$OUT/bench.log"
-    # the cached table t of the benchmark, answered from the device cache,
-    # against plain SQL (integers exact)
-    psql -X -v ON_ERROR_STOP=1 > "$OUT/cache_check.log" 2>&1 <<'SQL' || status=1
+# ---- the benchmark -----------------------------------------------------------
+# Environment (each optional):
+#   BENCH_ROWS        synthetic sizes, default 1M,10M,100M (the largest is table t)
+#   BENCH_FLIGHTS     flights sizes, default 3M,30M; 300M adds ~18 GB of heap and a long
+#                     build (0: no flights)
+#   BENCH_ARGS        more bench.py arguments, e.g. "--reps 3 --budget 20 --sections synthetic,flights,small"
+#   BENCH_CACHE_SIZE  gpudb.cache_size for the run (default 32GB)
+#   BENCH_COMMIT      the commit to name the results by (default: git's, where .git is here)
+# Data: the synthetic tables are built by the run and kept in the cluster (a
+# warm machine's next run reuses them); the flights come from the first of
+# test/bench/data/flights-3m.csv.gz (git-ignored: make it on the development
+# machine, after test/demo_flights.sh fetched the parquet, with
+#   node test/load_flights.mjs | gzip > test/bench/data/flights-3m.csv.gz
+# and carry test/bench/data), test/bench/data/flights-3m.parquet (pyarrow),
+# .gpu-bundle/flights-3m.* (bench.py --help); without one the flights part is
+# skipped with a message.
+# Copy bandwidth: test/bench/copy_bandwidth, built on the development machine with
+#   /usr/local/cuda/bin/nvcc -O2 -cudart static -o test/bench/copy_bandwidth test/bench/copy_bandwidth.cu
+# and carried (git-ignored), else built here when nvcc is here.
+BENCH_DIR=/tmp/gpudb-bench
+bench_command() {   # a shell command line; BENCH_ARGS is shell syntax
+    printf 'python3 test/bench/bench.py --rows %q --flights %q --workers 16 --cache-size %q %s' \
+        "${BENCH_ROWS:-1M,10M,100M}" "${BENCH_FLIGHTS:-3M,30M}" "${BENCH_CACHE_SIZE:-32GB}" "${BENCH_ARGS:-}"
+}
+bench_prepare() {
+    if [ ! -x test/bench/copy_bandwidth ]; then
+        nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+        [ -x "$nvcc" ] && "$nvcc" -O2 -cudart static -o test/bench/copy_bandwidth test/bench/copy_bandwidth.cu
+    fi
+    if [ -z "${BENCH_COMMIT:-}" ] && ! git rev-parse HEAD >/dev/null 2>&1; then
+        echo "bench: no .git here: set BENCH_COMMIT to name the results by the commit"
+    fi
+}
+# the cached table t of the benchmark, answered from the device cache, against
+# plain SQL (integers exact)
+bench_cache_check() {
+    echo "==== cache check (table t) ===="
+    psql -X -v ON_ERROR_STOP=1 2>&1 <<'SQL' || status=1
 SELECT relation, rows, device_bytes, host_bytes, state FROM gpu_cache;
 SELECT count(*) AS diff_g FROM (
   (SELECT * FROM gpu_groupby('t', 'g, k', 'count(*), sum(h), min(id), max(v)', 'id % 3 = 1 AND k <> ''key7''')
@@ -98,7 +138,52 @@ SELECT (SELECT count(*) FROM (TABLE a1 EXCEPT ALL TABLE a2) x) + (SELECT count(*
 EXPLAIN (ANALYZE, COSTS OFF) SELECT g, k, count(*), sum(h), min(id), max(v) FROM t WHERE id % 3 = 1 AND k <> 'key7' GROUP BY g, k;
 EXPLAIN (ANALYZE, COSTS OFF) SELECT id, v FROM t ORDER BY v DESC, id LIMIT 10;
 SQL
-    cat "$OUT/cache_check.log"
+}
+# $OUT keeps the log (the cache check appended) and bench/ with the markdown,
+# the JSON and the two charts: with gpu.txt, start.log and server.log, the 8
+# files the device tool brings back
+if [ "$what" = bench ] || [ "$what" = all ]; then
+    bench_prepare
+    rm -rf "$OUT/bench"
+    PYTHONUNBUFFERED=1 bash -c "$(bench_command) --out $(printf %q "$OUT/bench")" > "$OUT/bench.log" 2>&1 || status=1
+    bench_cache_check >> "$OUT/bench.log"
+    grep -E "^\[ *[0-9]+ s\] (target|wrote)|^bench:" "$OUT/bench.log" | tail -n 40
+    grep -A 2 -E "^ *(diff_g|plan_diff)" "$OUT/bench.log"
+fi
+if [ "$what" = bench-start ]; then
+    bench_prepare
+    if [ -f $BENCH_DIR/pid ] && [ ! -f $BENCH_DIR/rc ] && kill -0 "$(cat $BENCH_DIR/pid)" 2>/dev/null; then
+        echo "bench-start: a run is going on already (pid $(cat $BENCH_DIR/pid)); follow it with bench-wait"
+    else
+        rm -rf $BENCH_DIR && mkdir -p $BENCH_DIR
+        cmd="$(bench_command) --out $BENCH_DIR/out"
+        echo "$cmd" > $BENCH_DIR/command
+        # a new session: the device tool ends the processes a command leaves, but not those
+        setsid nohup bash -c "source /tmp/gpudb-pg/env.sh; PYTHONUNBUFFERED=1 $cmd > $BENCH_DIR/bench.log 2>&1;
+                              echo \$? > $BENCH_DIR/rc" < /dev/null > /dev/null 2>&1 &
+        echo $! > $BENCH_DIR/pid
+        echo "bench-start: started: $cmd"
+        echo "bench-start: follow it with: bash test/gpu_host_run.sh bench-wait [SECONDS]"
+    fi
+fi
+if [ "$what" = bench-wait ]; then
+    limit=${2:-540}
+    waited=0
+    [ -d $BENCH_DIR ] || { echo "bench-wait: no run was started (bench-start) on this machine"; exit 1; }
+    while [ ! -f $BENCH_DIR/rc ] && [ "$waited" -lt "$limit" ]; do sleep 10; waited=$((waited + 10)); done
+    tail -n 12 $BENCH_DIR/bench.log
+    rm -rf "$OUT/bench" && mkdir -p "$OUT/bench"
+    cp $BENCH_DIR/out/* "$OUT/bench/" 2>/dev/null
+    cp $BENCH_DIR/bench.log "$OUT/bench.log"
+    if [ -f $BENCH_DIR/rc ]; then
+        [ "$(cat $BENCH_DIR/rc)" = 0 ] || status=1
+        bench_cache_check >> "$OUT/bench.log"
+        grep -E "^\[ *[0-9]+ s\] target" "$OUT/bench.log"
+        grep -A 2 -E "^ *(diff_g|plan_diff)" "$OUT/bench.log"
+        echo "bench-wait: finished (exit $(cat $BENCH_DIR/rc)); results in \$OUT/bench"
+    else
+        echo "bench-wait: still running after ${waited} s (the results so far are in \$OUT/bench); call bench-wait again"
+    fi
 fi
 cp /tmp/gpudb-pg/server.log "$OUT/server.log" 2>/dev/null
 # (test/faults.sh kills the GPU server process on purpose: its worker's line is expected)

@@ -1,247 +1,1186 @@
 #!/usr/bin/env python3
-"""test/bench/bench.py — gpudb against PostgreSQL's own plan, same server, same data.
+"""test/bench/bench.py — gpudb against PostgreSQL's own plan: same server, same data, same run.
 
-usage: python3 test/bench/bench.py [--rows N] [--reps R] [--out DIR] [--skip-load]
+usage: python3 test/bench/bench.py [--rows 1M,10M,100M] [--flights 3M,30M] [--reps R]
+                                   [--workers W] [--out DIR] [more options: --help]
 
 Needs psql on PATH and a server reachable through the usual PG* variables, with
-gpudb installed.  Builds the synthetic table t(g int4 -- 1,000 groups, h int4 --
-rows/5 groups, v float8, id int8, k text -- 100 keys, NULLs in v), runs every
-workload with gpu_groupby (gpudb.device as configured) and as plain SQL
-(max_parallel_workers_per_gather as configured), R repetitions each after one
-warm-up, and writes a markdown table (median and spread of psql's end-to-end
-time, the device time from gpu_last_execution()) to DIR/<date>-<device>-<commit>.md.
-A second table runs ordinary SQL (B1-B6) with gpudb.enabled on, so the planner
-picks the plan nodes (GpuScan, GpuAgg, GpuSort), against gpudb.enabled off; a
-third checks small tables (1k, 10k, 100k rows), where gpudb on must stay within
-5 % of off (the cost model's job).  Speed is measured here, never asserted in
-tests.
+gpudb installed (shared_preload_libraries = gpudb for the column cache).  Runs
+with python3's standard library alone; the charts need matplotlib and are left
+out, with a note, without it.
+
+One run does all of this:
+
+ 1. The device's copy bandwidth: test/bench/copy_bandwidth (device-to-device
+    cudaMemcpy, CUDA events), when that binary exists.  Build it here and carry
+    it to the GPU host (which has the driver but no CUDA runtime):
+        /usr/local/cuda/bin/nvcc -O2 -cudart static -o test/bench/copy_bandwidth test/bench/copy_bandwidth.cu
+ 2. The data, kept between runs (a table whose comment says it was built the
+    same way is reused; --rebuild builds again):
+    - synthetic t(g int4: 1,000 groups, h int4: rows/5 groups (20M at 100M
+      rows), v float8 in [0, 1), id int8, k text: 100 keys), NULLs in h, v and
+      k, at each --rows size; the largest is table "t", the others t_<size>;
+      built by --load-jobs parallel INSERT ... SELECT sessions;
+    - the 3M real US flights of vega-datasets (the table of
+      test/demo_flights.sh: date timestamp, delay int, distance int, origin
+      text, destination text, plus month date = date_trunc('month', date),
+      since the plan nodes group by plain columns only), and, for each larger
+      --flights size, the same rows replicated inside PostgreSQL (INSERT ...
+      SELECT date + copy * 6 months, one copy per 6-month span of the file);
+      smaller sizes take the first rows.  The file: --flights-file, else
+      $BENCH_FLIGHTS_FILE, else the first of
+      test/bench/data/flights-3m.{csv.gz,csv,parquet} (test/bench/data/ is
+      git-ignored), .gpu-bundle/flights-3m.{csv.gz,csv,parquet}, and
+      demo_flights.sh's npm cache ($GPUDB_NPM_PREFIX, default
+      ~/.cache/gpudb/npm).  CSV as load_flights.mjs writes it (gzipped or
+      not) needs nothing more: make it for a machine without node with
+          node test/load_flights.mjs | gzip > test/bench/data/flights-3m.csv.gz
+      Parquet is decoded with pyarrow when importable, else with node
+      test/load_flights.mjs.  Without the file the flights part is skipped
+      with a message.
+ 3. Per table: gpu_cache_load (time, bytes of column data, GB/s), then every
+    workload with gpudb.enabled on (the plan nodes, from the cache) and off
+    (PostgreSQL's plan, max_parallel_workers_per_gather = W and the table's
+    parallel_workers = W): one warm-up, then R repetitions (fewer where one
+    run takes longer than --budget allows); median and min-max of psql's end
+    to end time (\\timing, rows fetched by psql), the device time from
+    gpu_last_execution(), and the device time per phase from the Custom Scan
+    nodes of EXPLAIN (ANALYZE, FORMAT JSON) ("Transfer In Time", "Filter
+    Time", "Sort Time", "Aggregate Time", "Transfer Out Time" next to
+    "Device Time" and "Run Time"; absent properties show as -).
+ 4. At the largest size: B1/B2 uncached (gpudb.use_cache = off) against the
+    same PostgreSQL runs; gpu_groupby (the SQL function) over the heap and
+    the cache.  Kernel bandwidth of B1/B2: bytes of the columns the query
+    reads / device kernel time, against the copy bandwidth.  Small tables
+    (1k, 10k, 100k rows): gpudb on must stay within 5 % of off.
+ 5. Results: <date>-<gpu>-<commit>.md (tables, the targets of issue 5 and by
+    how much each is missed), .json (everything measured; chart.py reads it),
+    -speedup.png and -scaling.png (time against table size), written to
+    --out DIR, by default test/bench/results/<date>-<gpu>-<commit>/.  The
+    JSON and markdown are rewritten after each section, so a run cut short
+    keeps what it measured.
+
+Speed is measured here, never asserted: CI runs this at a tiny scale
+(test/run_tests.sh: --rows 20000 --reps 1 --workers 0) so that it cannot rot.
 """
 import argparse
 import datetime
+import gzip
+import json
+import math
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
+import time
 
-WORKLOADS = [
-    # name, gpu_groupby query, plain SQL query
-    ("B1 group by g (1,000 groups)",
-     "SELECT * FROM gpu_groupby('t', 'g', 'count(*), sum(v), avg(v)') AS x(g int4, n bigint, s float8, a float8)",
-     "SELECT g, count(*), sum(v), avg(v) FROM t GROUP BY g"),
-    ("B2 filter + sum, 0.1 %",
-     "SELECT * FROM gpu_groupby('t', '', 'count(*), sum(v)', 'v BETWEEN 0 AND 0.001') AS x(n bigint, s float8)",
-     "SELECT count(*), sum(v) FROM t WHERE v BETWEEN 0 AND 0.001"),
-    ("B2 filter + sum, 1 %",
-     "SELECT * FROM gpu_groupby('t', '', 'count(*), sum(v)', 'v BETWEEN 0 AND 0.01') AS x(n bigint, s float8)",
-     "SELECT count(*), sum(v) FROM t WHERE v BETWEEN 0 AND 0.01"),
-    ("B2 filter + sum, 10 %",
-     "SELECT * FROM gpu_groupby('t', '', 'count(*), sum(v)', 'v BETWEEN 0 AND 0.1') AS x(n bigint, s float8)",
-     "SELECT count(*), sum(v) FROM t WHERE v BETWEEN 0 AND 0.1"),
-    ("B2 filter + sum, 50 %",
-     "SELECT * FROM gpu_groupby('t', '', 'count(*), sum(v)', 'v BETWEEN 0 AND 0.5') AS x(n bigint, s float8)",
-     "SELECT count(*), sum(v) FROM t WHERE v BETWEEN 0 AND 0.5"),
-    ("B5 filter id % 7 = 3, min/max by g",
-     "SELECT * FROM gpu_groupby('t', 'g', 'min(v), max(v), count(*)', 'id % 7 = 3') AS x(g int4, mn float8, mx float8, n bigint)",
-     "SELECT g, min(v), max(v), count(*) FROM t WHERE id % 7 = 3 GROUP BY g"),
-    ("text key (100 groups)",
-     "SELECT * FROM gpu_groupby('t', 'k', 'count(*), avg(v)') AS x(k text, n bigint, a float8)",
-     "SELECT k, count(*), avg(v) FROM t GROUP BY k"),
-    ("B4 group by h (rows/5 groups)",
-     "SELECT * FROM gpu_groupby('t', 'h', 'sum(v)') AS x(h int4, s float8)",
-     "SELECT h, sum(v) FROM t GROUP BY h"),
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+PSQL = ["psql", "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1"]
+T0 = time.time()
+
+# Issue 5's targets (end to end, at 100M rows, cached).
+TARGET_MS = {"B1": 2.0, "B2": 2.0, "B3": 4.0, "B4": 40.0, "B5": 4.0}
+TARGET_UNCACHED_SPEEDUP = 2.0
+TARGET_LOAD_GBPS = 1.0
+TARGET_KERNEL_PCT = 80.0
+TARGET_SMALL_RATIO = 1.05
+
+# Plan-node workloads over the synthetic table: id, name, query ({t}: table,
+# {n10}: a tenth of its rows), columns read (for the kernel bandwidth).
+SYNTH_WORKLOADS = [
+    ("B1", "B1 group by g (1,000 groups)",
+     "SELECT g, count(*), sum(v), avg(v) FROM {t} GROUP BY g", ("g", "v")),
+    ("B2", "B2 filter + sum, 0.1 %",
+     "SELECT count(*), sum(v) FROM {t} WHERE v BETWEEN 0 AND 0.001", ("v",)),
+    ("B2", "B2 filter + sum, 1 %",
+     "SELECT count(*), sum(v) FROM {t} WHERE v BETWEEN 0 AND 0.01", ("v",)),
+    ("B2", "B2 filter + sum, 10 %",
+     "SELECT count(*), sum(v) FROM {t} WHERE v BETWEEN 0 AND 0.1", ("v",)),
+    ("B2", "B2 filter + sum, 50 %",
+     "SELECT count(*), sum(v) FROM {t} WHERE v BETWEEN 0 AND 0.5", ("v",)),
+    ("B3", "B3 order by v desc, id limit 10",
+     "SELECT id, v FROM {t} ORDER BY v DESC, id LIMIT 10", ("v", "id")),
+    ("B4", "B4 group by h (rows/5 groups), top 10 sums",
+     "SELECT h, sum(v) FROM {t} GROUP BY h ORDER BY 2 DESC NULLS LAST, 1 LIMIT 10", ("h", "v")),
+    ("B5", "B5 filter id % 7 = 3, min/max by g",
+     "SELECT g, min(v), max(v), count(*) FROM {t} WHERE id % 7 = 3 GROUP BY g", ("id", "g", "v")),
+    ("B6", "B6 order by v, the 10 % of rows with id <= rows/10",
+     "SELECT id, v FROM {t} WHERE id <= {n10} ORDER BY v, id", ("id", "v")),
+    ("K", "text key k (100 keys + NULL)",
+     "SELECT k, count(*), avg(v) FROM {t} GROUP BY k", ("k", "v")),
+    ("S", "selection id % 1000 = 0",
+     "SELECT id, v FROM {t} WHERE id % 1000 = 0", ("id", "v")),
 ]
 
+# Uncached: these, with gpudb.use_cache = off, against the same PostgreSQL runs.
+HEAP_WORKLOADS = ("B1 group by g (1,000 groups)", "B2 filter + sum, 1 %", "B2 filter + sum, 50 %")
 
-# Ordinary SQL for the plan nodes: name, query (gpudb.enabled on vs off).
-PLAN_WORKLOADS = [
-    ("B1 group by g", "SELECT g, count(*), sum(v), avg(v) FROM t GROUP BY g"),
-    ("B2 filter + sum, 1 %", "SELECT count(*), sum(v) FROM t WHERE v BETWEEN 0 AND 0.01"),
-    ("B2 filter + sum, 50 %", "SELECT count(*), sum(v) FROM t WHERE v BETWEEN 0 AND 0.5"),
-    ("B3 order by v desc, id limit 10", "SELECT id, v FROM t ORDER BY v DESC, id LIMIT 10"),
-    ("B4 group by h, top 10 sums",
-     "SELECT h, sum(v) FROM t GROUP BY h ORDER BY 2 DESC NULLS LAST, 1 LIMIT 10"),
+# gpu_groupby (the SQL function) against the same query as plain SQL.
+FUNCTION_WORKLOADS = [
+    ("B1 group by g (1,000 groups)",
+     "SELECT * FROM gpu_groupby('{t}', 'g', 'count(*), sum(v), avg(v)') AS x(g int4, n bigint, s float8, a float8)",
+     "SELECT g, count(*), sum(v), avg(v) FROM {t} GROUP BY g"),
+    ("B2 filter + sum, 1 %",
+     "SELECT * FROM gpu_groupby('{t}', '', 'count(*), sum(v)', 'v BETWEEN 0 AND 0.01') AS x(n bigint, s float8)",
+     "SELECT count(*), sum(v) FROM {t} WHERE v BETWEEN 0 AND 0.01"),
+    ("B2 filter + sum, 50 %",
+     "SELECT * FROM gpu_groupby('{t}', '', 'count(*), sum(v)', 'v BETWEEN 0 AND 0.5') AS x(n bigint, s float8)",
+     "SELECT count(*), sum(v) FROM {t} WHERE v BETWEEN 0 AND 0.5"),
     ("B5 filter id % 7 = 3, min/max by g",
-     "SELECT g, min(v), max(v), count(*) FROM t WHERE id % 7 = 3 GROUP BY g"),
-    ("B6 order by v, all rows of id <= 10M",
-     "SELECT id, v FROM t WHERE id <= 10000000 ORDER BY v, id"),
-    ("selection id % 1000 = 0", "SELECT id, v FROM t WHERE id % 1000 = 0"),
+     "SELECT * FROM gpu_groupby('{t}', 'g', 'min(v), max(v), count(*)', 'id % 7 = 3') AS x(g int4, mn float8, mx float8, n bigint)",
+     "SELECT g, min(v), max(v), count(*) FROM {t} WHERE id % 7 = 3 GROUP BY g"),
+    ("text key k",
+     "SELECT * FROM gpu_groupby('{t}', 'k', 'count(*), avg(v)') AS x(k text, n bigint, a float8)",
+     "SELECT k, count(*), avg(v) FROM {t} GROUP BY k"),
+    ("B4 group by h (all groups returned)",
+     "SELECT * FROM gpu_groupby('{t}', 'h', 'sum(v)') AS x(h int4, s float8)",
+     "SELECT h, sum(v) FROM {t} GROUP BY h"),
+]
+
+# Flights: each without and with the date range ({where}: '' or ' WHERE ...').
+FLIGHTS_WORKLOADS = [
+    ("F1", "F1 avg delay and count by origin",
+     "SELECT origin, avg(delay), count(*) FROM {t}{where} GROUP BY origin"),
+    ("F2", "F2 by origin and month",
+     "SELECT origin, month, avg(delay), count(*) FROM {t}{where} GROUP BY origin, month"),
+    ("F2x", "F2x by origin and date_trunc('month', date) (expression key)",
+     "SELECT origin, date_trunc('month', date) AS m, avg(delay), count(*) FROM {t}{where} GROUP BY 1, 2"),
+    ("F3", "F3 top 20 routes by count",
+     "SELECT origin, destination, count(*) AS n FROM {t}{where} GROUP BY origin, destination "
+     "ORDER BY n DESC, origin, destination LIMIT 20"),
+    ("F4", "F4 delay percentiles by origin",
+     "SELECT origin, percentile_cont(ARRAY[0.5, 0.9, 0.99]) WITHIN GROUP (ORDER BY delay) "
+     "FROM {t}{where} GROUP BY origin"),
 ]
 
 SMALL_SIZES = [1000, 10000, 100000]
+SMALL_WORKLOADS = [
+    ("B1", "SELECT g, count(*), sum(v), avg(v) FROM {t} GROUP BY g"),
+    ("B2 1 %", "SELECT count(*), sum(v) FROM {t} WHERE v BETWEEN 0 AND 0.01"),
+    ("B3", "SELECT id, v FROM {t} ORDER BY v DESC, id LIMIT 10"),
+]
+
+PHASES = ["Transfer In Time", "Filter Time", "Sort Time", "Aggregate Time", "Transfer Out Time"]
+NODE_NUMBERS = ["Device Time", "Run Time", "Bytes To Device", "Bytes From Device"] + PHASES
+
+SYNTH_MARK = "gpudb bench synthetic v2"
+FLIGHTS_BASE_MARK = "gpudb bench flights base v1"
+FLIGHTS_MARK = "gpudb bench flights v1"
+FLIGHTS_COLUMNS = ["date", "delay", "distance", "origin", "destination"]
 
 
-def make_table(name, n):
-    psql("DROP TABLE IF EXISTS %s" % name)
-    psql("""CREATE TABLE %s AS SELECT (i %% 1000)::int4 AS g, (hashint8(i) %% %d)::int4 AS h,
-            CASE WHEN i %% 97 = 0 THEN NULL ELSE (hashint8(i * 31) & 1048575) / 1048576.0 END::float8 AS v,
-            i::int8 AS id, 'key' || (i %% 100) AS k
-            FROM generate_series(1::int8, %d) i""" % (name, max(n // 5, 1), n))
-    psql("VACUUM ANALYZE %s" % name)
+# ---------------------------------------------------------------------------
+# small helpers
+# ---------------------------------------------------------------------------
 
-
-def gpu_nodes(query, setup=""):
-    """The Gpu plan nodes the planner picks for query with gpudb on."""
-    r = subprocess.run(["psql", "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1"],
-                       input=setup + "\nEXPLAIN (COSTS OFF) %s;\n" % query,
-                       capture_output=True, text=True)
-    return ",".join(re.findall(r"Custom Scan \((Gpu[A-Za-z]+)\)", r.stdout)) or "none"
+def log(msg):
+    print("[%6.0f s] %s" % (time.time() - T0, msg), flush=True)
 
 
 def psql(sql, check=True):
-    r = subprocess.run(["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-At", "-c", sql],
-                       capture_output=True, text=True)
+    r = subprocess.run(PSQL + ["-c", sql], capture_output=True, text=True)
     if check and r.returncode != 0:
         sys.exit("bench: psql failed: %s\n%s" % (sql, r.stderr))
     return r.stdout.strip()
 
 
-def timed(setup, query, reps):
-    """End-to-end times (ms) of query in one psql session, after one warm-up."""
-    # the rows go to /dev/null (fetched, as a client would), the device time to stdout
+def psql_script(script):
+    return subprocess.run(PSQL, input=script, capture_output=True, text=True)
+
+
+def sql_literal(s):
+    return "'" + str(s).replace("'", "''") + "'"
+
+
+def parse_size(s):
+    s = s.strip().lower().replace("_", "")
+    if s in ("", "0", "none", "off"):
+        return 0
+    mult = {"k": 10**3, "m": 10**6, "g": 10**9, "b": 10**9}.get(s[-1], 1)
+    if mult != 1:
+        s = s[:-1]
+    return int(round(float(s) * mult))
+
+
+def parse_sizes(s):
+    return sorted({n for n in (parse_size(x) for x in str(s).split(",")) if n > 0})
+
+
+def size_label(n):
+    for unit, div in (("G", 10**9), ("M", 10**6), ("k", 10**3)):
+        if n >= div and n % (div // 10) == 0:
+            return ("%g" % (n / div)) + unit
+    return str(n)
+
+
+def table_suffix(n):
+    return size_label(n).lower().replace(".", "_")
+
+
+def fmt_ms(x):
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "-"
+    if x < 10:
+        return "%.2f" % x
+    if x < 100:
+        return "%.1f" % x
+    return "%.0f" % x
+
+
+def fmt_run(m):
+    """median (min–max) of a measurement, with its number of runs when short."""
+    if not m:
+        return "-"
+    if m.get("error"):
+        return "error"
+    s = "%s (%s–%s)" % (fmt_ms(m["median"]), fmt_ms(m["min"]), fmt_ms(m["max"]))
+    if m.get("warmup_only"):
+        s += " [1 run]"
+    elif m.get("short"):
+        s += " [%d run%s]" % (m["n"], "" if m["n"] == 1 else "s")
+    return s
+
+
+def fmt_speedup(x):
+    if x is None:
+        return "-"
+    return ("%.0fx" if x >= 100 else "%.1fx" if x >= 1 else "%.2fx") % x
+
+
+def ratio(a, b):
+    if not a or not b or a.get("error") or b.get("error") or not b["median"]:
+        return None
+    return a["median"] / b["median"]
+
+
+def table_mark(name):
+    r = psql("SELECT coalesce(obj_description(to_regclass(%s), 'pg_class'), '')" % sql_literal(name))
+    return r or None
+
+
+def run_parallel(statements, jobs):
+    """Runs the statements in up to jobs psql sessions at once."""
+    pending, running = list(statements), []
+    while pending or running:
+        while pending and len(running) < max(1, jobs):
+            sql = pending.pop(0)
+            running.append((sql, subprocess.Popen(PSQL + ["-c", sql], stdout=subprocess.DEVNULL,
+                                                  stderr=subprocess.PIPE, text=True)))
+        sql, p = running.pop(0)
+        err = p.communicate()[1]
+        if p.returncode != 0:
+            for _, q in running:
+                q.kill()
+            sys.exit("bench: failed: %s\n%s" % (sql, err))
+
+
+# ---------------------------------------------------------------------------
+# measuring
+# ---------------------------------------------------------------------------
+
+def _session(setup, query, runs):
+    """psql end-to-end times (ms) and gpu_last_execution() device times of runs
+    executions of query in one session; the rows go to /dev/null (fetched, as a
+    client would)."""
     script = setup + "\n\\timing on\n" + "\n".join(
         ["\\o /dev/null", "%s;" % query, "\\o",
-         "SELECT device_ms FROM gpu_last_execution();"] * (reps + 1))
-    r = subprocess.run(["psql", "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1"], input=script,
-                       capture_output=True, text=True)
+         "SELECT 'device:' || device_ms FROM gpu_last_execution();"] * runs)
+    r = psql_script(script)
     if r.returncode != 0:
-        sys.exit("bench: failed: %s\n%s" % (query, r.stderr))
+        return None, None, (r.stderr.strip().splitlines() or ["failed"])[-1]
     times = [float(x) for x in re.findall(r"^Time: ([0-9.]+) ms", r.stdout, re.M)]
-    # only the device times reach stdout (the rows went to /dev/null)
-    lines = [l for l in r.stdout.splitlines() if l and not l.startswith("Time:")]
-    # query times are the even-numbered timings; skip the warm-up pair
-    qtimes = times[0::2][1:]
-    device = []
-    for l in lines[1:]:
-        try:
-            device.append(float(l))
-        except ValueError:
-            pass
-    return qtimes, device
+    device = [float(x) for x in re.findall(r"^device:([-0-9.e+]+)$", r.stdout, re.M)]
+    return times[0::2], device, None
 
+
+_MEMO = {}
+
+
+def measure(setup, query, args, memo=False):
+    """One warm-up, then up to args.reps runs (fewer where args.budget seconds
+    would not hold them; the warm-up alone when it took longer than that)."""
+    key = (setup, query)
+    if memo and key in _MEMO:
+        return dict(_MEMO[key], reused=True)
+    warm, wdev, err = _session(setup, query, 1)
+    if err:
+        log("  error: %s" % err)
+        return {"error": err}
+    w = warm[0]
+    if w / 1000.0 >= args.budget:
+        times, device, res = warm, wdev, {"warmup_only": True}
+    else:
+        runs = max(1, min(args.reps, int(args.budget * 1000.0 / max(w, 0.001))))
+        times, device, err = _session(setup, query, runs)
+        if err:
+            log("  error: %s" % err)
+            return {"error": err}
+        res = {"short": runs < args.reps}
+    res.update({"times": times, "n": len(times), "median": statistics.median(times),
+                "min": min(times), "max": max(times), "warmup_ms": w,
+                "device_ms": statistics.median(device) if device else None})
+    if memo:
+        _MEMO[key] = res
+    return res
+
+
+def _walk(plan, found):
+    if plan.get("Node Type") == "Custom Scan" and str(plan.get("Custom Plan Provider", "")).startswith("Gpu"):
+        found["nodes"].append(plan["Custom Plan Provider"])
+        for k in NODE_NUMBERS:
+            if isinstance(plan.get(k), (int, float)):
+                found["sums"][k] = found["sums"].get(k, 0.0) + plan[k]
+        if plan.get("Source"):
+            found["source"].add(plan["Source"])
+    if "Workers Planned" in plan:
+        found["workers"] = max(found["workers"], plan["Workers Planned"])
+    for child in plan.get("Plans", []):
+        _walk(child, found)
+
+
+def explain(setup, query, analyze_runs=0):
+    """The Gpu nodes and parallel workers of query's plan; with analyze_runs,
+    the medians over that many EXPLAIN (ANALYZE, FORMAT JSON) of the Gpu
+    nodes' numbers (summed over the nodes of a plan) and the execution time."""
+    opts = "ANALYZE, TIMING OFF, FORMAT JSON" if analyze_runs else "FORMAT JSON"
+    script = setup + "\n" + "\n".join(["\\echo @@@", "EXPLAIN (%s) %s;" % (opts, query)]
+                                      * max(1, analyze_runs))
+    r = psql_script(script)
+    if r.returncode != 0:
+        return {"error": (r.stderr.strip().splitlines() or ["failed"])[-1], "nodes": []}
+    runs = []
+    for part in r.stdout.split("@@@")[1:]:
+        try:
+            doc = json.loads(part.strip())[0]
+        except (ValueError, IndexError, KeyError):
+            continue
+        found = {"nodes": [], "sums": {}, "source": set(), "workers": 0}
+        _walk(doc["Plan"], found)
+        found["execution_ms"] = doc.get("Execution Time")
+        runs.append(found)
+    if not runs:
+        return {"error": "no EXPLAIN output", "nodes": []}
+    out = {"nodes": runs[0]["nodes"], "workers": runs[0]["workers"]}
+    if analyze_runs:
+        out["runs"] = len(runs)
+        out["source"] = ",".join(sorted(runs[0]["source"])) or None
+        ex = [x["execution_ms"] for x in runs if x["execution_ms"] is not None]
+        out["execution_ms"] = statistics.median(ex) if ex else None
+        for k in NODE_NUMBERS:
+            vals = [x["sums"][k] for x in runs if k in x["sums"]]
+            out[k] = statistics.median(vals) if vals else None
+    return out
+
+
+def kernel_ms(rec):
+    """Device time of the kernels alone: the compute phases when EXPLAIN has
+    them, else device time less the transfers, else gpu_last_execution's."""
+    ex = rec.get("explain") or {}
+    comp = [ex.get(k) for k in ("Filter Time", "Sort Time", "Aggregate Time")]
+    if any(v is not None for v in comp):
+        return sum(v for v in comp if v is not None), "filter + sort + aggregate phases"
+    if ex.get("Device Time") is not None:
+        dev = ex["Device Time"] - (ex.get("Transfer In Time") or 0) - (ex.get("Transfer Out Time") or 0)
+        return dev, "EXPLAIN Device Time"
+    dev = (rec.get("on") or {}).get("device_ms")
+    return dev, "gpu_last_execution().device_ms"
+
+
+# ---------------------------------------------------------------------------
+# data
+# ---------------------------------------------------------------------------
+
+def drop_table(name):
+    if psql("SELECT to_regclass(%s) IS NOT NULL" % sql_literal(name)) == "t":
+        psql("SELECT gpu_cache_drop(%s)" % sql_literal(name), check=False)
+        psql("DROP TABLE %s" % name)
+
+
+def finish_table(name, mark, workers):
+    psql("VACUUM (ANALYZE) %s" % name)
+    if workers > 0:
+        psql("ALTER TABLE %s SET (parallel_workers = %d)" % (name, workers))
+    psql("COMMENT ON TABLE %s IS %s" % (name, sql_literal(mark)))
+
+
+def table_info(name, kind, t0, built):
+    rows = int(psql("SELECT count(*) FROM %s" % name))
+    size = int(psql("SELECT pg_table_size(%s)" % sql_literal(name)))
+    return {"table": name, "kind": kind, "rows": rows, "heap_bytes": size, "built": built,
+            "build_s": round(time.time() - t0, 1) if built else None}
+
+
+def build_synthetic(name, n, jobs, workers, rebuild):
+    mark = "%s rows=%d" % (SYNTH_MARK, n)
+    t0 = time.time()
+    if not rebuild and table_mark(name) == mark:
+        if workers > 0:
+            psql("ALTER TABLE %s SET (parallel_workers = %d)" % (name, workers))
+        return table_info(name, "synthetic", t0, False)
+    log("building %s: %d rows (%d sessions)" % (name, n, jobs))
+    drop_table(name)
+    psql("CREATE TABLE %s (g int4, h int4, v float8, id int8, k text)" % name)
+    groups = max(n // 5, 1)
+    chunk = max(1, min(5000000, -(-n // max(jobs, 1))))
+    stmts = ["""INSERT INTO %s
+        SELECT (i %% 1000)::int4,
+               CASE WHEN i %% 89 = 0 THEN NULL ELSE ((hashint8(i)::int8 & 2147483647) %% %d)::int4 END,
+               CASE WHEN i %% 97 = 0 THEN NULL ELSE (hashint8(i * 31) & 1048575)::float8 / 1048576.0 END,
+               i,
+               CASE WHEN i %% 101 = 0 THEN NULL ELSE 'key' || (i %% 100) END
+          FROM generate_series(%d::int8, %d::int8) i""" % (name, groups, a, min(a + chunk - 1, n))
+             for a in range(1, n + 1, chunk)]
+    run_parallel(stmts, jobs)
+    finish_table(name, mark, workers)
+    return table_info(name, "synthetic", t0, True)
+
+
+def flights_candidates(arg):
+    if arg:
+        return [arg]
+    prefix = os.environ.get("GPUDB_NPM_PREFIX") or os.path.join(
+        os.environ.get("GPUDB_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "gpudb"), "npm")
+    out = [os.environ.get("BENCH_FLIGHTS_FILE", "")]
+    for d in (os.path.join(HERE, "data"), os.path.join(ROOT, ".gpu-bundle")):
+        out += [os.path.join(d, "flights-3m." + ext) for ext in ("csv.gz", "csv", "parquet")]
+    out.append(os.path.join(prefix, "node_modules", "vega-datasets", "data", "flights-3m.parquet"))
+    return [p for p in out if p]
+
+
+def copy_flights(table, path):
+    """COPY the file into table (date, delay, distance, origin, destination);
+    returns None, or why it could not."""
+    copy = PSQL + ["-c", "COPY %s (%s) FROM STDIN (FORMAT csv)" % (table, ", ".join(FLIGHTS_COLUMNS))]
+    if path.endswith(".parquet"):
+        try:
+            import pyarrow.csv as pacsv
+            import pyarrow.parquet as pq
+        except ImportError:
+            pq = None
+        if pq is not None:
+            p = subprocess.Popen(copy, stdin=subprocess.PIPE, stderr=subprocess.PIPE)
+            try:
+                pacsv.write_csv(pq.read_table(path, columns=FLIGHTS_COLUMNS), p.stdin,
+                                write_options=pacsv.WriteOptions(include_header=False))
+                failed = None
+            except Exception as e:  # then node, if it is here
+                failed = "pyarrow: %r" % (e,)
+            finally:
+                p.stdin.close()
+            err = p.stderr.read().decode()
+            if p.wait() == 0 and not failed:
+                return None
+            log("flights: reading %s with pyarrow failed (%s %s); trying node" % (path, failed or "", err.strip()))
+            psql("TRUNCATE %s" % table)
+        prefix = os.environ.get("GPUDB_NPM_PREFIX") or os.path.join(
+            os.environ.get("GPUDB_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "gpudb"), "npm")
+        if not shutil.which("node") or not os.path.exists(
+                os.path.join(prefix, "node_modules", "hyparquet", "package.json")):
+            return ("%s is parquet, and neither pyarrow nor node with hyparquet (test/demo_flights.sh "
+                    "installs it) is here; or give a CSV: node test/load_flights.mjs | gzip > "
+                    "test/bench/data/flights-3m.csv.gz" % path)
+        node = subprocess.Popen(["node", os.path.join(ROOT, "test", "load_flights.mjs"), path],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        p = subprocess.run(copy, stdin=node.stdout, capture_output=True, text=True)
+        node.stdout.close()
+        nerr = node.stderr.read().decode()
+        if node.wait() != 0 or p.returncode != 0:
+            return "load_flights.mjs | COPY failed: %s %s" % (nerr.strip(), p.stderr.strip())
+        return None
+    opener = gzip.open if path.endswith(".gz") else open
+    p = subprocess.Popen(copy, stdin=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        with opener(path, "rb") as f:
+            shutil.copyfileobj(f, p.stdin, 1 << 20)
+    finally:
+        p.stdin.close()
+    err = p.stderr.read().decode()
+    return None if p.wait() == 0 else "COPY failed: " + err
+
+
+def flights_ddl(name):
+    return ("CREATE TABLE %s (date timestamp, delay integer, distance integer, origin text, "
+            "destination text, month date)" % name)
+
+
+def build_flights(sizes, args):
+    """([table_info] of every flights table, the base table (the file's rows)
+    first; [table_info] of those of sizes; a message), or (None, None, why not)."""
+    path = next((p for p in flights_candidates(args.flights_file) if os.path.exists(p)), None)
+    infos = []
+    if not path:
+        return None, None, ("no flights file (looked for %s); test/demo_flights.sh fetches it"
+                      % ", ".join(flights_candidates(args.flights_file)))
+    fname = os.path.basename(path)
+    base_mark = "%s file=%s" % (FLIGHTS_BASE_MARK, re.sub(r"\.(parquet|csv|csv\.gz)$", "", fname))
+    found = psql("SELECT c.relname FROM pg_class c JOIN pg_description d ON d.objoid = c.oid "
+                 "AND d.classoid = 'pg_class'::regclass AND d.objsubid = 0 "
+                 "WHERE c.relkind = 'r' AND d.description = %s LIMIT 1" % sql_literal(base_mark))
+    t0 = time.time()
+    if found and not args.rebuild:
+        base = found
+        infos.append(table_info(base, "flights", t0, False))
+    else:
+        log("loading flights from %s" % path)
+        drop_table("flights_load")
+        psql("CREATE UNLOGGED TABLE flights_load (%s)" % (
+            "date timestamp, delay integer, distance integer, origin text, destination text"))
+        err = copy_flights("flights_load", path)
+        if err:
+            drop_table("flights_load")
+            return None, None, err
+        nbase = int(psql("SELECT count(*) FROM flights_load"))
+        base = "flights_" + table_suffix(nbase)
+        drop_table(base)
+        psql(flights_ddl(base))
+        psql("INSERT INTO %s SELECT date, delay, distance, origin, destination, "
+             "date_trunc('month', date)::date FROM flights_load" % base)
+        drop_table("flights_load")
+        finish_table(base, base_mark, args.workers)
+        infos.append(table_info(base, "flights", t0, True))
+    nbase = infos[0]["rows"]
+    # copies are shifted by the file's span in whole months (6 for Jan-Jun 2001)
+    months = int(psql("WITH r AS (SELECT date_trunc('month', min(date)) AS a, max(date) AS b FROM %s) "
+                      "SELECT coalesce(min(k), 1) FROM r, generate_series(1, 1200) k "
+                      "WHERE a + k * interval '1 month' >= b" % base))
+    bench = [infos[0]] if nbase in sizes else []
+    for n in sizes:
+        t0 = time.time()
+        if n == nbase:
+            continue
+        if n < nbase:
+            name, rows = "flights_" + table_suffix(n), n
+            mark = "%s rows=%d of %s" % (FLIGHTS_MARK, n, base_mark)
+        else:
+            copies = max(1, int(round(n / nbase)))
+            rows = copies * nbase
+            name = "flights_" + table_suffix(rows)
+            mark = "%s rows=%d copies=%d shift=%d months of %s" % (FLIGHTS_MARK, rows, copies, months,
+                                                                   base_mark)
+        if not args.rebuild and table_mark(name) == mark:
+            infos.append(table_info(name, "flights", t0, False))
+            bench.append(infos[-1])
+            continue
+        drop_table(name)
+        psql(flights_ddl(name))
+        if n < nbase:
+            log("building %s: the first %d flights" % (name, n))
+            psql("SET synchronize_seqscans = off; INSERT INTO %s SELECT * FROM %s LIMIT %d" % (name, base, n))
+        else:
+            log("building %s: %d copies of %s, %d months apart (%d sessions)"
+                % (name, copies, base, months, args.load_jobs))
+            per = max(1, -(-copies // max(args.load_jobs, 1)))
+            stmts = ["""INSERT INTO %s
+                SELECT date + c * interval '%d months', delay, distance, origin, destination,
+                       date_trunc('month', date + c * interval '%d months')::date
+                  FROM %s, generate_series(%d, %d) c""" % (name, months, months, base, a,
+                                                           min(a + per, copies) - 1)
+                     for a in range(0, copies, per)]
+            run_parallel(stmts, args.load_jobs)
+        finish_table(name, mark, args.workers)
+        infos.append(table_info(name, "flights", t0, True))
+        bench.append(infos[-1])
+    return infos, sorted(bench, key=lambda i: i["rows"]), "flights from %s" % path
+
+
+def cache_load(table):
+    """Loads table into the column cache: its numbers, or None with why not."""
+    psql("SELECT gpu_cache_drop(%s)" % sql_literal(table), check=False)
+    r = psql_script("\\timing on\nSELECT gpu_cache_load(%s);\n" % sql_literal(table))
+    if r.returncode != 0:
+        return {"table": table, "error": r.stderr.strip()}
+    ms = float(re.findall(r"^Time: ([0-9.]+) ms", r.stdout, re.M)[0])
+    row = psql("SELECT rows, device_bytes, host_bytes, load_ms FROM gpu_cache "
+               "WHERE relation = %s::regclass" % sql_literal(table))
+    if not row:
+        return {"table": table, "error": "no gpu_cache entry after the load"}
+    rows, dev, host, load_ms = row.split("|")
+    nbytes = max(int(dev), int(host))
+    return {"table": table, "rows": int(rows), "ms": ms, "server_load_ms": float(load_ms or 0),
+            "bytes": nbytes, "gbps": nbytes / 1e6 / ms if ms else None}
+
+
+def column_bytes(table, cols, rows):
+    """The least a kernel reads of these columns: rows x width (4 for a text
+    column's dictionary code), plus a validity bit per row where NULLs occur."""
+    out = psql("SELECT a.attname, a.attlen, coalesce((SELECT max(s.null_frac) FROM pg_stats s "
+               "WHERE s.tablename = %s AND s.attname = a.attname), 0) > 0 FROM pg_attribute a "
+               "WHERE a.attrelid = %s::regclass AND a.attname = ANY(%s::name[])"
+               % (sql_literal(table), sql_literal(table), sql_literal("{" + ",".join(cols) + "}")))
+    total = 0
+    for line in out.splitlines():
+        _, attlen, nulls = line.split("|")
+        total += rows * (int(attlen) if int(attlen) > 0 else 4) + (-(-rows // 8) if nulls == "t" else 0)
+    return total
+
+
+# ---------------------------------------------------------------------------
+# the sections
+# ---------------------------------------------------------------------------
+
+def selected(args, name):
+    return not args.only or re.search(args.only, name)
+
+
+def plan_workload(args, suite, table, rows, wid, name, query, cols=None):
+    par = "SET max_parallel_workers_per_gather = %d;" % args.workers
+    on_setup, off_setup = par + " SET gpudb.enabled = on;", par + " SET gpudb.enabled = off;"
+    on_plan = explain(on_setup, query)
+    off_plan = explain(off_setup, query)
+    rec = {"suite": suite, "table": table, "rows": rows, "id": wid, "workload": name, "query": query,
+           "nodes": on_plan.get("nodes", []), "workers_off": off_plan.get("workers"),
+           "cols": list(cols) if cols else None}
+    rec["on"] = measure(on_setup, query, args)
+    rec["off"] = measure(off_setup, query, args, memo=True)
+    rec["speedup"] = ratio(rec["off"], rec["on"])
+    if rec["nodes"] and not rec["on"].get("error"):
+        reps = args.explain_reps if rec["on"]["median"] < 1000 else 1
+        rec["explain"] = explain(on_setup + " SET gpudb.explain_hardware = on;", query, reps)
+    log("  %-58s %-14s on %-24s off %-24s %s" % (name, ",".join(rec["nodes"]) or "none",
+                                                  fmt_run(rec["on"]), fmt_run(rec["off"]),
+                                                  fmt_speedup(rec["speedup"])))
+    return rec
+
+
+def run_synthetic(args, res, table, rows):
+    for wid, name, q, cols in SYNTH_WORKLOADS:
+        if selected(args, name):
+            res["plan"].append(plan_workload(args, "synthetic", table, rows, wid, name,
+                                             q.format(t=table, n10=max(rows // 10, 1)), cols))
+
+
+def run_heap(args, res, table, rows):
+    par = "SET max_parallel_workers_per_gather = %d;" % args.workers
+    for wid, name, q, _ in SYNTH_WORKLOADS:
+        if name not in HEAP_WORKLOADS or not selected(args, name):
+            continue
+        query = q.format(t=table, n10=max(rows // 10, 1))
+        off = measure(par + " SET gpudb.enabled = off;", query, args, memo=True)
+        modes = [("planner", par + " SET gpudb.use_cache = off;")]
+        if not explain(modes[0][1], query).get("nodes"):
+            modes.append(("forced (gpudb.gpu_*_cost = 0)", modes[0][1] +
+                          " SET gpudb.gpu_setup_cost = 0; SET gpudb.gpu_tuple_cost = 0;"
+                          " SET gpudb.gpu_transfer_cost = 0;"))
+        for mode, setup in modes:
+            nodes = explain(setup, query).get("nodes", [])
+            on = measure(setup, query, args)
+            rec = {"table": table, "rows": rows, "id": wid, "workload": name, "mode": mode, "query": query,
+                   "nodes": nodes, "on": on, "off": off, "speedup": ratio(off, on)}
+            if nodes and not on.get("error"):
+                rec["explain"] = explain(setup + " SET gpudb.explain_hardware = on;", query, 1)
+            log("  heap %-40s %-30s %-14s on %-22s off %-22s %s" % (
+                name, mode, ",".join(nodes) or "none", fmt_run(on), fmt_run(off), fmt_speedup(rec["speedup"])))
+            res["heap"].append(rec)
+
+
+def run_functions(args, res, table, rows, cached):
+    par = "SET max_parallel_workers_per_gather = %d;" % args.workers
+    for name, gq, sq in FUNCTION_WORKLOADS:
+        if not selected(args, name):
+            continue
+        gq, sq = gq.format(t=table), sq.format(t=table)
+        rec = {"table": table, "rows": rows, "workload": name, "query": gq, "sql": sq}
+        rec["heap"] = None if args.no_heap else measure("SET gpudb.use_cache = off;", gq, args)
+        rec["cached"] = measure("", gq, args) if cached else None
+        rec["pg"] = measure(par + " SET gpudb.enabled = off;", sq, args, memo=True)
+        rec["speedup_cached"] = ratio(rec["pg"], rec["cached"])
+        rec["speedup_heap"] = ratio(rec["pg"], rec["heap"])
+        log("  gpu_groupby %-36s heap %-22s cached %-22s PG %-22s" % (
+            name, fmt_run(rec["heap"]), fmt_run(rec["cached"]), fmt_run(rec["pg"])))
+        res["functions"].append(rec)
+
+
+def run_flights(args, res, table, rows):
+    lo, hi, frac = psql(
+        "WITH r AS (SELECT min(date) AS a, max(date) AS b FROM %s), "
+        "w AS (SELECT date_trunc('hour', a + (b - a) * 0.45) AS lo, date_trunc('hour', a + (b - a) * 0.55) AS hi FROM r) "
+        "SELECT lo, hi, (SELECT count(*) FROM %s, w WHERE date >= w.lo AND date < w.hi)::float8 / "
+        "greatest((SELECT count(*) FROM %s), 1) FROM w" % (table, table, table)).split("|")
+    where = " WHERE date >= '%s' AND date < '%s'" % (lo, hi)
+    res["flights_ranges"][table] = {"from": lo, "to": hi, "fraction": float(frac)}
+    log("  date range of %s: %s to %s, %.1f %% of the rows" % (table, lo, hi, 100 * float(frac)))
+    for wid, name, q in FLIGHTS_WORKLOADS:
+        for w, suffix in (("", ""), (where, ", date range")):
+            if selected(args, name + suffix):
+                res["plan"].append(plan_workload(args, "flights", table, rows, wid + ("d" if w else ""),
+                                                 name + suffix, q.format(t=table, where=w)))
+
+
+def run_small(args, res):
+    par = "SET max_parallel_workers_per_gather = %d;" % args.workers
+    small = argparse.Namespace(**vars(args))
+    small.reps = args.reps * 2
+    for n in SMALL_SIZES:
+        name = "t_small_%d" % n
+        build_synthetic(name, n, 1, 0, args.rebuild)
+        for label, q in SMALL_WORKLOADS:
+            query = q.format(t=name)
+            nodes = explain(par, query).get("nodes", [])
+            on = measure(par, query, small)
+            off = measure("SET gpudb.enabled = off; " + par, query, small)
+            r = ratio(on, off)
+            rec = {"rows": n, "workload": label, "query": query, "nodes": nodes, "on": on, "off": off,
+                   "ratio": r, "within": r is not None and r <= TARGET_SMALL_RATIO}
+            log("  small %7d rows %-7s %-10s on %8s off %8s %s" % (
+                n, label, ",".join(nodes) or "none", fmt_ms(on.get("median")), fmt_ms(off.get("median")),
+                "-" if r is None else "%.2f" % r))
+            res["small"].append(rec)
+
+
+def copy_bandwidth(args):
+    binary = args.copy_bandwidth
+    if not os.path.exists(binary):
+        return {"error": "not measured: %s is not built (/usr/local/cuda/bin/nvcc -O2 -cudart static "
+                         "-o test/bench/copy_bandwidth test/bench/copy_bandwidth.cu)" % os.path.relpath(binary, ROOT)}
+    try:
+        r = subprocess.run([binary, str(args.copy_gb)], capture_output=True, text=True, timeout=300)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return {"error": "not measured: %s" % e}
+    try:
+        out = json.loads(r.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        return {"error": "not measured: %s %s" % (r.stdout.strip(), r.stderr.strip())}
+    if "error" in out:
+        out["error"] = "not measured: " + out["error"]
+    return out
+
+
+def kernels(res):
+    """B1/B2 cached on the device: bytes of the columns read / kernel time."""
+    bw = res.get("copy_bandwidth") or {}
+    peak = bw.get("read_write_GBps")
+    out = []
+    for rec in res["plan"]:
+        if rec["suite"] != "synthetic" or rec["id"] not in ("B1", "B2") or not rec.get("nodes"):
+            continue
+        ms, how = kernel_ms(rec)
+        if not ms:
+            continue
+        nbytes = column_bytes(rec["table"], rec["cols"], rec["rows"])
+        gbps = nbytes / 1e6 / ms
+        out.append({"table": rec["table"], "rows": rec["rows"], "workload": rec["workload"],
+                    "bytes": nbytes, "kernel_ms": ms, "kernel_time_from": how, "gbps": gbps,
+                    "source": (rec.get("explain") or {}).get("source"),
+                    "copy_gbps": peak, "pct": 100.0 * gbps / peak if peak else None})
+    return out
+
+
+# ---------------------------------------------------------------------------
+# targets and the markdown
+# ---------------------------------------------------------------------------
+
+def targets(res):
+    out = []
+    synth = [r for r in res["plan"] if r["suite"] == "synthetic"]
+    largest = max((r["rows"] for r in synth), default=None)
+    note = "" if largest == 100000000 else " (the target is set for 100M rows)"
+    for rec in synth:
+        if rec["rows"] != largest or rec["id"] not in TARGET_MS or rec["on"].get("error"):
+            continue
+        t, v = TARGET_MS[rec["id"]], rec["on"]["median"]
+        out.append({"what": "%s at %s rows%s" % (rec["workload"], size_label(largest), note),
+                    "value": "%s ms end to end" % fmt_ms(v), "target": "<= %g ms" % t, "met": v <= t,
+                    "miss": None if v <= t else "missed by %s ms (%.1fx the target)" % (fmt_ms(v - t), v / t)})
+    for rec in res["heap"]:
+        s = rec["speedup"]
+        if s is None:
+            continue
+        out.append({"what": "uncached %s at %s rows, %s, %s" % (rec["workload"], size_label(rec["rows"]), rec["mode"],
+                                                              ",".join(rec["nodes"]) or "PostgreSQL's plan"),
+                    "value": "%s PostgreSQL's time (%s ms against %s ms)" % (
+                        fmt_speedup(s), fmt_ms(rec["on"]["median"]), fmt_ms(rec["off"]["median"])),
+                    "target": ">= %gx" % TARGET_UNCACHED_SPEEDUP, "met": s >= TARGET_UNCACHED_SPEEDUP,
+                    "miss": None if s >= TARGET_UNCACHED_SPEEDUP else
+                    "missed: %.1fx short of it (%s ms slower than the target allows)"
+                    % (TARGET_UNCACHED_SPEEDUP / s,
+                       fmt_ms(rec["on"]["median"] - rec["off"]["median"] / TARGET_UNCACHED_SPEEDUP))})
+    for kind in ("synthetic", "flights"):
+        tables = [d for d in res["data"] if d["kind"] == kind and any(ld["table"] == d["table"] for ld in res["loads"])]
+        ld = next((x for x in res["loads"] if tables and x["table"] == max(tables, key=lambda d: d["rows"])["table"]),
+                  {})
+        if ld.get("gbps") is None:
+            continue
+        g = ld["gbps"]
+        out.append({"what": "cache load of %s (%s rows)" % (ld["table"], size_label(ld["rows"])),
+                    "value": "%.2f GB/s" % g, "target": ">= %g GB/s" % TARGET_LOAD_GBPS,
+                    "met": g >= TARGET_LOAD_GBPS,
+                    "miss": None if g >= TARGET_LOAD_GBPS else "missed by %.2f GB/s (%.0f %% of the target)"
+                    % (TARGET_LOAD_GBPS - g, 100 * g / TARGET_LOAD_GBPS)})
+    krows = [k for k in res["kernels"] if k["rows"] == max((x["rows"] for x in res["kernels"]), default=0)]
+    for k in krows:
+        if k["pct"] is None:
+            out.append({"what": "kernel bandwidth, %s at %s rows" % (k["workload"], size_label(k["rows"])),
+                        "value": "%.0f GB/s" % k["gbps"], "target": ">= %g %% of copy bandwidth" % TARGET_KERNEL_PCT,
+                        "met": None, "miss": "not judged: the copy bandwidth was not measured"})
+            continue
+        out.append({"what": "kernel bandwidth, %s at %s rows" % (k["workload"], size_label(k["rows"])),
+                    "value": "%.0f GB/s, %.0f %% of %.0f GB/s" % (k["gbps"], k["pct"], k["copy_gbps"]),
+                    "target": ">= %g %%" % TARGET_KERNEL_PCT, "met": k["pct"] >= TARGET_KERNEL_PCT,
+                    "miss": None if k["pct"] >= TARGET_KERNEL_PCT else "missed by %.0f points (%.1fx slower than "
+                    "the target)" % (TARGET_KERNEL_PCT - k["pct"], TARGET_KERNEL_PCT / k["pct"])})
+    if res["small"]:
+        bad = [r for r in res["small"] if not r["within"]]
+        worst = max((r for r in res["small"] if r["ratio"] is not None), key=lambda r: r["ratio"], default=None)
+        out.append({"what": "small tables (1k-100k rows): gpudb on within 5 % of off",
+                    "value": "%d of %d within" % (len(res["small"]) - len(bad), len(res["small"])),
+                    "target": "all", "met": not bad,
+                    "miss": None if not bad or not worst else "missed; worst: %s at %d rows, %.2fx off's time (%s ms "
+                    "against %s ms), %.0f %% over" % (worst["workload"], worst["rows"], worst["ratio"],
+                                                      fmt_ms(worst["on"]["median"]), fmt_ms(worst["off"]["median"]),
+                                                      100 * (worst["ratio"] - 1))})
+    return out
+
+
+def phase_cell(ex, key):
+    v = (ex or {}).get(key)
+    return "-" if v is None else "%.3f" % v if v < 10 else fmt_ms(v)
+
+
+def markdown(res):
+    m = res["meta"]
+    out = ["# gpudb benchmark — %s, commit %s, %s" % (m["device"], m["commit"], m["date"]), "",
+           "`%s` on %s (gpudb path `%s`); %s." % (m["command"], m["host"], m["path"], m["pg_version"]),
+           "Settings: %s." % ", ".join("%s = %s" % kv for kv in m["settings"].items()), "",
+           "Times are end to end in psql (rows fetched by the client), median (min–max) of %d runs after "
+           "one warm-up, gpudb on and off in the same run on the same server and data; [n runs] marks "
+           "workloads cut short by the %g s budget. PostgreSQL (gpudb.enabled = off) ran with "
+           "max_parallel_workers_per_gather = %d and each table's parallel_workers = %d; the Workers "
+           "column is what its plan asked for. Device times: gpu_last_execution() (CUDA events), per phase "
+           "from EXPLAIN (ANALYZE, FORMAT JSON) of the Gpu nodes (median of up to %d)."
+           % (m["reps"], m["budget_s"], m["workers"], m["workers"], m["explain_reps"]), "",
+           "Harness time: %.0f s." % m.get("elapsed_s", 0), ""]
+    for chart in res.get("charts", []):
+        out += ["![%s](%s)" % (os.path.basename(chart), os.path.basename(chart)), ""]
+    if res.get("chart_note"):
+        out += [res["chart_note"], ""]
+
+    out += ["## Against the targets (issue 5)", ""]
+    if m["path"] != "gpu":
+        out += ["The path was `%s`: the targets are for the GPU; shown to exercise the harness." % m["path"], ""]
+    for t in res["targets"]:
+        verdict = "met" if t["met"] else (t["miss"] if t["met"] is None else "**%s**" % t["miss"])
+        out.append("- %s: %s; target %s: %s" % (t["what"], t["value"], t["target"], verdict))
+    if not res["targets"]:
+        out.append("- nothing to judge in this run")
+    out.append("")
+
+    bw = res.get("copy_bandwidth") or {}
+    out += ["## Device copy bandwidth", ""]
+    if bw.get("error"):
+        out.append(bw["error"] + ".")
+    else:
+        out.append("%s: device-to-device cudaMemcpy of %.1f GB, median of %d: %.2f ms, %.0f GB/s copied, "
+                   "**%.0f GB/s read + written** (best %.0f GB/s; 2 x clock x bus width: %.0f GB/s). Kernels "
+                   "below are held against the read + write figure."
+                   % (bw.get("device"), bw.get("bytes", 0) / 1e9, bw.get("iterations", 0), bw.get("median_ms", 0),
+                      bw.get("copy_GBps", 0), bw.get("read_write_GBps", 0), bw.get("best_read_write_GBps", 0),
+                      bw.get("theoretical_GBps", 0)))
+    out.append("")
+
+    out += ["## Data and cache loads", "",
+            "| table | rows | heap | built in | cache load ms | column data | GB/s |", "|---|---|---|---|---|---|---|"]
+    loads = {ld["table"]: ld for ld in res["loads"]}
+    for d in res["data"]:
+        ld = loads.get(d["table"], {})
+        out.append("| %s | %s | %.1f GB | %s | %s | %s | %s |" % (
+            d["table"], "{:,}".format(d["rows"]), d["heap_bytes"] / 1e9,
+            "%.0f s" % d["build_s"] if d["built"] else "(reused)",
+            "error: " + ld["error"].splitlines()[-1] if ld.get("error") else fmt_ms(ld.get("ms")),
+            "%.1f MB" % (ld["bytes"] / 1e6) if ld.get("bytes") else "-",
+            "%.2f" % ld["gbps"] if ld.get("gbps") else "-"))
+    for note in res["notes"]:
+        out += ["", note]
+    for t, r in res["flights_ranges"].items():
+        out += ["", "Date range of %s: %s to %s (%.1f %% of its rows)." % (t, r["from"], r["to"], 100 * r["fraction"])]
+    out.append("")
+
+    for suite, title in (("synthetic", "Synthetic t: plan nodes (gpudb on, cached) vs PostgreSQL (off)"),
+                         ("flights", "Flights: plan nodes (gpudb on, cached) vs PostgreSQL (off)")):
+        recs = [r for r in res["plan"] if r["suite"] == suite]
+        for table in sorted({r["table"] for r in recs}, key=lambda t: [r["rows"] for r in recs if r["table"] == t][0]):
+            rows = [r for r in recs if r["table"] == table]
+            out += ["## %s — %s, %s rows" % (title, table, "{:,}".format(rows[0]["rows"])), "",
+                    "| workload | nodes | gpudb on ms | device ms | gpudb off ms | workers | speedup |",
+                    "|---|---|---|---|---|---|---|"]
+            for r in rows:
+                out.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+                    r["workload"], ",".join(r["nodes"]) or "none", fmt_run(r["on"]),
+                    fmt_ms(r["on"].get("device_ms")) if r["nodes"] else "-", fmt_run(r["off"]),
+                    r["workers_off"] if r["workers_off"] is not None else "-", fmt_speedup(r["speedup"])))
+            withex = [r for r in rows if r.get("explain")]
+            if withex:
+                out += ["", "Where the time goes (gpudb on; ms; EXPLAIN ANALYZE of the Gpu nodes, psql's end to "
+                        "end median beside it):", "",
+                        "| workload | source | psql | Run Time | Device Time | Transfer In | Filter | Sort | "
+                        "Aggregate | Transfer Out | MB to / from device |",
+                        "|---|---|---|---|---|---|---|---|---|---|---|"]
+                for r in withex:
+                    ex = r["explain"]
+                    mb = "-" if ex.get("Bytes To Device") is None else "%.1f / %.1f" % (
+                        ex["Bytes To Device"] / 1e6, (ex.get("Bytes From Device") or 0) / 1e6)
+                    out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                        r["workload"], ex.get("source") or "-", fmt_ms(r["on"].get("median")),
+                        phase_cell(ex, "Run Time"), phase_cell(ex, "Device Time"),
+                        *[phase_cell(ex, k) for k in PHASES], mb))
+            out.append("")
+
+    if res["heap"]:
+        out += ["## Uncached (gpudb.use_cache = off) vs PostgreSQL", "",
+                "| workload | rows | mode | nodes | gpudb on ms | device ms | PostgreSQL ms | speedup |",
+                "|---|---|---|---|---|---|---|---|"]
+        for r in res["heap"]:
+            out.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                r["workload"], size_label(r["rows"]), r["mode"], ",".join(r["nodes"]) or "none", fmt_run(r["on"]),
+                fmt_ms((r.get("explain") or {}).get("Device Time")), fmt_run(r["off"]), fmt_speedup(r["speedup"])))
+        out.append("")
+
+    if res["kernels"]:
+        out += ["## Kernel bandwidth (cached B1/B2)", "",
+                "Bytes: the columns the query reads, at their width, plus a validity bit per row where they have "
+                "NULLs (the least a kernel must read). Kernel time: the filter, sort and aggregate phases (device "
+                "time less transfers where the phases are absent).", "",
+                "| workload | rows | source | MB read | kernel ms | GB/s | of copy bandwidth |",
+                "|---|---|---|---|---|---|---|"]
+        for k in res["kernels"]:
+            out.append("| %s | %s | %s | %.1f | %.3f | %.0f | %s |" % (
+                k["workload"], size_label(k["rows"]), k["source"] or "-", k["bytes"] / 1e6, k["kernel_ms"],
+                k["gbps"], "-" if k["pct"] is None else "%.0f %%" % k["pct"]))
+        out.append("")
+
+    if res["functions"]:
+        out += ["## gpu_groupby (the SQL function) vs plain SQL, %s rows" % size_label(res["functions"][0]["rows"]), "",
+                "| workload | gpu_groupby heap ms | device ms | gpu_groupby cached ms | device ms | PostgreSQL ms "
+                "| speedup (cached) |", "|---|---|---|---|---|---|---|"]
+        for r in res["functions"]:
+            h, c = r["heap"] or {}, r["cached"] or {}
+            out.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+                r["workload"], fmt_run(h) if h else "—", fmt_ms(h.get("device_ms")), fmt_run(c) if c else "—",
+                fmt_ms(c.get("device_ms")), fmt_run(r["pg"]),
+                fmt_speedup(r["speedup_cached"] if r["speedup_cached"] is not None else r["speedup_heap"])))
+        out.append("")
+
+    if res["small"]:
+        out += ["## Small tables: gpudb on vs off (must stay within 5 %)", "",
+                "| table | query | nodes | gpudb on ms | gpudb off ms | on/off |", "|---|---|---|---|---|---|"]
+        for r in res["small"]:
+            out.append("| %d rows | %s | %s | %s | %s | %s |" % (
+                r["rows"], r["workload"], ",".join(r["nodes"]) or "none",
+                "%.3f" % r["on"]["median"] if "median" in r["on"] else "error",
+                "%.3f" % r["off"]["median"] if "median" in r["off"] else "error",
+                "-" if r["ratio"] is None else "%.2f%s" % (r["ratio"], "" if r["within"] else " (over 5 %)")))
+        out.append("")
+    return "\n".join(out)
+
+
+def write_results(res, outdir, stem, final=False):
+    res["meta"]["elapsed_s"] = round(time.time() - T0, 1)
+    res["kernels"] = kernels(res)
+    res["targets"] = targets(res)
+    os.makedirs(outdir, exist_ok=True)
+    base = os.path.join(outdir, stem)
+    if final:
+        res["charts"], res["chart_note"] = [], None
+        try:
+            sys.path.insert(0, HERE)
+            import chart
+            res["charts"] = chart.draw(res, base)
+        except ImportError as e:
+            res["chart_note"] = ("No charts: %s (install matplotlib, e.g. Debian's python3-matplotlib, then "
+                                 "python3 test/bench/chart.py %s.json)." % (e, stem))
+        except Exception as e:  # a chart must not cost the measurements
+            res["chart_note"] = "No charts: chart.py failed: %r." % (e,)
+    with open(base + ".json", "w") as f:
+        json.dump(res, f, indent=1, default=lambda o: sorted(o) if isinstance(o, set) else str(o))
+    with open(base + ".md", "w") as f:
+        f.write(markdown(res) + "\n")
+    return base
+
+
+# ---------------------------------------------------------------------------
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--rows", type=int, default=int(os.environ.get("BENCH_ROWS", "1000000")))
-    ap.add_argument("--reps", type=int, default=5)
-    ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "results"))
-    ap.add_argument("--skip-load", action="store_true")
-    ap.add_argument("--workers", type=int, default=int(os.environ.get("BENCH_WORKERS", "2")))
-    ap.add_argument("--no-heap", action="store_true",
-                    help="skip gpu_groupby over the heap (uncached)")
+    ap = argparse.ArgumentParser(description="gpudb benchmark: gpudb on vs off, same server, same data "
+                                             "(the module docstring says more)")
+    ap.add_argument("--rows", default=os.environ.get("BENCH_ROWS", "1000000"),
+                    help="synthetic table sizes, comma separated, e.g. 1M,10M,100M (default: $BENCH_ROWS or 1M)")
+    ap.add_argument("--flights", default=os.environ.get("BENCH_FLIGHTS", "auto"),
+                    help="flights table sizes, e.g. 3M,30M,300M; 0: none; auto (default, or $BENCH_FLIGHTS): "
+                         "3M when the largest --rows is 1M or more, else none")
+    ap.add_argument("--flights-file", default="", help="the flights file (parquet, csv or csv.gz)")
+    ap.add_argument("--reps", type=int, default=5, help="repetitions after one warm-up (default 5)")
+    ap.add_argument("--budget", type=float, default=float(os.environ.get("BENCH_BUDGET", "60")),
+                    help="seconds a workload's repetitions may take on one side (default 60): slower "
+                         "queries run fewer times, and past it the warm-up is the only run")
+    ap.add_argument("--explain-reps", type=int, default=3, help="EXPLAIN ANALYZE runs per workload (default 3)")
+    ap.add_argument("--workers", type=int, default=int(os.environ.get("BENCH_WORKERS", "2")),
+                    help="PostgreSQL's parallel workers (max_parallel_workers_per_gather and each table's "
+                         "parallel_workers; default 2)")
+    ap.add_argument("--load-jobs", type=int, default=min(8, os.cpu_count() or 1),
+                    help="parallel sessions building the data (default min(8, CPUs))")
+    ap.add_argument("--sections", default="synthetic,heap,functions,flights,small",
+                    help="what to run (default all): synthetic,heap,functions,flights,small")
+    ap.add_argument("--out", default="", help="results folder (default test/bench/results/<date>-<gpu>-<commit>)")
+    ap.add_argument("--rebuild", action="store_true", help="build the tables even when they exist")
+    ap.add_argument("--skip-load", action="store_true",
+                    help="use table t as it is, whatever its size (no building)")
+    ap.add_argument("--load-only", action="store_true", help="build the data, then stop")
+    ap.add_argument("--no-heap", action="store_true", help="skip gpu_groupby over the heap (uncached)")
     ap.add_argument("--only", default=os.environ.get("BENCH_ONLY", ""),
                     help="regular expression: run only the workloads whose name matches")
+    ap.add_argument("--cache-size", default=os.environ.get("BENCH_CACHE_SIZE", ""),
+                    help="set gpudb.cache_size (ALTER SYSTEM, reload) first, e.g. 32GB")
+    ap.add_argument("--copy-bandwidth", default=os.path.join(HERE, "copy_bandwidth"),
+                    help="the copy bandwidth binary (default test/bench/copy_bandwidth)")
+    ap.add_argument("--copy-gb", type=float, default=4.0, help="GB the copy bandwidth binary copies (default 4)")
     args = ap.parse_args()
+    sections = {s.strip() for s in args.sections.split(",") if s.strip()}
+    sizes = parse_sizes(args.rows)
+    if not sizes:
+        sys.exit("bench: --rows names no size")
+    if args.flights.strip().lower() == "auto":
+        fsizes = [3000000] if sizes[-1] >= 1000000 else []
+    else:
+        fsizes = parse_sizes(args.flights)
+    if "flights" not in sections:
+        fsizes = []
 
     psql("CREATE EXTENSION IF NOT EXISTS gpudb")
-    if not args.skip_load:
-        n = args.rows
-        make_table("t", n)
+    if args.cache_size:
+        psql("ALTER SYSTEM SET gpudb.cache_size = %s" % sql_literal(args.cache_size))
+        psql("SELECT pg_reload_conf()")
+        time.sleep(1)
     device = psql("SELECT coalesce(max(name), 'CPU') FROM gpu_devices()").replace(" ", "_")
     path = psql("SELECT gpu_active_path()")
     commit = os.environ.get("BENCH_COMMIT", "")
     if not commit:
         try:
-            commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+            commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True,
                                     text=True).stdout.strip()
+            if commit and subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"],
+                                         capture_output=True, text=True).stdout.strip():
+                commit += "-dirty"
         except OSError:
             commit = ""
     commit = commit or "nocommit"
-    rows = psql("SELECT count(*) FROM t")
+    date = datetime.date.today().isoformat()
+    stem = "%s-%s-%s" % (date, device, commit)
+    outdir = args.out or os.path.join(HERE, "results", stem)
+    preload = psql("SELECT current_setting('shared_preload_libraries') LIKE '%gpudb%'") == "t"
+    settings = {}
+    for s in ("max_parallel_workers_per_gather", "max_parallel_workers", "shared_buffers", "work_mem", "jit",
+              "gpudb.device", "gpudb.batch_rows", "gpudb.cache_size"):
+        settings[s] = psql("SELECT current_setting(%s, true)" % sql_literal(s))
+    settings["max_parallel_workers_per_gather"] = "%d (set by the harness)" % args.workers
+    res = {"meta": {"date": date, "device": device, "path": path, "commit": commit, "stem": stem,
+                    "command": " ".join(["python3", "test/bench/bench.py"] + sys.argv[1:]),
+                    "host": "%s, %d CPUs" % (os.uname().nodename, os.cpu_count() or 0),
+                    "pg_version": psql("SELECT version()").split(",")[0], "settings": settings,
+                    "reps": args.reps, "budget_s": args.budget, "workers": args.workers,
+                    "explain_reps": args.explain_reps, "sizes": sizes, "flights_sizes": fsizes},
+           "copy_bandwidth": None, "data": [], "loads": [], "plan": [], "heap": [], "functions": [],
+           "small": [], "kernels": [], "targets": [], "notes": [], "flights_ranges": {}}
+    log("gpudb benchmark: %s, path %s, commit %s; results to %s" % (device, path, commit, outdir))
 
-    # the column cache (needs the GPU server): load time and column bytes
-    cached = False
-    load_line = "Cache: not available (no GPU server)."
-    if psql("SELECT current_setting('shared_preload_libraries') LIKE '%gpudb%'") == "t":
-        r = subprocess.run(["psql", "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1"],
-                           input="\\timing on\nSELECT gpu_cache_load('t');\n",
-                           capture_output=True, text=True)
-        if r.returncode == 0:
-            ms = float(re.findall(r"^Time: ([0-9.]+) ms", r.stdout, re.M)[0])
-            dev, host = psql("SELECT device_bytes, host_bytes FROM gpu_cache "
-                             "WHERE relation = 't'::regclass").split("|")
-            nbytes = max(int(dev), int(host))
-            load_line = ("Cache load of %s rows: %.0f ms, %.1f MB of column data in the cache, "
-                         "%.2f GB/s." % (rows, ms, nbytes / 1e6, nbytes / 1e6 / ms))
-            cached = True
+    res["copy_bandwidth"] = copy_bandwidth(args)
+    log("copy bandwidth: %s" % json.dumps(res["copy_bandwidth"]))
+
+    # the data, all of it first (so that --load-only can prepare a later run)
+    synth = []
+    for i, n in enumerate(sizes):
+        name = "t" if i == len(sizes) - 1 else "t_" + table_suffix(n)
+        if args.skip_load and name == "t":
+            info = table_info("t", "synthetic", time.time(), False)
         else:
-            load_line = "Cache load failed: %s" % r.stderr.strip()
-    print(load_line, flush=True)
-
-    out = ["# gpudb benchmark — %s rows, %s, path %s, commit %s" % (rows, device, path, commit), "",
-           "Median (min–max) of %d runs, end to end in psql; device time from gpu_last_execution()."
-           % args.reps,
-           "Plain SQL ran with max_parallel_workers_per_gather = %d." % args.workers, "",
-           load_line, "",
-           "| workload | gpu_groupby heap ms | device ms | gpu_groupby cached ms | device ms "
-           "| PostgreSQL ms | speedup (cached) |",
-           "|---|---|---|---|---|---|---|"]
-    for name, gq, sq in WORKLOADS:
-        if args.only and not re.search(args.only, name):
-            continue
-        if args.no_heap:
-            g, dev = [float("nan")], []
+            info = build_synthetic(name, n, args.load_jobs, args.workers, args.rebuild)
+        res["data"].append(info)
+        synth.append(info)
+        log("table %s: %d rows, %.2f GB%s" % (name, info["rows"], info["heap_bytes"] / 1e9,
+                                              ", built in %.0f s" % info["build_s"] if info["built"] else ", reused"))
+    flights = []
+    built = any(d["built"] for d in res["data"])
+    if fsizes:
+        infos, flights, msg = build_flights(fsizes, args)
+        if infos is None:
+            flights = []
+            res["notes"].append("Flights skipped: %s." % msg)
+            log("flights skipped: %s" % msg)
         else:
-            g, dev = timed("SET gpudb.use_cache = off;", gq, args.reps)
-        if cached:
-            c, cdev = timed("", gq, args.reps)
-        else:
-            c, cdev = [float("nan")], []
-        p, _ = timed("SET gpudb.enabled = off; SET max_parallel_workers_per_gather = %d;"
-                     % args.workers, sq, args.reps)
-        gm, cm, pm = statistics.median(g), statistics.median(c), statistics.median(p)
-        row = "| %s | %.1f (%.1f–%.1f) | %s | %.1f (%.1f–%.1f) | %s | %.1f (%.1f–%.1f) | %.1fx |" % (
-            name, gm, min(g), max(g), ("%.2f" % statistics.median(dev)) if dev else "-",
-            cm, min(c), max(c), ("%.2f" % statistics.median(cdev)) if cdev else "-",
-            pm, min(p), max(p), pm / (cm if cached else gm))
-        print(row, flush=True)
-        out.append(row)
+            res["notes"].append("Flights: %s." % msg)
+            res["data"] += infos
+            built = built or any(d["built"] for d in infos)
+            for info in infos:
+                log("table %s: %d rows, %.2f GB%s" % (info["table"], info["rows"], info["heap_bytes"] / 1e9,
+                                                      ", built in %.0f s" % info["build_s"] if info["built"]
+                                                      else ", reused"))
+    elif "flights" in sections:
+        res["notes"].append("Flights: not run (--flights %s)." % args.flights)
+    if built:
+        psql("CHECKPOINT", check=False)
+    write_results(res, outdir, stem)
+    if args.load_only:
+        log("--load-only: data ready")
+        return
 
-    # ordinary SQL through the plan nodes
-    par = "SET max_parallel_workers_per_gather = %d;" % args.workers
-    out += ["", "## Ordinary SQL: plan nodes (gpudb.enabled on) vs PostgreSQL (off)", "",
-            "| workload | nodes | gpudb on ms | device ms | gpudb off ms | speedup |",
-            "|---|---|---|---|---|---|"]
-    for name, q in PLAN_WORKLOADS:
-        if args.only and not re.search(args.only, name):
-            continue
-        nodes = gpu_nodes(q, par)
-        on, dev = timed(par, q, args.reps)
-        off, _ = timed("SET gpudb.enabled = off; " + par, q, args.reps)
-        om, fm = statistics.median(on), statistics.median(off)
-        row = "| %s | %s | %.1f (%.1f–%.1f) | %s | %.1f (%.1f–%.1f) | %.1fx |" % (
-            name, nodes, om, min(on), max(on),
-            ("%.2f" % statistics.median(dev)) if dev and nodes != "none" else "-",
-            fm, min(off), max(off), fm / om)
-        print(row, flush=True)
-        out.append(row)
+    # per synthetic size: cache load, plan nodes on/off; heap and gpu_groupby at the largest
+    for i, info in enumerate(synth):
+        table, rows = info["table"], info["rows"]
+        largest = i == len(synth) - 1
+        cached = False
+        if not sections & {"synthetic", "heap", "functions"}:
+            break
+        if preload:
+            ld = cache_load(table)
+            res["loads"].append(ld)
+            cached = not ld.get("error")
+            log("cache load %s: %s" % (table, ld.get("error") or "%.0f ms, %.1f MB, %.2f GB/s"
+                                       % (ld["ms"], ld["bytes"] / 1e6, ld["gbps"] or 0)))
+        elif i == 0:
+            res["notes"].append("Cache: not available (gpudb is not in shared_preload_libraries): "
+                                "gpudb on reads the heap.")
+        if "synthetic" in sections:
+            log("plan nodes on %s (%d rows)" % (table, rows))
+            run_synthetic(args, res, table, rows)
+            write_results(res, outdir, stem)
+        if largest and "heap" in sections:
+            log("uncached B1/B2 on %s" % table)
+            run_heap(args, res, table, rows)
+            write_results(res, outdir, stem)
+        if largest and "functions" in sections:
+            log("gpu_groupby on %s" % table)
+            run_functions(args, res, table, rows, cached)
+            write_results(res, outdir, stem)
+        if cached and not largest:
+            psql("SELECT gpu_cache_drop(%s)" % sql_literal(table), check=False)
 
-    # small tables: the cost model must keep PostgreSQL's plan where it wins
-    if not args.only:
-        out += ["", "## Small tables: gpudb on vs off (must stay within 5 %)", "",
-                "| table | query | nodes | gpudb on ms | gpudb off ms | on/off |",
-                "|---|---|---|---|---|---|"]
-        for n in SMALL_SIZES:
-            name = "t_small_%d" % n
-            make_table(name, n)
-            for label, q in (("B1", "SELECT g, count(*), sum(v), avg(v) FROM %s GROUP BY g" % name),
-                             ("B2 1 %", "SELECT count(*), sum(v) FROM %s WHERE v BETWEEN 0 AND 0.01" % name),
-                             ("B3", "SELECT id, v FROM %s ORDER BY v DESC, id LIMIT 10" % name)):
-                nodes = gpu_nodes(q, par)
-                on, _ = timed(par, q, args.reps * 2)
-                off, _ = timed("SET gpudb.enabled = off; " + par, q, args.reps * 2)
-                om, fm = statistics.median(on), statistics.median(off)
-                row = "| %d rows | %s | %s | %.3f | %.3f | %.2f%s |" % (
-                    n, label, nodes, om, fm, om / fm, "" if om <= fm * 1.05 else " (over 5 %)")
-                print(row, flush=True)
-                out.append(row)
-            psql("DROP TABLE %s" % name)
+    for info in flights:
+        table, rows = info["table"], info["rows"]
+        if preload:
+            ld = cache_load(table)
+            res["loads"].append(ld)
+            log("cache load %s: %s" % (table, ld.get("error") or "%.0f ms, %.1f MB, %.2f GB/s"
+                                       % (ld["ms"], ld["bytes"] / 1e6, ld["gbps"] or 0)))
+        log("flights workloads on %s (%d rows)" % (table, rows))
+        run_flights(args, res, table, rows)
+        if preload:
+            psql("SELECT gpu_cache_drop(%s)" % sql_literal(table), check=False)
+        write_results(res, outdir, stem)
 
-    os.makedirs(args.out, exist_ok=True)
-    fn = os.path.join(args.out, "%s-%s-%s.md" % (datetime.date.today().isoformat(), device, commit))
-    with open(fn, "w") as f:
-        f.write("\n".join(out) + "\n")
-    print("bench: wrote", fn)
+    if "small" in sections and not args.only:
+        log("small tables")
+        run_small(args, res)
+
+    base = write_results(res, outdir, stem, final=True)
+    for t in res["targets"]:
+        log("target: %s: %s (%s)%s" % (t["what"], t["value"], t["target"],
+                                       "" if t["met"] else " — " + (t["miss"] or "not judged")))
+    for c in res["charts"]:
+        log("wrote %s" % c)
+    if res.get("chart_note"):
+        log(res["chart_note"])
+    print("bench: wrote %s.md" % base, flush=True)
 
 
 if __name__ == "__main__":
