@@ -206,11 +206,21 @@ BEGIN
     WHERE n.p->>'Node Type' = 'Custom Scan'
     ORDER BY 1;
 END $$;
-SELECT key, CASE WHEN key LIKE '%Time' OR key LIKE 'Actual%' THEN '(varies)'
+SELECT key, CASE WHEN key LIKE '%Time' OR key LIKE 'Actual%' OR key LIKE 'Bytes%'
+                      OR key = 'Device' THEN '(varies)'
                  ELSE value END AS value
   FROM pn_node_props('SELECT g, count(*) FROM pn WHERE v > 0 GROUP BY g');
-SELECT key, value::float8 = 0 AS zero FROM pn_node_props('SELECT id FROM pn WHERE g = 7')
-  WHERE key LIKE '% Time' AND key <> 'Run Time' OR key LIKE 'Bytes%' ORDER BY 1;
+-- the phases add up to the device time (3 decimals each), none is negative;
+-- on the CPU path all are zero
+WITH a AS MATERIALIZED (SELECT * FROM pn_node_props('SELECT id FROM pn WHERE g = 7')),
+     p AS (SELECT key, value::float8 AS ms FROM a
+           WHERE key LIKE '% Time' AND key NOT IN ('Run Time', 'Device Time')
+              AND key NOT LIKE 'Actual%'),
+     d AS (SELECT value::float8 AS ms FROM a WHERE key = 'Device Time')
+SELECT count(*) AS phases, bool_and(p.ms >= 0) AS none_negative,
+       abs(sum(p.ms) - (SELECT ms FROM d)) <= 0.01 + 0.01 * (SELECT ms FROM d) AS add_up,
+       (SELECT ms FROM d) = 0 OR current_setting('gpudb.device') = 'gpu' AS zero_on_cpu
+  FROM p;
 SET gpudb.explain_hardware = off;
 
 -- ---- the GUCs that switch the nodes off ----
