@@ -195,7 +195,8 @@ struct GdbRun
 /*
  * gdb_select_sort_run (select_sort_kernels.cu): the SELECT and SORT
  * pipeline over run r, which gdb_groupby_on_device filled after validating
- * the request and batch and checking the exec (so gdb_cuda_groupby and
+ * the request and batch, checking the exec and sizing the row scratch
+ * (counters, flags, perm[0..1]; so gdb_cuda_groupby and
  * gdb_cuda_store_groupby run every operator): filter, compaction, for SORT
  * the stable radix passes per key and the top-k cut, then the gather into
  * a result batch from alloc() identical to gdb_cpu_select_sort's.  Fills

@@ -726,16 +726,6 @@ gdb_groupby_run(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
 	void	   *p;
 	int			compacted;
 
-	GDB_CUDA_CHECK(err, cudaSetDevice(ex->ordinal));
-	/* every row-sized buffer is sized for all rows before work is queued */
-	GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_COUNTERS, sizeof(GdbDevCounters), &p, err));
-	r->d_counters = (GdbDevCounters *) p;
-	GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_FLAGS, n, &p, err));
-	r->flags = (uint8_t *) p;
-	GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_PERM0, n * sizeof(uint32_t), &p, err));
-	r->perm[0] = (uint32_t *) p;
-	GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_PERM1, n * sizeof(uint32_t), &p, err));
-	r->perm[1] = (uint32_t *) p;
 	GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_OFFSETS, (n + 2) * sizeof(uint32_t), &p, err));
 	r->offsets = (uint32_t *) p;
 
@@ -830,6 +820,31 @@ gdb_cuda_last_path(void)
 	return gdb_last_path;
 }
 
+/*
+ * The row-sized scratch every operator uses (counters, filter flags, the
+ * row-id double buffer), sized for all of r's rows before any work is
+ * queued, on r's device.
+ */
+static int
+gdb_run_row_scratch(GdbRun *r, GdbError *err)
+{
+	GdbCudaExec *ex = r->ex;
+	size_t		n = (size_t) (r->nrows ? r->nrows : 1);
+	void	   *p;
+
+	GDB_CUDA_CHECK(err, cudaSetDevice(ex->ordinal));
+	/* every row-sized buffer is sized for all rows before work is queued */
+	GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_COUNTERS, sizeof(GdbDevCounters), &p, err));
+	r->d_counters = (GdbDevCounters *) p;
+	GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_FLAGS, n, &p, err));
+	r->flags = (uint8_t *) p;
+	GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_PERM0, n * sizeof(uint32_t), &p, err));
+	r->perm[0] = (uint32_t *) p;
+	GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_PERM1, n * sizeof(uint32_t), &p, err));
+	r->perm[1] = (uint32_t *) p;
+	return GDB_OK;
+}
+
 /* gdb_fast_kinds: see cuda_exec.cuh. */
 int
 gdb_fast_kinds(const GdbRequest *req)
@@ -894,12 +909,14 @@ gdb_groupby_on_device(GdbCudaExec *exec, const GdbRequest *req,
 	run.copy_src = copy_src;
 	run.d_in = d_base;
 	run.nrows = header->nrows;
-	if (req->oper == GDB_OPER_GROUPBY)
+	/* the row-sized scratch of every operator, then its own pipeline */
+	st = gdb_run_row_scratch(&run, err);
+	if (st == GDB_OK && req->oper == GDB_OPER_GROUPBY)
 	{
 		st = gdb_groupby_run(&run, alloc, alloc_arg, result, err);
 		gdb_last_path = run.path;	/* group-bys only (gdb_cuda_last_path) */
 	}
-	else
+	else if (st == GDB_OK)
 	{
 		/* SELECT and SORT: their own pipeline; no group-by path sees them */
 		run.path = GDB_PATH_SORT;

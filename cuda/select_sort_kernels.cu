@@ -159,21 +159,7 @@ int
 gdb_select_sort_run(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
 					GdbBatch **result, GdbError *err)
 {
-	GdbCudaExec *ex = r->ex;
 	const GdbRequest *req = r->req;
-	size_t		n = (size_t) (r->nrows ? r->nrows : 1);
-	void	   *p;
-
-	GDB_CUDA_CHECK(err, cudaSetDevice(ex->ordinal));
-	/* every row-sized buffer is sized for all rows before work is queued */
-	GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_COUNTERS, sizeof(GdbDevCounters), &p, err));
-	r->d_counters = (GdbDevCounters *) p;
-	GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_FLAGS, n, &p, err));
-	r->flags = (uint8_t *) p;
-	GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_PERM0, n * sizeof(uint32_t), &p, err));
-	r->perm[0] = (uint32_t *) p;
-	GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_PERM1, n * sizeof(uint32_t), &p, err));
-	r->perm[1] = (uint32_t *) p;
 
 	GDB_TRY(gdb_phase_filter(r, err));
 	GDB_TRY(gdb_phase_compact(r, 1, err));

@@ -143,6 +143,8 @@ SELECT * FROM pn_diff('SELECT g, sum(v) FROM pn WHERE 1 / (g - 9) > 0 GROUP BY g
 EXPLAIN (COSTS OFF) SELECT g, variance(i2), stddev(g), var_pop(v), stddev_pop(f4) FROM pn GROUP BY g;
 SELECT * FROM pn_diff('SELECT g, variance(i2), var_samp(g), var_pop(i2), stddev(i2), stddev_samp(g), stddev_pop(i2) FROM pn GROUP BY g');
 SELECT * FROM pn_diff('SELECT s, b, stddev_samp(i2), var_pop(g), count(*) FROM pn WHERE id % 5 = 1 GROUP BY s, b');
+-- a sum or avg of the same column serves as the variance's sum
+SELECT * FROM pn_diff('SELECT g, sum(i2), variance(i2), avg(g), stddev_pop(g), var_samp(i2) FROM pn GROUP BY g');
 SELECT * FROM pn_diff('SELECT h, var_samp(i2), stddev_pop(i2), round(var_pop(f4)::numeric, 6), round(stddev_samp(v)::numeric, 6) FROM pn WHERE i2 < 20 GROUP BY h');
 SELECT * FROM pn_diff('SELECT g, round(variance(f4)::numeric, 6), round(stddev_pop(v)::numeric, 6), round(var_pop(v)::numeric, 4), round(stddev(f4)::numeric, 8) FROM pn GROUP BY g');
 SELECT * FROM pn_diff('SELECT round(var_samp(v)::numeric, 4), round(stddev(f4)::numeric, 8), stddev(i2) FROM pn WHERE v BETWEEN -10 AND 10');

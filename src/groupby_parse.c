@@ -341,6 +341,7 @@ gdb_parse_aggregates(GdbQuery *q, const char *aggregates)
 		FuncCall   *fc;
 		char	   *fname;
 		char	   *colname = NULL;
+		int			fn;
 
 		if (!IsA(rt->val, FuncCall))
 			ereport(ERROR,
@@ -380,20 +381,22 @@ gdb_parse_aggregates(GdbQuery *q, const char *aggregates)
 					 errhint("Expressions are not supported as aggregate arguments.")));
 		check_plain_call(fc, agg->label);
 
-		if (fc->agg_star && strcmp(fname, "count") != 0 &&
-			gdb_aggregate_function(fname, false) >= 0)
+		fn = gdb_aggregate_function(fname, false);
+		if (fc->agg_star && fn >= 0 && fn != GDB_FN_COUNT)
 			ereport(ERROR,
 					(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 					 errmsg("%s(*) must be used to call a parameterless aggregate function",
 							fname),
 					 errdetail("Only count(*) takes *.")));
-		if (gdb_aggregate_function(fname, fc->agg_star) < 0)
+		if (fc->agg_star)
+			fn = fn == GDB_FN_COUNT ? GDB_FN_COUNT_STAR : -1;
+		if (fn < 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 					 errmsg("gpu_groupby does not support aggregate %s", fname),
 					 errhint("Use count, sum, avg, min, max, variance, var_samp, "
 							 "var_pop, stddev, stddev_samp or stddev_pop.")));
-		agg->fn = (GdbAggFunc) gdb_aggregate_function(fname, fc->agg_star);
+		agg->fn = (GdbAggFunc) fn;
 
 		gdb_query_add_aggregate(q, agg->fn,
 								colname ? resolve_column(q, colname, "aggregates") : 0,

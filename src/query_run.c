@@ -195,6 +195,7 @@ numeric_sqrt_rounded(Datum v, int rscale)
 										  CStringGetDatum(psprintf("1e-%d", rscale)),
 										  ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
 	Datum		half = NUM2(numeric_div, ulp, NumericGetDatum(int64_to_numeric(2)));
+	Datum		zero = NumericGetDatum(int64_to_numeric(0));
 	Datum		hi,
 				lo;
 
@@ -208,12 +209,12 @@ numeric_sqrt_rounded(Datum v, int rscale)
 	for (;;)
 	{
 		lo = NUM2(numeric_sub, r, half);
-		if (DatumGetInt32(NUM2(numeric_cmp, lo, NumericGetDatum(int64_to_numeric(0)))) <= 0 ||
+		if (DatumGetInt32(NUM2(numeric_cmp, lo, zero)) <= 0 ||
 			DatumGetInt32(NUM2(numeric_cmp, NUM2(numeric_mul, lo, lo), v)) <= 0)
 			break;
 		r = NUM2(numeric_sub, r, ulp);
 	}
-	return NUM2(numeric_round, r, Int32GetDatum(rscale));
+	return r;					/* rscale digits: round, add and sub keep them */
 }
 
 /*
@@ -534,14 +535,28 @@ gdb_query_prepare(GdbQuery *q)
 	uint32		k,
 				i;
 	int			j;
+	uint32		a;
 
-	/* an integer variance's hidden sum(x), after the visible aggregates */
+	/*
+	 * an integer variance's sum(x): a sum(x) or avg(x) of the query (or an
+	 * earlier companion) when there is one, else a hidden one after the
+	 * visible aggregates
+	 */
 	for (j = 0; req->oper == GDB_OPER_GROUPBY && j < q->naggs; j++)
 	{
 		GdbAggregate *agg = &q->aggs[j];
 
 		if (req->aggs[j].kind != GDB_AGG_SUMSQ_INT || agg->companion >= 0)
 			continue;
+		for (a = 0; a < req->naggs; a++)
+			if (req->aggs[a].kind == GDB_AGG_SUM_INT &&
+				req->aggs[a].input_col == req->aggs[j].input_col)
+				break;
+		if (a < req->naggs)
+		{
+			agg->companion = (int) a;
+			continue;
+		}
 		if (req->naggs >= GDB_MAX_AGGREGATES)
 			ereport(ERROR,
 					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),

@@ -737,6 +737,54 @@ float_close(double a, double b)
 }
 
 /*
+ * Do batches x and y both have nrows equal, ncols columns and the same
+ * column kinds and NULL flags?  Says what differs.
+ */
+static int
+same_shape(const char *what, const GdbBatch *x, const GdbBatch *y, uint32_t ncols)
+{
+	if (x->nrows != y->nrows || x->ncols != y->ncols || x->ncols != ncols)
+	{
+		printf("  %s: shape differs: %llu x %u vs %llu x %u\n", what,
+			   (unsigned long long) x->nrows, (unsigned) x->ncols,
+			   (unsigned long long) y->nrows, (unsigned) y->ncols);
+		return 0;
+	}
+	for (uint32_t c = 0; c < x->ncols; c++)
+		if (x->cols[c].kind != y->cols[c].kind ||
+			x->cols[c].has_nulls != y->cols[c].has_nulls)
+		{
+			printf("  %s: column %u kind/nulls differ\n", what, c);
+			return 0;
+		}
+	return 1;
+}
+
+/*
+ * Is value column c of row r the same 64-bit word and NULL flag in x and
+ * y?  Says which (row_word r, col_word c) differs.
+ */
+static int
+value_equal(const char *what, const char *row_word, const char *col_word,
+			const GdbBatch *x, const GdbBatch *y, uint32_t c, uint64_t r)
+{
+	const uint8_t *nx = GDB_NULL_PTR(x, x, c);
+	const uint8_t *ny = GDB_NULL_PTR(y, y, c);
+	int64_t		vx = GDB_COL_PTR(x, x, c, const int64_t)[r];
+	int64_t		vy = GDB_COL_PTR(y, y, c, const int64_t)[r];
+
+	if ((nx && nx[r] != ny[r]) || vx != vy)
+	{
+		printf("  %s: %s %llu %s %u: %s%016llx vs %s%016llx\n", what, row_word,
+			   (unsigned long long) r, col_word, c,
+			   nx && nx[r] ? "NULL " : "", (unsigned long long) vx,
+			   ny && ny[r] ? "NULL " : "", (unsigned long long) vy);
+		return 0;
+	}
+	return 1;
+}
+
+/*
  * Compare result batches x and y of req: same shape, keys bit-exact, states
  * exact except SUM_FLOAT's f when sum_tolerance (then 1e-12 relative).
  * Reports at most a few mismatches.  Returns 1 when equal.
@@ -749,39 +797,12 @@ results_equal(const char *what, const GdbRequest *req, const GdbBatch *x,
 	uint64_t	g;
 	int			bad = 0;
 
-	if (x->nrows != y->nrows || x->ncols != y->ncols ||
-		x->ncols != req->nkeys + req->naggs)
-	{
-		printf("  %s: shape differs: %llu x %u vs %llu x %u\n", what,
-			   (unsigned long long) x->nrows, (unsigned) x->ncols,
-			   (unsigned long long) y->nrows, (unsigned) y->ncols);
+	if (!same_shape(what, x, y, req->nkeys + req->naggs))
 		return 0;
-	}
-	for (c = 0; c < x->ncols; c++)
-		if (x->cols[c].kind != y->cols[c].kind ||
-			x->cols[c].has_nulls != y->cols[c].has_nulls)
-		{
-			printf("  %s: column %u kind/nulls differ\n", what, c);
-			return 0;
-		}
 	for (g = 0; g < x->nrows && bad < 5; g++)
 	{
 		for (c = 0; c < req->nkeys; c++)
-		{
-			const uint8_t *nx = GDB_NULL_PTR(x, x, c);
-			const uint8_t *ny = GDB_NULL_PTR(y, y, c);
-			int64_t		vx = GDB_COL_PTR(x, x, c, const int64_t)[g];
-			int64_t		vy = GDB_COL_PTR(y, y, c, const int64_t)[g];
-
-			if ((nx && nx[g] != ny[g]) || vx != vy)
-			{
-				printf("  %s: group %llu key %u: %s%016llx vs %s%016llx\n", what,
-					   (unsigned long long) g, c,
-					   nx && nx[g] ? "NULL " : "", (unsigned long long) vx,
-					   ny && ny[g] ? "NULL " : "", (unsigned long long) vy);
-				bad++;
-			}
-		}
+			bad += !value_equal(what, "group", "key", x, y, c, g);
 		for (c = 0; c < req->naggs; c++)
 		{
 			const GdbAggState *sx = &GDB_COL_PTR(x, x, req->nkeys + c, const GdbAggState)[g];
@@ -2326,37 +2347,11 @@ rows_equal(const char *what, const GdbRequest *req, const GdbBatch *x,
 	uint64_t	i;
 	int			bad = 0;
 
-	if (x->nrows != y->nrows || x->ncols != y->ncols || x->ncols != req->nout)
-	{
-		printf("  %s: shape differs: %llu x %u vs %llu x %u\n", what,
-			   (unsigned long long) x->nrows, (unsigned) x->ncols,
-			   (unsigned long long) y->nrows, (unsigned) y->ncols);
+	if (!same_shape(what, x, y, req->nout))
 		return 0;
-	}
-	for (c = 0; c < x->ncols; c++)
-		if (x->cols[c].kind != y->cols[c].kind ||
-			x->cols[c].has_nulls != y->cols[c].has_nulls)
-		{
-			printf("  %s: column %u kind/nulls differ\n", what, c);
-			return 0;
-		}
 	for (i = 0; i < x->nrows && bad < 5; i++)
 		for (c = 0; c < x->ncols; c++)
-		{
-			const uint8_t *nx = GDB_NULL_PTR(x, x, c);
-			const uint8_t *ny = GDB_NULL_PTR(y, y, c);
-			int64_t		vx = GDB_COL_PTR(x, x, c, const int64_t)[i];
-			int64_t		vy = GDB_COL_PTR(y, y, c, const int64_t)[i];
-
-			if ((nx && nx[i] != ny[i]) || vx != vy)
-			{
-				printf("  %s: row %llu column %u: %s%016llx vs %s%016llx\n", what,
-					   (unsigned long long) i, c,
-					   nx && nx[i] ? "NULL " : "", (unsigned long long) vx,
-					   ny && ny[i] ? "NULL " : "", (unsigned long long) vy);
-				bad++;
-			}
-		}
+			bad += !value_equal(what, "row", "column", x, y, c, i);
 	return bad == 0;
 }
 
