@@ -33,7 +33,10 @@
  *		  sort path's group order.  Per slot: a row count and one GdbAcc per
  *		  aggregate, updated with atomics (see gdb_acc_atomic_add), in a
  *		  per-block shared-memory table merged into the global one at the
- *		  block's end when the table fits, else in the global table.
+ *		  block's end when the table fits, else in the global table.  The
+ *		  tables are structures of arrays (GdbAccRef), so that a warp's
+ *		  random slots fall in different shared-memory banks; each thread
+ *		  takes GDB_FAST_UNROLL rows per step, loads first.
  *	   3. cub::DeviceSelect::If: the non-empty slots in slot order.
  *	   4. gdb_slot_output_kernel: each group's key values (min + digit:
  *		  INT64 keys group by raw equality, so every row of a group -- the
@@ -71,6 +74,9 @@
 
 /* Threads per block of the shared-memory slot kernel (fewer, fuller blocks). */
 #define GDB_SLOT_SMEM_BLOCK 1024
+
+/* Rows per step of a thread in the fast paths' row loops. */
+#define GDB_FAST_UNROLL 4
 
 /* Blocks along x of the no-keys kernel: at most this many per SM. */
 #define GDB_NOKEYS_BLOCKS_PER_SM 4
@@ -241,6 +247,55 @@ gdb_acc_add(GdbAcc &a, int64_t v, int isnull)
 }
 
 /*
+ * One accumulator's four words in a slot table.  A table holds, for
+ * aggregate a and slot i of nslots, word w at [(a * 4 + w) * nslots + i]
+ * (a structure of arrays): random slots of a warp then hit different
+ * shared-memory banks, where 32-byte GdbAccs side by side would put every
+ * slot's word w in one of four bank pairs.
+ */
+struct GdbAccRef
+{
+	unsigned long long *count;
+	unsigned long long *w0;
+	unsigned long long *w1;
+	double	   *f;
+};
+
+__device__ __forceinline__ GdbAccRef
+gdb_slot_ref(unsigned long long *table, uint32_t a, uint32_t nslots, uint32_t i)
+{
+	unsigned long long *p = table + (size_t) a * 4 * nslots + i;
+	GdbAccRef	r;
+
+	r.count = p;
+	r.w0 = p + nslots;
+	r.w1 = p + 2 * (size_t) nslots;
+	r.f = (double *) (p + 3 * (size_t) nslots);
+	return r;
+}
+
+__device__ __forceinline__ GdbAcc
+gdb_slot_load(const GdbAccRef &r)
+{
+	GdbAcc		a;
+
+	a.count = *r.count;
+	a.w0 = *r.w0;
+	a.w1 = *r.w1;
+	a.f = *r.f;
+	return a;
+}
+
+__device__ __forceinline__ void
+gdb_slot_store(const GdbAccRef &r, const GdbAcc &a)
+{
+	*r.count = a.count;
+	*r.w0 = a.w0;
+	*r.w1 = a.w1;
+	*r.f = a.f;
+}
+
+/*
  * Fold one row into an accumulator in shared or global memory with
  * atomics; exact for every kind but SUM_FLOAT's sum.  SUM_INT: the low word
  * by atomicAdd, its carry found from the old value, carry plus the sign
@@ -248,44 +303,44 @@ gdb_acc_add(GdbAcc &a, int64_t v, int isnull)
  * counted by the slot's row count instead.
  */
 __device__ __forceinline__ void
-gdb_acc_atomic_add(int kind, GdbAcc *a, int64_t v, int isnull)
+gdb_acc_atomic_add(int kind, GdbAccRef a, int64_t v, int isnull)
 {
 	if (kind == GDB_AGG_COUNT_STAR || isnull)
 		return;
-	atomicAdd(&a->count, 1ULL);
+	atomicAdd(a.count, 1ULL);
 	switch (kind)
 	{
 		case GDB_AGG_SUM_INT:
 			{
 				unsigned long long uv = (unsigned long long) v;
-				unsigned long long old = atomicAdd(&a->w0, uv);
+				unsigned long long old = atomicAdd(a.w0, uv);
 				unsigned long long hi = (unsigned long long) (old + uv < old) +
 					(v < 0 ? ~0ULL : 0ULL);
 
 				if (hi)
-					atomicAdd(&a->w1, hi);
+					atomicAdd(a.w1, hi);
 			}
 			break;
 		case GDB_AGG_MIN_INT:
-			atomicMin((long long *) &a->w0, (long long) v);
+			atomicMin((long long *) a.w0, (long long) v);
 			break;
 		case GDB_AGG_MAX_INT:
-			atomicMax((long long *) &a->w0, (long long) v);
+			atomicMax((long long *) a.w0, (long long) v);
 			break;
 		case GDB_AGG_SUM_FLOAT:
 			{
 				double		d = __longlong_as_double((long long) v);
 
-				atomicAdd(&a->f, d);
+				atomicAdd(a.f, d);
 				if (isinf(d))
-					atomicAdd(&a->w0, 1ULL);
+					atomicAdd(a.w0, 1ULL);
 			}
 			break;
 		case GDB_AGG_MIN_FLOAT:
-			atomicMin(&a->w0, gdb_fenc(__longlong_as_double((long long) v)));
+			atomicMin(a.w0, gdb_fenc(__longlong_as_double((long long) v)));
 			break;
 		case GDB_AGG_MAX_FLOAT:
-			atomicMax(&a->w0, gdb_fenc(__longlong_as_double((long long) v)));
+			atomicMax(a.w0, gdb_fenc(__longlong_as_double((long long) v)));
 			break;
 		default:
 			break;
@@ -294,38 +349,38 @@ gdb_acc_atomic_add(int kind, GdbAcc *a, int64_t v, int isnull)
 
 /* Merge accumulator s (a block's) into d with atomics. */
 __device__ __forceinline__ void
-gdb_acc_atomic_merge(int kind, GdbAcc *d, const GdbAcc &s)
+gdb_acc_atomic_merge(int kind, GdbAccRef d, const GdbAcc &s)
 {
 	if (kind == GDB_AGG_COUNT_STAR || s.count == 0)
 		return;
-	atomicAdd(&d->count, s.count);
+	atomicAdd(d.count, s.count);
 	switch (kind)
 	{
 		case GDB_AGG_SUM_INT:
 			{
-				unsigned long long old = atomicAdd(&d->w0, s.w0);
+				unsigned long long old = atomicAdd(d.w0, s.w0);
 				unsigned long long hi = s.w1 + (unsigned long long) (old + s.w0 < old);
 
 				if (hi)
-					atomicAdd(&d->w1, hi);
+					atomicAdd(d.w1, hi);
 			}
 			break;
 		case GDB_AGG_MIN_INT:
-			atomicMin((long long *) &d->w0, (long long) s.w0);
+			atomicMin((long long *) d.w0, (long long) s.w0);
 			break;
 		case GDB_AGG_MAX_INT:
-			atomicMax((long long *) &d->w0, (long long) s.w0);
+			atomicMax((long long *) d.w0, (long long) s.w0);
 			break;
 		case GDB_AGG_SUM_FLOAT:
-			atomicAdd(&d->f, s.f);
+			atomicAdd(d.f, s.f);
 			if (s.w0)
-				atomicAdd(&d->w0, s.w0);
+				atomicAdd(d.w0, s.w0);
 			break;
 		case GDB_AGG_MIN_FLOAT:
-			atomicMin(&d->w0, s.w0);
+			atomicMin(d.w0, s.w0);
 			break;
 		case GDB_AGG_MAX_FLOAT:
-			atomicMax(&d->w0, s.w0);
+			atomicMax(d.w0, s.w0);
 			break;
 		default:
 			break;
@@ -367,7 +422,11 @@ gdb_acc_state(int kind, const GdbAcc &a)
 
 /* ---- no keys ---- */
 
-/* One thread's fold of its grid-stride rows for aggregate ag of kind K. */
+/*
+ * One thread's fold of its grid-stride rows for aggregate ag of kind K,
+ * GDB_FAST_UNROLL rows per step with their loads issued together (memory-
+ * level parallelism: a step's loads do not wait on each other).
+ */
 template <int K>
 __device__ __forceinline__ GdbAggState
 gdb_nokeys_rows(const GdbFastAgg &ag, const uint8_t *flags, uint64_t nrows)
@@ -375,9 +434,30 @@ gdb_nokeys_rows(const GdbFastAgg &ag, const uint8_t *flags, uint64_t nrows)
 	GdbAcc		acc = gdb_acc_init(K);
 	const int64_t *col = ag.col;
 	const uint8_t *nulls = ag.nulls;
+	const uint64_t stride = (uint64_t) gridDim.x * blockDim.x;
+	uint64_t	row = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x;
 
-	for (uint64_t row = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x;
-		 row < nrows; row += (uint64_t) gridDim.x * blockDim.x)
+	for (; row + (GDB_FAST_UNROLL - 1) * stride < nrows; row += GDB_FAST_UNROLL * stride)
+	{
+		uint8_t		sel[GDB_FAST_UNROLL];
+		uint8_t		isnull[GDB_FAST_UNROLL];
+		int64_t		v[GDB_FAST_UNROLL];
+
+#pragma unroll
+		for (int u = 0; u < GDB_FAST_UNROLL; u++)
+		{
+			uint64_t	r = row + u * stride;
+
+			sel[u] = flags ? flags[r] : 1;
+			isnull[u] = (K != GDB_AGG_COUNT_STAR && nulls) ? nulls[r] : 0;
+			v[u] = K != GDB_AGG_COUNT_STAR ? col[r] : 0;
+		}
+#pragma unroll
+		for (int u = 0; u < GDB_FAST_UNROLL; u++)
+			if (sel[u])
+				gdb_acc_add<K>(acc, v[u], isnull[u] != 0);
+	}
+	for (; row < nrows; row += stride)
 	{
 		if (flags && !flags[row])
 			continue;
@@ -624,6 +704,7 @@ gdb_key_range_kernel(GdbDevKeys keys, const uint8_t *flags, uint64_t nrows,
 				mx[GDB_MAX_GROUP_KEYS],
 				n = 0;
 	uint32_t	nkeys = keys.nkeys;
+	const uint64_t stride = (uint64_t) gridDim.x * blockDim.x;
 
 #pragma unroll
 	for (int k = 0; k < GDB_MAX_GROUP_KEYS; k++)
@@ -632,20 +713,43 @@ gdb_key_range_kernel(GdbDevKeys keys, const uint8_t *flags, uint64_t nrows,
 		mx[k] = 0;
 	}
 	for (uint64_t row = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x;
-		 row < nrows; row += (uint64_t) gridDim.x * blockDim.x)
+		 row < nrows; row += GDB_FAST_UNROLL * stride)
 	{
-		if (flags && !flags[row])
-			continue;
-		n++;
+		bool		take[GDB_FAST_UNROLL];
+
+#pragma unroll
+		for (int u = 0; u < GDB_FAST_UNROLL; u++)
+		{
+			uint64_t	r = row + u * stride;
+
+			take[u] = r < nrows && (flags == NULL || flags[r]);
+			n += take[u];
+		}
 #pragma unroll
 		for (int k = 0; k < GDB_MAX_GROUP_KEYS; k++)
 		{
-			if ((uint32_t) k < nkeys && !(keys.nulls[k] && keys.nulls[k][row]))
-			{
-				unsigned long long e = gdb_key_encode_int(keys.vals[k][row]);
+			if ((uint32_t) k >= nkeys)
+				break;
 
-				mn[k] = e < mn[k] ? e : mn[k];
-				mx[k] = e > mx[k] ? e : mx[k];
+			unsigned long long e[GDB_FAST_UNROLL];
+			bool		has[GDB_FAST_UNROLL];
+
+#pragma unroll
+			for (int u = 0; u < GDB_FAST_UNROLL; u++)
+			{
+				uint64_t	r = row + u * stride;
+
+				has[u] = take[u] && !(keys.nulls[k] && keys.nulls[k][r]);
+				e[u] = has[u] ? gdb_key_encode_int(keys.vals[k][r]) : 0;
+			}
+#pragma unroll
+			for (int u = 0; u < GDB_FAST_UNROLL; u++)
+			{
+				if (has[u])
+				{
+					mn[k] = e[u] < mn[k] ? e[u] : mn[k];
+					mx[k] = e[u] > mx[k] ? e[u] : mx[k];
+				}
 			}
 		}
 	}
@@ -678,7 +782,7 @@ gdb_key_range_kernel(GdbDevKeys keys, const uint8_t *flags, uint64_t nrows,
 /* gdb_slot_init_kernel: every table entry to its kind's start, counts to 0. */
 __global__ void
 gdb_slot_init_kernel(GdbFastAggs aggs, uint32_t naggs, uint32_t nslots,
-					 GdbAcc *table, unsigned *rowcount)
+					 unsigned long long *table, unsigned *rowcount)
 {
 	uint64_t	n = (uint64_t) naggs * nslots + nslots;
 
@@ -686,75 +790,119 @@ gdb_slot_init_kernel(GdbFastAggs aggs, uint32_t naggs, uint32_t nslots,
 		 i += (uint64_t) gridDim.x * blockDim.x)
 	{
 		if (i < (uint64_t) naggs * nslots)
-			table[i] = gdb_acc_init(aggs.a[i / nslots].kind);
+			gdb_slot_store(gdb_slot_ref(table, (uint32_t) (i / nslots), nslots,
+										(uint32_t) (i % nslots)),
+						   gdb_acc_init(aggs.a[i / nslots].kind));
 		else
 			rowcount[i - (uint64_t) naggs * nslots] = 0;
 	}
 }
 
 /*
+ * The dense slot of row (see the file header); *ok = 0 when a key falls
+ * outside its range.
+ */
+__device__ __forceinline__ unsigned long long
+gdb_slot_of(const GdbSlotKeys &keys, uint64_t row, bool *ok)
+{
+	unsigned long long slot = 0;
+
+	for (uint32_t k = 0; k < keys.nkeys; k++)
+	{
+		unsigned long long digit;
+
+		if (keys.nulls[k] && keys.nulls[k][row])
+			digit = keys.range[k];
+		else
+		{
+			digit = (unsigned long long) keys.vals[k][row] -
+				(unsigned long long) keys.minv[k];
+			*ok = *ok && digit < keys.range[k];
+		}
+		slot += digit * keys.stride[k];
+	}
+	return slot;
+}
+
+/*
  * gdb_slot_agg_kernel: fold every selected row into its slot's row count
  * and accumulators (see the file header).  SHARED: a per-block table in
- * dynamic shared memory (naggs * nslots GdbAcc, then nslots counts),
- * merged into the global table (table, rowcount) at the end; else the
- * global table directly.  A row outside the key ranges sets *bad.
+ * dynamic shared memory (naggs * nslots GdbAccs as a structure of arrays,
+ * then nslots counts), merged into the global table (table, rowcount) at
+ * the end; else the global table directly.  A row outside the key ranges
+ * sets *bad.  Each thread takes GDB_FAST_UNROLL grid-stride rows per step:
+ * their flags and slots first, then, aggregate by aggregate, their values
+ * (loads together) and the atomics.
  */
 template <bool SHARED>
 __global__ void __launch_bounds__(SHARED ? GDB_SLOT_SMEM_BLOCK : GDB_BLOCK)
 gdb_slot_agg_kernel(GdbSlotKeys keys, GdbFastAggs aggs, uint32_t naggs,
 					const uint8_t *flags, uint64_t nrows, uint32_t nslots,
-					GdbAcc *table, unsigned *rowcount, unsigned long long *bad)
+					unsigned long long *table, unsigned *rowcount,
+					unsigned long long *bad)
 {
 	extern __shared__ unsigned long long gdb_fast_smem[];
-	GdbAcc	   *tab = table;
+	unsigned long long *tab = table;
 	unsigned   *cnt = rowcount;
+	const uint64_t stride = (uint64_t) gridDim.x * blockDim.x;
 
 	if (SHARED)
 	{
-		tab = (GdbAcc *) gdb_fast_smem;
-		cnt = (unsigned *) (tab + (size_t) naggs * nslots);
+		tab = gdb_fast_smem;
+		cnt = (unsigned *) (tab + (size_t) naggs * 4 * nslots);
 		for (uint32_t i = threadIdx.x; i < naggs * nslots; i += blockDim.x)
-			tab[i] = gdb_acc_init(aggs.a[i / nslots].kind);
+			gdb_slot_store(gdb_slot_ref(tab, i / nslots, nslots, i % nslots),
+						   gdb_acc_init(aggs.a[i / nslots].kind));
 		for (uint32_t i = threadIdx.x; i < nslots; i += blockDim.x)
 			cnt[i] = 0;
 		__syncthreads();
 	}
 	for (uint64_t row = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x;
-		 row < nrows; row += (uint64_t) gridDim.x * blockDim.x)
+		 row < nrows; row += GDB_FAST_UNROLL * stride)
 	{
-		unsigned long long slot = 0;
-		bool		ok = true;
+		unsigned long long slot[GDB_FAST_UNROLL];
+		bool		take[GDB_FAST_UNROLL];
 
-		if (flags && !flags[row])
-			continue;
-		for (uint32_t k = 0; k < keys.nkeys; k++)
+#pragma unroll
+		for (int u = 0; u < GDB_FAST_UNROLL; u++)
 		{
-			unsigned long long digit;
+			uint64_t	r = row + u * stride;
+			bool		ok = true;
 
-			if (keys.nulls[k] && keys.nulls[k][row])
-				digit = keys.range[k];
-			else
+			take[u] = r < nrows && (flags == NULL || flags[r]);
+			slot[u] = take[u] ? gdb_slot_of(keys, r, &ok) : 0;
+			if (take[u] && (!ok || slot[u] >= nslots))
 			{
-				digit = (unsigned long long) keys.vals[k][row] -
-					(unsigned long long) keys.minv[k];
-				ok = ok && digit < keys.range[k];
+				atomicOr(bad, 1ULL);
+				take[u] = false;
 			}
-			slot += digit * keys.stride[k];
 		}
-		if (!ok || slot >= nslots)
-		{
-			atomicOr(bad, 1ULL);
-			continue;
-		}
-		atomicAdd(&cnt[slot], 1u);
+#pragma unroll
+		for (int u = 0; u < GDB_FAST_UNROLL; u++)
+			if (take[u])
+				atomicAdd(&cnt[slot[u]], 1u);
 		for (uint32_t a = 0; a < naggs; a++)
 		{
 			const GdbFastAgg &ag = aggs.a[a];
+			int64_t		v[GDB_FAST_UNROLL];
+			uint8_t		isnull[GDB_FAST_UNROLL];
 
 			if (ag.kind == GDB_AGG_COUNT_STAR)
 				continue;
-			gdb_acc_atomic_add(ag.kind, &tab[(size_t) a * nslots + slot], ag.col[row],
-							   ag.nulls ? ag.nulls[row] != 0 : 0);
+#pragma unroll
+			for (int u = 0; u < GDB_FAST_UNROLL; u++)
+			{
+				uint64_t	r = row + u * stride;
+
+				v[u] = take[u] ? ag.col[r] : 0;
+				isnull[u] = take[u] && ag.nulls ? ag.nulls[r] : 0;
+			}
+#pragma unroll
+			for (int u = 0; u < GDB_FAST_UNROLL; u++)
+				if (take[u])
+					gdb_acc_atomic_add(ag.kind,
+									   gdb_slot_ref(tab, a, nslots, (uint32_t) slot[u]),
+									   v[u], isnull[u] != 0);
 		}
 	}
 	if (SHARED)
@@ -766,8 +914,8 @@ gdb_slot_agg_kernel(GdbSlotKeys keys, GdbFastAggs aggs, uint32_t naggs,
 				continue;
 			atomicAdd(&rowcount[i], cnt[i]);
 			for (uint32_t a = 0; a < naggs; a++)
-				gdb_acc_atomic_merge(aggs.a[a].kind, &table[(size_t) a * nslots + i],
-									 tab[(size_t) a * nslots + i]);
+				gdb_acc_atomic_merge(aggs.a[a].kind, gdb_slot_ref(table, a, nslots, i),
+									 gdb_slot_load(gdb_slot_ref(tab, a, nslots, i)));
 		}
 	}
 }
@@ -780,7 +928,7 @@ gdb_slot_agg_kernel(GdbSlotKeys keys, GdbFastAggs aggs, uint32_t naggs,
 __global__ void
 gdb_slot_output_kernel(GdbSlotKeys keys, GdbFastAggs aggs, uint32_t naggs,
 					   const uint32_t *slot_ids, uint64_t ngroups, uint32_t nslots,
-					   const GdbAcc *table, const unsigned *rowcount,
+					   unsigned long long *table, const unsigned *rowcount,
 					   GdbDevOutKeys ok, GdbFastOut out)
 {
 	for (uint64_t g = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x;
@@ -807,7 +955,7 @@ gdb_slot_output_kernel(GdbSlotKeys keys, GdbFastAggs aggs, uint32_t naggs,
 		for (uint32_t a = 0; a < naggs; a++)
 		{
 			int			kind = aggs.a[a].kind;
-			GdbAcc		acc = table[(size_t) a * nslots + slot];
+			GdbAcc		acc = gdb_slot_load(gdb_slot_ref(table, a, nslots, slot));
 
 			if (kind == GDB_AGG_COUNT_STAR)
 				acc.count = rowcount[slot];
@@ -872,7 +1020,7 @@ gdb_fast_smallkeys(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
 	GdbBatch   *host = NULL;
 	char	   *d_res;
 	char	   *scr;
-	GdbAcc	   *table;
+	unsigned long long *table;
 	unsigned   *rowcount;
 	uint32_t   *slot_ids;
 	unsigned long long nslots = 1;
@@ -960,7 +1108,7 @@ gdb_fast_smallkeys(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
 		size_t		total = ids_off + (size_t) ns32 * sizeof(uint32_t);
 
 		GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_STATES, total, (void **) &scr, err));
-		table = (GdbAcc *) scr;
+		table = (unsigned long long *) scr;
 		rowcount = (unsigned *) (scr + cnt_off);
 		slot_ids = (uint32_t *) (scr + ids_off);
 	}

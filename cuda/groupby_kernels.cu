@@ -14,10 +14,10 @@
  *		  input->total_bytes; truly asynchronous when the caller built it in
  *		  gdb_cuda_host_alloc memory) -- skipped for a column store, whose
  *		  buffer is already on the device -- and of the filter program;
- *	   2. gdb_filter_kernel: gdb_vm_eval per row (grid-stride, program and
- *		  batch header staged in shared memory) -> uint8 flags; a failing
- *		  row does atomicMin on (row << 4 | status), so the reported error
- *		  is that of the lowest failing row, as on the CPU path;
+ *	   2. gdb_filter_kernel (filter_vm.cu): the filter program for every
+ *		  row by a tile interpreter -> uint8 flags; a failing row does
+ *		  atomicMin on (row << 4 | status), so the reported error is that
+ *		  of the lowest failing row, as on the CPU path;
  *	   3. cub::DeviceSelect::Flagged over a counting iterator -> ascending
  *		  uint32 ids of the selected rows (without a program: a sequence);
  *	   4. read back {error, nsel}; a filter error ends the call.
@@ -112,48 +112,6 @@ gdb_dev_encode(uint32_t kind, int64_t raw)
 }
 
 /* ---- kernels (all grid-stride loops over their index range) ---- */
-
-/*
- * gdb_filter_kernel: flags[row] = 1 when the filter program is TRUE for
- * row, for rows [0, nrows) of the batch at base.  Algorithm: one thread per
- * row running the stack VM gdb_vm_eval; the block first stages the batch
- * header and the ninstr instructions in dynamic shared memory
- * (sizeof(GdbBatch) + ninstr * sizeof(GdbInstr) bytes).  A row that raises
- * a SQL error gets flag 0 and does atomicMin(err_key, row << 4 | status).
- */
-__global__ void
-gdb_filter_kernel(const char *base, const GdbInstr *prog, int ninstr,
-				  uint64_t nrows, uint8_t *flags, unsigned long long *err_key)
-{
-	extern __shared__ unsigned long long gdb_smem[];
-	GdbBatch   *hdr = (GdbBatch *) gdb_smem;
-	GdbInstr   *sprog = (GdbInstr *) ((char *) gdb_smem + sizeof(GdbBatch));
-	const unsigned long long *src_hdr = (const unsigned long long *) base;
-	const unsigned long long *src_prog = (const unsigned long long *) prog;
-	unsigned long long *dst_prog = (unsigned long long *) sprog;
-	size_t		i;
-
-	for (i = threadIdx.x; i < sizeof(GdbBatch) / 8; i += blockDim.x)
-		gdb_smem[i] = src_hdr[i];
-	for (i = threadIdx.x; i < (size_t) ninstr * sizeof(GdbInstr) / 8; i += blockDim.x)
-		dst_prog[i] = src_prog[i];
-	__syncthreads();
-
-	for (uint64_t row = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x;
-		 row < nrows; row += (uint64_t) gridDim.x * blockDim.x)
-	{
-		int			st = GDB_OK;
-		int			r = gdb_vm_eval(sprog, ninstr, hdr, base, row, &st);
-
-		if (st != GDB_OK)
-		{
-			atomicMin(err_key, (unsigned long long) (row << 4) | (unsigned) st);
-			flags[row] = 0;
-		}
-		else
-			flags[row] = (r == GDB_TRUE);
-	}
-}
 
 /* gdb_sequence_kernel: out[i] = i for i in [0, n) (all rows selected). */
 __global__ void
@@ -417,16 +375,14 @@ gdb_phase_filter(GdbRun *r, GdbError *err)
 	{
 		void	   *d_prog;
 		size_t		pbytes = (size_t) req->ninstr * sizeof(GdbInstr);
-		size_t		smem = sizeof(GdbBatch) + pbytes;
 
 		GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_PROGRAM, pbytes, &d_prog, err));
 		GDB_CUDA_CHECK(err, cudaMemcpyAsync(d_prog, req->program, pbytes,
 											cudaMemcpyHostToDevice, s));
 		r->to_device += pbytes;
-		gdb_filter_kernel<<<gdb_blocks(ex, r->nrows), GDB_BLOCK, smem, s>>>(
-			r->d_in, (const GdbInstr *) d_prog, (int) req->ninstr, r->nrows,
-			r->flags, &r->d_counters->err_key);
-		GDB_CUDA_CHECK_LAUNCH(err, "gdb_filter_kernel");
+		GDB_TRY(gdb_filter_launch(ex, r->d_in, req->program, (const GdbInstr *) d_prog,
+								  (int) req->ninstr, r->nrows, r->flags,
+								  &r->d_counters->err_key, err));
 	}
 	return GDB_OK;
 }

@@ -254,11 +254,203 @@ gdb_int_cmp(int64_t a, int64_t b)
 }
 
 /*
+ * gdb_vm_effect: the stack effect of opcode op (+1 a push, -1 a binary
+ * opcode, 0 otherwise), from the opcode table; 0 for an unknown opcode.
+ */
+GDB_HOSTDEV int
+gdb_vm_effect(int op)
+{
+	switch (op)
+	{
+#define GDB_OPCODE_EFFECT(name, effect, raises, doc) case GDB_OP_##name: return effect;
+			GDB_OPCODE_LIST(GDB_OPCODE_EFFECT)
+#undef GDB_OPCODE_EFFECT
+	}
+	return 0;
+}
+
+/*
+ * gdb_vm_step: the value effect of one instruction that is not a jump, for
+ * row row of the batch b whose buffer starts at base: a push writes *push;
+ * a unary opcode rewrites *x, the top of the stack; a binary opcode sets
+ * *y, the entry below the top, to y op x (the caller then pops x).  op is
+ * in->op, passed apart so that a caller with a constant op (the device's
+ * tile interpreter, cuda/filter_vm.cu) compiles only that case.  Returns
+ * GDB_OK, or the GdbStatus of the SQL error the row raises
+ * (GDB_ERR_BAD_REQUEST for a jump or an unknown opcode).
+ */
+GDB_HOSTDEV int
+gdb_vm_step(int op, const GdbInstr *in, GdbValue *push, GdbValue *x, GdbValue *y,
+			const GdbBatch *b, const void *base, uint64_t row)
+{
+	int			st = GDB_OK;
+
+	switch (op)
+	{
+		case GDB_OP_PUSH_COL:
+			{
+				const uint8_t *nulls = GDB_NULL_PTR(base, b, in->arg);
+
+				push->isnull = nulls ? nulls[row] : 0;
+				push->v.i = GDB_COL_PTR(base, b, in->arg, const int64_t)[row];
+			}
+			break;
+		case GDB_OP_PUSH_INT:
+			push->isnull = 0;
+			push->v.i = in->ival;
+			break;
+		case GDB_OP_PUSH_FLOAT:
+			push->isnull = 0;
+			push->v.f = in->fval;
+			break;
+		case GDB_OP_PUSH_NULL:
+			push->isnull = 1;
+			push->v.i = 0;
+			break;
+		case GDB_OP_INT_ADD:
+		case GDB_OP_INT_SUB:
+		case GDB_OP_INT_MUL:
+		case GDB_OP_INT_DIV:
+		case GDB_OP_INT_MOD:
+			if (!(y->isnull || x->isnull))
+				st = gdb_int_arith(op, y->v.i, x->v.i, in->width, &y->v.i);
+			y->isnull |= x->isnull;
+			break;
+		case GDB_OP_INT_NEG:
+			if (!x->isnull)
+				st = gdb_int_arith(GDB_OP_INT_SUB, 0, x->v.i, in->width, &x->v.i);
+			break;
+		case GDB_OP_FLT_ADD:
+		case GDB_OP_FLT_SUB:
+		case GDB_OP_FLT_MUL:
+		case GDB_OP_FLT_DIV:
+			if (!(y->isnull || x->isnull))
+				st = gdb_float_arith(op, y->v.f, x->v.f, in->width, &y->v.f);
+			y->isnull |= x->isnull;
+			break;
+		case GDB_OP_FLT_NEG:
+			x->v.f = -x->v.f;
+			break;
+		case GDB_OP_INT_TO_FLT:
+			if (in->width == 4)
+				x->v.f = (double) (float) x->v.i;
+			else
+				x->v.f = (double) x->v.i;
+			break;
+		case GDB_OP_INT_EQ:
+		case GDB_OP_INT_NE:
+		case GDB_OP_INT_LT:
+		case GDB_OP_INT_LE:
+		case GDB_OP_INT_GT:
+		case GDB_OP_INT_GE:
+		case GDB_OP_FLT_EQ:
+		case GDB_OP_FLT_NE:
+		case GDB_OP_FLT_LT:
+		case GDB_OP_FLT_LE:
+		case GDB_OP_FLT_GT:
+		case GDB_OP_FLT_GE:
+			{
+				int			c;
+				int			rel = op <= GDB_OP_INT_GE ?
+					op - GDB_OP_INT_EQ : op - GDB_OP_FLT_EQ;
+
+				c = op <= GDB_OP_INT_GE ?
+					gdb_int_cmp(y->v.i, x->v.i) : gdb_float_cmp(y->v.f, x->v.f);
+				/* rel: 0 EQ, 1 NE, 2 LT, 3 LE, 4 GT, 5 GE */
+				y->v.i = rel == 0 ? c == 0 : rel == 1 ? c != 0 :
+					rel == 2 ? c < 0 : rel == 3 ? c <= 0 :
+					rel == 4 ? c > 0 : c >= 0;
+				y->isnull |= x->isnull;
+			}
+			break;
+		case GDB_OP_AND:
+			/* FALSE wins over NULL; NULL over TRUE */
+			if ((!y->isnull && y->v.i == 0) || (!x->isnull && x->v.i == 0))
+			{
+				y->isnull = 0;
+				y->v.i = 0;
+			}
+			else if (y->isnull || x->isnull)
+			{
+				y->isnull = 1;
+				y->v.i = 0;
+			}
+			else
+				y->v.i = 1;
+			break;
+		case GDB_OP_OR:
+			if ((!y->isnull && y->v.i != 0) || (!x->isnull && x->v.i != 0))
+			{
+				y->isnull = 0;
+				y->v.i = 1;
+			}
+			else if (y->isnull || x->isnull)
+			{
+				y->isnull = 1;
+				y->v.i = 0;
+			}
+			else
+				y->v.i = 0;
+			break;
+		case GDB_OP_NOT:
+			if (!x->isnull)
+				x->v.i = !x->v.i;
+			break;
+		case GDB_OP_IS_NULL:
+			x->v.i = x->isnull;
+			x->isnull = 0;
+			break;
+		case GDB_OP_IS_NOT_NULL:
+			x->v.i = !x->isnull;
+			x->isnull = 0;
+			break;
+		case GDB_OP_IS_TRUE:
+			x->v.i = !x->isnull && x->v.i != 0;
+			x->isnull = 0;
+			break;
+		case GDB_OP_IS_NOT_TRUE:
+			x->v.i = x->isnull || x->v.i == 0;
+			x->isnull = 0;
+			break;
+		case GDB_OP_IS_FALSE:
+			x->v.i = !x->isnull && x->v.i == 0;
+			x->isnull = 0;
+			break;
+		case GDB_OP_IS_NOT_FALSE:
+			x->v.i = x->isnull || x->v.i != 0;
+			x->isnull = 0;
+			break;
+		default:
+			st = GDB_ERR_BAD_REQUEST;
+			break;
+	}
+	return st;
+}
+
+/* gdb_vm_jumps: does jump opcode op (JUMP_IF_FALSE/TRUE) jump on top x? */
+GDB_HOSTDEV int
+gdb_vm_jumps(int op, const GdbValue *x)
+{
+	if (x->isnull)
+		return 0;
+	return op == GDB_OP_JUMP_IF_FALSE ? x->v.i == 0 : x->v.i != 0;
+}
+
+/* gdb_vm_result: the filter result of the final stack entry x. */
+GDB_HOSTDEV int
+gdb_vm_result(const GdbValue *x)
+{
+	return x->isnull ? GDB_NULL : (x->v.i != 0 ? GDB_TRUE : GDB_FALSE);
+}
+
+/*
  * gdb_vm_eval: evaluate the filter program for one row of a batch whose
  * buffer starts at base.  Returns GDB_TRUE, GDB_FALSE or GDB_NULL; on a SQL
  * error sets *status (a GdbStatus) and returns GDB_FALSE.  AND and OR
  * short-circuit as PostgreSQL's executor does, so a row that PostgreSQL
- * would not evaluate past a FALSE (TRUE) never raises.
+ * would not evaluate past a FALSE (TRUE) never raises.  The program must
+ * have passed the request validation (gdb_cpu_validate_request): the stack
+ * then never over- or underflows and ends with one entry.
  */
 GDB_HOSTDEV int
 gdb_vm_eval(const GdbInstr *prog, int ninstr, const GdbBatch *b,
@@ -273,175 +465,24 @@ gdb_vm_eval(const GdbInstr *prog, int ninstr, const GdbBatch *b,
 		const GdbInstr *in = &prog[pc];
 		GdbValue   *x = sp >= 1 ? &stack[sp - 1] : stack;	/* top */
 		GdbValue   *y = sp >= 2 ? &stack[sp - 2] : stack;	/* below top */
-		int			st = GDB_OK;
+		int			st;
 
-		switch (in->op)
+		if (in->op == GDB_OP_JUMP_IF_FALSE || in->op == GDB_OP_JUMP_IF_TRUE)
 		{
-			case GDB_OP_PUSH_COL:
-				{
-					const uint8_t *nulls = GDB_NULL_PTR(base, b, in->arg);
-
-					stack[sp].isnull = nulls ? nulls[row] : 0;
-					stack[sp].v.i = GDB_COL_PTR(base, b, in->arg, const int64_t)[row];
-					sp++;
-				}
-				break;
-			case GDB_OP_PUSH_INT:
-				stack[sp].isnull = 0;
-				stack[sp].v.i = in->ival;
-				sp++;
-				break;
-			case GDB_OP_PUSH_FLOAT:
-				stack[sp].isnull = 0;
-				stack[sp].v.f = in->fval;
-				sp++;
-				break;
-			case GDB_OP_PUSH_NULL:
-				stack[sp].isnull = 1;
-				stack[sp].v.i = 0;
-				sp++;
-				break;
-			case GDB_OP_INT_ADD:
-			case GDB_OP_INT_SUB:
-			case GDB_OP_INT_MUL:
-			case GDB_OP_INT_DIV:
-			case GDB_OP_INT_MOD:
-				if (!(y->isnull || x->isnull))
-					st = gdb_int_arith(in->op, y->v.i, x->v.i, in->width, &y->v.i);
-				y->isnull |= x->isnull;
-				sp--;
-				break;
-			case GDB_OP_INT_NEG:
-				if (!x->isnull)
-					st = gdb_int_arith(GDB_OP_INT_SUB, 0, x->v.i, in->width, &x->v.i);
-				break;
-			case GDB_OP_FLT_ADD:
-			case GDB_OP_FLT_SUB:
-			case GDB_OP_FLT_MUL:
-			case GDB_OP_FLT_DIV:
-				if (!(y->isnull || x->isnull))
-					st = gdb_float_arith(in->op, y->v.f, x->v.f, in->width, &y->v.f);
-				y->isnull |= x->isnull;
-				sp--;
-				break;
-			case GDB_OP_FLT_NEG:
-				x->v.f = -x->v.f;
-				break;
-			case GDB_OP_INT_TO_FLT:
-				if (in->width == 4)
-					x->v.f = (double) (float) x->v.i;
-				else
-					x->v.f = (double) x->v.i;
-				break;
-			case GDB_OP_INT_EQ:
-			case GDB_OP_INT_NE:
-			case GDB_OP_INT_LT:
-			case GDB_OP_INT_LE:
-			case GDB_OP_INT_GT:
-			case GDB_OP_INT_GE:
-			case GDB_OP_FLT_EQ:
-			case GDB_OP_FLT_NE:
-			case GDB_OP_FLT_LT:
-			case GDB_OP_FLT_LE:
-			case GDB_OP_FLT_GT:
-			case GDB_OP_FLT_GE:
-				{
-					int			c;
-					int			rel = in->op <= GDB_OP_INT_GE ?
-						in->op - GDB_OP_INT_EQ : in->op - GDB_OP_FLT_EQ;
-
-					c = in->op <= GDB_OP_INT_GE ?
-						gdb_int_cmp(y->v.i, x->v.i) : gdb_float_cmp(y->v.f, x->v.f);
-					/* rel: 0 EQ, 1 NE, 2 LT, 3 LE, 4 GT, 5 GE */
-					y->v.i = rel == 0 ? c == 0 : rel == 1 ? c != 0 :
-						rel == 2 ? c < 0 : rel == 3 ? c <= 0 :
-						rel == 4 ? c > 0 : c >= 0;
-					y->isnull |= x->isnull;
-					sp--;
-				}
-				break;
-			case GDB_OP_AND:
-				/* FALSE wins over NULL; NULL over TRUE */
-				if ((!y->isnull && y->v.i == 0) || (!x->isnull && x->v.i == 0))
-				{
-					y->isnull = 0;
-					y->v.i = 0;
-				}
-				else if (y->isnull || x->isnull)
-				{
-					y->isnull = 1;
-					y->v.i = 0;
-				}
-				else
-					y->v.i = 1;
-				sp--;
-				break;
-			case GDB_OP_OR:
-				if ((!y->isnull && y->v.i != 0) || (!x->isnull && x->v.i != 0))
-				{
-					y->isnull = 0;
-					y->v.i = 1;
-				}
-				else if (y->isnull || x->isnull)
-				{
-					y->isnull = 1;
-					y->v.i = 0;
-				}
-				else
-					y->v.i = 0;
-				sp--;
-				break;
-			case GDB_OP_NOT:
-				if (!x->isnull)
-					x->v.i = !x->v.i;
-				break;
-			case GDB_OP_JUMP_IF_FALSE:
-				if (!x->isnull && x->v.i == 0)
-				{
-					pc = in->arg;
-					continue;
-				}
-				break;
-			case GDB_OP_JUMP_IF_TRUE:
-				if (!x->isnull && x->v.i != 0)
-				{
-					pc = in->arg;
-					continue;
-				}
-				break;
-			case GDB_OP_IS_NULL:
-				x->v.i = x->isnull;
-				x->isnull = 0;
-				break;
-			case GDB_OP_IS_NOT_NULL:
-				x->v.i = !x->isnull;
-				x->isnull = 0;
-				break;
-			case GDB_OP_IS_TRUE:
-				x->v.i = !x->isnull && x->v.i != 0;
-				x->isnull = 0;
-				break;
-			case GDB_OP_IS_NOT_TRUE:
-				x->v.i = x->isnull || x->v.i == 0;
-				x->isnull = 0;
-				break;
-			case GDB_OP_IS_FALSE:
-				x->v.i = !x->isnull && x->v.i == 0;
-				x->isnull = 0;
-				break;
-			case GDB_OP_IS_NOT_FALSE:
-				x->v.i = x->isnull || x->v.i != 0;
-				x->isnull = 0;
-				break;
-			default:
-				st = GDB_ERR_BAD_REQUEST;
-				break;
+			pc = gdb_vm_jumps(in->op, x) ? in->arg : pc + 1;
+			continue;
 		}
+		if (sp >= GDB_MAX_STACK && gdb_vm_effect(in->op) > 0)
+			st = GDB_ERR_BAD_REQUEST;
+		else
+			st = gdb_vm_step(in->op, in, &stack[sp < GDB_MAX_STACK ? sp : 0], x, y,
+							 b, base, row);
 		if (st != GDB_OK)
 		{
 			*status = st;
 			return GDB_FALSE;
 		}
+		sp += gdb_vm_effect(in->op);
 		pc++;
 	}
 	if (sp != 1)
@@ -449,7 +490,7 @@ gdb_vm_eval(const GdbInstr *prog, int ninstr, const GdbBatch *b,
 		*status = GDB_ERR_BAD_REQUEST;
 		return GDB_FALSE;
 	}
-	return stack[0].isnull ? GDB_NULL : (stack[0].v.i != 0 ? GDB_TRUE : GDB_FALSE);
+	return gdb_vm_result(&stack[0]);
 }
 
 /*
