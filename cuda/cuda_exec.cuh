@@ -231,18 +231,21 @@ int			gdb_phase_end(GdbRun *r, GdbError *err);
 int			gdb_filter_status(GdbCudaExec *ex, GdbError *err);
 
 /*
- * gdb_filter_launch (filter_vm.cu): queue gdb_filter_kernel on ex's stream
- * over rows [0, nrows) of the batch at device address d_in: flags[row] (a
- * uint8 per row) = 1 when the filter program is TRUE for row, else 0; a
- * row that raises a SQL error also does atomicMin(err_key, row << 4 |
- * status).  prog is the host copy of the ninstr validated instructions
- * (for the stack depth), d_prog their device copy.  Does not wait; returns
- * GDB_ERR_DEVICE when the launch fails.
+ * gdb_filter_launch (filter_vm.cu): queue the filter on ex's stream over
+ * rows [0, nrows) of the batch at device address d_in, whose header's host
+ * copy is hdr: flags[row] (a uint8 per row) = 1 when the filter program is
+ * TRUE for row, else 0; a row that raises a SQL error also does
+ * atomicMin(err_key, row << 4 | status).  prog is the host copy of the
+ * ninstr validated instructions, d_prog their device copy.  A conjunction
+ * of column-constant comparisons runs as gdb_predicate_kernel (while the
+ * fast paths are enabled), anything else in the tile interpreter
+ * gdb_filter_kernel.  Does not wait; returns GDB_ERR_DEVICE when a launch
+ * fails.
  */
-int			gdb_filter_launch(GdbCudaExec *ex, const char *d_in, const GdbInstr *prog,
-							  const GdbInstr *d_prog, int ninstr, uint64_t nrows,
-							  uint8_t *flags, unsigned long long *err_key,
-							  GdbError *err);
+int			gdb_filter_launch(GdbCudaExec *ex, const GdbBatch *hdr, const char *d_in,
+							  const GdbInstr *prog, const GdbInstr *d_prog,
+							  int ninstr, uint64_t nrows, uint8_t *flags,
+							  unsigned long long *err_key, GdbError *err);
 
 /*
  * gdb_phase_filter (Phase A, first half): reset r->d_counters (err_key to

@@ -26,10 +26,24 @@
  * row << 4 | status), so the reported error is that of the lowest failing
  * row, as on the CPU path.
  *
+ * Predicate fast path: a program that is only a conjunction of comparisons
+ * of a column (or of a column modulo a non-zero integer constant) with a
+ * constant -- the common WHERE of range queries, e.g. v BETWEEN a AND b or
+ * id % 7 = 3 -- cannot raise, and is TRUE exactly when every comparison is
+ * TRUE.  gdb_predicate_compile recognises it from the instructions and
+ * turns each comparison into a range test on the order-preserving key
+ * encoding of gpudb_semantics.h (gdb_key_encode_int / _float, whose
+ * unsigned order is PostgreSQL's order of the values, -0 = +0 and every
+ * NaN equal and above +Infinity): col < c becomes enc(col) in [0, enc(c) -
+ * 1], and so on.  gdb_predicate_kernel then tests every row with no stack
+ * and no dispatch, near memory bandwidth (the range-query formulation of
+ * Govindaraju et al., SIGMOD 2004).
+ *
  *-------------------------------------------------------------------------
  */
 #include <limits.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cuda_exec.cuh"
 #include "gpudb_semantics.h"
@@ -60,42 +74,53 @@ gdb_tile_step(const GdbInstr *in, int pc, int sp, GdbValue (&top)[TILE],
 			  const uint64_t (&row)[TILE], GdbValue *deep,
 			  const GdbBatch *hdr, const char *base)
 {
+	GdbValue	v[TILE];
+	int			st[TILE];
+
+	if (OP == GDB_OP_JUMP_IF_FALSE || OP == GDB_OP_JUMP_IF_TRUE)
+	{
+#pragma unroll
+		for (int j = 0; j < TILE; j++)
+			if (pc >= resume[j] && gdb_vm_jumps(OP, &top[j]))
+				resume[j] = in->arg;
+		return;
+	}
+	if (EFFECT > 0 && sp > 0)
+	{
+		/* spill every top first, so that the pushes' loads go together */
+#pragma unroll
+		for (int j = 0; j < TILE; j++)
+			if (pc >= resume[j])
+				GDB_VM_DEEP(deep, sp - 1, j, TILE) = top[j];
+	}
 #pragma unroll
 	for (int j = 0; j < TILE; j++)
 	{
-		int			st = GDB_OK;
-
+		st[j] = GDB_OK;
 		if (pc < resume[j])
 			continue;
-		if (OP == GDB_OP_JUMP_IF_FALSE || OP == GDB_OP_JUMP_IF_TRUE)
-		{
-			if (gdb_vm_jumps(OP, &top[j]))
-				resume[j] = in->arg;
-			continue;
-		}
 		if (EFFECT > 0)
-		{
-			GdbValue	v;
-
-			if (sp > 0)
-				GDB_VM_DEEP(deep, sp - 1, j, TILE) = top[j];
-			st = gdb_vm_step(OP, in, &v, &top[j], &top[j], hdr, base, row[j]);
-			top[j] = v;
-		}
+			st[j] = gdb_vm_step(OP, in, &v[j], &top[j], &top[j], hdr, base, row[j]);
 		else if (EFFECT == 0)
-			st = gdb_vm_step(OP, in, &top[j], &top[j], &top[j], hdr, base, row[j]);
+			st[j] = gdb_vm_step(OP, in, &top[j], &top[j], &top[j], hdr, base, row[j]);
 		else
 		{
-			GdbValue	y = GDB_VM_DEEP(deep, sp - 2, j, TILE);
-
-			st = gdb_vm_step(OP, in, &y, &top[j], &y, hdr, base, row[j]);
-			top[j] = y;
+			v[j] = GDB_VM_DEEP(deep, sp - 2, j, TILE);
+			st[j] = gdb_vm_step(OP, in, &v[j], &top[j], &v[j], hdr, base, row[j]);
 		}
-		if (st != GDB_OK)
+	}
+#pragma unroll
+	for (int j = 0; j < TILE; j++)
+	{
+		if (pc < resume[j])
+			continue;
+		if (st[j] != GDB_OK)
 		{
-			status[j] = st;
+			status[j] = st[j];
 			resume[j] = INT_MAX;
 		}
+		else if (EFFECT != 0)
+			top[j] = v[j];
 	}
 }
 
@@ -180,6 +205,232 @@ gdb_filter_kernel(const char *base, const GdbInstr *prog, int ninstr,
 	}
 }
 
+/* Comparisons in a predicate of the fast path. */
+#define GDB_PRED_MAX_TERMS 8
+
+/*
+ * One comparison of the predicate fast path: row passes when column col's
+ * value (taken modulo modulus first when modulus != 0) is not NULL and its
+ * encoding enc lies in [lo, hi] (outside it when negate: the <> test).
+ */
+struct GdbPredTerm
+{
+	const int64_t *vals;		/* device address of the column's values */
+	const uint8_t *nulls;		/* its NULL flags, or NULL */
+	int64_t		modulus;		/* 0: none; else value % modulus (-1: 0) */
+	unsigned long long lo;
+	unsigned long long hi;
+	int			is_float;		/* encode as FLOAT64, else INT64 */
+	int			negate;
+};
+
+/* A conjunction of comparisons (gdb_predicate_compile). */
+struct GdbPredicate
+{
+	int			nterms;
+	GdbPredTerm t[GDB_PRED_MAX_TERMS];
+};
+
+/*
+ * gdb_predicate_kernel: flags[row] = 1 when row passes every term of p,
+ * for rows [0, nrows); GDB_VM_TILE grid-stride rows per thread, their
+ * loads issued together.
+ */
+__global__ void __launch_bounds__(GDB_BLOCK)
+gdb_predicate_kernel(GdbPredicate p, uint64_t nrows, uint8_t *flags)
+{
+	const uint64_t stride = (uint64_t) gridDim.x * blockDim.x;
+
+	for (uint64_t row = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x;
+		 row < nrows; row += GDB_VM_TILE * stride)
+	{
+		bool		pass[GDB_VM_TILE];
+
+#pragma unroll
+		for (int j = 0; j < GDB_VM_TILE; j++)
+			pass[j] = row + j * stride < nrows;
+		for (int t = 0; t < p.nterms; t++)
+		{
+			const GdbPredTerm &term = p.t[t];
+			int64_t		v[GDB_VM_TILE];
+			uint8_t		isnull[GDB_VM_TILE];
+
+#pragma unroll
+			for (int j = 0; j < GDB_VM_TILE; j++)
+			{
+				uint64_t	r = row + j * stride;
+
+				v[j] = pass[j] ? term.vals[r] : 0;
+				isnull[j] = pass[j] && term.nulls ? term.nulls[r] : 0;
+			}
+#pragma unroll
+			for (int j = 0; j < GDB_VM_TILE; j++)
+			{
+				int64_t		x = v[j];
+				unsigned long long e;
+
+				if (term.modulus != 0)
+					x = term.modulus == -1 ? 0 : x % term.modulus;
+				e = term.is_float ? gdb_key_encode_float(__longlong_as_double(x)) :
+					gdb_key_encode_int(x);
+				pass[j] = pass[j] && !isnull[j] &&
+					((term.lo <= e && e <= term.hi) != (term.negate != 0));
+			}
+		}
+#pragma unroll
+		for (int j = 0; j < GDB_VM_TILE; j++)
+			if (row + j * stride < nrows)
+				flags[row + j * stride] = pass[j];
+	}
+}
+
+/*
+ * One comparison term at prog[*pc]: PUSH_COL c [PUSH_INT m INT_MOD], then
+ * PUSH_INT k with an INT_ comparison (c an INT64 column) or PUSH_FLOAT k
+ * with an FLT_ comparison (c FLOAT64), into *t; advances *pc.  Returns 0
+ * when the instructions are not such a term.
+ */
+static int
+gdb_predicate_term(const GdbInstr *prog, int ninstr, int *pc, const GdbBatch *hdr,
+				   const char *d_in, GdbPredTerm *t)
+{
+	int			i = *pc;
+	int			col;
+	int			is_float;
+	int			rel;
+	unsigned long long c;
+
+	if (i + 2 >= ninstr || prog[i].op != GDB_OP_PUSH_COL)
+		return 0;
+	col = prog[i].arg;
+	if (col < 0 || (uint32_t) col >= hdr->ncols || hdr->cols[col].kind == GDB_KIND_STATE)
+		return 0;
+	is_float = hdr->cols[col].kind == GDB_KIND_FLOAT64;
+	memset(t, 0, sizeof(*t));
+	t->vals = (const int64_t *) (d_in + hdr->cols[col].values_off);
+	t->nulls = hdr->cols[col].has_nulls ? (const uint8_t *) (d_in + hdr->cols[col].nulls_off) : NULL;
+	t->is_float = is_float;
+	i++;
+	if (!is_float && i + 3 < ninstr && prog[i].op == GDB_OP_PUSH_INT &&
+		prog[i + 1].op == GDB_OP_INT_MOD)
+	{
+		if (prog[i].ival == 0)
+			return 0;			/* division by zero: the interpreter raises it */
+		t->modulus = prog[i].ival;
+		i += 2;
+	}
+	if (i + 1 >= ninstr)
+		return 0;
+	if (!is_float && prog[i].op == GDB_OP_PUSH_INT &&
+		prog[i + 1].op >= GDB_OP_INT_EQ && prog[i + 1].op <= GDB_OP_INT_GE)
+	{
+		c = gdb_key_encode_int(prog[i].ival);
+		rel = prog[i + 1].op - GDB_OP_INT_EQ;
+	}
+	else if (is_float && prog[i].op == GDB_OP_PUSH_FLOAT &&
+			 prog[i + 1].op >= GDB_OP_FLT_EQ && prog[i + 1].op <= GDB_OP_FLT_GE)
+	{
+		c = gdb_key_encode_float(prog[i].fval);
+		rel = prog[i + 1].op - GDB_OP_FLT_EQ;
+	}
+	else
+		return 0;
+	/* rel: 0 EQ, 1 NE, 2 LT, 3 LE, 4 GT, 5 GE; an empty range is lo > hi */
+	t->lo = 0;
+	t->hi = ~0ULL;
+	switch (rel)
+	{
+		case 0:
+		case 1:
+			t->lo = t->hi = c;
+			t->negate = rel == 1;
+			break;
+		case 2:
+			if (c == 0)
+				t->lo = 1, t->hi = 0;
+			else
+				t->hi = c - 1;
+			break;
+		case 3:
+			t->hi = c;
+			break;
+		case 4:
+			if (c == ~0ULL)
+				t->lo = 1, t->hi = 0;
+			else
+				t->lo = c + 1;
+			break;
+		default:
+			t->lo = c;
+			break;
+	}
+	*pc = i + 2;
+	return 1;
+}
+
+/*
+ * gdb_predicate_compile: 1 when the ninstr validated instructions at prog
+ * are a conjunction of comparison terms (gdb_predicate_term), joined by
+ * AND with any IS_TRUE and JUMP_IF_FALSE between them, at most
+ * GDB_PRED_MAX_TERMS of them after merging the non-negated range tests of
+ * one column; then *p holds them, with device addresses in the batch at
+ * d_in whose host header is hdr.  Such a program is TRUE exactly when
+ * every term is: no term raises, AND is TRUE only when both sides are,
+ * IS_TRUE keeps TRUE, and a row that jumps on FALSE ends FALSE.
+ */
+static int
+gdb_predicate_compile(const GdbInstr *prog, int ninstr, const GdbBatch *hdr,
+					  const char *d_in, GdbPredicate *p)
+{
+	int			pc = 0;
+	int			depth = 0;
+
+	p->nterms = 0;
+	while (pc < ninstr)
+	{
+		int			op = prog[pc].op;
+
+		if (op == GDB_OP_PUSH_COL)
+		{
+			GdbPredTerm t;
+			int			merged = 0;
+
+			if (depth >= 2 || !gdb_predicate_term(prog, ninstr, &pc, hdr, d_in, &t))
+				return 0;
+			depth++;
+			for (int k = 0; k < p->nterms && !t.negate && !t.modulus; k++)
+			{
+				GdbPredTerm *o = &p->t[k];
+
+				if (o->vals == t.vals && !o->negate && !o->modulus)
+				{
+					o->lo = t.lo > o->lo ? t.lo : o->lo;
+					o->hi = t.hi < o->hi ? t.hi : o->hi;
+					merged = 1;
+					break;
+				}
+			}
+			if (!merged)
+			{
+				if (p->nterms >= GDB_PRED_MAX_TERMS)
+					return 0;
+				p->t[p->nterms++] = t;
+			}
+			continue;
+		}
+		if (op == GDB_OP_AND)
+		{
+			if (depth != 2)
+				return 0;
+			depth--;
+		}
+		else if (op != GDB_OP_IS_TRUE && op != GDB_OP_JUMP_IF_FALSE)
+			return 0;
+		pc++;
+	}
+	return depth == 1 && p->nterms > 0;
+}
+
 /*
  * Entries below the top that program prog (ninstr validated instructions)
  * ever holds: its maximum depth minus one.  The depth at an instruction is
@@ -231,18 +482,35 @@ gdb_filter_launch_tile(GdbCudaExec *ex, const char *d_in, const GdbInstr *d_prog
 }
 
 /*
- * gdb_filter_launch: see cuda_exec.cuh.  GDB_VM_TILE rows per thread when
+ * gdb_filter_launch: see cuda_exec.cuh.  The predicate fast path when the
+ * program is a conjunction of comparisons (and GPUDB_FAST_PATHS is not 0);
+ * else the tile interpreter, GDB_VM_TILE rows per thread when
  * their shared stack fits GDB_VM_SMEM_MAX, else one row per thread (a
  * program of GDB_MAX_INSTR instructions and a GDB_MAX_STACK-deep stack
  * needs about 90 KiB then, within every supported device's limit).
  */
 int
-gdb_filter_launch(GdbCudaExec *ex, const char *d_in, const GdbInstr *prog,
-				  const GdbInstr *d_prog, int ninstr, uint64_t nrows,
-				  uint8_t *flags, unsigned long long *err_key, GdbError *err)
+gdb_filter_launch(GdbCudaExec *ex, const GdbBatch *hdr, const char *d_in,
+				  const GdbInstr *prog, const GdbInstr *d_prog, int ninstr,
+				  uint64_t nrows, uint8_t *flags, unsigned long long *err_key,
+				  GdbError *err)
 {
 	int			deep = gdb_program_deep_entries(prog, ninstr);
 	size_t		smem = gdb_filter_smem(ninstr, deep, GDB_VM_TILE);
+	GdbPredicate pred;
+
+	if (gdb_fast_paths_enabled() &&
+		gdb_predicate_compile(prog, ninstr, hdr, d_in, &pred))
+	{
+		uint64_t	span = (uint64_t) GDB_VM_TILE * GDB_BLOCK;
+		uint64_t	want = (nrows + span - 1) / span;
+		uint64_t	cap = (uint64_t) (ex->multiprocessors > 0 ? ex->multiprocessors : 1) * 8;
+		unsigned	grid = (unsigned) (want < 1 ? 1 : (want > cap ? cap : want));
+
+		gdb_predicate_kernel<<<grid, GDB_BLOCK, 0, ex->stream>>>(pred, nrows, flags);
+		GDB_CUDA_CHECK_LAUNCH(err, "gdb_predicate_kernel");
+		return GDB_OK;
+	}
 
 	if (smem <= GDB_VM_SMEM_MAX)
 		return gdb_filter_launch_tile<GDB_VM_TILE>(ex, d_in, d_prog, ninstr, nrows,

@@ -380,9 +380,9 @@ gdb_phase_filter(GdbRun *r, GdbError *err)
 		GDB_CUDA_CHECK(err, cudaMemcpyAsync(d_prog, req->program, pbytes,
 											cudaMemcpyHostToDevice, s));
 		r->to_device += pbytes;
-		GDB_TRY(gdb_filter_launch(ex, r->d_in, req->program, (const GdbInstr *) d_prog,
-								  (int) req->ninstr, r->nrows, r->flags,
-								  &r->d_counters->err_key, err));
+		GDB_TRY(gdb_filter_launch(ex, r->input, r->d_in, req->program,
+								  (const GdbInstr *) d_prog, (int) req->ninstr,
+								  r->nrows, r->flags, &r->d_counters->err_key, err));
 	}
 	return GDB_OK;
 }

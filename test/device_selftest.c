@@ -438,6 +438,19 @@ static const struct
 	"$vf f1e-200 flt_mul/8 f1e-200 flt_mul/8 f0 flt_ne"},
 	{"float4(ci) * 0.5 >= kf2 OR ki IS FALSE",
 	"$ci int_to_flt/4 f0.5 flt_mul/4 $kf2 flt_ge $ki is_false or"},
+	/* conjunctions of comparisons: the device's predicate fast path */
+	{"vf BETWEEN -0.0 AND 0.5 (one range)",
+	"$vf f-0 flt_ge jump_if_false@8 $vf f0.5 flt_le and"},
+	{"ki >= -5 AND kf <> NaN AND ci % -7 = -2 (WHERE form)",
+	"$ki i-5 int_ge is_true jump_if_false@17 $kf fnan flt_ne is_true and "
+	"jump_if_false@17 $ci i-7 int_mod/8 i-2 int_eq and"},
+	{"kf = NaN", "$kf fnan flt_eq"},
+	{"vf > Infinity (NaN only)", "$vf finf flt_gt"},
+	{"ki < -2^63 (empty)", "$ki i-9223372036854775808 int_lt"},
+	{"ki > 2^63 - 1 (empty)", "$ki i9223372036854775807 int_gt"},
+	{"ci % -1 = 0 AND vf <= -0", "$ci i-1 int_mod/8 i0 int_eq jump_if_false@10 $vf f-0 flt_le and"},
+	{"ci <> 3 AND ci < 9000 AND ci >= 10", "$ci i3 int_ne jump_if_false@13 $ci i9000 int_lt and "
+	"jump_if_false@13 $ci i10 int_ge and"},
 };
 
 #define NPROGS ((int) (sizeof(programs) / sizeof(programs[0])))
