@@ -44,6 +44,9 @@ enum GdbScratchSlot
 	GDB_SCR_TEMP,				/* CUB temporary storage */
 	GDB_SCR_COUNTERS,			/* GdbDevCounters */
 	GDB_SCR_TOPK,				/* top-k histogram state (topk_select.cu) */
+	GDB_SCR_ORDER_VALS,			/* ordered group-by: one sort key's finished
+								 * values (int64 per group), then NULL flags */
+	GDB_SCR_ORDER_RESULT,		/* ordered group-by: the cut result batch */
 	GDB_SCR__COUNT
 };
 
@@ -190,6 +193,10 @@ struct GdbRun
 	int			nmarks;			/* ex->ev_mark[0..nmarks) recorded */
 	int			mark_phase[GDB_MAX_MARKS];	/* GdbPhase from each mark on */
 	int			path;			/* GDB_PATH_* */
+	/* ordered GROUPBY (gdb_order_requested; groupby_order.cu) */
+	GdbBatch	order_hdr;		/* layout of the unordered result, which
+								 * stays in the RESULT scratch */
+	char	   *order_d_res;	/* that scratch buffer */
 };
 
 /*
@@ -290,15 +297,51 @@ int			gdb_sort_by_column(GdbRun *r, const int64_t *vals, const uint8_t *nulls,
  * (groups, or the rows a SELECT or SORT returns; the columns follow
  * gdb_request_result_source): *host from alloc (header written, nrows
  * set), *d_res the device scratch copy of the same layout.
- * GDB_ERR_OUT_OF_MEMORY when alloc fails.
+ * GDB_ERR_OUT_OF_MEMORY when alloc fails.  For an ordered GROUPBY
+ * (gdb_order_requested) nothing is allocated on the host: *host is
+ * &r->order_hdr, a header only (the layout the kernels write by), and
+ * gdb_order_groups later allocates the cut result.
  */
 int			gdb_result_alloc(GdbRun *r, uint64_t ngroups, GdbAllocFn alloc,
 							 void *alloc_arg, GdbBatch **host, char **d_res,
 							 GdbError *err);
 
-/* gdb_result_finish: copy d_res's arrays behind host's header; end phase. */
+/*
+ * gdb_result_finish: copy d_res's arrays behind host's header; end phase.
+ * For &r->order_hdr (an ordered GROUPBY) nothing is copied: the phase
+ * ends, the unordered result stays in d_res for gdb_order_groups.
+ */
 int			gdb_result_finish(GdbRun *r, GdbBatch *host, const char *d_res,
 							  GdbError *err);
+
+/* ---- ordered group-by (groupby_order.cu) ---- */
+
+/* gdb_order_requested: req is a GROUPBY with sort keys (see GdbRequest). */
+static inline int
+gdb_order_requested(const GdbRequest *req)
+{
+	return req->oper == GDB_OPER_GROUPBY && req->nsort > 0;
+}
+
+/*
+ * gdb_order_groups: the last step of an ordered GROUPBY, after any of the
+ * group-by pipelines (sort path, no-keys and small-keys fast paths) built
+ * its unordered result in r->order_d_res with layout r->order_hdr (their
+ * gdb_result_alloc / gdb_result_finish calls; nothing copied back).
+ * Checks every group's states (gdb_order_state_status: the lowest failing
+ * group's status, GDB_ERR_FLOAT_OVERFLOW), orders the group ids by the
+ * sort keys with stable LSD radix passes, last key first
+ * (gdb_sort_by_column over the result key columns, or over each
+ * aggregate's finished values computed into the ORDER_VALS scratch),
+ * gathers the first k = min(limit, groups) groups (all when limit == 0)
+ * into the ORDER_RESULT scratch, and only then asks alloc() for a batch of
+ * k rows and copies them back.  Sets *result, r->ngroups = k (r->nsel is
+ * kept); ordering time counts under GDB_PHASE_SORT, the copy under
+ * GDB_PHASE_TRANSFER_OUT.  Errors: that status, GDB_ERR_OUT_OF_MEMORY
+ * (alloc or a device allocation), GDB_ERR_DEVICE.
+ */
+int			gdb_order_groups(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
+							 GdbBatch **result, GdbError *err);
 
 /*
  * Fast paths (groupby_fastpath.cu).  Both run after the filter kernel was

@@ -51,6 +51,11 @@
  *		  gdb_identity_state_kernel writes the single identity state;
  *	  11. one cudaMemcpyAsync copies the result arrays back behind the
  *		  header that the host already wrote.
+ *	 Phase D, ordered group-by only (req->nsort > 0): steps 8 and 11 lay the
+ *	   result out in device memory only (gdb_result_alloc gives a header,
+ *	   gdb_result_finish copies nothing), for every pipeline below too;
+ *	   then gdb_order_groups (groupby_order.cu) orders and cuts the groups
+ *	   and copies back the first limit of them.
  *	 Device time (CUDA events around each phase) goes to stats->device_ms.
  *
  * Fast paths (groupby_fastpath.cu; GPUDB_FAST_PATHS=0 turns them off):
@@ -564,6 +569,15 @@ gdb_result_alloc(GdbRun *r, uint64_t ngroups, GdbAllocFn alloc, void *alloc_arg,
 	total = gdb_batch_layout(NULL, nout, kinds, has_nulls, ngroups);
 	/* the device copy first: growing it may wait for the stream */
 	GDB_TRY(gdb_cuda_scratch(r->ex, GDB_SCR_RESULT, (size_t) total, (void **) d_res, err));
+	if (gdb_order_requested(req))
+	{
+		/* ordered: a header only; gdb_order_groups allocates the cut result */
+		gdb_batch_layout(&r->order_hdr, nout, kinds, has_nulls, ngroups);
+		r->order_hdr.nrows = ngroups;
+		r->order_d_res = *d_res;
+		*hostp = &r->order_hdr;
+		return GDB_OK;
+	}
 	host = (GdbBatch *) alloc(alloc_arg, (size_t) total);
 	if (host == NULL)
 	{
@@ -585,6 +599,8 @@ gdb_result_finish(GdbRun *r, GdbBatch *host, const char *d_res, GdbError *err)
 {
 	uint64_t	hdr = gdb_align_up(sizeof(GdbBatch));
 
+	if (host == &r->order_hdr)
+		return gdb_phase_end(r, err);	/* ordered: gdb_order_groups goes on */
 	GDB_TRY(gdb_phase_begin(r, GDB_PHASE_TRANSFER_OUT, err));
 	if (host->total_bytes > hdr)
 	{
@@ -870,6 +886,8 @@ gdb_groupby_on_device(GdbCudaExec *exec, const GdbRequest *req,
 	if (st == GDB_OK && req->oper == GDB_OPER_GROUPBY)
 	{
 		st = gdb_groupby_run(&run, alloc, alloc_arg, result, err);
+		if (st == GDB_OK && gdb_order_requested(req))
+			st = gdb_order_groups(&run, alloc, alloc_arg, result, err);
 		gdb_last_path = run.path;	/* group-bys only (gdb_cuda_last_path) */
 	}
 	else if (st == GDB_OK)

@@ -153,8 +153,77 @@ CREATE TABLE pn_big AS SELECT i AS id, i % 2 AS g, (i * 1e200)::float8 AS x FROM
 ANALYZE pn_big;
 SELECT * FROM pn_diff('SELECT var_pop(x) FROM pn_big');
 SELECT * FROM pn_diff('SELECT g, stddev_samp(x) FROM pn_big GROUP BY g');
--- GROUP BY + ORDER BY + LIMIT: GpuAgg under an ordinary sort
+
+-- ---- GpuAgg ordered on the device: ORDER BY group keys and aggregates
+-- (count, min, max, sum of smallint/integer/double precision), the LIMIT
+-- as a cut of the groups; only the first groups come back ----
+EXPLAIN (COSTS OFF) SELECT h, sum(v) FROM pn GROUP BY h ORDER BY 2 DESC NULLS LAST, 1 LIMIT 10;
+EXPLAIN (COSTS OFF) SELECT g, b, count(*) FROM pn WHERE h > 0 GROUP BY g, b ORDER BY count(*) DESC, g, b NULLS FIRST LIMIT 5;
+EXPLAIN (COSTS OFF) SELECT g, min(d), max(ts) FROM pn GROUP BY g ORDER BY g DESC;
+EXPLAIN (COSTS OFF) SELECT h FROM pn GROUP BY h ORDER BY count(*) DESC, h OFFSET 2 LIMIT 3;
 SELECT * FROM pn_diff('SELECT h, sum(v) FROM pn GROUP BY h ORDER BY 2 DESC NULLS LAST, 1 LIMIT 10', true);
+SELECT * FROM pn_diff('SELECT g, b, count(*) FROM pn WHERE h > 0 GROUP BY g, b ORDER BY count(*) DESC, g, b NULLS FIRST LIMIT 5', true);
+SELECT * FROM pn_diff('SELECT g, min(d), max(ts) FROM pn GROUP BY g ORDER BY g DESC', true);
+SELECT * FROM pn_diff('SELECT h FROM pn GROUP BY h ORDER BY count(*) DESC, h OFFSET 2 LIMIT 3', true);
+-- NULL groups and NULL aggregate values (groups 3..9 see only NULL v), both
+-- NULL orders
+SELECT * FROM pn_diff('SELECT g, sum(v), count(v) FROM pn WHERE v IS NULL OR g < 3 GROUP BY g ORDER BY 2 NULLS FIRST, 1 LIMIT 4', true);
+SELECT * FROM pn_diff('SELECT g, sum(v), count(v) FROM pn WHERE v IS NULL OR g < 3 GROUP BY g ORDER BY 2 DESC NULLS LAST, 1 LIMIT 4', true);
+SELECT * FROM pn_diff('SELECT g, max(v) FROM pn WHERE v IS NULL OR g < 3 GROUP BY g ORDER BY 2 DESC, 1 DESC LIMIT 8', true);
+SELECT * FROM pn_diff('SELECT h, count(*) FROM pn GROUP BY h ORDER BY h NULLS FIRST LIMIT 3', true);
+SELECT * FROM pn_diff('SELECT h, count(*) FROM pn GROUP BY h ORDER BY h DESC LIMIT 3', true);
+SELECT * FROM pn_diff('SELECT h, count(*) FROM pn GROUP BY h ORDER BY h DESC NULLS LAST LIMIT 3', true);
+-- every orderable aggregate and key type; NaN, -Infinity and -0 in min/max
+SELECT * FROM pn_diff('SELECT i2, count(*), min(v), max(d) FROM pn GROUP BY i2 ORDER BY count(*) DESC, min(v), i2 LIMIT 7', true);
+SELECT * FROM pn_diff('SELECT g, b, max(ts), min(f4), sum(i2) FROM pn GROUP BY g, b ORDER BY max(ts) DESC, min(f4) NULLS FIRST, sum(i2), g, b LIMIT 8', true);
+SELECT * FROM pn_diff('SELECT d, sum(g), max(h) FROM pn GROUP BY d ORDER BY sum(g) DESC, max(h) NULLS FIRST, d OFFSET 3 LIMIT 5', true);
+SELECT * FROM pn_diff('SELECT i2, max(v), min(v) FROM pn GROUP BY i2 ORDER BY 2 DESC, 3, 1 LIMIT 6', true);
+SELECT * FROM pn_diff('SELECT i2, max(v), min(v) FROM pn GROUP BY i2 ORDER BY 3, 2, 1 DESC LIMIT 6', true);
+SELECT * FROM pn_diff('SELECT f4, v, count(*) FROM pn WHERE g = 3 GROUP BY f4, v ORDER BY v DESC, f4 LIMIT 12', true);
+SELECT * FROM pn_diff('SELECT count(*), max(h) FROM pn ORDER BY 1', true);
+-- no LIMIT: ordered on the device, every group returned
+SELECT * FROM pn_diff('SELECT g, count(*), sum(h) FROM pn GROUP BY g ORDER BY 3 DESC', true);
+-- HAVING filters after the cut would: ordered on the device, not cut
+EXPLAIN (COSTS OFF) SELECT h, count(*) FROM pn GROUP BY h HAVING count(*) > 5 ORDER BY 2 DESC, 1 LIMIT 5;
+SELECT * FROM pn_diff('SELECT h, count(*) FROM pn GROUP BY h HAVING count(*) > 5 ORDER BY 2 DESC, 1 LIMIT 5', true);
+-- WITH TIES needs the groups past the limit: not cut
+EXPLAIN (COSTS OFF) SELECT h, count(*) FROM pn GROUP BY h ORDER BY 2 DESC FETCH FIRST 3 ROWS WITH TIES;
+SELECT * FROM pn_diff('SELECT h, count(*) FROM pn GROUP BY h ORDER BY 2 DESC FETCH FIRST 3 ROWS WITH TIES');
+-- several batches (pn: 6 of 1024 rows; pn_2k and pn_1k: exactly 2 and 1):
+-- the batches and the combines run unordered, the last combine cuts
+CREATE TABLE pn_2k AS SELECT * FROM pn WHERE id <= 2048;
+CREATE TABLE pn_1k AS SELECT * FROM pn WHERE id <= 1024;
+ANALYZE pn_2k;
+ANALYZE pn_1k;
+SET gpudb.batch_rows = 1024;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+  SELECT h, sum(v) FROM pn GROUP BY h ORDER BY 2 DESC NULLS LAST, 1 LIMIT 10;
+SELECT * FROM pn_diff('SELECT h, sum(v) FROM pn GROUP BY h ORDER BY 2 DESC NULLS LAST, 1 LIMIT 10', true);
+SELECT * FROM pn_diff('SELECT h, count(*), min(i2) FROM pn_2k GROUP BY h ORDER BY 2 DESC, 3, 1 LIMIT 4', true);
+SELECT * FROM pn_diff('SELECT h, count(*), min(i2) FROM pn_1k GROUP BY h ORDER BY 2 DESC, 3, 1 LIMIT 4', true);
+RESET gpudb.batch_rows;
+-- errors: a float sum (or avg) that overflows in a group the LIMIT does not
+-- return raises as PostgreSQL's aggregation does; an integer product in
+-- the target list may raise in any group, so the ordinary sort stays
+CREATE TABLE pn_ovf (g int4, x float8);
+INSERT INTO pn_ovf VALUES (1, 1e308), (1, 1e308), (2, 1), (2, 2), (2, 3), (3, 5), (4, 'Infinity'), (4, 1e308);
+ANALYZE pn_ovf;
+EXPLAIN (COSTS OFF) SELECT g, count(*), sum(x) FROM pn_ovf GROUP BY g ORDER BY 2 DESC LIMIT 1;
+SELECT * FROM pn_diff('SELECT g, count(*), sum(x) FROM pn_ovf GROUP BY g ORDER BY 2 DESC LIMIT 1', true);
+SELECT * FROM pn_diff('SELECT g, count(*), avg(x) FROM pn_ovf GROUP BY g ORDER BY 2 DESC, g LIMIT 1', true);
+SELECT * FROM pn_diff('SELECT g, count(*), sum(x) FROM pn_ovf WHERE g > 1 GROUP BY g ORDER BY 3 DESC LIMIT 2', true);
+EXPLAIN (COSTS OFF) SELECT g, max(h) * 100000000000000000 FROM pn GROUP BY g ORDER BY max(h) LIMIT 1;
+SELECT * FROM pn_diff('SELECT g, max(h) * 100000000000000000 FROM pn GROUP BY g ORDER BY max(h) LIMIT 1', true);
+-- what keeps the ordinary sort above the GpuAgg
+SET gpudb.debug_unsupported = on;
+EXPLAIN (COSTS OFF) SELECT g, avg(i2) FROM pn GROUP BY g ORDER BY 2 LIMIT 3;
+EXPLAIN (COSTS OFF) SELECT s, count(*) FROM pn GROUP BY s ORDER BY s LIMIT 3;
+EXPLAIN (COSTS OFF) SELECT g, sum(h) / count(*) FROM pn GROUP BY g ORDER BY count(*) LIMIT 3;
+EXPLAIN (COSTS OFF) SELECT g, sum(f4) FROM pn GROUP BY g ORDER BY g LIMIT 3;
+EXPLAIN (COSTS OFF) SELECT g, sum(h) FROM pn GROUP BY g ORDER BY sum(h) LIMIT 3;
+RESET gpudb.debug_unsupported;
+SELECT * FROM pn_diff('SELECT g, avg(i2) FROM pn GROUP BY g ORDER BY 2, 1 LIMIT 3', true);
+SELECT * FROM pn_diff('SELECT g, sum(h) FROM pn GROUP BY g ORDER BY sum(h) DESC LIMIT 3', true);
 
 -- ---- GpuSort: ORDER BY keys, directions, NULL order, LIMIT as top-k ----
 EXPLAIN (COSTS OFF) SELECT id, v FROM pn ORDER BY v DESC, id LIMIT 10;
@@ -169,6 +238,9 @@ SELECT * FROM pn_diff('SELECT id, b, ts, f4 FROM pn ORDER BY b DESC, ts, f4 DESC
 SELECT * FROM pn_diff('SELECT id, i2 FROM pn WHERE v IS NULL ORDER BY i2 DESC NULLS FIRST, id', true);
 SELECT * FROM pn_diff('SELECT id * 2, v FROM pn WHERE h > 400 ORDER BY v, h, id LIMIT 3', true);
 SELECT * FROM pn_diff('SELECT id FROM pn ORDER BY id DESC LIMIT 0', true);
+-- WITH TIES needs the rows past the limit: no top-k
+EXPLAIN (COSTS OFF) SELECT id, g FROM pn ORDER BY g FETCH FIRST 2 ROWS WITH TIES;
+SELECT * FROM pn_diff('SELECT id, g FROM pn ORDER BY g FETCH FIRST 2 ROWS WITH TIES');
 
 -- ---- what stays on the CPU: PostgreSQL's own plan ----
 SET gpudb.debug_unsupported = on;
@@ -188,6 +260,9 @@ EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
   SELECT g, count(*), avg(v) FROM pn WHERE h > 0 GROUP BY g;
 EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
   SELECT id, v FROM pn WHERE g = 5 ORDER BY v DESC NULLS LAST, id LIMIT 4;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+  SELECT h, count(*), max(v) FROM pn WHERE g > 2 GROUP BY h ORDER BY 2 DESC, 3 NULLS FIRST, 1 LIMIT 3;
+EXPLAIN (COSTS OFF, FORMAT JSON) SELECT g, sum(i2) FROM pn GROUP BY g ORDER BY 2 DESC LIMIT 2;
 -- with gpudb.explain_hardware = on: the device, bytes, per-phase device
 -- times and fallbacks (their names; the CPU path moves no bytes and has no
 -- device time)
@@ -231,6 +306,7 @@ EXPLAIN (COSTS OFF) SELECT g, count(*) FROM pn GROUP BY g;
 RESET gpudb.enable_gpuagg;
 SET gpudb.enable_gpusort = off;
 EXPLAIN (COSTS OFF) SELECT id FROM pn ORDER BY v LIMIT 3;
+EXPLAIN (COSTS OFF) SELECT h, sum(v) FROM pn GROUP BY h ORDER BY 2 DESC LIMIT 3;
 RESET gpudb.enable_gpusort;
 SET gpudb.enable_gpuscan = off;
 EXPLAIN (COSTS OFF) SELECT id FROM pn WHERE g = 7;
@@ -308,6 +384,6 @@ SELECT count(*) FROM gpu_select('pn', 'id, s', 's = ''k3'' AND h > 0') AS t(id i
 SELECT count(*) FROM pn WHERE s = 'k3' AND h > 0;
 
 DROP VIEW pn_sb;
-DROP TABLE pn;
+DROP TABLE pn, pn_2k, pn_1k, pn_ovf;
 DROP FUNCTION pn_diff(text, bool), pn_run(text, bool), pn_leak(text);
 DROP ROLE regress_gpudb_rls;

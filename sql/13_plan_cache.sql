@@ -58,6 +58,13 @@ SELECT pc_diff('SELECT g, count(*), sum(v), min(d) FROM pc WHERE s <> ''k1'' GRO
 SELECT pc_diff('SELECT s, avg(v), max(id) FROM pc GROUP BY s');
 SELECT pc_diff('SELECT id, v FROM pc WHERE g = 3 ORDER BY v DESC NULLS LAST, id LIMIT 30', true);
 SELECT pc_diff('SELECT id, s FROM pc WHERE v > 190 AND d < date ''2025-01-05''');
+-- GROUP BY ... ORDER BY ... LIMIT: ordered and cut on the device; the sort
+-- keys name result columns, not the cached table's columns
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+  SELECT d, count(*), sum(v) FROM pc WHERE s <> 'k1' GROUP BY d ORDER BY 3 DESC NULLS LAST, 1 LIMIT 4;
+SELECT pc_diff('SELECT d, count(*), sum(v) FROM pc WHERE s <> ''k1'' GROUP BY d ORDER BY 3 DESC NULLS LAST, 1 LIMIT 4', true);
+SELECT pc_diff('SELECT g, s, max(v), min(id) FROM pc GROUP BY g, s ORDER BY max(v), g DESC, s', true);
+SELECT pc_diff('SELECT s, g, min(d) FROM pc GROUP BY s, g ORDER BY 3 DESC, 2 LIMIT 6', true);
 
 -- committed changes: the cache follows them
 INSERT INTO pc VALUES (5001, 3, 1000, 'k9', date '2025-02-01'), (5002, 3, NULL, 'k9', NULL);

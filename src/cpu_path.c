@@ -19,7 +19,9 @@
  *		position last, so the sort is stable and each group's first row is
  *		its first row in input order;
  *	 4. one sequential pass per group and aggregate folds the rows' states
- *		with gdb_state_combine.
+ *		with gdb_state_combine;
+ *	 5. an ordered request (nsort > 0) orders and cuts the groups
+ *		(gdb_cpu_order_groups in cpu_select_sort.c).
  * The CUDA path (cuda/groupby_kernels.cu) produces the same groups in the
  * same order with the same key values.
  *
@@ -46,6 +48,9 @@ extern const char *gdb_cpu_status_text(int status);
 extern int	gdb_cpu_select_rows(const GdbRequest *req, const GdbBatch *input,
 								uint64_t **sel, uint64_t *nsel, GdbError *err);
 extern int	gdb_cpu_validate_batch(const GdbBatch *batch, GdbError *err);
+extern int	gdb_cpu_order_groups(const GdbRequest *req, const GdbBatch *groups,
+								 GdbAllocFn alloc, void *alloc_arg,
+								 GdbBatch **result, GdbError *err);
 
 /* Stack effect of every opcode, from the X-macro table. */
 static const signed char gdb_op_effect[GDB_OP__COUNT] = {
@@ -303,9 +308,14 @@ gdb_validate_program(const GdbRequest *req, const GdbBatch *b, GdbError *err)
  * within total_bytes, nrows <= capacity), limits (keys, aggregates,
  * instructions), key columns (in range, INT64 or FLOAT64), aggregate input
  * columns (kind matching the aggregate kind; STATE columns when
- * input_is_states; -1 for count(*) on values) and the filter program (see
- * gdb_validate_program; an unbound PUSH_TEXT is "unbound text constant").  Returns GDB_OK, or GDB_ERR_BAD_REQUEST with the
- * first problem in err->message.
+ * input_is_states; -1 for count(*) on values), the filter program (see
+ * gdb_validate_program; an unbound PUSH_TEXT is "unbound text constant")
+ * and, for GROUPBY, the order: at most GDB_MAX_SORT_KEYS sort keys, each
+ * naming a result column (a group key, or an aggregate of an orderable
+ * kind: gdb_order_agg_kind_ok) with 0/1 flags, and no limit without sort
+ * keys.  An order is accepted with input_is_states (the final combine of
+ * a multi-batch run; only the caller knows it is the final one).  Returns
+ * GDB_OK, or GDB_ERR_BAD_REQUEST with the first problem in err->message.
  */
 int
 gdb_cpu_validate_request(const GdbRequest *req, const GdbBatch *input,
@@ -375,6 +385,30 @@ gdb_cpu_validate_request(const GdbRequest *req, const GdbBatch *input,
 		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 							 "result would have %u columns (at most %d)",
 							 (unsigned) (req->nkeys + req->naggs), GDB_MAX_COLUMNS);
+	/* an ordered group-by: sort keys name result columns (see GdbRequest) */
+	if (req->nsort > GDB_MAX_SORT_KEYS)
+		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
+							 "group-by request has %u sort keys (at most %d)",
+							 (unsigned) req->nsort, GDB_MAX_SORT_KEYS);
+	if (req->nsort == 0 && req->limit != 0)
+		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
+							 "group-by request has a limit but no sort keys");
+	for (i = 0; i < req->nsort; i++)
+	{
+		const GdbSortKey *sk = &req->sort_keys[i];
+
+		if (sk->col < 0 || (uint32_t) sk->col >= req->nkeys + req->naggs ||
+			sk->descending > 1 || sk->nulls_first > 1)
+			return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
+								 "sort key %u names result column %d, not one of the %u group keys and aggregates, or has flags other than 0/1",
+								 i, (int) sk->col, (unsigned) (req->nkeys + req->naggs));
+		if ((uint32_t) sk->col >= req->nkeys &&
+			!gdb_order_agg_kind_ok(req->aggs[sk->col - req->nkeys].kind))
+			return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
+								 "sort key %u orders by aggregate %u of kind %u, which has no orderable value",
+								 i, (unsigned) (sk->col - req->nkeys),
+								 (unsigned) req->aggs[sk->col - req->nkeys].kind);
+	}
 	for (i = 0; i < req->nkeys; i++)
 		if (!gdb_value_col_ok(input, req->key_cols[i]))
 			return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
@@ -564,8 +598,12 @@ gdb_cpu_row_state(const GdbRequest *req, const GdbAggSpec *spec,
  * gdb_cpu_groupby: see gpudb_device.h.  Scratch: 8 bytes per input row for
  * the selected row ids, plus (with keys) 9 * nkeys + 16 bytes per selected
  * row for the encodings, null flags, the sort order and group starts.
+ * An ordered request builds the unordered result in malloc'd memory (the
+ * same size) and hands it to gdb_cpu_order_groups, whose k-row batch is
+ * the only one alloc() provides.
  * Errors: GDB_ERR_BAD_REQUEST (validation), a filter's SQL error status
- * (first failing row in row order), GDB_ERR_OUT_OF_MEMORY (malloc or alloc
+ * (first failing row in row order), GDB_ERR_FLOAT_OVERFLOW (ordered
+ * requests, see GdbRequest), GDB_ERR_OUT_OF_MEMORY (malloc or alloc
  * returned NULL).  On error *result is NULL and nothing is leaked.
  */
 int
@@ -595,6 +633,7 @@ gdb_cpu_groupby(const GdbRequest *req, const GdbBatch *input,
 	GdbCpuSortCtx ctx;
 	int			st;
 	int			status = GDB_OK;
+	int			ordered;
 
 	if (err == NULL)
 		err = &dummy;
@@ -611,6 +650,7 @@ gdb_cpu_groupby(const GdbRequest *req, const GdbBatch *input,
 	if (st != GDB_OK)
 		return st;
 	nrows = input->nrows;
+	ordered = req->nsort > 0;
 
 	/* 2-3. encode keys and sort; find group starts */
 	ctx.nkeys = req->nkeys;
@@ -675,7 +715,8 @@ gdb_cpu_groupby(const GdbRequest *req, const GdbBatch *input,
 		has_nulls[req->nkeys + a] = 0;
 	}
 	total = gdb_batch_layout(NULL, nout, kinds, has_nulls, ngroups);
-	out = (GdbBatch *) alloc(alloc_arg, (size_t) total);
+	/* ordered: every group in scratch; alloc() only for the groups returned */
+	out = (GdbBatch *) (ordered ? malloc((size_t) total) : alloc(alloc_arg, (size_t) total));
 	if (out == NULL)
 	{
 		status = gdb_error_set(err, GDB_ERR_OUT_OF_MEMORY,
@@ -722,6 +763,19 @@ gdb_cpu_groupby(const GdbRequest *req, const GdbBatch *input,
 														sel[order ? order[p] : p]));
 			ostates[g] = s;
 		}
+	}
+
+	/* 5. an ordered request: order and cut the groups */
+	if (ordered)
+	{
+		GdbBatch   *cut = NULL;
+
+		status = gdb_cpu_order_groups(req, out, alloc, alloc_arg, &cut, err);
+		free(out);
+		if (status != GDB_OK)
+			goto done;
+		out = cut;
+		ngroups = cut->nrows;
 	}
 
 	if (stats)

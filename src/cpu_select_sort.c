@@ -27,6 +27,10 @@
 
 extern int	gdb_cpu_select_rows(const GdbRequest *req, const GdbBatch *input,
 								uint64_t **sel, uint64_t *nsel, GdbError *err);
+extern const char *gdb_cpu_status_text(int status);
+extern int	gdb_cpu_order_groups(const GdbRequest *req, const GdbBatch *groups,
+								 GdbAllocFn alloc, void *alloc_arg,
+								 GdbBatch **result, GdbError *err);
 
 /* Sort context: per selected position, nsort (rank, encoding) pairs. */
 typedef struct GdbCpuOrderCtx
@@ -222,4 +226,180 @@ oom:
 						 "out of memory for the CPU %s of %llu rows",
 						 req->oper == GDB_OPER_SORT ? "sort" : "selection",
 						 (unsigned long long) nrows);
+}
+
+/* ---- ordered GROUPBY: order and cut the groups of a result batch ---- */
+
+/*
+ * gdb_cpu_order_groups: the last step of an ordered GROUPBY (req->oper
+ * GROUPBY, req->nsort > 0) on the CPU path.
+ *	 groups		the unordered result of req (req->nkeys key columns, then
+ *				one STATE column per aggregate; groups->nrows groups in the
+ *				group-by's order), in the caller's memory; not modified
+ *	 *result	on GDB_OK, a batch from alloc (called once) with the same
+ *				columns (kinds and NULL flags) and the first min(limit,
+ *				nrows) groups (every group when limit == 0) ordered by
+ *				req->sort_keys: per key (gdb_sort_null_rank, gdb_sort_encode)
+ *				of the result column or of the aggregate's finished value
+ *				(gdb_order_agg_value), the group index last, so ties keep
+ *				the unordered order (stable)
+ * First every state of every group is checked with gdb_order_state_status
+ * (cut groups included): GDB_ERR_FLOAT_OVERFLOW for the first failing
+ * group in group order, before anything is allocated.  Other errors:
+ * GDB_ERR_BAD_REQUEST (a sort key outside the result columns, or an
+ * aggregate kind that is not orderable: the validator checks both),
+ * GDB_ERR_OUT_OF_MEMORY (malloc, or alloc returned NULL).  On error
+ * *result is NULL and nothing is leaked.  Scratch: 9 * nsort + 8 bytes
+ * per group.
+ */
+int
+gdb_cpu_order_groups(const GdbRequest *req, const GdbBatch *groups,
+					 GdbAllocFn alloc, void *alloc_arg, GdbBatch **result,
+					 GdbError *err)
+{
+	const char *base = (const char *) groups;
+	uint64_t	n = groups->nrows;
+	uint64_t	k = req->limit > 0 && req->limit < n ? req->limit : n;
+	uint32_t	nsort = req->nsort;
+	uint32_t	ncols = groups->ncols;
+	uint32_t	kinds[GDB_MAX_COLUMNS];
+	uint32_t	has_nulls[GDB_MAX_COLUMNS];
+	uint64_t   *enc = NULL;
+	uint8_t    *rank = NULL;
+	size_t	   *order = NULL;
+	GdbCpuOrderCtx ctx;
+	GdbBatch   *out;
+	uint64_t	total,
+				g,
+				i;
+	uint32_t	a,
+				c;
+
+	*result = NULL;
+	if (req->nkeys + req->naggs != ncols || nsort == 0 || nsort > GDB_MAX_SORT_KEYS)
+		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
+							 "gdb_cpu_order_groups: the result does not match the ordered request");
+	for (i = 0; i < nsort; i++)
+	{
+		int32_t		col = req->sort_keys[i].col;
+
+		if (col < 0 || (uint32_t) col >= ncols ||
+			((uint32_t) col >= req->nkeys &&
+			 !gdb_order_agg_kind_ok(req->aggs[col - req->nkeys].kind)))
+			return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
+								 "gdb_cpu_order_groups: sort key %u names result column %d",
+								 (unsigned) i, (int) col);
+	}
+
+	/* 1. what the host would raise when finishing any group */
+	for (g = 0; g < n; g++)
+		for (a = 0; a < req->naggs; a++)
+		{
+			int			st = gdb_order_state_status(req->aggs[a].kind,
+													GDB_COL_PTR(base, groups, req->nkeys + a,
+																const GdbAggState)[g]);
+
+			if (st != GDB_OK)
+				return gdb_error_set(err, st, "%s", gdb_cpu_status_text(st));
+		}
+
+	/* 2. (NULL rank, encoding) of every sort key of every group */
+	if (n > 0)
+	{
+		enc = (uint64_t *) malloc((size_t) n * nsort * sizeof(uint64_t));
+		rank = (uint8_t *) malloc((size_t) n * nsort);
+		order = (size_t *) malloc((size_t) n * sizeof(size_t));
+		if (!enc || !rank || !order)
+			goto oom;
+	}
+	for (g = 0; g < n; g++)
+	{
+		for (i = 0; i < nsort; i++)
+		{
+			const GdbSortKey *sk = &req->sort_keys[i];
+			uint32_t	col = (uint32_t) sk->col;
+			uint32_t	vkind;
+			int64_t		raw;
+			int			isnull;
+
+			if (col < req->nkeys)
+			{
+				const uint8_t *nulls = GDB_NULL_PTR(base, groups, col);
+
+				vkind = groups->cols[col].kind;
+				isnull = nulls ? nulls[g] != 0 : 0;
+				raw = GDB_COL_PTR(base, groups, col, const int64_t)[g];
+			}
+			else
+			{
+				uint32_t	kind = req->aggs[col - req->nkeys].kind;
+
+				vkind = gdb_order_agg_value_kind(kind);
+				isnull = gdb_order_agg_value(kind,
+											 GDB_COL_PTR(base, groups, col, const GdbAggState)[g],
+											 &raw);
+			}
+			rank[g * nsort + i] = (uint8_t) gdb_sort_null_rank(isnull, sk->nulls_first);
+			enc[g * nsort + i] = isnull ? 0 : gdb_sort_encode(vkind, raw, sk->descending);
+		}
+		order[g] = (size_t) g;
+	}
+
+	/* 3. a stable sort of the group indexes: the index is the last key */
+	if (n > 1)
+	{
+		ctx.enc = enc;
+		ctx.rank = rank;
+		ctx.nsort = nsort;
+		qsort_r(order, (size_t) n, sizeof(size_t), gdb_cpu_cmp_order, &ctx);
+	}
+
+	/* 4. the first k groups, every column */
+	for (c = 0; c < ncols; c++)
+	{
+		kinds[c] = groups->cols[c].kind;
+		has_nulls[c] = groups->cols[c].has_nulls;
+	}
+	total = gdb_batch_layout(NULL, ncols, kinds, has_nulls, k);
+	out = (GdbBatch *) alloc(alloc_arg, (size_t) total);
+	if (out == NULL)
+	{
+		free(enc);
+		free(rank);
+		free(order);
+		return gdb_error_set(err, GDB_ERR_OUT_OF_MEMORY,
+							 "could not allocate a result batch of %llu bytes",
+							 (unsigned long long) total);
+	}
+	memset(out, 0, (size_t) total);
+	gdb_batch_layout(out, ncols, kinds, has_nulls, k);
+	out->nrows = k;
+	for (c = 0; c < ncols; c++)
+	{
+		size_t		w = (size_t) gdb_kind_width(kinds[c]);
+		const char *src = GDB_COL_PTR(base, groups, c, const char);
+		char	   *dst = GDB_COL_PTR(out, out, c, char);
+		const uint8_t *snulls = GDB_NULL_PTR(base, groups, c);
+		uint8_t    *dnulls = GDB_NULL_PTR(out, out, c);
+
+		for (i = 0; i < k; i++)
+		{
+			memcpy(dst + i * w, src + order[i] * w, w);
+			if (dnulls)
+				dnulls[i] = snulls[order[i]];
+		}
+	}
+	free(enc);
+	free(rank);
+	free(order);
+	*result = out;
+	return GDB_OK;
+
+oom:
+	free(enc);
+	free(rank);
+	free(order);
+	return gdb_error_set(err, GDB_ERR_OUT_OF_MEMORY,
+						 "out of memory for ordering %llu groups",
+						 (unsigned long long) n);
 }

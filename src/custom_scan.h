@@ -12,7 +12,10 @@
  *				node's ordinary qual, evaluated on the CPU per row
  *	 GpuAgg		GROUP BY plain columns with count/sum/avg/min/max of plain
  *				columns over one table, all its quals on the device; HAVING
- *				is the node's ordinary qual over the groups
+ *				is the node's ordinary qual over the groups.  At
+ *				UPPERREL_ORDERED it may also order its groups by group keys
+ *				and aggregates on the device and cut them to the LIMIT
+ *				(sort keys and limit as GpuSort's)
  *	 GpuSort	ORDER BY plain non-text columns over one table, all its
  *				quals on the device, cut to the LIMIT (plus OFFSET) when the
  *				planner knows it (a device top-k)
@@ -43,8 +46,11 @@ typedef enum GdbPrivateField
 	GDB_PRIV_KEYS,				/* IntList: group key attnums (AGG) */
 	GDB_PRIV_AGGS,				/* IntList: (GdbAggFunc, attnum) pairs (AGG) */
 	GDB_PRIV_OUTPUT,			/* IntList: output column attnums (SCAN, SORT) */
-	GDB_PRIV_SORT,				/* IntList: (attnum, descending, nulls_first) */
-	GDB_PRIV_LIMIT,				/* String: top-k row count, "0" for all */
+	GDB_PRIV_SORT,				/* IntList: (column, descending, nulls_first):
+								 * SORT a table attnum, AGG a result column
+								 * (group key, then nkeys + aggregate) */
+	GDB_PRIV_LIMIT,				/* String: top-k row / group count, "0" for
+								 * all */
 	GDB_PRIV__COUNT
 } GdbPrivateField;
 

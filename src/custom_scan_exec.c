@@ -103,6 +103,50 @@ column_name(Relation rel, AttrNumber attnum)
 }
 
 /*
+ * The sort keys of the plan, (column, descending, nulls_first) triples,
+ * into s's request and EXPLAIN labels.  GpuSort (result_cols false): the
+ * column is a table attnum, added to the query's columns.  GpuAgg
+ * (result_cols true): it is a result column of the group-by, a group key
+ * (0..nkeys-1) or nkeys + an aggregate, labelled by the key's or the
+ * aggregate's name; the keys and aggregates must be in q already.
+ */
+static void
+set_sort_keys(GdbScanState *s, List *sort, bool result_cols)
+{
+	GdbQuery   *q = &s->q;
+	Relation	rel = s->css.ss.ss_currentRelation;
+	int			i;
+
+	for (i = 0; i + 2 < list_length(sort) && q->req->nsort < GDB_MAX_SORT_KEYS; i += 3)
+	{
+		int			col = list_nth_int(sort, i);
+		bool		desc = list_nth_int(sort, i + 1) != 0;
+		bool		nf = list_nth_int(sort, i + 2) != 0;
+		GdbSortKey *sk = &q->req->sort_keys[q->req->nsort];
+		const char *name;
+
+		if (!result_cols)
+		{
+			sk->col = gdb_columnset_add(&q->cs, rel, (AttrNumber) col, false);
+			name = column_name(rel, (AttrNumber) col);
+		}
+		else if (col >= 0 && col < q->nkeys + q->naggs)
+		{
+			sk->col = col;
+			name = col < q->nkeys ? q->key_names[col] : q->aggs[col - q->nkeys].label;
+		}
+		else
+			elog(ERROR, "gpudb: sort key %d is not a result column", col);
+		sk->descending = desc;
+		sk->nulls_first = nf;
+		s->sort_labels[q->req->nsort] =
+			psprintf("%s%s%s", name, desc ? " DESC" : "",
+					 nf != desc ? (nf ? " NULLS FIRST" : " NULLS LAST") : "");
+		q->req->nsort++;
+	}
+}
+
+/*
  * Build the query from the plan: the same GdbQuery the SQL functions
  * build, so both run through the same code.
  */
@@ -150,6 +194,8 @@ gdb_begin(CustomScanState *node, EState *estate, int eflags)
 											psprintf("%s(*)", agg_names[fn]));
 				}
 			}
+			/* ordered on the device: result columns (keys, then aggregates) */
+			set_sort_keys(s, (List *) list_nth(priv, GDB_PRIV_SORT), true);
 			break;
 		case GDB_NODE_SCAN:
 		case GDB_NODE_SORT:
@@ -164,33 +210,11 @@ gdb_begin(CustomScanState *node, EState *estate, int eflags)
 			}
 			q->nout = s->nout;
 			if (s->kind == GDB_NODE_SORT)
-			{
-				List	   *sort = (List *) list_nth(priv, GDB_PRIV_SORT);
-
-				int			i;
-
-				/* (attnum, descending, nulls_first) triples */
-				for (i = 0; i + 2 < list_length(sort); i += 3)
-				{
-					AttrNumber	attnum = (AttrNumber) list_nth_int(sort, i);
-					bool		desc = list_nth_int(sort, i + 1) != 0;
-					bool		nf = list_nth_int(sort, i + 2) != 0;
-					GdbSortKey *sk = &q->req->sort_keys[q->req->nsort];
-
-					sk->col = gdb_columnset_add(&q->cs, rel, attnum, false);
-					sk->descending = desc;
-					sk->nulls_first = nf;
-					s->sort_labels[q->req->nsort] =
-						psprintf("%s%s%s", column_name(rel, attnum),
-								 desc ? " DESC" : "",
-								 nf != desc ? (nf ? " NULLS FIRST" : " NULLS LAST") : "");
-					q->req->nsort++;
-				}
-				q->req->limit = (uint64) strtoull(strVal(list_nth(priv, GDB_PRIV_LIMIT)),
-												  NULL, 10);
-			}
+				set_sort_keys(s, (List *) list_nth(priv, GDB_PRIV_SORT), false);
 			break;
 	}
+	q->req->limit = q->req->nsort > 0 ?
+		(uint64) strtoull(strVal(list_nth(priv, GDB_PRIV_LIMIT)), NULL, 10) : 0;
 	(void) gdb_compile_quals(s->device_quals, rel, &q->cs, q->req,
 							 gdb_scan_methods[s->kind].CustomName, false, NULL);
 	natts = gdb_query_natts(q);
@@ -344,7 +368,7 @@ gdb_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		if (items)
 			ExplainPropertyList("Aggregates", items, es);
 	}
-	if (s->kind == GDB_NODE_SORT)
+	if (s->kind == GDB_NODE_SORT || q->req->nsort > 0)
 	{
 		items = NIL;
 		for (i = 0; i < (int) q->req->nsort; i++)

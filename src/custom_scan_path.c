@@ -4,8 +4,10 @@
  *	  The planner side of the custom scan provider: set_rel_pathlist_hook
  *	  offers GpuScan for a base relation, create_upper_paths_hook offers
  *	  GpuAgg (UPPERREL_GROUP_AGG) and GpuSort (UPPERREL_ORDERED) for queries
- *	  over one table; the cost model decides against PostgreSQL's own paths,
- *	  and PlanCustomPath turns a chosen path into a CustomScan.
+ *	  over one table, and at UPPERREL_ORDERED a GpuAgg that orders its
+ *	  groups on the device and cuts them to the LIMIT (try_gpuagg_ordered);
+ *	  the cost model decides against PostgreSQL's own paths, and
+ *	  PlanCustomPath turns a chosen path into a CustomScan.
  *
  * What is offered is exactly what the device runs with PostgreSQL's
  * semantics; anything else leaves the query's ordinary plan alone (never an
@@ -899,15 +901,16 @@ try_gpusort(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel)
 	if (root->sort_pathkeys == NIL ||
 		gpudb_gpu_setup_cost >= cheapest_existing(output_rel))
 		return;
-	if (!offload_possible(&why) || !base_rel_ok(root, input_rel, false, &why))
-		goto refused;
 	if (parse->hasAggs || parse->groupClause || parse->groupingSets ||
 		parse->distinctClause || parse->hasWindowFuncs || parse->hasTargetSRFs ||
 		root->hasHavingQual)
 	{
+		/* a GpuAgg may order its own groups (try_gpuagg_ordered) */
 		why = "the query groups, aggregates or has DISTINCT, windows or SRFs";
 		goto refused;
 	}
+	if (!offload_possible(&why) || !base_rel_ok(root, input_rel, false, &why))
+		goto refused;
 	if (list_length(root->sort_pathkeys) > GDB_MAX_SORT_KEYS)
 	{
 		why = "too many sort keys";
@@ -934,7 +937,9 @@ try_gpusort(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel)
 						  cheapest_existing(output_rel), &cached))
 		return;
 
-	if (root->limit_tuples > 0 && root->limit_tuples < 1e15)
+	/* WITH TIES needs the rows past the limit: sort them all */
+	if (root->limit_tuples > 0 && root->limit_tuples < 1e15 &&
+		parse->limitOption != LIMIT_OPTION_WITH_TIES)
 		limit = root->limit_tuples;
 	rows_out = limit > 0 ? Min(limit, input_rel->rows) : input_rel->rows;
 	startup = device_cost(input_rel, bms_num_members(attnums), cached,
@@ -951,6 +956,316 @@ refused:
 	not_offered(GDB_NODE_SORT, why);
 }
 
+/* ---- GpuAgg with ORDER BY (and LIMIT) on the device ---- */
+
+/* NOTICE of why a GpuAgg's groups are not ordered (or cut) on the device. */
+static void
+order_not_offered(const char *what, const char *why)
+{
+	if (gpudb_debug_unsupported)
+		ereport(NOTICE,
+				(errmsg("gpudb: GpuAgg %s not used: %s", what, why)));
+}
+
+/* check_functions_in_node callback: true for a function that can leak. */
+static bool
+function_may_raise(Oid funcid, void *context)
+{
+	return !get_func_leakproof(funcid);
+}
+
+/*
+ * Can evaluating node over a group's keys and finished aggregates raise an
+ * error?  False only for Vars, Consts, whole Aggrefs (their arguments run
+ * on the device), relabelings, AND/OR/NOT, NULL and boolean tests, and
+ * operators and functions that are leakproof (a leakproof function raises
+ * no error that depends on its arguments): e.g. count(*) > 10 cannot
+ * raise, sum(h) / count(*) can.
+ */
+static bool
+expr_may_raise(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	switch (nodeTag(node))
+	{
+		case T_Var:
+		case T_Const:
+		case T_Aggref:
+			return false;
+		case T_RelabelType:
+		case T_BoolExpr:
+		case T_NullTest:
+		case T_BooleanTest:
+		case T_List:
+			break;
+		case T_OpExpr:
+		case T_FuncExpr:
+		case T_DistinctExpr:
+		case T_NullIfExpr:
+		case T_ScalarArrayOpExpr:
+			if (check_functions_in_node(node, function_may_raise, NULL))
+				return true;
+			break;
+		default:
+			return true;
+	}
+	return expression_tree_walker(node, expr_may_raise, context);
+}
+
+/*
+ * The result column (a group key, or nkeys + an aggregate) that ORDER BY
+ * pathkey pk sorts by, appended to *sort as (column, descending,
+ * nulls_first); false with *why when it is neither a non-text group key nor
+ * an aggregate with an orderable value (count, min, max, sum of smallint,
+ * integer or double precision: gdb_order_agg_value), or not in the
+ * type's default order.
+ */
+static bool
+order_pathkey_ok(PathKey *pk, List *key_vars, List *aggrefs, List **sort,
+				 const char **why)
+{
+	EquivalenceClass *ec = pk->pk_eclass;
+	int			col = -1;
+	Oid			type = InvalidOid;
+	Oid			opclass;
+	ListCell   *lc;
+
+	if (ec->ec_has_volatile)
+	{
+		*why = "a sort key is volatile";
+		return false;
+	}
+	foreach(lc, ec->ec_members)
+	{
+		Expr	   *e = ((EquivalenceMember *) lfirst(lc))->em_expr;
+		ListCell   *lk;
+
+		while (e && IsA(e, RelabelType))
+			e = ((RelabelType *) e)->arg;
+		if (e && IsA(e, Var))
+		{
+			foreach(lk, key_vars)
+			{
+				Var		   *kv = lfirst_node(Var, lk);
+
+				if (kv->varno == ((Var *) e)->varno &&
+					kv->varattno == ((Var *) e)->varattno &&
+					kv->varlevelsup == ((Var *) e)->varlevelsup)
+				{
+					col = foreach_current_index(lk);
+					type = kv->vartype;
+					break;
+				}
+			}
+		}
+		else if (e && IsA(e, Aggref))
+		{
+			foreach(lk, aggrefs)
+				if (equal(lfirst(lk), e))
+				{
+					Aggref	   *ag = lfirst_node(Aggref, lk);
+					int			fn = aggref_function(ag);
+					Oid			argtype = fn == GDB_FN_COUNT_STAR ? InvalidOid :
+						exprType((Node *) linitial_node(TargetEntry, ag->args)->expr);
+
+					if (!(fn == GDB_FN_COUNT_STAR || fn == GDB_FN_COUNT ||
+						  fn == GDB_FN_MIN || fn == GDB_FN_MAX ||
+						  (fn == GDB_FN_SUM && (argtype == INT2OID || argtype == INT4OID ||
+												argtype == FLOAT8OID))))
+					{
+						*why = psprintf("the device has no exact order for %s",
+										format_procedure(ag->aggfnoid));
+						return false;
+					}
+					col = list_length(key_vars) + foreach_current_index(lk);
+					type = ag->aggtype;
+					break;
+				}
+		}
+		if (col >= 0)
+			break;
+	}
+	if (col < 0)
+	{
+		*why = "a sort key is neither a group key nor an aggregate of the node";
+		return false;
+	}
+	if (gdb_type_class(type) == GDB_TYPE_TEXT)
+	{
+		*why = "text sort keys stay on the CPU (collation order)";
+		return false;
+	}
+	opclass = GetDefaultOpClass(type, BTREE_AM_OID);
+	if (!OidIsValid(opclass) || get_opclass_family(opclass) != pk->pk_opfamily ||
+		(pk->pk_strategy != BTLessStrategyNumber &&
+		 pk->pk_strategy != BTGreaterStrategyNumber))
+	{
+		*why = "a sort key uses a non-default ordering operator";
+		return false;
+	}
+	*sort = lappend_int(*sort, col);
+	*sort = lappend_int(*sort, pk->pk_strategy == BTGreaterStrategyNumber);
+	*sort = lappend_int(*sort, pk->pk_nulls_first);
+	return true;
+}
+
+/*
+ * The LIMIT plus OFFSET the device may cut the groups to, or 0: a constant
+ * LIMIT without WITH TIES (which needs the rows past the limit) and a
+ * constant or no OFFSET (root->limit_tuples is not set for grouped
+ * queries, so the constants are read here, as preprocess_limit reads them:
+ * LIMIT NULL is no limit, a LIMIT below 1 counts as 1, a negative or NULL
+ * OFFSET as 0, since the Limit node above raises or returns nothing then),
+ * and no HAVING (it filters groups after the cut, so fewer than LIMIT
+ * would be left).
+ */
+static double
+order_limit(PlannerInfo *root, List *having, const char **why)
+{
+	Query	   *parse = root->parse;
+	Const	   *count = (Const *) parse->limitCount;
+	Const	   *offset = (Const *) parse->limitOffset;
+	double		limit;
+
+	if (count == NULL || (IsA(count, Const) && count->constisnull))
+	{
+		*why = "no LIMIT";
+		return 0;
+	}
+	if (parse->limitOption == LIMIT_OPTION_WITH_TIES || !IsA(count, Const) ||
+		count->consttype != INT8OID ||
+		(offset != NULL && (!IsA(offset, Const) || offset->consttype != INT8OID)))
+	{
+		*why = "the LIMIT is not a constant row count without ties";
+		return 0;
+	}
+	if (having != NIL)
+	{
+		*why = "HAVING filters the groups after the limit";
+		return 0;
+	}
+	limit = (double) Max(DatumGetInt64(count->constvalue), 1);
+	if (offset != NULL && !offset->constisnull)
+		limit += (double) Max(DatumGetInt64(offset->constvalue), 0);
+	if (limit >= 1e15)
+	{
+		*why = "the LIMIT is too large";
+		return 0;
+	}
+	return limit;
+}
+
+/*
+ * At UPPERREL_ORDERED (input_rel the grouped relation): a GpuAgg path of
+ * input_rel whose ORDER BY pathkeys all map to its group keys or orderable
+ * aggregates becomes a GpuAgg that orders its groups on the device (the
+ * pathkeys are root->sort_pathkeys), cut to the LIMIT when order_limit
+ * allows.  Only where every error PostgreSQL's plan (aggregation, HAVING
+ * and projection of every group, then the sort) could raise is still
+ * raised: HAVING and the node's target may not hold expressions that can
+ * raise (expr_may_raise), since groups past the limit, or never fetched,
+ * are not evaluated; and sum(real), whose float4 overflow the device does
+ * not check for every group, keeps the ordinary sort.  Costed as the
+ * GpuAgg path plus a device sort of its groups (2 work units per key and
+ * group), and the rows it returns.
+ */
+static void
+try_gpuagg_ordered(PlannerInfo *root, RelOptInfo *input_rel,
+				   RelOptInfo *output_rel)
+{
+	Query	   *parse = root->parse;
+	CustomPath *agg = NULL;
+	List	   *node;
+	List	   *key_vars;
+	List	   *aggrefs;
+	List	   *having;
+	List	   *sort = NIL;
+	PathTarget *target = root->upper_targets[UPPERREL_ORDERED];
+	const char *why = NULL;
+	double		limit;
+	double		rows_out;
+	double		row_cost;
+	Cost		startup;
+	Cost		per_row;
+	Path	   *path;
+	ListCell   *lc;
+
+	/* the input must be the grouped relation itself (no DISTINCT, windows) */
+	if (root->sort_pathkeys == NIL || target == NULL ||
+		!(parse->hasAggs || parse->groupClause || root->hasHavingQual) ||
+		parse->distinctClause || parse->hasWindowFuncs ||
+		input_rel != fetch_upper_rel(root, UPPERREL_GROUP_AGG, NULL))
+		return;
+	foreach(lc, input_rel->pathlist)
+	{
+		Path	   *p = (Path *) lfirst(lc);
+
+		if (IsA(p, CustomPath) &&
+			((CustomPath *) p)->methods == &gdb_path_methods[GDB_NODE_AGG])
+		{
+			agg = (CustomPath *) p;
+			break;
+		}
+	}
+	if (agg == NULL)
+		return;
+	/* node: keys, aggs, key Vars, Aggrefs, HAVING */
+	node = (List *) list_nth(agg->custom_private, GDB_PATH_NODE);
+	key_vars = (List *) lthird(node);
+	aggrefs = (List *) lfourth(node);
+	having = (List *) list_nth(node, 4);
+
+	if (list_length(root->sort_pathkeys) > GDB_MAX_SORT_KEYS)
+	{
+		order_not_offered("ORDER BY", "too many sort keys");
+		return;
+	}
+	foreach(lc, root->sort_pathkeys)
+		if (!order_pathkey_ok((PathKey *) lfirst(lc), key_vars, aggrefs, &sort, &why))
+		{
+			order_not_offered("ORDER BY", why);
+			return;
+		}
+	if (expr_may_raise((Node *) having, NULL) ||
+		expr_may_raise((Node *) agg->path.pathtarget->exprs, NULL))
+	{
+		order_not_offered("ORDER BY", "HAVING or the target list holds an expression that can raise an error");
+		return;
+	}
+	foreach(lc, aggrefs)
+	{
+		Aggref	   *ag = lfirst_node(Aggref, lc);
+
+		if (aggref_function(ag) == GDB_FN_SUM &&
+			exprType((Node *) linitial_node(TargetEntry, ag->args)->expr) == FLOAT4OID)
+		{
+			order_not_offered("ORDER BY", "sum(real) may overflow in a group the device does not check");
+			return;
+		}
+	}
+	limit = order_limit(root, having, &why);
+	if (limit == 0 && parse->limitCount != NULL)
+		order_not_offered("Top-k Limit", why);
+
+	rows_out = limit > 0 ? Min(limit, agg->path.rows) : agg->path.rows;
+	row_cost = gpudb_gpu_tuple_cost * (plan_on_gpu() ? 1.0 : GPUDB_CPU_PATH_FACTOR);
+	startup = agg->path.startup_cost +
+		agg->path.rows * row_cost * 2.0 * list_length(root->sort_pathkeys);
+	per_row = (agg->path.total_cost - agg->path.startup_cost) / Max(agg->path.rows, 1.0);
+	node = list_copy(node);
+	node = lappend(node, sort);
+	node = lappend(node, makeString(psprintf("%.0f", limit)));
+	path = &make_path(GDB_NODE_AGG, output_rel, agg->path.pathtarget, rows_out,
+					  startup, startup + rows_out * per_row, root->sort_pathkeys,
+					  (Index) intVal(list_nth(agg->custom_private, GDB_PATH_BASEREL)),
+					  (List *) list_nth(agg->custom_private, GDB_PATH_DEVICE),
+					  NIL, node)->path;
+	if (!equal(path->pathtarget->exprs, target->exprs))
+		path = (Path *) create_projection_path(root, output_rel, path, target);
+	add_path(output_rel, path);
+}
+
 static void
 gdb_create_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 					   RelOptInfo *input_rel, RelOptInfo *output_rel,
@@ -961,7 +1276,11 @@ gdb_create_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 	if (stage == UPPERREL_GROUP_AGG && gpudb_enable_gpuagg)
 		try_gpuagg(root, input_rel, output_rel, (GroupPathExtraData *) extra);
 	else if (stage == UPPERREL_ORDERED && gpudb_enable_gpusort)
+	{
 		try_gpusort(root, input_rel, output_rel);
+		if (gpudb_enable_gpuagg)
+			try_gpuagg_ordered(root, input_rel, output_rel);
+	}
 }
 
 /* ---- plans ---- */
@@ -1024,12 +1343,18 @@ gdb_plan_custom_path(PlannerInfo *root, RelOptInfo *rel,
 			break;
 		case GDB_NODE_AGG:
 			{
-				/* node: keys, aggs, key Vars, Aggrefs, HAVING */
+				/* node: keys, aggs, key Vars, Aggrefs, HAVING[, sort, limit] */
 				List	   *scan_tlist = NIL;
 				ListCell   *lc;
 
 				keys = (List *) linitial(node);
 				aggs = (List *) lsecond(node);
+				if (list_length(node) > 5)
+				{
+					/* ordered on the device: (result column, desc, nulls_first) */
+					sort = (List *) list_nth(node, 5);
+					limit = strVal(list_nth(node, 6));
+				}
 				foreach(lc, list_concat(list_copy((List *) lthird(node)),
 										(List *) lfourth(node)))
 					scan_tlist = lappend(scan_tlist,

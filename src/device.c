@@ -193,6 +193,11 @@ void
 gdb_executor_groupby_start(GdbExecutor *ex, const GdbRequest *req,
 						   const GdbBatch *input)
 {
+	/*
+	 * groups_out of a run: a SELECT's batches add up; a GROUP BY or SORT
+	 * returns what its last request (final combine or re-sort) returns
+	 */
+	ex->last_oper = req->oper;
 	if (ex->use_gpu)
 	{
 		ExecBuffer *b;
@@ -208,17 +213,22 @@ gdb_executor_groupby_start(GdbExecutor *ex, const GdbRequest *req,
 	else
 	{
 		GdbError	err;
+		GdbStats	stats;
 		int			st;
 
 		memset(&err, 0, sizeof(err));
+		memset(&stats, 0, sizeof(stats));
 		ex->pending = NULL;
 		st = gdb_cpu_groupby(req, input, executor_result_alloc, ex,
-							 &ex->pending, &ex->stats, &err);
+							 &ex->pending, &stats, &err);
 		if (st != GDB_OK)
 		{
 			err.status = st;
 			gdb_raise_status(&err);
 		}
+		gdb_stats_add(&ex->stats, &stats);
+		if (req->oper != GDB_OPER_SELECT)
+			ex->stats.groups_out = stats.groups_out;
 	}
 }
 
@@ -247,7 +257,8 @@ gdb_executor_groupby_finish(GdbExecutor *ex)
 	memcpy(result, r->rest, r->status->result_bytes);
 	gdb_stats_add(&ex->stats, &r->status->stats);
 	/* the last request's groups: the final combine's when there are several */
-	ex->stats.groups_out = r->status->stats.groups_out;
+	if (ex->last_oper != GDB_OPER_SELECT)
+		ex->stats.groups_out = r->status->stats.groups_out;
 	pfree(r->payload);
 	return result;
 }

@@ -208,6 +208,7 @@ typedef struct GdbExecutor
 	MemoryContext mcxt;			/* where batches and results live */
 	void	   *buffers;		/* shared batch buffers (device.c) */
 	GdbBatch   *pending;		/* CPU path: result of the started request */
+	uint32		last_oper;		/* GdbOperator of the started request */
 } GdbExecutor;
 
 /*
@@ -229,7 +230,9 @@ extern void *gdb_executor_alloc_batch(GdbExecutor *ex, uint64 bytes);
 /*
  * gdb_executor_groupby: run req over input on the chosen path, returning the
  * result batch (palloc'd in ex->mcxt).  Raises the SQL error that the
- * status maps to.
+ * status maps to.  ex->stats adds up every request's statistics, except
+ * groups_out, which is the last request's for a GROUPBY (the final
+ * combine) or SORT (the re-sort) and the sum for SELECT batches.
  */
 extern GdbBatch *gdb_executor_groupby(GdbExecutor *ex, const GdbRequest *req,
 									  const GdbBatch *input);

@@ -207,7 +207,9 @@ typedef struct GdbAggSpec
 /*
  * The operators a request runs.  Each first applies the filter program
  * (rows for which it is TRUE are selected), then:
- *	 GROUPBY	groups the selected rows by key_cols and folds aggs;
+ *	 GROUPBY	groups the selected rows by key_cols and folds aggs; with
+ *				nsort > 0 the groups are then ordered and cut to limit (an
+ *				ordered group-by, see GdbRequest);
  *	 SELECT		returns the selected rows' out_cols, in input row order
  *				(selection + projection);
  *	 SORT		returns the selected rows' out_cols ordered by sort_keys,
@@ -222,7 +224,8 @@ typedef enum GdbOperator
 } GdbOperator;
 
 /*
- * One sort key: an INT64 or FLOAT64 input column, ascending unless
+ * One sort key: an INT64 or FLOAT64 input column (for an ordered GROUPBY, a
+ * result column: see GdbRequest), ascending unless
  * descending, NULLs after every value unless nulls_first (PostgreSQL's
  * default is NULLS LAST for ASC and NULLS FIRST for DESC; the PostgreSQL
  * side always sets both flags).  Values compare as the group keys do
@@ -245,6 +248,39 @@ typedef struct GdbSortKey
  * input column out_cols[i] (same kind and NULL flags) for the rows
  * returned; nkeys, naggs and input_is_states must be 0.  SORT: nsort keys
  * in sort_keys (1..GDB_MAX_SORT_KEYS); limit 0 returns every selected row.
+ *
+ * Ordered GROUPBY (nsort 1..GDB_MAX_SORT_KEYS; nsort == 0 requires limit
+ * == 0, and nout/out_cols are unused): the result batch is the same as
+ * without an order (same columns, same group keys and states), but its
+ * groups are ordered by sort_keys and, when limit > 0, only the first
+ * limit groups are returned.  For GROUPBY, sort_keys[i].col names a RESULT
+ * column: 0..nkeys-1 group key col (its values compare as a SORT key's,
+ * NULL flags included; a key of dictionary codes orders by code, not by
+ * collation, so the PostgreSQL side never orders by a text key), nkeys + j
+ * the finished value of aggregate j (gdb_order_agg_value in
+ * gpudb_semantics.h), which must be of an orderable kind:
+ *	 COUNT_STAR, COUNT	the count (INT64, never NULL);
+ *	 MIN/MAX_INT		the extreme (INT64), NULL when count == 0;
+ *	 MIN/MAX_FLOAT		the extreme (FLOAT64), NULL when count == 0;
+ *	 SUM_INT			the low 64 bits of the sum as int64 (INT64): the int8
+ *						result of sum(int2/int4), which wraps as PostgreSQL's
+ *						int4_sum/int2_sum transition does; NULL when count == 0;
+ *	 SUM_FLOAT			the sum (FLOAT64), NULL when count == 0.
+ * descending and nulls_first as for SORT; groups that tie on every sort key
+ * keep their order of the unordered result (ascending key encodings, NULL
+ * keys last): the order is a stable sort.  Before anything is cut, every
+ * group is checked as the host would finish it: a SUM_FLOAT state (of any
+ * aggregate, sort key or not) whose sum is infinite while it counted no
+ * infinite input, or a VAR_FLOAT state whose sums are not finite while it
+ * counted no infinite or NaN input, fails the request with
+ * GDB_ERR_FLOAT_OVERFLOW (PostgreSQL's float8 accumulators raise for that
+ * group whether or not it would have been returned).  Other finishing
+ * errors (sum(real) past float4's range) are not checked: the PostgreSQL
+ * side does not cut groups of such requests.
+ * An ordered request may combine states (input_is_states) only as the
+ * FINAL combine of a multi-batch run: its result is cut and ordered, so it
+ * cannot be combined any further; per-batch requests must not carry an
+ * order or a limit (the validator cannot tell, the caller must).
  */
 typedef struct GdbRequest
 {
@@ -258,10 +294,11 @@ typedef struct GdbRequest
 	uint32_t	oper;			/* GdbOperator */
 	uint32_t	nout;			/* SELECT/SORT: result columns */
 	int32_t		out_cols[GDB_MAX_COLUMNS];
-	uint32_t	nsort;			/* SORT: keys in sort_keys */
+	uint32_t	nsort;			/* SORT, ordered GROUPBY: keys in sort_keys */
 	uint32_t	pad_;
 	GdbSortKey	sort_keys[GDB_MAX_SORT_KEYS];
-	uint64_t	limit;			/* SORT: at most this many rows; 0 = all */
+	uint64_t	limit;			/* SORT, ordered GROUPBY: at most this many
+								 * rows / groups; 0 = all */
 } GdbRequest;
 
 /*
@@ -443,11 +480,19 @@ gdb_batch_layout(GdbBatch *b, uint32_t ncols, const uint32_t *kinds,
  *				(same kinds and NULL flags as the input keys) then req->naggs
  *				STATE columns.  Groups appear in ascending key order, NULL
  *				keys last; each key value is the first row's of its group.
- *	 stats		rows in, selected and groups out are added
+ *				An ordered request (nsort > 0) returns the first
+ *				min(limit, ngroups) groups (all when limit == 0) in sort-key
+ *				order instead, ties in that group order (see GdbRequest).
+ *	 stats		rows in, selected and groups out (groups returned) are added
  * With no group keys, the result has exactly one row (even for no input).
  * Returns a GdbStatus; err->message says more.  Raises nothing; the
  * algorithm is a stable sort of row indices by the keys (qsort_r with the
- * row index as the last key) followed by one sequential pass per group.
+ * row index as the last key) followed by one sequential pass per group;
+ * an ordered request then sorts the group indexes by (NULL rank, sort
+ * encoding) per sort key with the group index last (stable) and gathers
+ * the first groups into a batch of that many rows, the only one alloc()
+ * provides (the unordered groups are built in malloc'd scratch).
+ * Ordered requests also fail with GDB_ERR_FLOAT_OVERFLOW (see GdbRequest).
  * A SELECT or SORT request (req->oper) is handed to gdb_cpu_select_sort:
  * every entry point that runs a request runs any operator.
  */
@@ -515,7 +560,11 @@ extern void gdb_cuda_host_free(GdbCudaExec *exec, void *p);
  * SELECT and SORT requests run the same filter and compaction, then (SORT)
  * the same stable LSD radix passes over the sort keys (descending keys
  * inverted, NULL flags as an extra pass), then gather the output columns;
- * results are identical to gdb_cpu_select_sort's.
+ * results are identical to gdb_cpu_select_sort's.  An ordered GROUPBY
+ * (nsort > 0) builds the unordered groups in device memory only, orders
+ * the group ids with the same LSD passes over the finished sort values
+ * (cuda/groupby_order.cu), and copies back only the first limit groups
+ * (alloc() is asked for that many rows, never for every group).
  */
 extern int	gdb_cuda_groupby(GdbCudaExec *exec, const GdbRequest *req,
 							 const GdbBatch *input, GdbAllocFn alloc,

@@ -753,4 +753,79 @@ gdb_state_combine(int kind, GdbAggState a, GdbAggState b)
 	return r;
 }
 
+/* ---- finished values of an ordered GROUPBY (see GdbRequest) ---- */
+
+/*
+ * gdb_order_agg_kind_ok: 1 when an ordered GROUPBY may order its groups by
+ * the finished value of an aggregate of kind (GdbAggKind): COUNT_STAR,
+ * COUNT, SUM_INT, SUM_FLOAT, MIN/MAX_INT, MIN/MAX_FLOAT; 0 for the rest
+ * (SUMSQ_INT, VAR_FLOAT and unknown kinds).
+ */
+GDB_HOSTDEV int
+gdb_order_agg_kind_ok(uint32_t kind)
+{
+	return kind <= GDB_AGG_MAX_FLOAT;
+}
+
+/*
+ * gdb_order_agg_value_kind: the column kind (GDB_KIND_INT64 or
+ * GDB_KIND_FLOAT64) of the finished value of an orderable aggregate kind,
+ * for gdb_sort_encode.
+ */
+GDB_HOSTDEV uint32_t
+gdb_order_agg_value_kind(uint32_t kind)
+{
+	return (kind == GDB_AGG_SUM_FLOAT || kind == GDB_AGG_MIN_FLOAT ||
+			kind == GDB_AGG_MAX_FLOAT) ? GDB_KIND_FLOAT64 : GDB_KIND_INT64;
+}
+
+/*
+ * gdb_order_agg_value: the finished value of state s of an orderable kind
+ * as the 64-bit column word of its value kind (an int64, or a double's
+ * bits) in *raw; returns 1 when the value is NULL (then *raw is 0), else
+ * 0.  COUNT_STAR and COUNT: the count, never NULL.  The others are NULL
+ * when s.count == 0; SUM_INT: the low 64 bits of the 128-bit sum (the
+ * int8 that the host returns for sum(int2/int4)); MIN/MAX_INT: i0;
+ * SUM_FLOAT, MIN/MAX_FLOAT: f.
+ */
+GDB_HOSTDEV int
+gdb_order_agg_value(uint32_t kind, GdbAggState s, int64_t *raw)
+{
+	*raw = 0;
+	if (kind == GDB_AGG_COUNT_STAR || kind == GDB_AGG_COUNT)
+	{
+		*raw = s.count;
+		return 0;
+	}
+	if (s.count == 0)
+		return 1;
+	if (gdb_order_agg_value_kind(kind) == GDB_KIND_FLOAT64)
+		*raw = gdb_double_bits(s.f);
+	else
+		*raw = s.i0;
+	return 0;
+}
+
+/*
+ * gdb_order_state_status: the error the host raises when it finishes state
+ * s of an aggregate of kind, as PostgreSQL's float8 accumulators raise it:
+ * GDB_ERR_FLOAT_OVERFLOW for a SUM_FLOAT state whose sum is infinite
+ * although it counted no infinite input (float8 sum and avg), and for a
+ * VAR_FLOAT state whose Sx or Sxx is not finite although it counted no
+ * infinite or NaN input; else GDB_OK.  (One finite input leaves both sums
+ * finite, so the count below which var_samp is NULL never matters.)
+ */
+GDB_HOSTDEV int
+gdb_order_state_status(uint32_t kind, GdbAggState s)
+{
+	if (s.count == 0)
+		return GDB_OK;
+	if (kind == GDB_AGG_SUM_FLOAT && isinf(s.f) && s.i0 == 0)
+		return GDB_ERR_FLOAT_OVERFLOW;
+	if (kind == GDB_AGG_VAR_FLOAT && s.i1 == 0 &&
+		(!isfinite(s.f) || !isfinite(gdb_bits_double(s.i0))))
+		return GDB_ERR_FLOAT_OVERFLOW;
+	return GDB_OK;
+}
+
 #endif							/* GPUDB_SEMANTICS_H */

@@ -12,7 +12,11 @@
  * (device.c) while the next one is read, and combine the partial results:
  * GROUP BY runs the same request in combine mode over the concatenated
  * partial states; SORT sorts the concatenated partial results again (each
- * already cut to the limit); SELECT keeps the batches as they come.
+ * already cut to the limit); SELECT keeps the batches as they come.  An
+ * ordered GROUP BY (sort keys and a limit on the group-by request, from a
+ * GpuAgg that took the ORDER BY) is ordered and cut only by the request
+ * that sees every group: the request itself for a single batch or the
+ * cache, else the last combine (see run_heap).
  * Aggregates are finished on the host (avg = sum / count through
  * numeric_div, so numeric results are PostgreSQL's digit for digit).
  *
@@ -119,9 +123,14 @@ concat_batches(GdbExecutor *ex, const GdbBatch *a, const GdbBatch *b)
 	return out;
 }
 
-/* The request that combines partial results (keys, then states). */
+/*
+ * The request that combines partial results (keys, then states).  With
+ * ordered, it also carries req's order and limit (its sort keys name
+ * result columns, which the combine's result has at the same positions):
+ * the final combine of an ordered group-by.
+ */
 static GdbRequest *
-make_combine_request(const GdbRequest *req)
+make_combine_request(const GdbRequest *req, bool ordered)
 {
 	GdbRequest *comb = palloc0(sizeof(GdbRequest));
 	uint32		i;
@@ -136,7 +145,37 @@ make_combine_request(const GdbRequest *req)
 		comb->aggs[i].kind = req->aggs[i].kind;
 		comb->aggs[i].input_col = req->nkeys + i;
 	}
+	if (ordered)
+	{
+		comb->nsort = req->nsort;
+		memcpy(comb->sort_keys, req->sort_keys, sizeof(comb->sort_keys));
+		comb->limit = req->limit;
+	}
 	return comb;
+}
+
+/* Is req a group-by whose groups are ordered (and maybe cut) on the device? */
+static bool
+ordered_groupby(const GdbRequest *req)
+{
+	return req->oper == GDB_OPER_GROUPBY && req->nsort > 0;
+}
+
+/*
+ * req without its order and limit: what each batch of a multi-batch
+ * ordered group-by runs, so that no group is cut before every partial
+ * result has been combined.
+ */
+static GdbRequest *
+make_unordered_request(const GdbRequest *req)
+{
+	GdbRequest *u = palloc(sizeof(GdbRequest));
+
+	memcpy(u, req, sizeof(GdbRequest));
+	u->nsort = 0;
+	memset(u->sort_keys, 0, sizeof(u->sort_keys));
+	u->limit = 0;
+	return u;
 }
 
 /* A signed 128-bit integer (hi:lo) as numeric. */
@@ -443,16 +482,25 @@ make_resort_request(const GdbRequest *req)
 	return rs;
 }
 
-/* Fold a partial result of the heap run into the accumulated ones. */
+/*
+ * Fold a partial result of the heap run into the accumulated ones.  A
+ * group-by combines it with them by combine, or, for the last part of an
+ * ordered group-by (final_combine not NULL), by final_combine, and then
+ * sets *ordered_done.
+ */
 static List *
 accumulate(GdbQuery *q, GdbExecutor *ex, List *acc, GdbBatch *part,
-		   GdbRequest *combine)
+		   GdbRequest *combine, GdbRequest *final_combine, bool *ordered_done)
 {
 	if (acc == NIL || q->req->oper == GDB_OPER_SELECT)
 		return lappend(acc, part);
 	if (q->req->oper == GDB_OPER_GROUPBY)
-		return list_make1(gdb_executor_groupby(ex, combine,
+	{
+		if (final_combine)
+			*ordered_done = true;
+		return list_make1(gdb_executor_groupby(ex, final_combine ? final_combine : combine,
 											   concat_batches(ex, linitial(acc), part)));
+	}
 	/* SORT: keep the parts; they are sorted together at the end */
 	return lappend(acc, part);
 }
@@ -462,12 +510,23 @@ accumulate(GdbQuery *q, GdbExecutor *ex, List *acc, GdbBatch *part,
  * batch buffers: the backend reads the next batch from the heap while the
  * GPU server works on the last one (copy and kernels overlap the heap
  * read); partial results are combined as they come back.
+ *
+ * An ordered group-by (nsort > 0) is cut only once every partial result is
+ * in: a table read in one batch runs the ordered request itself; with
+ * several batches each runs it without the order and limit, the
+ * combines of the partial results likewise, except the last, which
+ * carries them (or, when the last batch's result was the only one, an
+ * ordered combine over it alone).
  */
 static List *
 run_heap(GdbQuery *q, GdbExecutor *ex, int *nbatches)
 {
 	GdbRequest *combine = q->req->oper == GDB_OPER_GROUPBY ?
-		make_combine_request(q->req) : NULL;
+		make_combine_request(q->req, false) : NULL;
+	bool		ordered = ordered_groupby(q->req);
+	GdbRequest *final_combine = ordered ? make_combine_request(q->req, true) : NULL;
+	GdbRequest *batch_req = ordered ? make_unordered_request(q->req) : q->req;
+	bool		ordered_done = false;
 	BlockNumber nblocks = RelationGetNumberOfBlocks(q->rel);
 	uint64		capacity;
 	GdbBatch	layout;
@@ -496,24 +555,38 @@ run_heap(GdbQuery *q, GdbExecutor *ex, int *nbatches)
 
 		if (in_flight)
 		{
+			/* n == 0: the batch in flight was the last one */
 			in_flight = false;
-			acc = accumulate(q, ex, acc, gdb_executor_groupby_finish(ex), combine);
+			acc = accumulate(q, ex, acc, gdb_executor_groupby_finish(ex), combine,
+							 n == 0 ? final_combine : NULL, &ordered_done);
 		}
 		/* an empty table still runs once: no keys give one row */
 		if (n == 0 && *nbatches > 0)
 			break;
-		gdb_executor_groupby_start(ex, q->req, input[cur]);
+		if (*nbatches == 0 && n < capacity)
+		{
+			/* the only batch: the request itself, ordered if it is */
+			gdb_executor_groupby_start(ex, q->req, input[cur]);
+			ordered_done = ordered;
+		}
+		else
+			gdb_executor_groupby_start(ex, batch_req, input[cur]);
 		in_flight = true;
 		(*nbatches)++;
 		cur = 1 - cur;
 		CHECK_FOR_INTERRUPTS();
 		if (n < capacity)
 		{
-			acc = accumulate(q, ex, acc, gdb_executor_groupby_finish(ex), combine);
+			acc = accumulate(q, ex, acc, gdb_executor_groupby_finish(ex), combine,
+							 final_combine, &ordered_done);
 			break;
 		}
 	}
 	gdb_heap_reader_end(reader);
+
+	/* an ordered group-by whose last combine was not ordered yet */
+	if (ordered && !ordered_done)
+		acc = list_make1(gdb_executor_groupby(ex, final_combine, linitial(acc)));
 
 	if (q->req->oper == GDB_OPER_SORT && list_length(acc) > 1)
 	{

@@ -1150,7 +1150,8 @@ srv_handle_cache_groupby(int s, char *payload, size_t len)
 	for (i = 0; i < req->nout; i++)
 		if (req->out_cols[i] >= 0 && (uint32) req->out_cols[i] < cq->ncols)
 			req->out_cols[i] = map[req->out_cols[i]];
-	for (i = 0; i < req->nsort; i++)
+	/* a group-by's sort keys name result columns, not the query's columns */
+	for (i = 0; req->oper == GDB_OPER_SORT && i < req->nsort; i++)
 		if (req->sort_keys[i].col >= 0 && (uint32) req->sort_keys[i].col < cq->ncols)
 			req->sort_keys[i].col = map[req->sort_keys[i].col];
 	for (i = 0; i < req->ninstr; i++)

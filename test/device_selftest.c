@@ -36,6 +36,17 @@
  *		 every filter program; empty input; stores of both paths;
  *		 malformed requests (bad out_cols, nsort 0, ...) refused with
  *		 GDB_ERR_BAD_REQUEST;
+ *	   - ordered group-bys (GROUPBY with sort keys and a limit): the CPU
+ *		 path against a reference that orders its unordered result by the
+ *		 documented finished values (qsort of group indexes, values
+ *		 compared directly), alloc() asked once for the returned groups
+ *		 only; the GPU (fast paths on and off) against the CPU, with the
+ *		 same statistics and the same single small allocation; the
+ *		 ordered final combine of unordered partial results; random sort
+ *		 keys over group keys and orderable aggregates, NULL placement,
+ *		 limits; 200000 rows with ~40000 groups; float sum and variance
+ *		 overflow in a group the limit cuts (GDB_ERR_FLOAT_OVERFLOW);
+ *		 malformed orders; stores of both paths;
  *	   - top-k SORTs (the radix-select path of cuda/topk_select.cu): every
  *		 GPU SORT with a limit also runs with that path forced to refine
  *		 every bit, and the top-k cases (k = 1 .. nsel / 8 and past nsel,
@@ -3228,6 +3239,575 @@ test_topk_timing(uint64_t nrows)
 	free(b);
 }
 
+/* ---- ordered group-bys (GROUPBY with sort keys and a limit) ---- */
+
+/*
+ * The finished value of sort key k of group g of an unordered group-by
+ * result res of req, straight from the documented rules (GdbRequest): a
+ * group key's value; a count; an integer sum's low 64 bits; a float sum
+ * or extreme; NULL when an aggregate other than a count saw no input.
+ * Sets *isnull and *isfloat; returns the value's bits.
+ */
+static int64_t
+ref_order_value(const GdbRequest *req, const GdbBatch *res, uint32_t k, uint64_t g,
+				int *isnull, int *isfloat)
+{
+	uint32_t	col = (uint32_t) req->sort_keys[k].col;
+	const GdbAggState *st;
+	uint32_t	kind;
+
+	if (col < req->nkeys)
+	{
+		const uint8_t *nl = GDB_NULL_PTR(res, res, col);
+
+		*isnull = nl ? nl[g] != 0 : 0;
+		*isfloat = res->cols[col].kind == GDB_KIND_FLOAT64;
+		return GDB_COL_PTR(res, res, col, const int64_t)[g];
+	}
+	kind = req->aggs[col - req->nkeys].kind;
+	st = &GDB_COL_PTR(res, res, col, const GdbAggState)[g];
+	*isfloat = kind == GDB_AGG_SUM_FLOAT || kind == GDB_AGG_MIN_FLOAT ||
+		kind == GDB_AGG_MAX_FLOAT;
+	*isnull = 0;
+	if (kind == GDB_AGG_COUNT_STAR || kind == GDB_AGG_COUNT)
+		return st->count;
+	*isnull = st->count == 0;
+	return *isfloat ? (int64_t) double_bits(st->f) : st->i0;
+}
+
+/* qsort_r comparator of group indexes: req's sort keys, then the index. */
+static int
+ref_group_cmp_order(const void *pa, const void *pb, void *arg)
+{
+	const RefCtx *ctx = (const RefCtx *) arg;
+	uint64_t	a = *(const uint64_t *) pa;
+	uint64_t	b = *(const uint64_t *) pb;
+	uint32_t	k;
+
+	for (k = 0; k < ctx->req->nsort; k++)
+	{
+		const GdbSortKey *sk = &ctx->req->sort_keys[k];
+		int			na,
+					nb,
+					fa,
+					fb,
+					c;
+		int64_t		va = ref_order_value(ctx->req, ctx->in, k, a, &na, &fa);
+		int64_t		vb = ref_order_value(ctx->req, ctx->in, k, b, &nb, &fb);
+
+		if (na != nb)
+			return (na ? -1 : 1) * (sk->nulls_first ? 1 : -1);
+		if (na)
+			continue;
+		c = fa ? ref_float_order(bits_to_double((uint64_t) va), bits_to_double((uint64_t) vb))
+			: (va > vb) - (va < vb);
+		if (c)
+			return sk->descending ? -c : c;
+	}
+	return (a > b) - (a < b);
+}
+
+/*
+ * Reference ordered group-by from the unordered result res of req: the
+ * float overflow status when some group's float sum is infinite without an
+ * infinite input, or its variance sums are not finite without a
+ * non-finite input; else the first min(limit, groups) groups by
+ * ref_group_cmp_order, every column copied.
+ */
+static int
+ref_order_groups(const GdbRequest *req, const GdbBatch *res, GdbBatch **out)
+{
+	uint64_t	n = res->nrows;
+	uint64_t	k = req->limit > 0 && req->limit < n ? req->limit : n;
+	uint64_t   *ids = (uint64_t *) xmalloc((size_t) (n + 1) * sizeof(uint64_t));
+	uint32_t	kinds[GDB_MAX_COLUMNS],
+				hn[GDB_MAX_COLUMNS],
+				c,
+				a;
+	uint64_t	g;
+	RefCtx		ctx;
+	GdbBatch   *o;
+
+	for (g = 0; g < n; g++)
+		for (a = 0; a < req->naggs; a++)
+		{
+			const GdbAggState *st = &GDB_COL_PTR(res, res, req->nkeys + a, const GdbAggState)[g];
+			double		sxx = bits_to_double((uint64_t) st->i0);
+
+			if (st->count > 0 &&
+				((req->aggs[a].kind == GDB_AGG_SUM_FLOAT && isinf(st->f) && st->i0 == 0) ||
+				 (req->aggs[a].kind == GDB_AGG_VAR_FLOAT && st->i1 == 0 &&
+				  (!isfinite(st->f) || !isfinite(sxx)))))
+			{
+				free(ids);
+				return GDB_ERR_FLOAT_OVERFLOW;
+			}
+		}
+	for (g = 0; g < n; g++)
+		ids[g] = g;
+	ctx.req = req;
+	ctx.in = res;
+	qsort_r(ids, (size_t) n, sizeof(uint64_t), ref_group_cmp_order, &ctx);
+	for (c = 0; c < res->ncols; c++)
+	{
+		kinds[c] = res->cols[c].kind;
+		hn[c] = res->cols[c].has_nulls;
+	}
+	o = batch_new(res->ncols, kinds, hn, k);
+	o->nrows = k;
+	for (c = 0; c < res->ncols; c++)
+	{
+		uint64_t	w = gdb_kind_width(kinds[c]);
+
+		for (g = 0; g < k; g++)
+		{
+			memcpy((char *) o + o->cols[c].values_off + g * w,
+				   (const char *) res + res->cols[c].values_off + ids[g] * w, w);
+			if (hn[c])
+				col_n(o, (int) c)[g] = GDB_NULL_PTR(res, res, c)[ids[g]];
+		}
+	}
+	free(ids);
+	*out = o;
+	return GDB_OK;
+}
+
+/* A copy of req (order and limit included). */
+static GdbRequest *
+request_copy(const GdbRequest *req)
+{
+	GdbRequest *r = request_new();
+
+	memcpy(r, req, sizeof(GdbRequest));
+	return r;
+}
+
+/* alloc() that counts its calls and records the last size asked for. */
+static int	count_alloc_calls;
+static size_t count_alloc_bytes;
+
+static void *
+counting_alloc(void *arg, size_t bytes)
+{
+	(void) arg;
+	count_alloc_calls++;
+	count_alloc_bytes = bytes;
+	return malloc(bytes ? bytes : 1);
+}
+
+/*
+ * One ordered group-by: req (keys, aggregates, program, sort keys, limit)
+ * over in.  The CPU path against ref_order_groups over its own unordered
+ * result (exact, same status); the CPU path's alloc() asked once, for the
+ * returned groups only; the GPU (fast paths on and off) against the CPU
+ * (SUM_FLOAT within 1e-12; the orders here never depend on float
+ * rounding), the same statistics, groups_out the groups returned, and
+ * fewer bytes back than the unordered result when the limit cuts a large
+ * one; then the combine: unordered partial results of two parts,
+ * concatenated, under the ordered combine request, against the CPU's
+ * ordered whole.
+ */
+static void
+ordered_case(const char *name, const GdbRequest *req, const GdbBatch *in)
+{
+	GdbRequest *u = request_copy(req);
+	GdbBatch   *unord = NULL,
+			   *cpu = NULL,
+			   *ref = NULL;
+	GdbStats	cst;
+	char		what[600];
+	int			su,
+				sc,
+				sr = GDB_OK;
+
+	u->nsort = 0;
+	u->limit = 0;
+	memset(&cst, 0, sizeof(cst));
+	snprintf(what, sizeof(what), "%s [cpu unordered]", name);
+	su = run_path(what, gdb_cpu_groupby, u, in, &unord, NULL);
+	snprintf(what, sizeof(what), "%s [cpu]", name);
+	count_alloc_calls = 0;
+	{
+		GdbError	err;
+
+		memset(&err, 0, sizeof(err));
+		cpu = (GdbBatch *) (uintptr_t) 1;
+		sc = gdb_cpu_groupby(req, in, counting_alloc, NULL, &cpu, &cst, &err);
+		check(err.status == sc && (sc == GDB_OK) == (cpu != NULL) &&
+			  (sc == GDB_OK || err.message[0]), "%s: error contract (%d)", what, sc);
+		if (sc != GDB_OK)
+			cpu = NULL;
+	}
+	if (su == GDB_OK)
+		sr = ref_order_groups(req, unord, &ref);
+	else
+		sr = su;
+	check(sc == sr, "%s: cpu status %d, reference %d", what, sc, sr);
+	if (sc == GDB_OK && sr == GDB_OK)
+	{
+		uint32_t	kinds[GDB_MAX_COLUMNS],
+					hn[GDB_MAX_COLUMNS];
+
+		for (uint32_t c = 0; c < ref->ncols; c++)
+		{
+			kinds[c] = ref->cols[c].kind;
+			hn[c] = ref->cols[c].has_nulls;
+		}
+		check(results_equal(what, req, cpu, ref, 0), "%s: cpu vs reference", what);
+		check(cst.groups_out == ref->nrows && cst.rows_in == in->nrows,
+			  "%s: cpu stats groups %llu, want %llu", what,
+			  (unsigned long long) cst.groups_out, (unsigned long long) ref->nrows);
+		check(count_alloc_calls == 1 &&
+			  count_alloc_bytes == gdb_batch_layout(NULL, ref->ncols, kinds, hn, ref->nrows),
+			  "%s: cpu alloc() called %d times, last for %zu bytes", what,
+			  count_alloc_calls, count_alloc_bytes);
+	}
+
+	if (gpu)
+	{
+		int			nmodes = HAVE_FAST_HOOKS ? 2 : 1;
+
+		for (int mode = 0; mode < nmodes; mode++)
+		{
+			GdbBatch   *out = NULL;
+			GdbStats	gst;
+			GdbError	err;
+			int			sg;
+
+			memset(&gst, 0, sizeof(gst));
+			memset(&err, 0, sizeof(err));
+			if (HAVE_FAST_HOOKS)
+				gdb_cuda_set_fast_paths(mode == 0 ? 1 : 0);
+			snprintf(what, sizeof(what), "%s [gpu%s]", name,
+					 nmodes == 1 ? "" : mode == 0 ? " fast" : " sort");
+			count_alloc_calls = 0;
+			sg = gdb_cuda_groupby(gpu, req, in, counting_alloc, NULL, &out, &gst, &err);
+			check(sg == sc, "%s: gpu status %d, cpu %d (%s)", what, sg, sc, err.message);
+			if (sg == GDB_OK && sc == GDB_OK)
+			{
+				check(results_equal(what, req, out, cpu, 1), "%s: gpu vs cpu", what);
+				check(gst.groups_out == cst.groups_out && gst.rows_in == cst.rows_in &&
+					  gst.rows_selected == cst.rows_selected,
+					  "%s: gpu stats %llu/%llu/%llu", what,
+					  (unsigned long long) gst.rows_in,
+					  (unsigned long long) gst.rows_selected,
+					  (unsigned long long) gst.groups_out);
+				check(count_alloc_calls == 1 && count_alloc_bytes == cpu->total_bytes,
+					  "%s: gpu alloc() called %d times, last for %zu bytes (want %llu)",
+					  what, count_alloc_calls, count_alloc_bytes,
+					  (unsigned long long) cpu->total_bytes);
+				check(gst.bytes_from_device <= cpu->total_bytes + 4096 ||
+					  gst.bytes_from_device < unord->total_bytes,
+					  "%s: %llu bytes back for %llu groups", what,
+					  (unsigned long long) gst.bytes_from_device,
+					  (unsigned long long) cpu->nrows);
+			}
+			if (sg == GDB_OK)
+				free(out);
+		}
+		if (HAVE_FAST_HOOKS)
+			gdb_cuda_set_fast_paths(-1);
+	}
+
+	/* combine: unordered partials, then the ordered final combine */
+	if (sc == GDB_OK && in->nrows >= 2)
+	{
+		uint64_t	h = in->nrows / 2 + 1;
+		GdbBatch   *lo = batch_like(in, h);
+		GdbBatch   *hi = batch_like(in, in->nrows - h);
+		GdbRequest *creq = combine_request(req);
+
+		creq->nsort = req->nsort;
+		memcpy(creq->sort_keys, req->sort_keys, sizeof(creq->sort_keys));
+		creq->limit = req->limit;
+		batch_append(lo, in, 0, h);
+		batch_append(hi, in, h, in->nrows - h);
+		for (int pass = 0; pass < (gpu ? 2 : 1); pass++)
+		{
+			GroupbyFn	fn = pass ? gpu_groupby : gdb_cpu_groupby;
+			GdbBatch   *p1 = NULL,
+					   *p2 = NULL,
+					   *comb = NULL;
+			int			s1,
+						s2;
+
+			snprintf(what, sizeof(what), "%s [%s ordered combine]", name, pass ? "gpu" : "cpu");
+			s1 = run_path(what, fn, u, lo, &p1, NULL);
+			s2 = run_path(what, fn, u, hi, &p2, NULL);
+			if (s1 == GDB_OK && s2 == GDB_OK)
+			{
+				GdbBatch   *cat = batch_like(p1, p1->nrows + p2->nrows);
+				int			s3;
+
+				batch_append(cat, p1, 0, p1->nrows);
+				batch_append(cat, p2, 0, p2->nrows);
+				s3 = run_path(what, fn, creq, cat, &comb, NULL);
+				check(s3 == GDB_OK, "%s: status %d", what, s3);
+				if (s3 == GDB_OK)
+					check(results_equal(what, req, comb, cpu, 1), "%s: vs cpu whole", what);
+				free(cat);
+			}
+			else
+				check(0, "%s: partials failed (%d, %d)", what, s1, s2);
+			free(p1);
+			free(p2);
+			free(comb);
+		}
+		free(lo);
+		free(hi);
+		free(creq);
+	}
+	free(unord);
+	free(cpu);
+	free(ref);
+	free(u);
+}
+
+/* Random sort keys over req's result columns (keys and orderable aggregates). */
+static void
+random_order(GdbRequest *r, char *desc, size_t len)
+{
+	uint32_t	cand[GDB_MAX_GROUP_KEYS + GDB_MAX_AGGREGATES];
+	uint32_t	ncand = 0,
+				i;
+	size_t		used = 0;
+
+	for (i = 0; i < r->nkeys; i++)
+		cand[ncand++] = i;
+	for (i = 0; i < r->naggs; i++)
+		if (gdb_order_agg_kind_ok(r->aggs[i].kind))
+			cand[ncand++] = r->nkeys + i;
+	r->nsort = 1 + (uint32_t) rng_below(3);
+	desc[0] = '\0';
+	for (i = 0; i < r->nsort; i++)
+	{
+		GdbSortKey *sk = &r->sort_keys[i];
+
+		sk->col = (int32_t) cand[rng_below(ncand)];
+		sk->descending = (uint8_t) rng_below(2);
+		sk->nulls_first = (uint8_t) rng_below(2);
+		used += (size_t) snprintf(desc + used, used < len ? len - used : 0, "%s%s%d%s%s",
+								  i ? ", " : "", (uint32_t) sk->col < r->nkeys ? "key" : "agg",
+								  (uint32_t) sk->col < r->nkeys ? sk->col : sk->col - (int) r->nkeys,
+								  sk->descending ? " desc" : "", sk->nulls_first ? " nf" : "");
+		if (used >= len)
+			used = len - 1;
+	}
+	{
+		uint64_t	l = rng_below(5);
+
+		r->limit = l == 0 ? 0 : l == 1 ? 1 : l == 2 ? 2 + rng_below(9) :
+			l == 3 ? 100 : 1000000;
+	}
+}
+
+/*
+ * A batch of two columns (INT64 key, FLOAT64 value) from (key, value)
+ * pairs: the float overflow cases.
+ */
+static GdbBatch *
+pairs_batch(const int64_t *keys, const double *vals, uint64_t n)
+{
+	uint32_t	kinds[2] = {GDB_KIND_INT64, GDB_KIND_FLOAT64};
+	uint32_t	hn[2] = {0, 0};
+	GdbBatch   *b = batch_new(2, kinds, hn, n);
+
+	b->nrows = n;
+	for (uint64_t i = 0; i < n; i++)
+	{
+		col_i(b, 0)[i] = keys[i];
+		col_f(b, 1)[i] = vals[i];
+	}
+	return b;
+}
+
+static void
+test_ordered_groupby(void)
+{
+	GdbRequest *r = request_new();
+	static const uint64_t sizes[] = {0, 1, 50, 3000};
+	char		name[700];
+	char		desc[256];
+	size_t		si;
+	int			k,
+				p,
+				i;
+
+	/* random orders over every key set, several programs and sizes */
+	for (si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++)
+	{
+		GenParams	gp = {1 + rng_below(12), 1 + (int) rng_below(12),
+		1 + rng_below(sizes[si] + 1), (int) rng_below(40), 0};
+		GdbBatch   *in = gen_batch(sizes[si], &gp);
+
+		for (k = 0; k < NKEYSETS; k++)
+			for (p = 0; p < 4; p++)
+			{
+				int			prog = p == 0 ? 0 : (int) rng_below(NPROGS);
+
+				memset(r, 0, sizeof(*r));
+				build_keys(r, k);
+				build_aggs(r);
+				build_program(r, prog);
+				random_order(r, desc, sizeof(desc));
+				snprintf(name, sizeof(name), "ordered %llu rows, keys %s, %s, order (%s) limit %llu",
+						 (unsigned long long) sizes[si], keysets[k].name, programs[prog].name,
+						 desc, (unsigned long long) r->limit);
+				ordered_case(name, r, in);
+			}
+		free(in);
+	}
+
+	/* many groups, a small limit: the sort path and the small-key path */
+	{
+		GenParams	gp = {1000, 12, 40000, 5, 0};
+		GdbBatch   *in = gen_batch(200000, &gp);
+		static const int sets[] = {5, 1, 3};
+
+		for (i = 0; i < 3; i++)
+		{
+			memset(r, 0, sizeof(*r));
+			build_keys(r, sets[i]);
+			build_aggs(r);
+			r->nsort = 2;
+			r->sort_keys[0].col = (int32_t) r->nkeys + 6;	/* sum(vf) */
+			r->sort_keys[0].descending = 1;
+			r->sort_keys[1].col = 0;
+			r->limit = 10;
+			snprintf(name, sizeof(name), "ordered 200000 rows, keys %s, sum(vf) desc, key0, limit 10",
+					 keysets[sets[i]].name);
+			ordered_case(name, r, in);
+			r->sort_keys[0].col = (int32_t) r->nkeys;	/* count(*) */
+			r->sort_keys[0].nulls_first = 1;
+			r->limit = 0;
+			snprintf(name, sizeof(name), "ordered 200000 rows, keys %s, count(*) desc, key0, no limit",
+					 keysets[sets[i]].name);
+			ordered_case(name, r, in);
+		}
+		free(in);
+	}
+
+	/* float overflow of a group that the limit cuts: still an error */
+	{
+		static const int64_t keys[] = {0, 0, 1, 1, 1, 2, 2, 2, 2, 3, 3};
+		static const double vals[] = {1e308, 1e308, 1e308, 1e308, INFINITY,
+		1, 2, 3, 4, 1e300, -1e300};
+		GdbBatch   *in = pairs_batch(keys, vals, 11);
+
+		memset(r, 0, sizeof(*r));
+		r->nkeys = 1;
+		r->key_cols[0] = 0;
+		r->naggs = 2;
+		r->aggs[0].kind = GDB_AGG_COUNT_STAR;
+		r->aggs[0].input_col = -1;
+		r->aggs[1].kind = GDB_AGG_SUM_FLOAT;
+		r->aggs[1].input_col = 1;
+		r->nsort = 1;
+		r->sort_keys[0].col = 1;
+		r->sort_keys[0].descending = 1;
+		r->limit = 1;
+		expect_status("ordered: float sum overflow in a cut group", r, in,
+					  GDB_ERR_FLOAT_OVERFLOW, test_alloc);
+		ordered_case("ordered: float sum overflow in a cut group", r, in);
+		/* without group 0 (the filter): an infinite input is no overflow */
+		assemble(r, "$0 i0 int_ne");
+		expect_status("ordered: an infinite input is no overflow", r, in, GDB_OK, test_alloc);
+		ordered_case("ordered: an infinite input is no overflow", r, in);
+		/* a variance whose squares overflow, in a cut group */
+		r->aggs[1].kind = GDB_AGG_VAR_FLOAT;
+		r->sort_keys[0].col = 0;
+		expect_status("ordered: float variance overflow in a cut group", r, in,
+					  GDB_ERR_FLOAT_OVERFLOW, test_alloc);
+		ordered_case("ordered: float variance overflow in a cut group", r, in);
+		/* the same group-by without an order raises nothing itself */
+		r->nsort = 0;
+		r->limit = 0;
+		expect_status("unordered: the host finishes (no device check)", r, in, GDB_OK,
+					  test_alloc);
+		free(in);
+	}
+
+	/* malformed orders, and allocation failure */
+	{
+		GenParams	gp = {5, 8, 10, 10, 0};
+		GdbBatch   *in = gen_batch(50, &gp);
+
+		memset(r, 0, sizeof(*r));
+		build_keys(r, 1);
+		build_aggs(r);
+		r->nsort = 1;
+		r->sort_keys[0].col = (int32_t) (r->nkeys + r->naggs);
+		expect_status("ordered: sort key past the result columns", r, in,
+					  GDB_ERR_BAD_REQUEST, test_alloc);
+		r->sort_keys[0].col = -1;
+		expect_status("ordered: negative sort key", r, in, GDB_ERR_BAD_REQUEST, test_alloc);
+		for (i = 0; i < (int) r->naggs; i++)
+			if (!gdb_order_agg_kind_ok(r->aggs[i].kind))
+			{
+				r->sort_keys[0].col = (int32_t) r->nkeys + i;
+				snprintf(name, sizeof(name), "ordered: aggregate kind %u has no order",
+						 (unsigned) r->aggs[i].kind);
+				expect_status(name, r, in, GDB_ERR_BAD_REQUEST, test_alloc);
+			}
+		r->sort_keys[0].col = 0;
+		r->sort_keys[0].descending = 2;
+		expect_status("ordered: descending flag 2", r, in, GDB_ERR_BAD_REQUEST, test_alloc);
+		r->sort_keys[0].descending = 0;
+		r->nsort = GDB_MAX_SORT_KEYS + 1;
+		expect_status("ordered: too many sort keys", r, in, GDB_ERR_BAD_REQUEST, test_alloc);
+		r->nsort = 0;
+		r->limit = 5;
+		expect_status("group-by: a limit without sort keys", r, in, GDB_ERR_BAD_REQUEST,
+					  test_alloc);
+		r->nsort = 1;
+		expect_status("ordered: alloc() fails", r, in, GDB_ERR_OUT_OF_MEMORY, failing_alloc);
+		expect_status("ordered: well formed", r, in, GDB_OK, test_alloc);
+		free(in);
+	}
+
+	/* column stores of both paths run the ordered request too */
+	for (p = 0; p < (gpu ? 2 : 1); p++)
+	{
+		GenParams	gp = {50, 12, 5000, 10, 0};
+		GdbBatch   *in = gen_batch(20000, &gp);
+		GdbStore   *s = NULL;
+		GdbError	err;
+		GdbBatch   *a = NULL,
+				   *b = NULL;
+		GdbStats	sa;
+
+		memset(&sa, 0, sizeof(sa));
+		memset(r, 0, sizeof(*r));
+		build_keys(r, 5);
+		build_aggs(r);
+		build_program(r, 1);
+		r->nsort = 2;
+		r->sort_keys[0].col = (int32_t) r->nkeys + 3;	/* sum(vi) */
+		r->sort_keys[0].nulls_first = 1;
+		r->sort_keys[1].col = 0;
+		r->sort_keys[1].descending = 1;
+		r->limit = 7;
+		if (st_create(p, in, 0, &s, &err) == GDB_OK && st_append(p, s, in, NULL, &err) == GDB_OK)
+		{
+			int			x = st_groupby(p, s, r, &a, &sa, &err);
+			int			y = gdb_cpu_groupby(r, in, test_alloc, NULL, &b, NULL, NULL);
+
+			check(x == GDB_OK && y == GDB_OK && results_equal("ordered store", r, a, b, p) &&
+				  sa.groups_out == 7 && a->nrows == 7,
+				  "ordered group-by over a %s store (%d, %d: %s)", p ? "gpu" : "cpu", x, y,
+				  err.message);
+		}
+		else
+			check(0, "ordered store setup: %s", err.message);
+		free(a);
+		free(b);
+		if (s)
+			(p ? gdb_cuda_store_free : gdb_cpu_store_free) (s);
+		free(in);
+	}
+	free(r);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -3372,6 +3952,7 @@ main(int argc, char **argv)
 	test_select_sort();
 	test_topk(3000);
 	test_topk(gpu ? 3000000 : 100000);
+	test_ordered_groupby();
 	if (gpu && HAVE_TOPK_HOOKS)
 		test_topk_timing(100000000);
 	{

@@ -14,7 +14,9 @@ the queries that get a Custom Scan (Gpu...) node.  GUCs missing from pg_settings
 are not SET, so the script runs before and after the custom scan lands.
 Queries: selections with random filters; grouped and ungrouped aggregates
 (count(*), count, sum, avg, min, max, the variance/stddev family; up to 8
-keys; HAVING; ORDER BY keys);
+keys; HAVING; ORDER BY keys); GROUP BY ... ORDER BY an aggregate or a key,
+then every group key (a total order), [LIMIT [OFFSET]], which a GpuAgg may
+order and cut on the device;
 ORDER BY ... , id [LIMIT [OFFSET]]; and ~12% constructs the device does not do
 (percentile_cont, count(DISTINCT), GROUP BY/ORDER BY expressions, ORDER BY text, numeric
 and interval columns, CASE, LIKE, FILTER, DISTINCT, ROLLUP) to test the fallback.
@@ -51,8 +53,9 @@ REPRODUCING: tables and queries depend only on --seed, --tables and --rows
 in schema rq (in a persistent cluster; pg_virtualenv drops its own on exit).
 
 --self-check runs crafted pairs through the same machinery that must be found
-different (extra row, reversed order, floats 1e-9 apart, NaN vs Infinity, NULL
-vs '', no row vs a '' row, error vs none, two SQLSTATEs, a killed session) or
+different (extra row, reversed order of rows or of ordered groups, floats 1e-9
+apart, NaN vs Infinity, NULL vs '', no row vs a '' row, error vs none, two
+SQLSTATEs, a killed session) or
 must not (same rows in another order, floats 2.5e-16 apart, -0 vs 0, NaN vs
 NaN, one SQLSTATE twice); it exits 0 only if every case behaves as expected.
 """
@@ -408,6 +411,50 @@ def gen_agg(rng, t):
             sql += ' LIMIT %d' % rng.choice([1, 3, 10, 100])
     return Query('agg', sql, floats, ordered)
 
+def gen_agg_ordered(rng, t):
+    """GROUP BY keys ORDER BY an aggregate (or a key) first, then every key, [LIMIT
+    [OFFSET]]: the shape a GpuAgg orders and cuts on the device (B4).  Ending the
+    ORDER BY with all the group keys makes the order total."""
+    keyable = t.of(lambda c: c.ty in SUPPORTED and (c.name != 'id' or rng.random() < 0.1)
+                   and (c.ty not in TEXTS or rng.random() < 0.2))
+    if not keyable:
+        return gen_agg(rng, t)
+    keys = rng.sample(keyable, min(rng.randint(1, 3), len(keyable)))
+    aggs = [agg_expr(rng, t) for _ in range(rng.randint(0, 2))]
+    # the ordering aggregate: one the device can order most of the time
+    c = rng.choice(t.of(lambda x: x.ty in SUPPORTED))
+    fns = ['count(*)', 'count(%s)' % c.name]
+    if c.ty != 'bool':
+        fns += ['min(%s)' % c.name, 'max(%s)' % c.name] * 2
+    if c.ty in NUMS and c.sum_safe:
+        fns += ['sum(%s)' % c.name] * 3 + ['avg(%s)' % c.name]
+    oagg = rng.choice(fns)
+    ofloat = oagg.startswith('avg') or (not oagg.startswith('count') and is_float(c))
+    sel = [k.name for k in keys] + [a for a, _ in aggs]
+    floats = [is_float(k) for k in keys] + [f for _, f in aggs]
+    first = None
+    if rng.random() < 0.75:
+        if rng.random() < 0.8:          # in the select list, named by position or call
+            sel.append(oagg)
+            floats.append(ofloat)
+            first = str(len(sel)) if rng.random() < 0.5 else oagg
+        else:                           # only in ORDER BY
+            first = oagg
+    items = [order_item(rng, first)] if first else []
+    ks = rng.sample(keys, len(keys))
+    items += [order_item(rng, k.name) for k in ks]
+    sql = 'SELECT %s FROM %s%s GROUP BY %s' % (', '.join(sel), t.name, where(rng, t, 0.4),
+                                               ', '.join(k.name for k in keys))
+    if rng.random() < 0.15:
+        sql += ' HAVING count(*) > %d' % rng.randint(0, 2)
+    sql += ' ORDER BY ' + ', '.join(items)
+    r = rng.random()
+    if r < 0.75:
+        sql += ' LIMIT %d' % rng.choice([1, 2, 3, 5, 10, 100])
+        if rng.random() < 0.15:
+            sql += ' OFFSET %d' % rng.randint(1, 5)
+    return Query('agg', sql, floats, True)
+
 def order_item(rng, name):
     return name + rng.choice(['', ' ASC', ' DESC']) + rng.choice(['', '', ' NULLS FIRST',
                                                                    ' NULLS LAST'])
@@ -475,7 +522,8 @@ def gen_query(seed, i, tables):
     rng = random.Random('%d:%d' % (seed, i))
     t = rng.choice(tables)
     r = rng.random()
-    q = (gen_scan if r < 0.30 else gen_agg if r < 0.65 else gen_sort if r < 0.88 else gen_unsup)(rng, t)
+    q = (gen_scan if r < 0.30 else gen_agg if r < 0.55 else gen_agg_ordered if r < 0.67 else
+         gen_sort if r < 0.88 else gen_unsup)(rng, t)
     if rng.random() < 0.15:
         q.pg_set = [(rng.choice(PG_TOGGLES), 'off')]
     if rng.random() < 0.15:
@@ -644,6 +692,9 @@ def self_check(args, tables, gucs):
          'SELECT id FROM %s ORDER BY id DESC LIMIT 5' % t.name, [False], True, True),
         ('SELECT id FROM %s ORDER BY id' % t.name,
          'SELECT id FROM %s ORDER BY id DESC' % t.name, [False], False, False),
+        ('SELECT id %% 7 AS k, count(*) FROM %s GROUP BY 1 ORDER BY 1 LIMIT 3' % t.name,
+         'SELECT id %% 7 AS k, count(*) FROM %s GROUP BY 1 ORDER BY 1 DESC LIMIT 3' % t.name,
+         [False, False], True, True),
         ("SELECT '1'::float8", "SELECT '1.000000001'::float8", [True], False, True),
         ("SELECT '1e15'::float8", "SELECT '1000000000000000.25'::float8", [True], False, False),
         ("SELECT '-0'::float8, 'NaN'::float8", "SELECT '0'::float8, 'NaN'::float8",

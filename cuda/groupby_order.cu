@@ -1,0 +1,268 @@
+/*-------------------------------------------------------------------------
+ *
+ * groupby_order.cu
+ *	  The ordered group-by of gpudb_device.h (a GROUPBY request with sort
+ *	  keys and maybe a limit) on a CUDA device: after any group-by pipeline
+ *	  has built its unordered result batch in device memory, order the
+ *	  groups and copy back only the first limit of them.  Same result as
+ *	  gdb_cpu_order_groups (src/cpu_select_sort.c).
+ *
+ * Algorithm (gdb_order_groups), on the execution's stream:
+ *	 1. gdb_order_check_kernel: every state of every aggregate whose
+ *		finishing can raise (gdb_order_state_status: float sums and
+ *		variances that overflowed from finite inputs) is checked, groups
+ *		cut by the limit included; a failing group does atomicMin on the
+ *		counters' err_key (group << 4 | status), as the filter does for
+ *		rows, so the lowest failing group decides the status;
+ *	 2. the group ids 0..ngroups-1 (gdb_order_iota_kernel) are ordered by
+ *		the sort keys, least significant key first, each with the stable
+ *		LSD radix passes of the SORT operator (gdb_sort_by_column: a
+ *		64-bit pass over gdb_sort_encode, a 1-bit pass over the NULL
+ *		ranks).  A group-key sort key passes the result's key column
+ *		itself; an aggregate sort key first has its finished values and
+ *		NULL flags written per group by gdb_order_value_kernel
+ *		(gdb_order_agg_value) into the ORDER_VALS scratch.  Stable passes
+ *		over ids that start ascending keep the unordered group order
+ *		between ties, as the CPU path's group-index tie-break does;
+ *	 3. gdb_order_gather_kernel copies, column by column, the first k
+ *		groups of that order (values or states, and NULL flags) into a
+ *		k-row batch in the ORDER_RESULT scratch;
+ *	 4. the counters are read back (the check's status); only then is the
+ *		host batch of k rows allocated and the k rows copied back.
+ * The full sort of the group ids costs a few radix passes over ngroups
+ * 12-byte pairs, small against the group-by that produced them, and needs
+ * no special case for small limits (the top-k radix select of
+ * topk_select.cu is bound to SORT requests over input columns).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cuda_exec.cuh"
+#include "gpudb_semantics.h"
+
+/* The aggregates whose every group gdb_order_check_kernel checks. */
+struct GdbOrderChecks
+{
+	uint32_t	n;
+	uint32_t	kind[GDB_MAX_AGGREGATES];
+	const GdbAggState *col[GDB_MAX_AGGREGATES];
+};
+
+/*
+ * gdb_order_check_kernel: for group g in [0, ngroups) and each checked
+ * aggregate a, when gdb_order_state_status(kind[a], col[a][g]) is not
+ * GDB_OK, atomicMin(err_key, g << 4 | status): the lowest failing group's
+ * status survives.  Grid-stride over the groups.
+ */
+__global__ void
+gdb_order_check_kernel(GdbOrderChecks checks, uint64_t ngroups,
+					   unsigned long long *err_key)
+{
+	for (uint64_t g = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x;
+		 g < ngroups; g += (uint64_t) gridDim.x * blockDim.x)
+	{
+		for (uint32_t a = 0; a < checks.n; a++)
+		{
+			int			st = gdb_order_state_status(checks.kind[a], checks.col[a][g]);
+
+			if (st != GDB_OK)
+			{
+				atomicMin(err_key, (unsigned long long) (g << 4) | (unsigned) st);
+				break;
+			}
+		}
+	}
+}
+
+/* gdb_order_iota_kernel: ids[i] = i for i in [0, n): the unordered order. */
+__global__ void
+gdb_order_iota_kernel(uint32_t *ids, uint64_t n)
+{
+	for (uint64_t i = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; i < n;
+		 i += (uint64_t) gridDim.x * blockDim.x)
+		ids[i] = (uint32_t) i;
+}
+
+/*
+ * gdb_order_value_kernel: for group g in [0, ngroups), vals[g] = the 64-bit
+ * word of the finished value of states[g] (an aggregate of kind) and
+ * nulls[g] = 1 when it is NULL (gdb_order_agg_value); the value columns
+ * that gdb_sort_by_column reads.  Grid-stride over the groups.
+ */
+__global__ void
+gdb_order_value_kernel(uint32_t kind, const GdbAggState *states, uint64_t ngroups,
+					   int64_t *vals, uint8_t *nulls)
+{
+	for (uint64_t g = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x;
+		 g < ngroups; g += (uint64_t) gridDim.x * blockDim.x)
+	{
+		int64_t		raw;
+
+		nulls[g] = (uint8_t) gdb_order_agg_value(kind, states[g], &raw);
+		vals[g] = raw;
+	}
+}
+
+/*
+ * gdb_order_gather_kernel: row i in [0, k) of one output column gets the
+ * words of row ids[i] of the input column (words 64-bit words per row: 1
+ * for a value, 4 for a GdbAggState) and, when dnulls is not NULL, its NULL
+ * flag.  A gather through the sorted group ids.
+ */
+__global__ void
+gdb_order_gather_kernel(const unsigned long long *src, unsigned long long *dst,
+						uint32_t words, const uint8_t *snulls, uint8_t *dnulls,
+						const uint32_t *ids, uint64_t k)
+{
+	for (uint64_t i = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; i < k;
+		 i += (uint64_t) gridDim.x * blockDim.x)
+	{
+		uint64_t	g = ids[i];
+
+		for (uint32_t w = 0; w < words; w++)
+			dst[i * words + w] = src[g * words + w];
+		if (dnulls)
+			dnulls[i] = snulls[g];
+	}
+}
+
+/* gdb_order_groups: see cuda_exec.cuh and the file header. */
+int
+gdb_order_groups(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
+				 GdbBatch **result, GdbError *err)
+{
+	GdbCudaExec *ex = r->ex;
+	const GdbRequest *req = r->req;
+	const GdbBatch *hdr = &r->order_hdr;
+	const char *d_res = r->order_d_res;
+	cudaStream_t s = ex->stream;
+	uint64_t	n = hdr->nrows;
+	uint64_t	k = req->limit > 0 && req->limit < n ? req->limit : n;
+	uint64_t	saved_nsel = r->nsel;
+	uint32_t	ncols = hdr->ncols;
+	uint32_t	kinds[GDB_MAX_COLUMNS];
+	uint32_t	has_nulls[GDB_MAX_COLUMNS];
+	GdbBatch	out_lay;
+	GdbBatch   *host;
+	GdbOrderChecks checks;
+	char	   *d_out;
+	char	   *vals;
+	size_t		slot = (size_t) (n ? n : 1);
+	size_t		nulls_off = (size_t) gdb_align_up(slot * sizeof(int64_t));
+	void	   *p;
+	int			st;
+
+	*result = NULL;
+	if (d_res == NULL || ncols != req->nkeys + req->naggs || n > (uint64_t) UINT32_MAX)
+		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
+							 "gdb_order_groups: no unordered result of the request");
+	for (uint32_t c = 0; c < ncols; c++)
+	{
+		kinds[c] = hdr->cols[c].kind;
+		has_nulls[c] = hdr->cols[c].has_nulls;
+	}
+	gdb_batch_layout(&out_lay, ncols, kinds, has_nulls, k);
+	out_lay.nrows = k;
+
+	/* every buffer before any work (growing one waits, loses its contents) */
+	GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_ORDER_RESULT, (size_t) out_lay.total_bytes, &p, err));
+	d_out = (char *) p;
+	GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_ORDER_VALS, nulls_off + slot, &p, err));
+	vals = (char *) p;
+	GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_PERM0, slot * sizeof(uint32_t), &p, err));
+	r->perm[0] = (uint32_t *) p;
+	GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_PERM1, slot * sizeof(uint32_t), &p, err));
+	r->perm[1] = (uint32_t *) p;
+
+	GDB_TRY(gdb_phase_begin(r, GDB_PHASE_SORT, err));
+
+	/* 1. the states the host would refuse to finish, in every group */
+	memset(&checks, 0, sizeof(checks));
+	for (uint32_t a = 0; a < req->naggs; a++)
+	{
+		uint32_t	kind = req->aggs[a].kind;
+
+		if (kind != GDB_AGG_SUM_FLOAT && kind != GDB_AGG_VAR_FLOAT)
+			continue;
+		checks.kind[checks.n] = kind;
+		checks.col[checks.n++] = GDB_COL_PTR(d_res, hdr, req->nkeys + a, const GdbAggState);
+	}
+	GDB_CUDA_CHECK(err, cudaMemsetAsync(&r->d_counters->err_key, 0xff,
+										sizeof(unsigned long long), s));
+	if (checks.n > 0 && n > 0)
+	{
+		gdb_order_check_kernel<<<gdb_blocks(ex, n), GDB_BLOCK, 0, s>>>(
+			checks, n, &r->d_counters->err_key);
+		GDB_CUDA_CHECK_LAUNCH(err, "gdb_order_check_kernel");
+	}
+
+	/* 2. the group ids, by the sort keys, last key first */
+	if (n > 0)
+	{
+		gdb_order_iota_kernel<<<gdb_blocks(ex, n), GDB_BLOCK, 0, s>>>(r->perm[0], n);
+		GDB_CUDA_CHECK_LAUNCH(err, "gdb_order_iota_kernel");
+	}
+	r->cur = 0;
+	r->nsel = n;				/* gdb_sort_by_column sorts r->nsel ids */
+	st = GDB_OK;
+	for (int i = (int) req->nsort - 1; i >= 0 && st == GDB_OK && n > 1; i--)
+	{
+		const GdbSortKey *sk = &req->sort_keys[i];
+		uint32_t	col = (uint32_t) sk->col;
+
+		if (col < req->nkeys)
+			st = gdb_sort_by_column(r, GDB_COL_PTR(d_res, hdr, col, const int64_t),
+									GDB_NULL_PTR(d_res, hdr, col), hdr->cols[col].kind,
+									sk->descending, sk->nulls_first, err);
+		else
+		{
+			uint32_t	kind = req->aggs[col - req->nkeys].kind;
+			int			nullable = kind != GDB_AGG_COUNT_STAR && kind != GDB_AGG_COUNT;
+
+			gdb_order_value_kernel<<<gdb_blocks(ex, n), GDB_BLOCK, 0, s>>>(
+				kind, GDB_COL_PTR(d_res, hdr, col, const GdbAggState), n,
+				(int64_t *) vals, (uint8_t *) (vals + nulls_off));
+			GDB_CUDA_CHECK_LAUNCH(err, "gdb_order_value_kernel");
+			st = gdb_sort_by_column(r, (const int64_t *) vals,
+									nullable ? (const uint8_t *) (vals + nulls_off) : NULL,
+									gdb_order_agg_value_kind(kind),
+									sk->descending, sk->nulls_first, err);
+		}
+	}
+	r->nsel = saved_nsel;
+	if (st != GDB_OK)
+		return st;
+
+	/* 3. the first k groups, column by column */
+	for (uint32_t c = 0; c < ncols && k > 0; c++)
+	{
+		uint32_t	words = (uint32_t) (gdb_kind_width(kinds[c]) / 8);
+
+		gdb_order_gather_kernel<<<gdb_blocks(ex, k), GDB_BLOCK, 0, s>>>(
+			GDB_COL_PTR(d_res, hdr, c, const unsigned long long),
+			GDB_COL_PTR(d_out, &out_lay, c, unsigned long long), words,
+			GDB_NULL_PTR(d_res, hdr, c), GDB_NULL_PTR(d_out, &out_lay, c),
+			r->perm[r->cur], k);
+		GDB_CUDA_CHECK_LAUNCH(err, "gdb_order_gather_kernel");
+	}
+
+	/* 4. the check's status; then k rows to the host */
+	GDB_CUDA_CHECK(err, cudaMemcpyAsync(ex->host_counters, r->d_counters,
+										sizeof(GdbDevCounters),
+										cudaMemcpyDeviceToHost, s));
+	r->from_device += sizeof(GdbDevCounters);
+	GDB_TRY(gdb_phase_end(r, err));
+	GDB_TRY(gdb_filter_status(ex, err));
+	host = (GdbBatch *) alloc(alloc_arg, (size_t) out_lay.total_bytes);
+	if (host == NULL)
+		return gdb_error_set(err, GDB_ERR_OUT_OF_MEMORY,
+							 "could not allocate a result batch of %llu bytes",
+							 (unsigned long long) out_lay.total_bytes);
+	memcpy(host, &out_lay, sizeof(GdbBatch));
+	GDB_TRY(gdb_result_finish(r, host, d_out, err));
+	r->ngroups = k;
+	*result = host;
+	return GDB_OK;
+}
