@@ -584,9 +584,13 @@ run_heap(GdbQuery *q, GdbExecutor *ex, int *nbatches)
 	}
 	gdb_heap_reader_end(reader);
 
-	/* an ordered group-by whose last combine was not ordered yet */
+	/*
+	 * an ordered group-by whose last combine was not ordered yet; its input
+	 * is copied into an executor batch (the GPU server reads only those)
+	 */
 	if (ordered && !ordered_done)
-		acc = list_make1(gdb_executor_groupby(ex, final_combine, linitial(acc)));
+		acc = list_make1(gdb_executor_groupby(ex, final_combine,
+											  concat_batches(ex, NULL, linitial(acc))));
 
 	if (q->req->oper == GDB_OPER_SORT && list_length(acc) > 1)
 	{
