@@ -193,7 +193,7 @@ struct GdbRun
 	int			nmarks;			/* ex->ev_mark[0..nmarks) recorded */
 	int			mark_phase[GDB_MAX_MARKS];	/* GdbPhase from each mark on */
 	int			path;			/* GDB_PATH_* */
-	/* ordered GROUPBY (gdb_order_requested; groupby_order.cu) */
+	/* ordered GROUPBY (gdb_request_ordered; groupby_order.cu) */
 	GdbBatch	order_hdr;		/* layout of the unordered result, which
 								 * stays in the RESULT scratch */
 	char	   *order_d_res;	/* that scratch buffer */
@@ -298,7 +298,7 @@ int			gdb_sort_by_column(GdbRun *r, const int64_t *vals, const uint8_t *nulls,
  * gdb_request_result_source): *host from alloc (header written, nrows
  * set), *d_res the device scratch copy of the same layout.
  * GDB_ERR_OUT_OF_MEMORY when alloc fails.  For an ordered GROUPBY
- * (gdb_order_requested) nothing is allocated on the host: *host is
+ * (gdb_request_ordered) nothing is allocated on the host: *host is
  * &r->order_hdr, a header only (the layout the kernels write by), and
  * gdb_order_groups later allocates the cut result.
  */
@@ -315,13 +315,6 @@ int			gdb_result_finish(GdbRun *r, GdbBatch *host, const char *d_res,
 							  GdbError *err);
 
 /* ---- ordered group-by (groupby_order.cu) ---- */
-
-/* gdb_order_requested: req is a GROUPBY with sort keys (see GdbRequest). */
-static inline int
-gdb_order_requested(const GdbRequest *req)
-{
-	return req->oper == GDB_OPER_GROUPBY && req->nsort > 0;
-}
 
 /*
  * gdb_order_groups: the last step of an ordered GROUPBY, after any of the

@@ -459,6 +459,16 @@ gdb_filter_smem(int ninstr, int deep_entries, int tile)
 		(size_t) deep_entries * tile * GDB_VM_BLOCK * sizeof(GdbValue);
 }
 
+/* Blocks for tiles of span rows over nrows, at most per_sm per SM. */
+static unsigned
+gdb_tile_grid(const GdbCudaExec *ex, uint64_t nrows, uint64_t span, uint64_t per_sm)
+{
+	uint64_t	want = (nrows + span - 1) / span;
+	uint64_t	cap = (uint64_t) (ex->multiprocessors > 0 ? ex->multiprocessors : 1) * per_sm;
+
+	return (unsigned) (want < 1 ? 1 : (want > cap ? cap : want));
+}
+
 /* Launch gdb_filter_kernel<TILE> with smem bytes over nrows rows. */
 template <int TILE>
 static int
@@ -466,10 +476,7 @@ gdb_filter_launch_tile(GdbCudaExec *ex, const char *d_in, const GdbInstr *d_prog
 					   int ninstr, uint64_t nrows, uint8_t *flags,
 					   unsigned long long *err_key, size_t smem, GdbError *err)
 {
-	uint64_t	span = (uint64_t) TILE * GDB_VM_BLOCK;
-	uint64_t	want = (nrows + span - 1) / span;
-	uint64_t	cap = (uint64_t) (ex->multiprocessors > 0 ? ex->multiprocessors : 1) * 16;
-	unsigned	grid = (unsigned) (want < 1 ? 1 : (want > cap ? cap : want));
+	unsigned	grid = gdb_tile_grid(ex, nrows, (uint64_t) TILE * GDB_VM_BLOCK, 16);
 
 	if (smem > 48 * 1024)
 		GDB_CUDA_CHECK(err, cudaFuncSetAttribute(gdb_filter_kernel<TILE>,
@@ -502,10 +509,7 @@ gdb_filter_launch(GdbCudaExec *ex, const GdbBatch *hdr, const char *d_in,
 	if (gdb_fast_paths_enabled() &&
 		gdb_predicate_compile(prog, ninstr, hdr, d_in, &pred))
 	{
-		uint64_t	span = (uint64_t) GDB_VM_TILE * GDB_BLOCK;
-		uint64_t	want = (nrows + span - 1) / span;
-		uint64_t	cap = (uint64_t) (ex->multiprocessors > 0 ? ex->multiprocessors : 1) * 8;
-		unsigned	grid = (unsigned) (want < 1 ? 1 : (want > cap ? cap : want));
+		unsigned	grid = gdb_tile_grid(ex, nrows, (uint64_t) GDB_VM_TILE * GDB_BLOCK, 8);
 
 		gdb_predicate_kernel<<<grid, GDB_BLOCK, 0, ex->stream>>>(pred, nrows, flags);
 		GDB_CUDA_CHECK_LAUNCH(err, "gdb_predicate_kernel");

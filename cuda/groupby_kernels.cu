@@ -569,7 +569,7 @@ gdb_result_alloc(GdbRun *r, uint64_t ngroups, GdbAllocFn alloc, void *alloc_arg,
 	total = gdb_batch_layout(NULL, nout, kinds, has_nulls, ngroups);
 	/* the device copy first: growing it may wait for the stream */
 	GDB_TRY(gdb_cuda_scratch(r->ex, GDB_SCR_RESULT, (size_t) total, (void **) d_res, err));
-	if (gdb_order_requested(req))
+	if (gdb_request_ordered(req))
 	{
 		/* ordered: a header only; gdb_order_groups allocates the cut result */
 		gdb_batch_layout(&r->order_hdr, nout, kinds, has_nulls, ngroups);
@@ -886,7 +886,7 @@ gdb_groupby_on_device(GdbCudaExec *exec, const GdbRequest *req,
 	if (st == GDB_OK && req->oper == GDB_OPER_GROUPBY)
 	{
 		st = gdb_groupby_run(&run, alloc, alloc_arg, result, err);
-		if (st == GDB_OK && gdb_order_requested(req))
+		if (st == GDB_OK && gdb_request_ordered(req))
 			st = gdb_order_groups(&run, alloc, alloc_arg, result, err);
 		gdb_last_path = run.path;	/* group-bys only (gdb_cuda_last_path) */
 	}

@@ -650,7 +650,7 @@ gdb_cpu_groupby(const GdbRequest *req, const GdbBatch *input,
 	if (st != GDB_OK)
 		return st;
 	nrows = input->nrows;
-	ordered = req->nsort > 0;
+	ordered = gdb_request_ordered(req);
 
 	/* 2-3. encode keys and sort; find group starts */
 	ctx.nkeys = req->nkeys;

@@ -314,6 +314,16 @@ gdb_request_result_source(const GdbRequest *req, uint32_t i)
 	return i < req->nout && i < GDB_MAX_COLUMNS ? req->out_cols[i] : -1;
 }
 
+/*
+ * gdb_request_ordered: req is a GROUPBY whose groups are ordered (and cut
+ * to limit) by sort keys over its result columns.
+ */
+static inline int
+gdb_request_ordered(const GdbRequest *req)
+{
+	return req->oper == GDB_OPER_GROUPBY && req->nsort > 0;
+}
+
 /* Error codes; the PostgreSQL side turns each into its ereport. */
 typedef enum GdbStatus
 {

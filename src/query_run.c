@@ -154,13 +154,6 @@ make_combine_request(const GdbRequest *req, bool ordered)
 	return comb;
 }
 
-/* Is req a group-by whose groups are ordered (and maybe cut) on the device? */
-static bool
-ordered_groupby(const GdbRequest *req)
-{
-	return req->oper == GDB_OPER_GROUPBY && req->nsort > 0;
-}
-
 /*
  * req without its order and limit: what each batch of a multi-batch
  * ordered group-by runs, so that no group is cut before every partial
@@ -523,7 +516,7 @@ run_heap(GdbQuery *q, GdbExecutor *ex, int *nbatches)
 {
 	GdbRequest *combine = q->req->oper == GDB_OPER_GROUPBY ?
 		make_combine_request(q->req, false) : NULL;
-	bool		ordered = ordered_groupby(q->req);
+	bool		ordered = gdb_request_ordered(q->req);
 	GdbRequest *final_combine = ordered ? make_combine_request(q->req, true) : NULL;
 	GdbRequest *batch_req = ordered ? make_unordered_request(q->req) : q->req;
 	bool		ordered_done = false;
