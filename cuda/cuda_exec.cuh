@@ -56,6 +56,7 @@ typedef struct GdbDevCounters
 	unsigned long long err_key; /* min over failing rows of row << 4 | status */
 	unsigned long long nsel;	/* rows selected by the filter */
 	unsigned long long nseg;	/* groups (segment starts) */
+	unsigned long long maxseg;	/* rows in the longest segment */
 	/* small-key-domain fast path (groupby_fastpath.cu) */
 	unsigned long long fast_bad;	/* nonzero: a row fell outside the slots */
 	unsigned long long kmin[GDB_MAX_GROUP_KEYS];	/* min key encoding */
@@ -186,6 +187,13 @@ struct GdbRun
 	uint64_t	nrows;
 	uint64_t	nsel;
 	uint64_t	ngroups;
+	uint64_t	maxseg;			/* rows of the longest group segment (0: not
+								 * known; set by the sort pipeline) */
+	/* key ranges of the selected rows, when gdb_fast_smallkeys found them */
+	int			key_range_known;
+	uint64_t	kmin[GDB_MAX_GROUP_KEYS];	/* gdb_key_encode_int; kmin > kmax:
+											 * no non-NULL value */
+	uint64_t	kmax[GDB_MAX_GROUP_KEYS];
 	uint64_t	to_device;		/* bytes */
 	uint64_t	from_device;	/* bytes */
 	double		ms;

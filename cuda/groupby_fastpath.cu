@@ -43,6 +43,8 @@
  *		  first included -- holds exactly these values) and states.
  *	   A row whose key falls outside the ranges (cannot happen unless the
  *	   data changed under us) sets fast_bad and the call falls back.
+ *	   When the domain is too large, the ranges stay in the run
+ *	   (r->kmin, r->kmax) and the sort path radix-sorts only their bits.
  *
  * GdbAcc is the accumulator of one aggregate (32 bytes, 4 words):
  *	 count		non-NULL inputs (not used for COUNT_STAR in slot tables: the
@@ -1050,6 +1052,13 @@ gdb_fast_smallkeys(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
 	GDB_TRY(gdb_filter_status(ex, err));
 	GDB_TRY(gdb_phase_begin(r, GDB_PHASE_AGGREGATE, err));
 	r->nsel = hc->nsel;
+	/* the sort path, if it comes to that, sorts only these ranges' bits */
+	r->key_range_known = 1;
+	for (uint32_t k = 0; k < req->nkeys; k++)
+	{
+		r->kmin[k] = hc->kmin[k];
+		r->kmax[k] = hc->kmax[k];
+	}
 	if (r->nsel > r->nrows)
 		return gdb_error_set(err, GDB_ERR_DEVICE,
 							  "gdb_fast_smallkeys: %llu rows selected of %llu",
@@ -1167,7 +1176,10 @@ gdb_fast_smallkeys(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
 	GDB_TRY(gdb_phase_end(r, err));
 	GDB_TRY(gdb_phase_begin(r, GDB_PHASE_AGGREGATE, err));
 	if (hc->fast_bad != 0 || hc->nseg == 0 || hc->nseg > ns32 || hc->nseg > r->nsel)
+	{
+		r->key_range_known = 0; /* the ranges did not hold */
 		return GDB_OK;			/* not taken: the sort path redoes it */
+	}
 	r->ngroups = hc->nseg;
 
 	/* 4. keys and states of each group */

@@ -28,14 +28,18 @@
  *		  the row ids by it; for a nullable key, then
  *		  gdb_gather_null_rank_kernel and a 1-bit SortPairs pass (bits
  *		  [0,1)) move NULLs after values (gdb_sort_by_column, shared with
- *		  the SORT operator of select_sort_kernels.cu).
+ *		  the SORT operator of select_sort_kernels.cu); when
+ *		  gdb_fast_smallkeys measured the key ranges first (too many
+ *		  groups for its slots), gdb_sort_by_key_range sorts 32-bit
+ *		  offsets from each key's minimum on just the range's bits;
  *		  Stable LSD passes over ids that start ascending leave every group
  *		  in input order, so its first row is its first input row;
  *	   6. gdb_group_start_kernel flags row i when i == 0 or any key's
  *		  (null flag, encoding) differs from row i-1;
  *		  cub::DeviceSelect::Flagged -> segment start offsets;
  *		  gdb_close_segments_kernel appends the end offset nsel;
- *	   7. read back the group count.
+ *		  gdb_segment_max_kernel finds the longest segment;
+ *	   7. read back the group count and the longest segment.
  *		  Without keys: one segment [0, nsel) (gdb_single_segment_kernel).
  *	 Phase C, aggregation and result
  *	   8. the result batch is laid out (gdb_batch_layout) for the groups;
@@ -47,7 +51,11 @@
  *		  req->input_is_states), then cub::DeviceSegmentedReduce::Reduce
  *		  with GdbCombineOp (gdb_state_combine, commutative and
  *		  associative) and gdb_state_identity writes one state per group
- *		  straight into the device result batch.  No keys and nsel == 0:
+ *		  straight into the device result batch.  When no group has
+ *		  more than GDB_FOLD_MAX_ROWS rows (many small groups: a block per
+ *		  segment would idle), gdb_segment_fold_kernel instead folds each
+ *		  group's rows in one thread, without the per-row states.
+ *		  No keys and nsel == 0:
  *		  gdb_identity_state_kernel writes the single identity state;
  *	  11. one cudaMemcpyAsync copies the result arrays back behind the
  *		  header that the host already wrote.
@@ -145,6 +153,28 @@ gdb_gather_key_kernel(const int64_t *vals, const uint8_t *nulls, uint32_t kind,
 		uint32_t	row = perm[i];
 
 		keys[i] = (nulls && nulls[row]) ? 0 : gdb_sort_encode(kind, vals[row], descending);
+	}
+}
+
+/*
+ * gdb_gather_key_offset_kernel: keys[i] = gdb_key_encode_int of INT64
+ * column (vals, nulls) at row perm[i] minus kmin, as 32 bits (the caller
+ * knows every selected non-NULL encoding lies in [kmin, kmin + 2^32)), or
+ * 0 when NULL; for i in [0, n).  Feeds a radix sort of only the range's
+ * bits.
+ */
+__global__ void
+gdb_gather_key_offset_kernel(const int64_t *vals, const uint8_t *nulls,
+							 uint64_t kmin, const uint32_t *perm, uint64_t n,
+							 uint32_t *keys)
+{
+	for (uint64_t i = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; i < n;
+		 i += (uint64_t) gridDim.x * blockDim.x)
+	{
+		uint32_t	row = perm[i];
+
+		keys[i] = (nulls && nulls[row]) ? 0 :
+			(uint32_t) (gdb_key_encode_int(vals[row]) - kmin);
 	}
 }
 
@@ -252,6 +282,25 @@ gdb_group_keys_kernel(GdbDevKeys keys, const uint32_t *perm,
  * gdb_state_from_value of the raw 64-bit value (read as int64 and as
  * double; col is unused for count(*)).
  */
+/* gdb_row_state: the state row contributes (see gdb_row_states_kernel). */
+__device__ __forceinline__ GdbAggState
+gdb_row_state(int kind, int input_is_states, const void *col,
+			  const uint8_t *nulls, uint32_t row)
+{
+	int			isnull = nulls ? nulls[row] != 0 : 0;
+
+	if (input_is_states)
+		return isnull ? gdb_state_identity(kind) : ((const GdbAggState *) col)[row];
+	if (kind == GDB_AGG_COUNT_STAR)
+		return gdb_state_from_value(kind, 0, 0.0, 0);
+	{
+		int64_t		raw = ((const int64_t *) col)[row];
+
+		return gdb_state_from_value(kind, raw,
+									__longlong_as_double((long long) raw), isnull);
+	}
+}
+
 __global__ void
 gdb_row_states_kernel(int kind, int input_is_states, const void *col,
 					  const uint8_t *nulls, const uint32_t *perm, uint64_t n,
@@ -259,24 +308,55 @@ gdb_row_states_kernel(int kind, int input_is_states, const void *col,
 {
 	for (uint64_t i = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; i < n;
 		 i += (uint64_t) gridDim.x * blockDim.x)
+		states[i] = gdb_row_state(kind, input_is_states, col, nulls, perm[i]);
+}
+
+/*
+ * gdb_segment_fold_kernel: thread-per-segment reduction, for many short
+ * groups (the segmented reduce gives each segment a thread block, which
+ * idles on segments of a few rows).  Thread g folds the rows
+ * perm[offsets[g] .. offsets[g+1]) in order with gdb_state_combine into
+ * out[g]; the same states as gdb_row_states_kernel + the segmented reduce
+ * (the fold order is the rows' input order, as on the CPU path).
+ */
+__global__ void
+gdb_segment_fold_kernel(int kind, int input_is_states, const void *col,
+						const uint8_t *nulls, const uint32_t *perm,
+						const uint32_t *offsets, uint64_t nseg, GdbAggState *out)
+{
+	for (uint64_t g = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; g < nseg;
+		 g += (uint64_t) gridDim.x * blockDim.x)
 	{
-		uint32_t	row = perm[i];
-		int			isnull = nulls ? nulls[row] != 0 : 0;
-		GdbAggState s;
+		GdbAggState acc = gdb_state_identity(kind);
+		uint32_t	end = offsets[g + 1];
 
-		if (input_is_states)
-			s = isnull ? gdb_state_identity(kind) : ((const GdbAggState *) col)[row];
-		else if (kind == GDB_AGG_COUNT_STAR)
-			s = gdb_state_from_value(kind, 0, 0.0, 0);
-		else
-		{
-			int64_t		raw = ((const int64_t *) col)[row];
-
-			s = gdb_state_from_value(kind, raw,
-									 __longlong_as_double((long long) raw), isnull);
-		}
-		states[i] = s;
+		for (uint32_t i = offsets[g]; i < end; i++)
+			acc = gdb_state_combine(kind, acc,
+									gdb_row_state(kind, input_is_states, col, nulls, perm[i]));
+		out[g] = acc;
 	}
+}
+
+/*
+ * gdb_segment_max_kernel: *maxseg = the most rows of any segment of
+ * offsets[0 .. *nseg] (atomicMax; *maxseg starts at 0).
+ */
+__global__ void
+gdb_segment_max_kernel(const uint32_t *offsets, const unsigned long long *nseg,
+					   unsigned long long *maxseg)
+{
+	unsigned long long n = *nseg;
+	unsigned long long m = 0;
+
+	for (uint64_t g = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; g < n;
+		 g += (uint64_t) gridDim.x * blockDim.x)
+	{
+		unsigned long long len = offsets[g + 1] - offsets[g];
+
+		m = len > m ? len : m;
+	}
+	if (m > 0)
+		atomicMax(maxseg, m);
 }
 
 /* gdb_identity_state_kernel: *out = gdb_state_identity(kind) (one thread). */
@@ -288,6 +368,13 @@ gdb_identity_state_kernel(GdbAggState *out, int kind)
 }
 
 /* ---- host side ---- */
+
+/*
+ * The longest group (rows) that gdb_phase_aggregate folds with a thread per
+ * group; above it the segmented reduce's block per group wins.
+ */
+#define GDB_FOLD_MAX_ROWS 256
+
 
 /* Blocks for a grid-stride kernel over n items (see cuda_exec.cuh). */
 unsigned
@@ -508,6 +595,56 @@ gdb_sort_by_column(GdbRun *r, const int64_t *vals, const uint8_t *nulls,
 	return GDB_OK;
 }
 
+/*
+ * gdb_sort_by_key_range: gdb_sort_by_column for group key k (INT64, NULLs
+ * last) whose selected encodings gdb_fast_smallkeys found to span less
+ * than 2^32: one stable radix sort on 32-bit offsets from the minimum,
+ * over just the bits the range needs (none for a single value), then the
+ * NULL-rank pass.  The same order, with fewer and narrower passes.
+ */
+static int
+gdb_sort_by_key_range(GdbRun *r, int k, GdbError *err)
+{
+	GdbCudaExec *ex = r->ex;
+	cudaStream_t s = ex->stream;
+	size_t		n = (size_t) r->nsel;
+	unsigned	grid = gdb_blocks(ex, r->nsel);
+	const uint8_t *nulls = r->keys.nulls[k];
+	uint64_t	range = r->kmax[k] - r->kmin[k];
+	int			bits = range ? 64 - __builtin_clzll((unsigned long long) range) : 0;
+	uint32_t   *k0,
+			   *k1;
+	uint8_t    *nk0,
+			   *nk1;
+
+	if (r->nsel <= 1)
+		return GDB_OK;
+	GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_KEYS0, n * sizeof(uint64_t), (void **) &k0, err));
+	GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_KEYS1, n * sizeof(uint64_t), (void **) &k1, err));
+	if (nulls)
+	{
+		GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_NULLKEYS0, n, (void **) &nk0, err));
+		GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_NULLKEYS1, n, (void **) &nk1, err));
+	}
+	if (bits > 0)
+	{
+		gdb_gather_key_offset_kernel<<<grid, GDB_BLOCK, 0, s>>>(r->keys.vals[k], nulls,
+																r->kmin[k],
+																r->perm[r->cur],
+																r->nsel, k0);
+		GDB_CUDA_CHECK_LAUNCH(err, "gdb_gather_key_offset_kernel");
+		GDB_TRY(gdb_sort_pass<uint32_t>(r, k0, k1, bits, err));
+	}
+	if (nulls)
+	{
+		gdb_gather_null_rank_kernel<<<grid, GDB_BLOCK, 0, s>>>(nulls, 0, r->perm[r->cur],
+															   r->nsel, nk0);
+		GDB_CUDA_CHECK_LAUNCH(err, "gdb_gather_null_rank_kernel");
+		GDB_TRY(gdb_sort_pass<uint8_t>(r, nk0, nk1, 1, err));
+	}
+	return GDB_OK;
+}
+
 /* Phase B: order perm by the keys and find the group segments. */
 static int
 gdb_phase_segment(GdbRun *r, GdbError *err)
@@ -523,8 +660,18 @@ gdb_phase_segment(GdbRun *r, GdbError *err)
 
 	/* ascending, NULLs last: the group order of gdb_cpu_groupby */
 	for (int k = (int) req->nkeys - 1; k >= 0; k--)
-		GDB_TRY(gdb_sort_by_column(r, r->keys.vals[k], r->keys.nulls[k],
-								   r->keys.kind[k], 0, 0, err));
+	{
+		if (r->key_range_known &&
+			(r->kmin[k] > r->kmax[k] || r->kmax[k] - r->kmin[k] <= UINT32_MAX))
+		{
+			if (r->kmin[k] > r->kmax[k])
+				r->kmin[k] = r->kmax[k] = 0;	/* only NULLs: no value bits */
+			GDB_TRY(gdb_sort_by_key_range(r, k, err));
+		}
+		else
+			GDB_TRY(gdb_sort_by_column(r, r->keys.vals[k], r->keys.nulls[k],
+									   r->keys.kind[k], 0, 0, err));
+	}
 
 	gdb_group_start_kernel<<<grid, GDB_BLOCK, 0, s>>>(r->keys, r->perm[r->cur],
 													  r->nsel, r->flags);
@@ -535,12 +682,18 @@ gdb_phase_segment(GdbRun *r, GdbError *err)
 	}, err));
 	gdb_close_segments_kernel<<<1, 1, 0, s>>>(r->offsets, nseg, n32);
 	GDB_CUDA_CHECK_LAUNCH(err, "gdb_close_segments_kernel");
+	GDB_CUDA_CHECK(err, cudaMemsetAsync(&r->d_counters->maxseg, 0,
+										sizeof(unsigned long long), s));
+	gdb_segment_max_kernel<<<grid, GDB_BLOCK, 0, s>>>(r->offsets, nseg,
+													  &r->d_counters->maxseg);
+	GDB_CUDA_CHECK_LAUNCH(err, "gdb_segment_max_kernel");
 	GDB_CUDA_CHECK(err, cudaMemcpyAsync(ex->host_counters, r->d_counters,
 										sizeof(GdbDevCounters),
 										cudaMemcpyDeviceToHost, s));
 	r->from_device += sizeof(GdbDevCounters);
 	GDB_TRY(gdb_phase_end(r, err));
 	r->ngroups = ex->host_counters->nseg;
+	r->maxseg = ex->host_counters->maxseg;
 	return gdb_phase_begin(r, GDB_PHASE_AGGREGATE, err);
 }
 
@@ -625,9 +778,12 @@ gdb_phase_aggregate(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
 	char	   *d_res;
 	GdbAggState *states = NULL;
 
+	/* many short groups: a thread per group instead of a block per group */
+	bool		fold = r->maxseg > 0 && r->maxseg <= GDB_FOLD_MAX_ROWS;
+
 	GDB_TRY(gdb_phase_begin(r, GDB_PHASE_AGGREGATE, err));
 	GDB_TRY(gdb_result_alloc(r, r->ngroups, alloc, alloc_arg, &host, &d_res, err));
-	if (r->nsel > 0 && req->naggs > 0)
+	if (r->nsel > 0 && req->naggs > 0 && !fold)
 		GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_STATES, (size_t) r->nsel * sizeof(GdbAggState),
 								 (void **) &states, err));
 
@@ -669,6 +825,14 @@ gdb_phase_aggregate(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
 			{
 				col = r->d_in + in->cols[spec->input_col].values_off;
 				nulls = GDB_NULL_PTR(r->d_in, in, spec->input_col);
+			}
+			if (fold)
+			{
+				gdb_segment_fold_kernel<<<gdb_blocks(ex, r->ngroups), GDB_BLOCK, 0, s>>>(
+					(int) spec->kind, (int) req->input_is_states, col, nulls,
+					r->perm[r->cur], offsets, r->ngroups, out);
+				GDB_CUDA_CHECK_LAUNCH(err, "gdb_segment_fold_kernel");
+				continue;
 			}
 			gdb_row_states_kernel<<<gdb_blocks(ex, r->nsel), GDB_BLOCK, 0, s>>>(
 				(int) spec->kind, (int) req->input_is_states, col, nulls,
