@@ -71,6 +71,9 @@ typedef struct GdbPinnedBlock
 	struct GdbPinnedBlock *next;
 } GdbPinnedBlock;
 
+/* Key-range hints an exec keeps (gdb_fast_smallkeys). */
+#define GDB_RANGE_HINTS 16
+
 struct GdbCudaExec
 {
 	int			ordinal;		/* CUDA device ordinal */
@@ -84,6 +87,16 @@ struct GdbCudaExec
 	GdbDevCounters *host_counters;	/* pinned, read back after each phase */
 	GdbPinnedBlock *pinned;		/* live gdb_cuda_host_alloc blocks */
 	uint32_t	epoch;			/* gdb_cuda_epoch(ordinal) at open */
+	/* key-range hints of column stores' key columns (groupby_fastpath.cu) */
+	struct
+	{
+		const void *vals;		/* the key column's device values; NULL: free */
+		uint64_t	nrows;
+		uint64_t	kmin;		/* gdb_key_encode_int range, as the range
+								 * kernel found it (kmin > kmax: no value) */
+		uint64_t	kmax;
+	}			range_hint[GDB_RANGE_HINTS];
+	uint32_t	range_hint_next;	/* round-robin replacement */
 };
 
 /*
@@ -350,7 +363,9 @@ int			gdb_order_groups(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
  * result batch (float sums up to rounding).
  *	 gdb_fast_nokeys		req->nkeys == 0, !input_is_states: always taken.
  *	 gdb_fast_smallkeys		every key INT64, !input_is_states: reads the key
- *							ranges back; *taken = 0 (r->nsel set, filter
+ *							ranges back (a column store's come from the
+ *							exec's hints when it has them, checked by the
+ *							slot pass itself); *taken = 0 (r->nsel set, filter
  *							error already checked, flags intact) when the
  *							slot domain is too large or anything unexpected
  *							happened: the caller then compacts and sorts.

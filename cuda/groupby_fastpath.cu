@@ -20,7 +20,11 @@
  *	   no per-row state array.
  *
  *	 Small key domain (gdb_fast_smallkeys): every key column INT64.
- *	   1. gdb_key_range_kernel: min and max key encodings over the selected
+ *	   1. For a column store whose key columns have range hints (the
+ *		  ranges an earlier unfiltered call measured; see
+ *		  gdb_range_hint_find), nothing: step 2 checks every row against
+ *		  them and the selected-row count is summed from the slots.
+ *		  Otherwise gdb_key_range_kernel: min and max key encodings over the selected
  *		  rows with a non-NULL key, and the selected-row count (warp
  *		  shuffles, then one atomic per warp); read back with the filter's
  *		  error.  The key of k has radix (max - min + 1) + (1 if the column
@@ -63,6 +67,7 @@
 #include <string.h>
 
 #include <cub/block/block_reduce.cuh>
+#include <cub/device/device_reduce.cuh>
 #include <cub/device/device_select.cuh>
 #include <thrust/iterator/counting_iterator.h>
 
@@ -1005,10 +1010,137 @@ gdb_slot_smem(GdbCudaExec *ex, uint32_t naggs, uint32_t nslots)
 	return bytes;
 }
 
-/* gdb_fast_smallkeys: see cuda_exec.cuh and the file header. */
-int
-gdb_fast_smallkeys(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
-				   GdbBatch **result, int *taken, GdbError *err)
+/*
+ * Key-range hints: per exec, the ranges gdb_key_range_kernel last found
+ * for a column store's key columns (device address and row count).  A
+ * hint only saves the range pass: every row outside the hinted ranges
+ * sets fast_bad, and the call then measures the ranges after all, so a
+ * stale hint (the store changed, or another one took its address) costs
+ * time, never a wrong answer.  Only for column stores (no copy_src): a
+ * batch buffer holds different data at the same address every time.
+ */
+static int
+gdb_range_hint_find(GdbRun *r)
+{
+	GdbCudaExec *ex = r->ex;
+
+	if (r->copy_src != NULL)
+		return 0;
+	for (uint32_t k = 0; k < r->req->nkeys; k++)
+	{
+		int			h;
+
+		for (h = 0; h < GDB_RANGE_HINTS; h++)
+			if (ex->range_hint[h].vals == r->keys.vals[k] &&
+				ex->range_hint[h].nrows == r->nrows)
+				break;
+		if (h == GDB_RANGE_HINTS)
+			return 0;
+		r->kmin[k] = ex->range_hint[h].kmin;
+		r->kmax[k] = ex->range_hint[h].kmax;
+	}
+	return 1;
+}
+
+/* Remember (or, forget: drop) the ranges in r->kmin/kmax as hints. */
+static void
+gdb_range_hint_store(GdbRun *r, int forget)
+{
+	GdbCudaExec *ex = r->ex;
+
+	if (r->copy_src != NULL)
+		return;
+	for (uint32_t k = 0; k < r->req->nkeys; k++)
+	{
+		int			h;
+
+		for (h = 0; h < GDB_RANGE_HINTS; h++)
+			if (ex->range_hint[h].vals == r->keys.vals[k])
+				break;
+		if (h == GDB_RANGE_HINTS)
+		{
+			if (forget)
+				continue;
+			h = (int) (ex->range_hint_next++ % GDB_RANGE_HINTS);
+		}
+		ex->range_hint[h].vals = forget ? NULL : r->keys.vals[k];
+		ex->range_hint[h].nrows = r->nrows;
+		ex->range_hint[h].kmin = r->kmin[k];
+		ex->range_hint[h].kmax = r->kmax[k];
+	}
+}
+
+/*
+ * The slot domain of the ranges in r->kmin/kmax (last key least
+ * significant) into *sk and *nslots; 0 when it exceeds GDB_FAST_MAX_SLOTS
+ * (or a key has neither values nor NULLs).
+ */
+static int
+gdb_slot_domain(const GdbRun *r, GdbSlotKeys *sk, unsigned long long *nslots)
+{
+	const GdbRequest *req = r->req;
+
+	memset(sk, 0, sizeof(*sk));
+	sk->nkeys = req->nkeys;
+	*nslots = 1;
+	for (uint32_t k = 0; k < req->nkeys; k++)
+	{
+		unsigned long long range = 0,
+					radix;
+
+		if (r->kmin[k] <= r->kmax[k])
+		{
+			unsigned long long diff = r->kmax[k] - r->kmin[k];
+
+			if (diff >= GDB_FAST_MAX_SLOTS)
+				return 0;
+			range = diff + 1;
+		}
+		sk->vals[k] = r->keys.vals[k];
+		sk->nulls[k] = r->keys.nulls[k];
+		sk->minv[k] = range ? (int64_t) (r->kmin[k] ^ GDB_SIGN) : 0;
+		sk->range[k] = range;
+		radix = range + (r->keys.nulls[k] ? 1 : 0);
+		if (radix == 0)
+			return 0;			/* no value and no NULL: unexpected */
+		*nslots *= radix;
+		if (*nslots > GDB_FAST_MAX_SLOTS)
+			return 0;
+	}
+	for (int k = (int) req->nkeys - 1, stride = 1; k >= 0; k--)
+	{
+		sk->stride[k] = (unsigned long long) stride;
+		stride *= (int) (sk->range[k] + (r->keys.nulls[k] ? 1 : 0));
+	}
+	return 1;
+}
+
+/* An empty result (no row selected): *taken, nothing to aggregate. */
+static int
+gdb_fast_empty(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
+			   GdbBatch **result, int *taken, GdbError *err)
+{
+	GdbBatch   *host = NULL;
+	char	   *d_res;
+
+	r->ngroups = 0;
+	GDB_TRY(gdb_result_alloc(r, 0, alloc, alloc_arg, &host, &d_res, err));
+	GDB_TRY(gdb_result_finish(r, host, d_res, err));
+	*result = host;
+	*taken = 1;
+	return GDB_OK;
+}
+
+/*
+ * gdb_fast_smallkeys_run: gdb_fast_smallkeys, with the key ranges from a
+ * hint when use_hint and the exec has one for these keys (then the
+ * selected-row count is the sum of the slot row counts, and the filter
+ * error is read back with it), else measured by gdb_key_range_kernel.
+ */
+static int
+gdb_fast_smallkeys_run(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
+					   GdbBatch **result, int *taken, int use_hint,
+					   GdbError *err)
 {
 	GdbCudaExec *ex = r->ex;
 	const GdbRequest *req = r->req;
@@ -1030,81 +1162,56 @@ gdb_fast_smallkeys(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
 	uint32_t	naggs = req->naggs;
 	size_t		tbytes,
 				smem;
+	int			hinted;
 
 	*taken = 0;
 	if (!gdb_fast_smallkeys_eligible(r))
 		return GDB_OK;
 
-	/* 1. key ranges and the selected-row count */
 	GDB_CUDA_CHECK(err, cudaMemsetAsync(&r->d_counters->fast_bad, 0,
 										sizeof(unsigned long long), s));
-	GDB_CUDA_CHECK(err, cudaMemsetAsync(r->d_counters->kmin, 0xff,
-										sizeof(r->d_counters->kmin), s));
-	GDB_CUDA_CHECK(err, cudaMemsetAsync(r->d_counters->kmax, 0,
-										sizeof(r->d_counters->kmax), s));
-	gdb_key_range_kernel<<<gdb_blocks(ex, r->nrows), GDB_BLOCK, 0, s>>>(
-		r->keys, flags, r->nrows, r->d_counters);
-	GDB_CUDA_CHECK_LAUNCH(err, "gdb_key_range_kernel");
-	GDB_CUDA_CHECK(err, cudaMemcpyAsync(hc, r->d_counters, sizeof(GdbDevCounters),
-										cudaMemcpyDeviceToHost, s));
-	r->from_device += sizeof(GdbDevCounters);
-	GDB_TRY(gdb_phase_end(r, err));
-	GDB_TRY(gdb_filter_status(ex, err));
-	GDB_TRY(gdb_phase_begin(r, GDB_PHASE_AGGREGATE, err));
-	r->nsel = hc->nsel;
-	/* the sort path, if it comes to that, sorts only these ranges' bits */
-	r->key_range_known = 1;
-	for (uint32_t k = 0; k < req->nkeys; k++)
+	hinted = use_hint && gdb_range_hint_find(r) && gdb_slot_domain(r, &sk, &nslots);
+	if (hinted)
 	{
-		r->kmin[k] = hc->kmin[k];
-		r->kmax[k] = hc->kmax[k];
+		/* the filter phase ends here; its error is read back after step 3 */
+		GDB_TRY(gdb_phase_end(r, err));
+		GDB_TRY(gdb_phase_begin(r, GDB_PHASE_AGGREGATE, err));
 	}
-	if (r->nsel > r->nrows)
-		return gdb_error_set(err, GDB_ERR_DEVICE,
-							  "gdb_fast_smallkeys: %llu rows selected of %llu",
-							  (unsigned long long) r->nsel, (unsigned long long) r->nrows);
-	if (r->nsel == 0)
+	else
 	{
-		/* no groups: an empty result */
-		r->ngroups = 0;
-		GDB_TRY(gdb_result_alloc(r, 0, alloc, alloc_arg, &host, &d_res, err));
-		GDB_TRY(gdb_result_finish(r, host, d_res, err));
-		*result = host;
-		*taken = 1;
-		return GDB_OK;
-	}
-
-	/* the slot domain, last key least significant */
-	memset(&sk, 0, sizeof(sk));
-	sk.nkeys = req->nkeys;
-	for (uint32_t k = 0; k < req->nkeys; k++)
-	{
-		unsigned long long range = 0,
-					radix;
-
-		if (hc->kmin[k] <= hc->kmax[k])
+		/* 1. key ranges and the selected-row count */
+		GDB_CUDA_CHECK(err, cudaMemsetAsync(r->d_counters->kmin, 0xff,
+											sizeof(r->d_counters->kmin), s));
+		GDB_CUDA_CHECK(err, cudaMemsetAsync(r->d_counters->kmax, 0,
+											sizeof(r->d_counters->kmax), s));
+		gdb_key_range_kernel<<<gdb_blocks(ex, r->nrows), GDB_BLOCK, 0, s>>>(
+			r->keys, flags, r->nrows, r->d_counters);
+		GDB_CUDA_CHECK_LAUNCH(err, "gdb_key_range_kernel");
+		GDB_CUDA_CHECK(err, cudaMemcpyAsync(hc, r->d_counters, sizeof(GdbDevCounters),
+											cudaMemcpyDeviceToHost, s));
+		r->from_device += sizeof(GdbDevCounters);
+		GDB_TRY(gdb_phase_end(r, err));
+		GDB_TRY(gdb_filter_status(ex, err));
+		GDB_TRY(gdb_phase_begin(r, GDB_PHASE_AGGREGATE, err));
+		r->nsel = hc->nsel;
+		/* the sort path, if it comes to that, sorts only these ranges' bits */
+		r->key_range_known = 1;
+		for (uint32_t k = 0; k < req->nkeys; k++)
 		{
-			unsigned long long diff = hc->kmax[k] - hc->kmin[k];
-
-			if (diff >= GDB_FAST_MAX_SLOTS)
-				return GDB_OK;	/* not taken */
-			range = diff + 1;
+			r->kmin[k] = hc->kmin[k];
+			r->kmax[k] = hc->kmax[k];
 		}
-		sk.vals[k] = r->keys.vals[k];
-		sk.nulls[k] = r->keys.nulls[k];
-		sk.minv[k] = range ? (int64_t) (hc->kmin[k] ^ GDB_SIGN) : 0;
-		sk.range[k] = range;
-		radix = range + (r->keys.nulls[k] ? 1 : 0);
-		if (radix == 0)
-			return GDB_OK;		/* no value and no NULL: unexpected */
-		nslots *= radix;
-		if (nslots > GDB_FAST_MAX_SLOTS)
+		if (r->nsel > r->nrows)
+			return gdb_error_set(err, GDB_ERR_DEVICE,
+								  "gdb_fast_smallkeys: %llu rows selected of %llu",
+								  (unsigned long long) r->nsel, (unsigned long long) r->nrows);
+		if (r->nsel == 0)
+			return gdb_fast_empty(r, alloc, alloc_arg, result, taken, err);
+		/* a filtered range is narrower than the store's: no hint from it */
+		if (flags == NULL)
+			gdb_range_hint_store(r, 0);
+		if (!gdb_slot_domain(r, &sk, &nslots))
 			return GDB_OK;		/* not taken: sort */
-	}
-	for (int k = (int) req->nkeys - 1, stride = 1; k >= 0; k--)
-	{
-		sk.stride[k] = (unsigned long long) stride;
-		stride *= (int) (sk.range[k] + (r->keys.nulls[k] ? 1 : 0));
 	}
 	ns32 = (uint32_t) nslots;
 
@@ -1159,22 +1266,40 @@ gdb_fast_smallkeys(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
 		GDB_CUDA_CHECK_LAUNCH(err, "gdb_slot_agg_kernel<global>");
 	}
 
-	/* 3. the non-empty slots, ascending */
+	/* 3. the non-empty slots, ascending (hinted: and the selected rows) */
 	{
 		GdbSlotNonEmpty pred;
 		unsigned long long *nseg = &r->d_counters->nseg;
+		unsigned long long *nsel = &r->d_counters->nsel;
 
 		pred.rowcount = rowcount;
 		GDB_TRY(gdb_cub(ex, "cub::DeviceSelect::If", [&](void *t, size_t &b) {
 			return cub::DeviceSelect::If(t, b, thrust::counting_iterator<uint32_t>(0),
 										 slot_ids, nseg, (int64_t) ns32, pred, s);
 		}, err));
+		if (hinted)
+			GDB_TRY(gdb_cub(ex, "cub::DeviceReduce::Sum", [&](void *t, size_t &b) {
+				return cub::DeviceReduce::Sum(t, b, rowcount, nsel, (int64_t) ns32, s);
+			}, err));
 	}
 	GDB_CUDA_CHECK(err, cudaMemcpyAsync(hc, r->d_counters, sizeof(GdbDevCounters),
 										cudaMemcpyDeviceToHost, s));
 	r->from_device += sizeof(GdbDevCounters);
 	GDB_TRY(gdb_phase_end(r, err));
 	GDB_TRY(gdb_phase_begin(r, GDB_PHASE_AGGREGATE, err));
+	if (hinted)
+	{
+		if (hc->fast_bad != 0)
+		{
+			/* the hint was stale: measure the ranges */
+			gdb_range_hint_store(r, 1);
+			return gdb_fast_smallkeys_run(r, alloc, alloc_arg, result, taken, 0, err);
+		}
+		GDB_TRY(gdb_filter_status(ex, err));
+		r->nsel = hc->nsel;
+		if (r->nsel == 0)
+			return gdb_fast_empty(r, alloc, alloc_arg, result, taken, err);
+	}
 	if (hc->fast_bad != 0 || hc->nseg == 0 || hc->nseg > ns32 || hc->nseg > r->nsel)
 	{
 		r->key_range_known = 0; /* the ranges did not hold */
@@ -1200,4 +1325,12 @@ gdb_fast_smallkeys(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
 	*result = host;
 	*taken = 1;
 	return GDB_OK;
+}
+
+/* gdb_fast_smallkeys: see cuda_exec.cuh and the file header. */
+int
+gdb_fast_smallkeys(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
+				   GdbBatch **result, int *taken, GdbError *err)
+{
+	return gdb_fast_smallkeys_run(r, alloc, alloc_arg, result, taken, 1, err);
 }

@@ -1849,6 +1849,82 @@ scatter_compare(int on_gpu, GdbStore *s, GdbRequest *req, const GdbBatch *whole,
 }
 
 /*
+ * test_store_range_hints (GPU): the small-key fast path over a column store
+ * takes its key ranges from the exec's hints after an unfiltered call
+ * measured them.  The same group-by by (ki) and by (kb) six times, with
+ * and without a filter, then after scatters that put ki values outside the
+ * hinted range (a stale hint: the slot pass must notice and measure
+ * again) and inside it; every answer against gdb_cpu_groupby over the
+ * input changed the same way, and on the small-key path.
+ */
+static void
+test_store_range_hints(uint64_t nrows)
+{
+	static const GdbAggSpec hint_aggs[] = {
+		{GDB_AGG_COUNT_STAR, -1}, {GDB_AGG_COUNT, C_VI}, {GDB_AGG_SUM_INT, C_VI},
+		{GDB_AGG_MIN_INT, C_VI}, {GDB_AGG_MAX_FLOAT, C_VF}, {GDB_AGG_SUM_FLOAT, C_VF},
+	};
+	static const int keys[2] = {1, 5};
+	GenParams	gp = {20, 3, 7, 20, 0};
+	GdbBatch   *in = gen_batch(nrows, &gp);
+	GdbBatch   *whole = batch_like(in, nrows);
+	GdbRequest *req = request_new();
+	GdbStore   *s = NULL;
+	GdbError	err;
+	int			st,
+				step,
+				k;
+	char		name[160];
+
+	if (!HAVE_FAST_HOOKS)
+		goto done;
+	gdb_cuda_set_fast_paths(1);
+	req->naggs = sizeof(hint_aggs) / sizeof(hint_aggs[0]);
+	memcpy(req->aggs, hint_aggs, sizeof(hint_aggs));
+	st = st_create(1, in, 0, &s, &err);
+	if (st == GDB_OK)
+		st = st_append(1, s, in, NULL, &err);
+	check(st == GDB_OK, "range hints: store: %s", err.message);
+	if (st != GDB_OK)
+		goto done;
+	batch_append(whole, in, 0, nrows);
+	for (step = 0; step < 6; step++)
+	{
+		uint32_t	rows[2] = {0, (uint32_t) (nrows - 1)};
+		int64_t		vals[2];
+
+		if (step == 2 || step == 4)
+		{
+			/* outside the hinted range (step 2), then back inside it */
+			vals[0] = step == 2 ? 1000 : 3;
+			vals[1] = step == 2 ? -5 : 4;
+			st = st_scatter(1, s, C_KI, rows, vals, 2, NULL, &err);
+			check(st == GDB_OK, "range hints: scatter: %s", err.message);
+			ref_scatter(whole, C_KI, rows, vals, 2);
+		}
+		for (k = 0; k < 2; k++)
+		{
+			const char *ks = build_keys(req, keys[k]);
+			const char *ps = build_program(req, step % 2);
+
+			snprintf(name, sizeof(name), "gpu store range hints, step %d, keys %s, %s",
+					 step, ks, ps);
+			store_compare(1, s, req, whole, name);
+			check(gdb_cuda_last_path() == 2,
+				  "%s: ran path %d, not the small-key path", name, gdb_cuda_last_path());
+		}
+	}
+done:
+	if (HAVE_FAST_HOOKS)
+		gdb_cuda_set_fast_paths(-1);
+	if (s)
+		gdb_cuda_store_free(s);
+	free(in);
+	free(whole);
+	free(req);
+}
+
+/*
  * *_store_scatter on one path: a random input appended in two parts;
  * scatters into the nullable INT64 key ki (NULL rows among the targets
  * become non-NULL), the NOT NULL INT64 columns ci and kb; group-bys over
@@ -3886,6 +3962,8 @@ main(int argc, char **argv)
 			test_store_scatter(p, 50);
 			test_store_scatter(p, 5000);
 		}
+		if (gpu)
+			test_store_range_hints(20000);
 	}
 	had_gpu = gpu != NULL;
 
