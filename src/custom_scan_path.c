@@ -25,7 +25,8 @@
  * Cost model (constants in gpudb_defaults.h; README "Cost model"):
  *	 startup = gpudb.gpu_setup_cost
  *			 + rows_in * gpudb.gpu_tuple_cost * work
- *			 + (uncached) pages * seq_page_cost + rows_in * cpu_tuple_cost
+ *			 + (uncached) 2 * gpudb.gpu_setup_cost (GPUDB_UNCACHED_SETUP_FACTOR)
+ *						  + pages * seq_page_cost + rows_in * cpu_tuple_cost
  *						  + rows_in * ncols * 9 bytes * gpudb.gpu_transfer_cost
  * (gpu_transfer_cost covers the backend's deforming of the heap into
  * column batches as well as the copy to the device)
@@ -456,7 +457,8 @@ device_cost(RelOptInfo *baserel, int ncols, bool cached, double work)
 		double		spc_seq_page_cost;
 
 		get_tablespace_page_costs(baserel->reltablespace, NULL, &spc_seq_page_cost);
-		cost += spc_seq_page_cost * baserel->pages + tuples * cpu_tuple_cost +
+		cost += GPUDB_UNCACHED_SETUP_FACTOR * gpudb_gpu_setup_cost +
+			spc_seq_page_cost * baserel->pages + tuples * cpu_tuple_cost +
 			tuples * ncols * 9.0 * gpudb_gpu_transfer_cost;
 	}
 	return cost;

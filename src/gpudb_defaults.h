@@ -51,6 +51,16 @@
 #define GPUDB_DEFAULT_GPU_TRANSFER_COST	0.0006
 
 /*
+ * Not a GUC: how many times gpudb.gpu_setup_cost an uncached request costs
+ * on top of the round trip: its batch buffers are shared memory that the
+ * GPU server maps and registers with the device for every query.  From
+ * the H200 small-table run (test/bench/results/2026-11-21-NVIDIA_H200-
+ * 3e2c19f): an uncached 10,000-row GpuSort took 1.56 ms where the round
+ * trip alone would predict about 0.9 ms.
+ */
+#define GPUDB_UNCACHED_SETUP_FACTOR		2.0
+
+/*
  * Not a GUC: how many times gpudb.gpu_tuple_cost a row costs when the nodes
  * run on the CPU path (gpudb.device = cpu): the CPU path is one backend's
  * loop, slower per row than PostgreSQL's own plans, so it only wins when the
