@@ -51,10 +51,13 @@
  *		  req->input_is_states), then cub::DeviceSegmentedReduce::Reduce
  *		  with GdbCombineOp (gdb_state_combine, commutative and
  *		  associative) and gdb_state_identity writes one state per group
- *		  straight into the device result batch.  When no group has
- *		  more than GDB_FOLD_MAX_ROWS rows (many small groups: a block per
- *		  segment would idle), gdb_segment_fold_kernel instead folds each
- *		  group's rows in one thread, without the per-row states.
+ *		  straight into the device result batch.  When groups average
+ *		  at most GDB_FOLD_MAX_AVG_ROWS rows (many small groups: a block
+ *		  per segment would idle), gdb_segment_fold_kernel instead folds
+ *		  each group's rows in one thread, without the per-row states,
+ *		  and gdb_long_segment_fold_kernel gives each of the groups longer
+ *		  than GDB_FOLD_MAX_ROWS (cub::DeviceSelect::If lists them; a NULL
+ *		  key's group, say) a block.
  *		  No keys and nsel == 0:
  *		  gdb_identity_state_kernel writes the single identity state;
  *	  11. one cudaMemcpyAsync copies the result arrays back behind the
@@ -92,6 +95,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cub/block/block_reduce.cuh>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_segmented_reduce.cuh>
 #include <cub/device/device_select.cuh>
@@ -123,6 +127,18 @@ gdb_dev_encode(uint32_t kind, int64_t raw)
 		gdb_key_encode_float(__longlong_as_double((long long) raw)) :
 		gdb_key_encode_int(raw);
 }
+
+/*
+ * The longest group (rows) that gdb_segment_fold_kernel folds in one
+ * thread; longer ones get a block each (gdb_long_segment_fold_kernel).
+ */
+#define GDB_FOLD_MAX_ROWS 256
+
+/*
+ * Fold (a thread per group) rather than the segmented reduce (a block per
+ * group) when groups average at most this many rows.
+ */
+#define GDB_FOLD_MAX_AVG_ROWS 32
 
 /* ---- kernels (all grid-stride loops over their index range) ---- */
 
@@ -330,10 +346,59 @@ gdb_segment_fold_kernel(int kind, int input_is_states, const void *col,
 		GdbAggState acc = gdb_state_identity(kind);
 		uint32_t	end = offsets[g + 1];
 
+		if (end - offsets[g] > GDB_FOLD_MAX_ROWS)
+			continue;			/* gdb_long_segment_fold_kernel's */
 		for (uint32_t i = offsets[g]; i < end; i++)
 			acc = gdb_state_combine(kind, acc,
 									gdb_row_state(kind, input_is_states, col, nulls, perm[i]));
 		out[g] = acc;
+	}
+}
+
+/* Is segment g longer than GDB_FOLD_MAX_ROWS (a DeviceSelect predicate)? */
+struct GdbLongSegment
+{
+	const uint32_t *offsets;
+
+	__device__ bool
+	operator()(uint32_t g) const
+	{
+		return offsets[g + 1] - offsets[g] > GDB_FOLD_MAX_ROWS;
+	}
+};
+
+/*
+ * gdb_long_segment_fold_kernel: the segments gdb_segment_fold_kernel left
+ * (longer than GDB_FOLD_MAX_ROWS; ids long_ids[0 .. *nlong)), a block
+ * each: the block's threads fold strided rows, then cub::BlockReduce with
+ * gdb_state_combine (associative and commutative) gives out[g].
+ */
+__global__ void __launch_bounds__(GDB_BLOCK)
+gdb_long_segment_fold_kernel(int kind, int input_is_states, const void *col,
+							 const uint8_t *nulls, const uint32_t *perm,
+							 const uint32_t *offsets, const uint32_t *long_ids,
+							 const unsigned long long *nlong, GdbAggState *out)
+{
+	typedef cub::BlockReduce<GdbAggState, GDB_BLOCK> BlockReduce;
+	__shared__ typename BlockReduce::TempStorage tmp;
+	GdbCombineOp op;
+	unsigned long long n = *nlong;
+
+	op.kind = kind;
+	for (unsigned long long j = blockIdx.x; j < n; j += gridDim.x)
+	{
+		uint32_t	g = long_ids[j];
+		uint32_t	end = offsets[g + 1];
+		GdbAggState acc = gdb_state_identity(kind);
+		GdbAggState total;
+
+		for (uint32_t i = offsets[g] + threadIdx.x; i < end; i += blockDim.x)
+			acc = gdb_state_combine(kind, acc,
+									gdb_row_state(kind, input_is_states, col, nulls, perm[i]));
+		total = BlockReduce(tmp).Reduce(acc, op);
+		if (threadIdx.x == 0)
+			out[g] = total;
+		__syncthreads();		/* tmp is reused by the next segment */
 	}
 }
 
@@ -368,12 +433,6 @@ gdb_identity_state_kernel(GdbAggState *out, int kind)
 }
 
 /* ---- host side ---- */
-
-/*
- * The longest group (rows) that gdb_phase_aggregate folds with a thread per
- * group; above it the segmented reduce's block per group wins.
- */
-#define GDB_FOLD_MAX_ROWS 256
 
 
 /* Blocks for a grid-stride kernel over n items (see cuda_exec.cuh). */
@@ -778,14 +837,35 @@ gdb_phase_aggregate(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
 	char	   *d_res;
 	GdbAggState *states = NULL;
 
-	/* many short groups: a thread per group instead of a block per group */
-	bool		fold = r->maxseg > 0 && r->maxseg <= GDB_FOLD_MAX_ROWS;
+	/*
+	 * many short groups: a thread per group instead of a block per group
+	 * (and a block for each of the few long ones, when there are some)
+	 */
+	bool		fold = r->maxseg > 0 &&
+		r->nsel <= r->ngroups * (uint64_t) GDB_FOLD_MAX_AVG_ROWS;
+	bool		fold_long = fold && r->maxseg > GDB_FOLD_MAX_ROWS;
+	uint32_t   *long_ids = NULL;
+	unsigned long long *nlong = &r->d_counters->nlong;
 
 	GDB_TRY(gdb_phase_begin(r, GDB_PHASE_AGGREGATE, err));
 	GDB_TRY(gdb_result_alloc(r, r->ngroups, alloc, alloc_arg, &host, &d_res, err));
 	if (r->nsel > 0 && req->naggs > 0 && !fold)
 		GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_STATES, (size_t) r->nsel * sizeof(GdbAggState),
 								 (void **) &states, err));
+	if (fold_long && req->naggs > 0)
+	{
+		/* the long segments' ids, in the STATES scratch (unused when folding) */
+		const uint32_t *offsets = r->offsets;
+		GdbLongSegment pred;
+
+		GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_STATES, (size_t) r->ngroups * sizeof(uint32_t),
+								 (void **) &long_ids, err));
+		pred.offsets = offsets;
+		GDB_TRY(gdb_cub(ex, "cub::DeviceSelect::If", [&](void *t, size_t &b) {
+			return cub::DeviceSelect::If(t, b, thrust::counting_iterator<uint32_t>(0),
+										 long_ids, nlong, (int64_t) r->ngroups, pred, s);
+		}, err));
+	}
 
 	if (r->ngroups > 0 && req->nkeys > 0)
 	{
@@ -832,6 +912,15 @@ gdb_phase_aggregate(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
 					(int) spec->kind, (int) req->input_is_states, col, nulls,
 					r->perm[r->cur], offsets, r->ngroups, out);
 				GDB_CUDA_CHECK_LAUNCH(err, "gdb_segment_fold_kernel");
+				if (fold_long)
+				{
+					gdb_long_segment_fold_kernel<<<(unsigned) (ex->multiprocessors > 0 ?
+															   ex->multiprocessors * 4 : 4),
+						GDB_BLOCK, 0, s>>>((int) spec->kind, (int) req->input_is_states,
+										   col, nulls, r->perm[r->cur], offsets,
+										   long_ids, nlong, out);
+					GDB_CUDA_CHECK_LAUNCH(err, "gdb_long_segment_fold_kernel");
+				}
 				continue;
 			}
 			gdb_row_states_kernel<<<gdb_blocks(ex, r->nsel), GDB_BLOCK, 0, s>>>(
