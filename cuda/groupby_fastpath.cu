@@ -1179,7 +1179,10 @@ gdb_fast_smallkeys_run(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
 	}
 	else
 	{
-		/* 1. key ranges and the selected-row count */
+		/* 1. key ranges and the selected-row count (zeroed: a stale hint's
+		 * pass may have written it) */
+		GDB_CUDA_CHECK(err, cudaMemsetAsync(&r->d_counters->nsel, 0,
+											sizeof(unsigned long long), s));
 		GDB_CUDA_CHECK(err, cudaMemsetAsync(r->d_counters->kmin, 0xff,
 											sizeof(r->d_counters->kmin), s));
 		GDB_CUDA_CHECK(err, cudaMemsetAsync(r->d_counters->kmax, 0,
