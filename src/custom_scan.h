@@ -66,4 +66,29 @@ extern void gdb_custom_exec_init(void);
  */
 extern const char *gdb_plan_device_label(void);
 
+/*
+ * gdb_ordered_set_aggref_function (groupby_ordered_set.c): the GdbAggFunc
+ * of an Aggref of count(DISTINCT x) or of the ordered-set aggregates
+ * percentile_cont, percentile_disc and mode; -1 otherwise.  Never raises.
+ */
+extern int	gdb_ordered_set_aggref_function(Aggref *aggref);
+
+/*
+ * gdb_ordered_set_aggref_ok (groupby_ordered_set.c): can GpuAgg run aggref
+ * (count(DISTINCT col), or percentile_cont(f) / percentile_disc(f) / mode()
+ * WITHIN GROUP (ORDER BY col) with f one float8 constant) over a column of
+ * relid?  Sets *fn and *arg (the column, seen through percentile_cont's
+ * implicit cast to double precision), or *why.  Never raises.
+ */
+extern bool gdb_ordered_set_aggref_ok(Aggref *aggref, Index relid, int *fn,
+									  Var **arg, const char **why);
+
+/*
+ * gdb_ordered_set_aggref_fraction: the constant fraction of a percentile
+ * Aggref that gdb_ordered_set_aggref_ok accepted (0, not NULL, for mode
+ * and count(DISTINCT)).
+ */
+extern void gdb_ordered_set_aggref_fraction(Aggref *aggref, bool *isnull,
+											double *fraction);
+
 #endif							/* GPUDB_CUSTOM_SCAN_H */
