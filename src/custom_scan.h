@@ -10,8 +10,11 @@
  *				executor's evaluation order, that the device runs) and the
  *				columns the plan needs; quals after that prefix stay in the
  *				node's ordinary qual, evaluated on the CPU per row
- *	 GpuAgg		GROUP BY plain columns with count/sum/avg/min/max of plain
- *				columns over one table, all its quals on the device; HAVING
+ *	 GpuAgg		GROUP BY plain columns with count/sum/avg/min/max, the
+ *				variance family, count(DISTINCT) and percentile_cont/
+ *				percentile_disc/mode WITHIN GROUP (a histogram request per
+ *				argument column, groupby_ordered_set.c) of plain columns
+ *				over one table, all its quals on the device; HAVING
  *				is the node's ordinary qual over the groups.  At
  *				UPPERREL_ORDERED it may also order its groups by group keys
  *				and aggregates on the device and cut them to the LIMIT
@@ -44,7 +47,9 @@ typedef enum GdbPrivateField
 	GDB_PRIV_KIND = 0,			/* Integer: GdbNodeKind */
 	GDB_PRIV_QUALS,				/* List of Expr: device quals, Vars of varno 1 */
 	GDB_PRIV_KEYS,				/* IntList: group key attnums (AGG) */
-	GDB_PRIV_AGGS,				/* IntList: (GdbAggFunc, attnum) pairs (AGG) */
+	GDB_PRIV_AGGS,				/* IntList: (GdbAggFunc, attnum) pairs (AGG);
+								 * a percentile's fraction is read from its
+								 * Aggref in custom_scan_tlist */
 	GDB_PRIV_OUTPUT,			/* IntList: output column attnums (SCAN, SORT) */
 	GDB_PRIV_SORT,				/* IntList: (column, descending, nulls_first):
 								 * SORT a table attnum, AGG a result column

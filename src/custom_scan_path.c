@@ -662,7 +662,7 @@ aggref_ok(Aggref *aggref, Index relid, List **aggs, Bitmapset **attnums,
 		aggref->aggkind != AGGKIND_NORMAL || aggref->aggvariadic ||
 		aggref->agglevelsup != 0 || aggref->aggsplit != AGGSPLIT_SIMPLE)
 	{
-		*why = "an aggregate has DISTINCT, ORDER BY, FILTER or an unusual form";
+		*why = "an aggregate has ORDER BY, FILTER or an unusual form";
 		return false;
 	}
 	if (fn != GDB_FN_COUNT_STAR)
