@@ -222,10 +222,13 @@ EXECUTE os_p(0.5);
 DEALLOCATE os_p;
 
 -- ---- the cache: the histograms read it when the main request does ----
-SELECT current_setting('shared_preload_libraries') LIKE '%gpudb%' AS preloaded \gset
-\if :preloaded
-SELECT gpu_cache_load('os') IS NOT NULL AS loaded;
-\endif
+-- (without shared_preload_libraries there is no cache: everything reads the heap)
+DO $$ BEGIN
+  IF current_setting('shared_preload_libraries') LIKE '%gpudb%' AND
+     gpu_cache_load('os') IS NULL THEN
+    RAISE EXCEPTION 'gpu_cache_load failed';
+  END IF;
+END $$;
 -- the node's EXPLAIN ANALYZE Source (expect: with preload; without it the
 -- heap) and whether the heap batches read (main request and histograms)
 -- are none exactly when the source is the cache
@@ -236,10 +239,10 @@ DECLARE
 BEGIN
   EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) ' || q INTO j;
   src := j -> 0 -> 'Plan' ->> 'Source';
-  RETURN src || ' as expected: ' ||
-         (src = CASE WHEN current_setting('shared_preload_libraries') LIKE '%gpudb%'
-                     THEN expect ELSE 'heap' END AND
-          ((j -> 0 -> 'Plan' ->> 'Batches')::int = 0) = (src = 'cache'))::text;
+  RETURN CASE WHEN src = CASE WHEN current_setting('shared_preload_libraries') LIKE '%gpudb%'
+                              THEN expect ELSE 'heap' END AND
+                   ((j -> 0 -> 'Plan' ->> 'Batches')::int = 0) = (src = 'cache')
+              THEN 'as expected' ELSE 'UNEXPECTED: ' || j::text END;
 END $$;
 SELECT os_source('SELECT g, count(DISTINCT x), percentile_cont(0.5) WITHIN GROUP (ORDER BY f) FROM os GROUP BY g', 'cache') AS source;
 SELECT * FROM os_diff('SELECT g, count(DISTINCT x) AS cx, percentile_cont(0.5) WITHIN GROUP (ORDER BY f) AS pf, percentile_disc(0.5) WITHIN GROUP (ORDER BY s) AS ds, mode() WITHIN GROUP (ORDER BY s) AS ms, mode() WITHIN GROUP (ORDER BY x) AS mx FROM os GROUP BY g');
@@ -251,9 +254,12 @@ UPDATE os SET x = 22 WHERE id % 100 = 1;
 SELECT os_source('SELECT g, count(DISTINCT x) FROM os GROUP BY g', 'heap') AS source;
 SELECT * FROM os_diff('SELECT g, count(DISTINCT x) AS cx, mode() WITHIN GROUP (ORDER BY x) AS mx FROM os GROUP BY g');
 ROLLBACK;
-\if :preloaded
-SELECT gpu_cache_drop('os');
-\endif
+DO $$ BEGIN
+  IF current_setting('shared_preload_libraries') LIKE '%gpudb%' AND
+     NOT gpu_cache_drop('os') THEN
+    RAISE EXCEPTION 'gpu_cache_drop failed';
+  END IF;
+END $$;
 
 -- ---- gpu_groupby ----
 SELECT * FROM gpu_groupby('os_tie', 'g',
