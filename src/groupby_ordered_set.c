@@ -35,6 +35,10 @@
  * them up (gdb_ordered_set_value); the main request carries a count(x)
  * state in each such aggregate's place.
  *
+ * Sharing the dictionary has one cost on the cache path: the GPU server is
+ * sent every string the query's dictionary holds by then (the filter's
+ * constants first, so their codes stay valid), not only the constants.
+ *
  * The percentile fraction must be a constant (folded by the planner); a
  * fraction outside [0, 1] raises for every group, as PostgreSQL's final
  * function does, and a NULL one gives NULL.

@@ -18,7 +18,9 @@
  * that sees every group: the request itself for a single batch or the
  * cache, else the last combine (see run_heap).
  * Aggregates are finished on the host (avg = sum / count through
- * numeric_div, so numeric results are PostgreSQL's digit for digit).
+ * numeric_div, so numeric results are PostgreSQL's digit for digit);
+ * count(DISTINCT), the percentiles and mode come from histogram requests
+ * run after the main one, from the same source (groupby_ordered_set.c).
  *
  *-------------------------------------------------------------------------
  */
