@@ -64,7 +64,7 @@ SELECT gdb_try($q$SELECT * FROM gpu_groupby('er', 'g', 'min(t)') AS t(g int4, s 
 SELECT gdb_try($q$SELECT * FROM gpu_groupby('er', 'g', 'bool_and(v)') AS t(g int4, s bool)$q$);
 SELECT gdb_try($q$SELECT * FROM gpu_groupby('er', 'g', 'stddev(v), var_pop(g)') AS t(g int4, s float8, vp numeric)$q$);
 SELECT gdb_try($q$SELECT * FROM gpu_groupby('er', 'g', 'stddev(v), var_pop(g)') AS t(g int4, s float8, vp float8)$q$);
-SELECT gdb_try($q$SELECT * FROM gpu_groupby('er', 'g', 'count(DISTINCT v)') AS t(g int4, s bigint)$q$);
+SELECT gdb_try($q$SELECT * FROM gpu_groupby('er', 'g', 'sum(DISTINCT v)') AS t(g int4, s float8)$q$);
 SELECT gdb_try($q$SELECT * FROM gpu_groupby('er', 'g', 'sum(v) FILTER (WHERE v > 1)') AS t(g int4, s float8)$q$);
 SELECT gdb_try($q$SELECT * FROM gpu_groupby('er', 'g', 'sum(v + 1)') AS t(g int4, s float8)$q$);
 SELECT gdb_try($q$SELECT * FROM gpu_groupby('er', 'g', 'sum(*)') AS t(g int4, s float8)$q$);

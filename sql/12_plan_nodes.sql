@@ -247,7 +247,7 @@ SET gpudb.debug_unsupported = on;
 EXPLAIN (COSTS OFF) SELECT g, stddev(h) FROM pn GROUP BY g;
 EXPLAIN (COSTS OFF) SELECT g % 3, count(*) FROM pn GROUP BY g % 3;
 EXPLAIN (COSTS OFF) SELECT id, s FROM pn ORDER BY s, id LIMIT 3;
-EXPLAIN (COSTS OFF) SELECT count(DISTINCT g) FROM pn;
+EXPLAIN (COSTS OFF) SELECT sum(DISTINCT g) FROM pn;
 RESET gpudb.debug_unsupported;
 SELECT * FROM pn_diff('SELECT g, stddev(h), count(DISTINCT s) FROM pn GROUP BY g');
 SELECT * FROM pn_diff('SELECT id, s FROM pn ORDER BY s, id LIMIT 30', true);

@@ -10,8 +10,11 @@
  *				executor's evaluation order, that the device runs) and the
  *				columns the plan needs; quals after that prefix stay in the
  *				node's ordinary qual, evaluated on the CPU per row
- *	 GpuAgg		GROUP BY plain columns with count/sum/avg/min/max of plain
- *				columns over one table, all its quals on the device; HAVING
+ *	 GpuAgg		GROUP BY plain columns with count/sum/avg/min/max, the
+ *				variance family, count(DISTINCT) and percentile_cont/
+ *				percentile_disc/mode WITHIN GROUP (a histogram request per
+ *				argument column, groupby_ordered_set.c) of plain columns
+ *				over one table, all its quals on the device; HAVING
  *				is the node's ordinary qual over the groups.  At
  *				UPPERREL_ORDERED it may also order its groups by group keys
  *				and aggregates on the device and cut them to the LIMIT
@@ -44,7 +47,9 @@ typedef enum GdbPrivateField
 	GDB_PRIV_KIND = 0,			/* Integer: GdbNodeKind */
 	GDB_PRIV_QUALS,				/* List of Expr: device quals, Vars of varno 1 */
 	GDB_PRIV_KEYS,				/* IntList: group key attnums (AGG) */
-	GDB_PRIV_AGGS,				/* IntList: (GdbAggFunc, attnum) pairs (AGG) */
+	GDB_PRIV_AGGS,				/* IntList: (GdbAggFunc, attnum) pairs (AGG);
+								 * a percentile's fraction is read from its
+								 * Aggref in custom_scan_tlist */
 	GDB_PRIV_OUTPUT,			/* IntList: output column attnums (SCAN, SORT) */
 	GDB_PRIV_SORT,				/* IntList: (column, descending, nulls_first):
 								 * SORT a table attnum, AGG a result column
@@ -65,5 +70,30 @@ extern void gdb_custom_exec_init(void);
  * on now ("CPU path" or the GPU's name); never raises.
  */
 extern const char *gdb_plan_device_label(void);
+
+/*
+ * gdb_ordered_set_aggref_function (groupby_ordered_set.c): the GdbAggFunc
+ * of an Aggref of count(DISTINCT x) or of the ordered-set aggregates
+ * percentile_cont, percentile_disc and mode; -1 otherwise.  Never raises.
+ */
+extern int	gdb_ordered_set_aggref_function(Aggref *aggref);
+
+/*
+ * gdb_ordered_set_aggref_ok (groupby_ordered_set.c): can GpuAgg run aggref
+ * (count(DISTINCT col), or percentile_cont(f) / percentile_disc(f) / mode()
+ * WITHIN GROUP (ORDER BY col) with f one float8 constant) over a column of
+ * relid?  Sets *fn and *arg (the column, seen through percentile_cont's
+ * implicit cast to double precision), or *why.  Never raises.
+ */
+extern bool gdb_ordered_set_aggref_ok(Aggref *aggref, Index relid, int *fn,
+									  Var **arg, const char **why);
+
+/*
+ * gdb_ordered_set_aggref_fraction: the constant fraction of a percentile
+ * Aggref that gdb_ordered_set_aggref_ok accepted (0, not NULL, for mode
+ * and count(DISTINCT)).
+ */
+extern void gdb_ordered_set_aggref_fraction(Aggref *aggref, bool *isnull,
+											double *fraction);
 
 #endif							/* GPUDB_CUSTOM_SCAN_H */

@@ -188,6 +188,20 @@ gdb_begin(CustomScanState *node, EState *estate, int eflags)
 					GdbAggFunc	fn = (GdbAggFunc) list_nth_int(aggs, i);
 					AttrNumber	attnum = (AttrNumber) list_nth_int(aggs, i + 1);
 
+					if (GDB_FN_IS_ORDERED_SET(fn))
+					{
+						/* the fraction: from the Aggref in the scan tuple */
+						TargetEntry *te = list_nth_node(TargetEntry, cscan->custom_scan_tlist,
+														q->nkeys + i / 2);
+						bool		fnull;
+						double		f;
+
+						gdb_ordered_set_aggref_fraction(castNode(Aggref, te->expr), &fnull, &f);
+						gdb_query_add_ordered_set(q, fn, attnum, fnull, f,
+												  gdb_ordered_set_label(fn, column_name(rel, attnum),
+																		fnull, f));
+						continue;
+					}
 					gdb_query_add_aggregate(q, fn, attnum,
 											attnum > 0 ?
 											psprintf("%s(%s)", agg_names[fn], column_name(rel, attnum)) :

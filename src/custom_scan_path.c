@@ -615,10 +615,16 @@ gdb_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 
 /* ---- GpuAgg ---- */
 
-/* The GdbAggFunc of a built-in aggregate call, or -1. */
+/*
+ * The GdbAggFunc of a built-in aggregate call, or -1.  count(DISTINCT x)
+ * and the ordered-set aggregates map to their own GdbAggFunc values, which
+ * the device cannot order groups by.
+ */
 static int
 aggref_function(Aggref *aggref)
 {
+	if (aggref->aggdistinct != NIL || aggref->aggkind != AGGKIND_NORMAL)
+		return gdb_ordered_set_aggref_function(aggref);
 	if (get_func_namespace(aggref->aggfnoid) != PG_CATALOG_NAMESPACE)
 		return -1;
 	return gdb_aggregate_function(get_func_name(aggref->aggfnoid), aggref->aggstar);
@@ -637,9 +643,20 @@ aggref_ok(Aggref *aggref, Index relid, List **aggs, Bitmapset **attnums,
 	uint32		kind;
 	Oid			rtype;
 
+	/* count(DISTINCT x), percentile_cont, percentile_disc, mode */
+	if (aggref->aggdistinct != NIL || aggref->aggkind != AGGKIND_NORMAL)
+	{
+		if (!gdb_ordered_set_aggref_ok(aggref, relid, &fn, &arg, why))
+			return false;
+		*attnums = bms_add_member(*attnums, arg->varattno);
+		*aggs = lappend_int(*aggs, fn);
+		*aggs = lappend_int(*aggs, arg->varattno);
+		*nstates += 1;			/* a count(x) holds its place */
+		return true;
+	}
 	if (fn < 0)
 	{
-		*why = psprintf("aggregate %s is not one of count, sum, avg, min, max, or the variance and stddev family",
+		*why = psprintf("aggregate %s is not one of count, sum, avg, min, max, the variance and stddev family, count(DISTINCT), percentile_cont, percentile_disc or mode",
 						format_procedure(aggref->aggfnoid));
 		return false;
 	}
@@ -647,7 +664,7 @@ aggref_ok(Aggref *aggref, Index relid, List **aggs, Bitmapset **attnums,
 		aggref->aggkind != AGGKIND_NORMAL || aggref->aggvariadic ||
 		aggref->agglevelsup != 0 || aggref->aggsplit != AGGSPLIT_SIMPLE)
 	{
-		*why = "an aggregate has DISTINCT, ORDER BY, FILTER or an unusual form";
+		*why = "an aggregate has ORDER BY, FILTER or an unusual form";
 		return false;
 	}
 	if (fn != GDB_FN_COUNT_STAR)
@@ -722,6 +739,7 @@ try_gpuagg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 	List	   *aggs = NIL;
 	List	   *aggrefs = NIL;
 	int			nstates = 0;	/* transition states, hidden ones included */
+	int			nhist = 0;		/* histogram aggregates */
 	List	   *having = extra ? (List *) extra->havingQual : NIL;
 	List	   *items;
 	List	   *device = NIL;
@@ -799,11 +817,24 @@ try_gpuagg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 		why = "too many aggregates or columns";
 		goto refused;
 	}
+	/* a histogram aggregate groups by the keys and its argument */
+	foreach(lc, aggrefs)
+		if (GDB_FN_IS_ORDERED_SET(aggref_function(lfirst_node(Aggref, lc))))
+		{
+			if (list_length(keys) >= Min(GDB_MAX_GROUP_KEYS, GDB_MAX_SORT_KEYS))
+			{
+				why = "count(DISTINCT), percentile_cont, percentile_disc or mode with too many group keys";
+				goto refused;
+			}
+			nhist++;
+		}
 
 	/* every qual on the device */
 	if (!all_quals_on_device(root, input_rel, rte->relid, &attnums, &device, &why))
 		goto refused;
-	work = 1.0 + list_length(aggrefs) / 4.0 + list_length(keys);
+	/* each histogram aggregate: at most one more group-by, one key more */
+	work = 1.0 + list_length(aggrefs) / 4.0 + list_length(keys) +
+		nhist * (2.0 + list_length(keys));
 	if (!worth_and_cached(input_rel, rte->relid, attnums, work,
 						  cheapest_existing(output_rel), &cached))
 		return;

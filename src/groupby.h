@@ -26,13 +26,22 @@ typedef enum GdbAggFunc
 	GDB_FN_VAR_SAMP,			/* also variance() */
 	GDB_FN_VAR_POP,
 	GDB_FN_STDDEV_SAMP,			/* also stddev() */
-	GDB_FN_STDDEV_POP
+	GDB_FN_STDDEV_POP,
+	/* computed from a histogram of (keys, x): groupby_ordered_set.c */
+	GDB_FN_COUNT_DISTINCT,		/* count(DISTINCT x) */
+	GDB_FN_PERCENTILE_CONT,		/* percentile_cont(f) WITHIN GROUP (ORDER BY x) */
+	GDB_FN_PERCENTILE_DISC,		/* percentile_disc(f) WITHIN GROUP (ORDER BY x) */
+	GDB_FN_MODE					/* mode() WITHIN GROUP (ORDER BY x) */
 } GdbAggFunc;
 
-/* PostgreSQL's names of the GdbAggFunc values, by value (count twice). */
+/* PostgreSQL's names of the GdbAggFunc values, by value (count thrice). */
 #define GDB_AGG_FUNC_NAMES \
 	{"count", "count", "sum", "avg", "min", "max", \
-	 "var_samp", "var_pop", "stddev_samp", "stddev_pop"}
+	 "var_samp", "var_pop", "stddev_samp", "stddev_pop", \
+	 "count", "percentile_cont", "percentile_disc", "mode"}
+
+/* Is fn one of the histogram aggregates (count DISTINCT, ordered-set)? */
+#define GDB_FN_IS_ORDERED_SET(fn) ((fn) >= GDB_FN_COUNT_DISTINCT)
 
 /* One aggregate of the aggregates list. */
 typedef struct GdbAggregate
@@ -45,7 +54,12 @@ typedef struct GdbAggregate
 	int			companion;		/* req->aggs index of a hidden helper state
 								 * (the SUM_INT of an integer variance), or
 								 * -1; set by gdb_query_prepare */
+	double		fraction;		/* percentile_cont/disc: the constant f */
+	bool		fraction_null;	/* percentile_cont/disc: f is NULL */
 } GdbAggregate;
+
+/* Per-group values of the histogram aggregates (groupby_ordered_set.c). */
+typedef struct GdbOrderedSetResult GdbOrderedSetResult;
 
 /*
  * A parsed query over one table: a GROUP BY (gpu_groupby, GpuAgg), a
@@ -63,6 +77,9 @@ typedef struct GdbQuery
 	GdbAggregate aggs[GDB_MAX_AGGREGATES];
 	int			nout;			/* SELECT/SORT: visible output columns */
 	GdbRequest *req;			/* the device request being built */
+	GdbOrderedSetResult *oset;	/* count(DISTINCT), percentile and mode
+								 * values per group, filled by gdb_query_run;
+								 * NULL before, or without such aggregates */
 } GdbQuery;
 
 /* What gdb_query_run did. */
@@ -132,6 +149,23 @@ extern void gdb_query_prepare(GdbQuery *q);
  * gpu), 08006 (GPU server lost), 53200 (out of memory).
  */
 extern void gdb_query_run(GdbQuery *q, GdbRunInfo *info);
+
+/* Where gdb_query_run_source may read the table. */
+typedef enum GdbRunSource
+{
+	GDB_SOURCE_ANY = 0,			/* the cache when usable, else the heap */
+	GDB_SOURCE_CACHE,			/* the cache only: no batches when unusable */
+	GDB_SOURCE_HEAP				/* the heap only */
+} GdbRunSource;
+
+/*
+ * gdb_query_run_source: gdb_query_run's run of q's own request, from
+ * source, without the histogram aggregates and without setting what
+ * gpu_last_execution() reports.  With GDB_SOURCE_CACHE and an unusable
+ * cache, info->batches is NIL and info->from_cache false.  Same errors.
+ */
+extern void gdb_query_run_source(GdbQuery *q, GdbRunInfo *info,
+								 GdbRunSource source);
 
 /* gdb_query_natts: values per result row (keys + aggregates, or nout). */
 extern int	gdb_query_natts(const GdbQuery *q);
@@ -222,5 +256,59 @@ extern void gdb_cache_bump(Oid relid);
 /* gdb_cache_batch_set_visible: set the visibility column of every row. */
 extern void gdb_cache_batch_set_visible(GdbBatch *batch, int vis_col,
 										int64 value);
+
+/* ---- groupby_ordered_set.c: count(DISTINCT x), percentiles, mode ---- */
+
+/*
+ * gdb_ordered_set_function: the GdbAggFunc of pg_catalog aggregate name
+ * called with DISTINCT (count only) or WITHIN GROUP (percentile_cont,
+ * percentile_disc, mode); -1 for anything else.  Never raises.
+ */
+extern int	gdb_ordered_set_function(const char *name, bool distinct,
+									 bool within_group);
+
+/*
+ * gdb_ordered_set_label: the aggregate as SQL spells it, for EXPLAIN and
+ * messages: "count(DISTINCT x)", "percentile_cont(0.5) WITHIN GROUP (ORDER
+ * BY x)", "mode() WITHIN GROUP (ORDER BY x)"; colname already quoted.
+ */
+extern char *gdb_ordered_set_label(GdbAggFunc fn, const char *colname,
+								   bool fraction_null, double fraction);
+
+/*
+ * gdb_query_add_ordered_set: append histogram aggregate fn over column
+ * attnum (percentile_cont/disc: with the constant fraction, or NULL) to q.
+ * The device request gets a count(x) state in its place; the value comes
+ * from the histogram run by gdb_ordered_set_run.  Raises 42883 where
+ * PostgreSQL has no such aggregate for the column's type, 0A000 for an
+ * unsupported type (or a nondeterministic collation), 54000 past
+ * GDB_MAX_AGGREGATES or with GDB_MAX_GROUP_KEYS keys (the histogram needs
+ * one more key).
+ */
+extern void gdb_query_add_ordered_set(GdbQuery *q, GdbAggFunc fn,
+									  AttrNumber attnum, bool fraction_null,
+									  double fraction, const char *label);
+
+/*
+ * gdb_ordered_set_run: after q's own request ran (info), run one histogram
+ * request per column that q's histogram aggregates read, from the same
+ * source (the cache when q ran from it, else the heap), and fill q->oset;
+ * adds their statistics and batches to info.  Returns false, having done
+ * nothing, when q ran from the cache but a histogram request could not
+ * (the caller then runs everything from the heap).  Does nothing for a q
+ * without histogram aggregates.  Raises as gdb_query_run.
+ */
+extern bool gdb_ordered_set_run(GdbQuery *q, GdbRunInfo *info);
+
+/*
+ * gdb_ordered_set_value: the finished value of histogram aggregate j of q
+ * for row row of q's result batch res, as PostgreSQL's final function
+ * computes it.  Raises 22003 for a percentile fraction outside [0, 1] (or
+ * NaN), as percentile_cont_final / percentile_disc_final do for every
+ * group.
+ */
+extern Datum gdb_ordered_set_value(const GdbQuery *q, int j,
+								   const GdbBatch *res, uint64 row,
+								   bool *isnull);
 
 #endif							/* GPUDB_GROUPBY_H */

@@ -8,7 +8,9 @@
  * (PostgreSQL's identifier rules: unquoted names fold to lower case, quoted
  * ones keep their case); the aggregate list goes through PostgreSQL's raw
  * parser and is then checked to be nothing but calls of count, sum, avg,
- * min and max on plain column names.
+ * min, max and the variance family on plain column names, count(DISTINCT
+ * col), and percentile_cont(f), percentile_disc(f) and mode() WITHIN GROUP
+ * (ORDER BY col) with f a constant.
  *
  *-------------------------------------------------------------------------
  */
@@ -202,6 +204,9 @@ gdb_aggregate_kind(GdbAggFunc fn, Oid argtype, uint32 *kind, Oid *result_type)
 				return true;
 			}
 			return false;
+		default:
+			/* the histogram aggregates: gdb_query_add_ordered_set */
+			break;
 	}
 	return false;
 }
@@ -292,6 +297,98 @@ check_plain_call(FuncCall *fc, const char *label)
 						what, label)));
 }
 
+/* The column name of a one-field ColumnRef, or NULL. */
+static char *
+plain_column_name(Node *n)
+{
+	ColumnRef  *cr = (ColumnRef *) n;
+
+	if (n == NULL || !IsA(n, ColumnRef) || list_length(cr->fields) != 1 ||
+		!IsA(linitial(cr->fields), String))
+		return NULL;
+	return strVal(linitial(cr->fields));
+}
+
+/*
+ * Parse item (1-based) fc, a call with DISTINCT or WITHIN GROUP:
+ * count(DISTINCT col), percentile_cont(f) / percentile_disc(f) WITHIN
+ * GROUP (ORDER BY col [ASC] [NULLS ...]) with f a numeric constant or
+ * NULL, or mode() WITHIN GROUP (ORDER BY col); appends it to q.
+ */
+static void
+parse_ordered_set(GdbQuery *q, FuncCall *fc, const char *fname, int item)
+{
+	int			fn = gdb_ordered_set_function(fname, fc->agg_distinct,
+											  fc->agg_within_group);
+	char	   *colname;
+	bool		fnull = false;
+	double		f = 0;
+	char	   *label;
+
+	if (fc->agg_filter || fc->over || fc->func_variadic || fc->agg_star ||
+		(fn == GDB_FN_COUNT_DISTINCT && fc->agg_order != NIL))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("gpu_groupby does not support aggregates list item %d (%s with %s)",
+						item, fname, fc->agg_within_group ? "WITHIN GROUP" : "DISTINCT"),
+				 errhint("Use count(DISTINCT col), percentile_cont(f) or percentile_disc(f) "
+						 "WITHIN GROUP (ORDER BY col), or mode() WITHIN GROUP (ORDER BY col).")));
+	if (fn == GDB_FN_COUNT_DISTINCT)
+	{
+		colname = list_length(fc->args) == 1 ? plain_column_name(linitial(fc->args)) : NULL;
+		if (colname == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("aggregates list item %d: the argument of count(DISTINCT) must be one column name",
+							item)));
+	}
+	else
+	{
+		SortBy	   *sb = list_length(fc->agg_order) == 1 ?
+			(SortBy *) linitial(fc->agg_order) : NULL;
+
+		if (list_length(fc->args) != (fn == GDB_FN_MODE ? 0 : 1))
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_FUNCTION),
+					 errmsg("%s takes %s direct argument", fname,
+							fn == GDB_FN_MODE ? "no" : "one"),
+					 errdetail("It was aggregates list item %d.", item)));
+		colname = sb ? plain_column_name(sb->node) : NULL;
+		if (colname == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("aggregates list item %d: %s must be ordered by one column name",
+							item, fname)));
+		if (sb->sortby_dir == SORTBY_DESC || sb->sortby_dir == SORTBY_USING)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("gpu_groupby does not support %s in aggregates list item %d",
+							sb->sortby_dir == SORTBY_DESC ? "DESC" : "USING", item),
+					 errhint("Order by the column ascending, or use SQL.")));
+		if (fn != GDB_FN_MODE)
+		{
+			A_Const    *c = (A_Const *) linitial(fc->args);
+
+			if (!IsA(c, A_Const) || (!c->isnull && !IsA(&c->val, Integer) &&
+									 !IsA(&c->val, Float) && !IsA(&c->val, String)))
+				ereport(ERROR,
+						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						 errmsg("aggregates list item %d: the fraction of %s must be a numeric constant",
+								item, fname)));
+			fnull = c->isnull;
+			if (!fnull)
+				f = IsA(&c->val, Integer) ? (double) intVal(&c->val) :
+					DatumGetFloat8(DirectFunctionCall1(float8in,
+													   CStringGetDatum(IsA(&c->val, Float) ?
+																	   castNode(Float, &c->val)->fval :
+																	   strVal(&c->val))));
+		}
+	}
+	label = gdb_ordered_set_label((GdbAggFunc) fn, quote_identifier(colname), fnull, f);
+	gdb_query_add_ordered_set(q, (GdbAggFunc) fn, resolve_column(q, colname, "aggregates"),
+							  fnull, f, label);
+}
+
 /* see groupby.h */
 void
 gdb_parse_aggregates(GdbQuery *q, const char *aggregates)
@@ -363,6 +460,12 @@ gdb_parse_aggregates(GdbQuery *q, const char *aggregates)
 					 errmsg("gpu_groupby does not support aggregate %s",
 							NameListToString(fc->funcname))));
 		fname = strVal(linitial(fc->funcname));
+		if (gdb_ordered_set_function(fname, fc->agg_distinct,
+									 fc->agg_within_group) >= 0)
+		{
+			parse_ordered_set(q, fc, fname, q->naggs + 1);
+			continue;
+		}
 
 		if (fc->agg_star)
 			agg->label = psprintf("%s(*)", fname);

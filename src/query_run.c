@@ -18,7 +18,9 @@
  * that sees every group: the request itself for a single batch or the
  * cache, else the last combine (see run_heap).
  * Aggregates are finished on the host (avg = sum / count through
- * numeric_div, so numeric results are PostgreSQL's digit for digit).
+ * numeric_div, so numeric results are PostgreSQL's digit for digit);
+ * count(DISTINCT), the percentiles and mode come from histogram requests
+ * run after the main one, from the same source (groupby_ordered_set.c).
  *
  *-------------------------------------------------------------------------
  */
@@ -322,6 +324,8 @@ finish_aggregate(const GdbQuery *q, int j, const GdbBatch *res, uint64 row,
 	uint32		kind = q->req->aggs[j].kind;
 
 	*isnull = false;
+	if (GDB_FN_IS_ORDERED_SET(agg->fn))
+		return gdb_ordered_set_value(q, j, res, row, isnull);
 	if (agg->fn == GDB_FN_COUNT_STAR || agg->fn == GDB_FN_COUNT)
 		return Int64GetDatum(s->count);
 	if (s->count == 0)
@@ -659,19 +663,19 @@ gdb_query_prepare(GdbQuery *q)
 
 /* see groupby.h */
 void
-gdb_query_run(GdbQuery *q, GdbRunInfo *info)
+gdb_query_run_source(GdbQuery *q, GdbRunInfo *info, GdbRunSource source)
 {
 	GdbExecutor *ex;
-	GdbBatch   *result;
-	instr_time	start,
-				elapsed;
+	GdbBatch   *result = NULL;
 
-	INSTR_TIME_SET_CURRENT(start);
 	memset(info, 0, sizeof(GdbRunInfo));
 	gdb_query_prepare(q);
 
 	/* the cache first; it needs the filter's text constants unbound */
-	result = gdb_cache_groupby(q, &info->stats, &info->cache_state);
+	if (source != GDB_SOURCE_HEAP)
+		result = gdb_cache_groupby(q, &info->stats, &info->cache_state);
+	else
+		info->cache_state = GDB_CACHE_ABSENT;
 	if (result)
 	{
 		const GdbHelloReply *hello = gdb_server_hello();
@@ -682,7 +686,7 @@ gdb_query_run(GdbQuery *q, GdbRunInfo *info)
 				 hello && hello->use_gpu ? "gpu" : "cpu",
 				 hello && hello->use_gpu ? hello->devs[0].name : "GPU server in CPU mode");
 	}
-	else
+	else if (source != GDB_SOURCE_CACHE)
 	{
 		bind_text_constants(q);
 		ex = gdb_executor_begin();
@@ -690,6 +694,24 @@ gdb_query_run(GdbQuery *q, GdbRunInfo *info)
 		info->stats = ex->stats;
 		snprintf(info->path, sizeof(info->path), "%s:%s",
 				 ex->use_gpu ? "gpu" : "cpu", ex->device_name);
+	}
+}
+
+/* see groupby.h */
+void
+gdb_query_run(GdbQuery *q, GdbRunInfo *info)
+{
+	instr_time	start,
+				elapsed;
+
+	INSTR_TIME_SET_CURRENT(start);
+	gdb_query_run_source(q, info, GDB_SOURCE_ANY);
+	/* count(DISTINCT), percentiles, mode: histograms from the same source */
+	if (!gdb_ordered_set_run(q, info))
+	{
+		gdb_query_run_source(q, info, GDB_SOURCE_HEAP);
+		if (!gdb_ordered_set_run(q, info))
+			elog(ERROR, "gpudb: histogram request failed on the heap");
 	}
 	INSTR_TIME_SET_CURRENT(elapsed);
 	INSTR_TIME_SUBTRACT(elapsed, start);

@@ -13,12 +13,13 @@ enable_hashagg = off applies to both.  EXPLAIN (COSTS OFF) with gpudb on counts
 the queries that get a Custom Scan (Gpu...) node.  GUCs missing from pg_settings
 are not SET, so the script runs before and after the custom scan lands.
 Queries: selections with random filters; grouped and ungrouped aggregates
-(count(*), count, sum, avg, min, max, the variance/stddev family; up to 8
-keys; HAVING; ORDER BY keys); GROUP BY ... ORDER BY an aggregate or a key,
+(count(*), count, sum, avg, min, max, the variance/stddev family,
+count(DISTINCT), percentile_cont/percentile_disc(f) and mode() WITHIN GROUP;
+up to 8 keys; HAVING; ORDER BY keys); GROUP BY ... ORDER BY an aggregate or a key,
 then every group key (a total order), [LIMIT [OFFSET]], which a GpuAgg may
 order and cut on the device;
 ORDER BY ... , id [LIMIT [OFFSET]]; and ~12% constructs the device does not do
-(percentile_cont, count(DISTINCT), GROUP BY/ORDER BY expressions, ORDER BY text, numeric
+(percentile arrays and DESC, count(DISTINCT expr), GROUP BY/ORDER BY expressions, ORDER BY text, numeric
 and interval columns, CASE, LIKE, FILTER, DISTINCT, ROLLUP) to test the fallback.
 Data: 10-30% NULLs, duplicates, int extremes (int2/int4/int8 arithmetic can
 overflow), NaN/Infinity/-0 and huge/tiny floats, infinite and BC dates, small
@@ -31,7 +32,7 @@ HOW IT COMPARES: if either side errors, both must fail with the same SQLSTATE
 results must be equal: ORDER BY queries row by row in order (each ORDER BY ends
 with the unique id, so the order is total), others as multisets (rows sorted in
 Python).  Float-valued columns (float columns, their sum/min/max, every avg,
-variance/stddev of floats, percentile_cont) compare numerically within 1e-12 relative (NaN = NaN, -0 = 0); all else
+variance/stddev of floats, percentile_cont, percentile_disc and mode of floats) compare numerically within 1e-12 relative (NaN = NaN, -0 = 0); all else
 exactly as text.  Float data is dyadic (k/4, k/16) and bounded so sums are exact
 in any order; "extreme" float columns (1e308, 5e-324) are never summed or
 averaged, as their overflow depends on summation order.  An EXPLAIN failing
@@ -363,11 +364,31 @@ def select_cols(rng, t, supported_only=True):
     cs = t.of(lambda c: c.ty in SUPPORTED or not supported_only)
     return rng.sample(cs, rng.randint(1, min(5, len(cs))))
 
+FRACTIONS = ['0', '0.1', '0.25', '0.5', '0.5', '0.75', '0.9', '1', '0.333']
+
+def histogram_agg(rng, c):
+    """(count(DISTINCT c), a percentile or mode() of c, is float-valued)."""
+    fns = ['count_distinct', 'mode', 'disc']
+    if c.ty in NUMS:
+        fns += ['cont', 'cont']
+    fn = rng.choice(fns)
+    if fn == 'count_distinct':
+        return 'count(DISTINCT %s)' % c.name, False
+    if fn == 'mode':
+        return 'mode() WITHIN GROUP (ORDER BY %s)' % c.name, is_float(c)
+    f = rng.choice(FRACTIONS)
+    if fn == 'cont':
+        return 'percentile_cont(%s) WITHIN GROUP (ORDER BY %s)' % (f, c.name), True
+    # -0 and 0 tie: either may be returned, compared as floats
+    return 'percentile_disc(%s) WITHIN GROUP (ORDER BY %s)' % (f, c.name), is_float(c)
+
 def agg_expr(rng, t):
     """(aggregate call, is float-valued)."""
     if rng.random() < 0.2:
         return 'count(*)', False
     c = rng.choice(t.of(lambda x: x.ty in SUPPORTED))
+    if rng.random() < 0.15:
+        return histogram_agg(rng, c)
     fns = ['count']
     if c.ty != 'bool':
         fns += ['min', 'max']
@@ -400,6 +421,7 @@ def gen_agg(rng, t):
         ic = pick_col(rng, t, lambda x: x.ty in INTS)
         c = pick_col(rng, t, lambda x: x.ty in SUPPORTED and x.ty != 'bool')
         sql += ' HAVING ' + rng.choice(['count(*) > %d' % rng.randint(0, 3),
+                                         'count(DISTINCT %s) > %d' % (c.name, rng.randint(0, 3)),
                                          'sum(%s) > %d' % (ic.name, rng.randint(-50, 50)),
                                          'min(%s) IS NOT NULL' % c.name,
                                          'max(%s) <> %s' % (c.name, const(rng, c))])
@@ -483,9 +505,11 @@ def gen_unsup(rng, t):
     other = pick_col(rng, t, lambda c: c.ty in ('numeric', 'interval'))
     w = where(rng, t, 0.4)
     forms = [
-        ('SELECT %s, percentile_cont(0.5) WITHIN GROUP (ORDER BY %s) FROM %s%s GROUP BY 1'
-         % (k.name, num.name, t.name, w), [is_float(k), True], False),
-        ('SELECT %s, count(DISTINCT %s) FROM %s%s GROUP BY 1' % (k.name, num.name, t.name, w),
+        ('SELECT %s, percentile_cont(ARRAY[0.25, 0.5]) WITHIN GROUP (ORDER BY %s) FROM %s%s GROUP BY 1'
+         % (k.name, num.name, t.name, w), [is_float(k), False], False),
+        ('SELECT %s, percentile_disc(0.5) WITHIN GROUP (ORDER BY %s DESC) FROM %s%s GROUP BY 1'
+         % (k.name, num.name, t.name, w), [is_float(k), is_float(num)], False),
+        ('SELECT %s, count(DISTINCT %s * 2) FROM %s%s GROUP BY 1' % (k.name, num.name, t.name, w),
          [is_float(k), False], False),
         ('SELECT %s %% 3 AS g, count(*), sum(%s) FROM %s%s GROUP BY 1' % (i.name, i.name, t.name, w),
          [False, False, False], False),
