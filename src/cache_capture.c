@@ -194,28 +194,6 @@ capture_for(Relation rel)
 				info.relfilenode != rel->rd_node.relNode ||
 				info.state == GDB_CACHE_STATE_LOADING)
 				continue;
-			/*
-			 * A cached column whose type changed without a rewrite (e.g.
-			 * numeric(10,2) to numeric(30,2)) may no longer be carried:
-			 * the copy goes stale rather than fail the statement.
-			 */
-			for (col = 0; col < info.ncols; col++)
-			{
-				Form_pg_attribute att;
-
-				if (info.attnums[col] <= 0 ||
-					info.attnums[col] > RelationGetNumberOfAttributes(rel))
-					break;
-				att = TupleDescAttr(RelationGetDescr(rel), info.attnums[col] - 1);
-				if (att->attisdropped ||
-					!gdb_type_supported(att->atttypid, att->atttypmod))
-					break;
-			}
-			if (col < info.ncols)
-			{
-				gdb_cache_bump(c->relid);
-				break;
-			}
 			for (col = 0; col < info.ncols; col++)
 				(void) gdb_columnset_add(&c->cs, rel, info.attnums[col], false);
 			c->cached = true;
