@@ -39,6 +39,7 @@
 #include "catalog/pg_class.h"
 #include "catalog/pg_database.h"
 #include "catalog/pg_trigger.h"
+#include "catalog/pg_type.h"
 #include "commands/trigger.h"
 #include "funcapi.h"
 #include "miscadmin.h"
@@ -451,7 +452,7 @@ choose_columns(Relation rel, ArrayType *names, GdbColumnSet *cs)
 			Form_pg_attribute att = TupleDescAttr(desc, i);
 
 			/* one column of the store is the visibility column */
-			if (!att->attisdropped && gdb_type_class(att->atttypid) != GDB_TYPE_UNSUPPORTED &&
+			if (!att->attisdropped && gdb_type_supported(att->atttypid, att->atttypmod) &&
 				!(gdb_type_class(att->atttypid) == GDB_TYPE_TEXT &&
 				  !get_collation_isdeterministic(att->attcollation)) &&
 				cs->ncols < GDB_MAX_COLUMNS - 1)
@@ -623,6 +624,7 @@ gpu_cache_load(PG_FUNCTION_ARGS)
 	{
 		cc->attnums[i] = cs.attnums[i];
 		cc->typids[i] = cs.typids[i];
+		cc->typmods[i] = cs.typids[i] == NUMERICOID ? cs.typmods[i] : -1;
 		cc->kinds[i] = gdb_column_kind(&cs, i);
 		cc->has_nulls[i] = 1;
 	}
@@ -940,6 +942,7 @@ gdb_cache_groupby(GdbQuery *q, GdbStats *stats, int *cache_state)
 	{
 		cq->attnums[i] = q->cs.attnums[i];
 		cq->typids[i] = q->cs.typids[i];
+		cq->typmods[i] = q->cs.typids[i] == NUMERICOID ? q->cs.typmods[i] : -1;
 	}
 	for (i = 0; i < GDB_MAX_COLUMNS; i++)
 	{

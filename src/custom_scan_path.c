@@ -198,9 +198,11 @@ var_ok(Var *var, Index relid, bool text_ok, Bitmapset **attnums,
 		return false;
 	}
 	cls = gdb_type_class(var->vartype);
-	if (cls == GDB_TYPE_UNSUPPORTED || (!text_ok && cls == GDB_TYPE_TEXT))
+	if (!gdb_type_supported(var->vartype, var->vartypmod) ||
+		(!text_ok && cls == GDB_TYPE_TEXT))
 	{
-		*why = psprintf("a column of type %s is needed", format_type_be(var->vartype));
+		*why = psprintf("a column of type %s is needed",
+						format_type_with_typemod(var->vartype, var->vartypmod));
 		return false;
 	}
 	*attnums = bms_add_member(*attnums, var->varattno);
@@ -701,8 +703,8 @@ aggref_ok(Aggref *aggref, Index relid, List **aggs, Bitmapset **attnums,
 	}
 	*aggs = lappend_int(*aggs, fn);
 	*aggs = lappend_int(*aggs, arg ? arg->varattno : 0);
-	/* an integer variance carries a hidden sum (gdb_query_prepare) */
-	*nstates += kind == GDB_AGG_SUMSQ_INT ? 2 : 1;
+	/* an integer variance carries a hidden sum, a numeric sum a hidden max */
+	*nstates += gdb_aggregate_states((GdbAggFunc) fn, arg ? arg->vartype : InvalidOid, kind);
 	return true;
 }
 

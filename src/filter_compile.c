@@ -75,8 +75,9 @@
 	"timestamptz; + - * / and unary minus on integers and floats, % on " \
 	"integers; comparisons; AND, OR, NOT; IS [NOT] NULL, IS [NOT] TRUE, " \
 	"FALSE or UNKNOWN; IS [NOT] DISTINCT FROM; IN, = ANY and <> ALL with " \
-	"constant lists; and = or <> between a text column and a text column " \
-	"or constant."
+	"constant lists; = or <> between a text column and a text column " \
+	"or constant; and comparisons of a numeric(p,s) column (p <= 18) with " \
+	"a constant or a numeric column of the same scale."
 
 /* Stack effect of every opcode, from the shared X-macro list. */
 static const int8 gdb_op_effect[GDB_OP__COUNT] = {
@@ -91,7 +92,8 @@ typedef enum CallKind
 	CALL_NOOP,					/* widening cast or unary plus: the argument */
 	CALL_UNARY,					/* argument, then op */
 	CALL_BINARY,				/* both arguments, then op */
-	CALL_TEXT					/* texteq/textne through the dictionary */
+	CALL_TEXT,					/* texteq/textne through the dictionary */
+	CALL_NUMERIC				/* numeric comparison as fixed point */
 } CallKind;
 
 typedef struct FuncMap
@@ -145,6 +147,10 @@ static const FuncMap func_map[] = {
 	FM(FLOAT4_INT8, UNARY, INT_TO_FLT, 4), FM(FLOAT8_INT8, UNARY, INT_TO_FLT, 8),
 	/* text equality: dictionary codes are equal iff the bytes are */
 	FM(TEXTEQ, TEXT, INT_EQ, 0), FM(TEXTNE, TEXT, INT_NE, 0),
+	/* numeric(p,s) columns compare as their scaled integers */
+	FM(NUMERIC_EQ, NUMERIC, INT_EQ, 0), FM(NUMERIC_NE, NUMERIC, INT_NE, 0),
+	FM(NUMERIC_LT, NUMERIC, INT_LT, 0), FM(NUMERIC_LE, NUMERIC, INT_LE, 0),
+	FM(NUMERIC_GT, NUMERIC, INT_GT, 0), FM(NUMERIC_GE, NUMERIC, INT_GE, 0),
 };
 
 #undef FM
@@ -418,6 +424,126 @@ compile_text_compare(FilterCompiler *fc, const FuncMap *m, List *args,
 	emit(fc, (GdbOpcode) m->op, 0, 0, 0, 0.0);
 }
 
+/* The commuted comparison opcode: a op b is b op' a. */
+static GdbOpcode
+commute_compare(GdbOpcode op)
+{
+	switch (op)
+	{
+		case GDB_OP_INT_LT:
+			return GDB_OP_INT_GT;
+		case GDB_OP_INT_LE:
+			return GDB_OP_INT_GE;
+		case GDB_OP_INT_GT:
+			return GDB_OP_INT_LT;
+		case GDB_OP_INT_GE:
+			return GDB_OP_INT_LE;
+		default:
+			return op;			/* = and <> */
+	}
+}
+
+/* The scale of a Var that is a carried numeric(p,s) column, or -1. */
+static int
+numeric_var_scale(Node *node)
+{
+	Var		   *var = (Var *) node;
+	int			scale;
+
+	if (!IsA(node, Var) || var->vartype != NUMERICOID ||
+		!gdb_numeric_typmod_scale(var->vartypmod, &scale))
+		return -1;
+	return scale;
+}
+
+/*
+ * A numeric comparison (m->op one of INT_EQ ... INT_GE) of a numeric(p,s)
+ * column with a constant or with a column of the same scale, compiled over
+ * the scaled integers (numeric_fixed.c), the column always first (the
+ * operator commuted when the constant is written first; comparisons raise
+ * nothing, so the order is unobservable).  A constant c is compared at the
+ * column's scale s:
+ *	 - exact at s: its scaled integer;
+ *	 - NaN: GDB_NUMERIC_NAN, which only NaN rows equal and nothing exceeds;
+ *	 - beyond 10^18 at s, or +-Infinity: GDB_NUMERIC_ABOVE (BELOW), which
+ *	   no row equals, above (below) every number and below NaN;
+ *	 - more digits than s: with f = floor(c * 10^s), x < c and x <= c are
+ *	   x <= f, x > c and x >= c are x > f (no column value lies between f
+ *	   and c), and x = c (x <> c) is FALSE (TRUE) for every non-NULL x,
+ *	   compiled as a test against GDB_NUMERIC_BELOW, which no row holds.
+ */
+static void
+compile_numeric_compare(FilterCompiler *fc, const FuncMap *m, Oid funcid,
+						Oid opno, List *args, int location)
+{
+	const char *what = OidIsValid(opno) ?
+		psprintf("operator %s", format_operator(opno)) :
+		psprintf("function %s", format_procedure(funcid));
+	Node	   *a = strip_relabel((Node *) linitial(args));
+	Node	   *b = strip_relabel((Node *) lsecond(args));
+	GdbOpcode	op = (GdbOpcode) m->op;
+	int			sa = numeric_var_scale(a);
+	int			sb = numeric_var_scale(b);
+	Const	   *c;
+	int64		v;
+
+	if (sa >= 0 && sb >= 0)
+	{
+		if (sa != sb)
+			unsupported(fc, psprintf("%s on numeric columns of different scales", what),
+						"Two numeric(p,s) columns compare only at the same scale s.",
+						location);
+		emit(fc, GDB_OP_PUSH_COL, 0, var_column(fc, (Var *) a, false), 0, 0.0);
+		emit(fc, GDB_OP_PUSH_COL, 0, var_column(fc, (Var *) b, false), 0, 0.0);
+		emit(fc, op, 0, 0, 0, 0.0);
+		return;
+	}
+	if (sa < 0 && sb >= 0)
+	{
+		Node	   *t = a;
+
+		a = b;
+		b = t;
+		sa = sb;
+		op = commute_compare(op);
+	}
+	if (sa < 0 || !IsA(b, Const))
+		unsupported(fc, psprintf("%s on an expression", what),
+					"numeric compares only as a numeric(p,s) column (p <= 18, s >= 0) with a constant or a column of the same scale.",
+					location);
+	c = (Const *) b;
+	emit(fc, GDB_OP_PUSH_COL, 0, var_column(fc, (Var *) a, false), 0, 0.0);
+	if (c->constisnull)
+	{
+		emit(fc, GDB_OP_PUSH_NULL, 0, 0, 0, 0.0);
+		emit(fc, op, 0, 0, 0, 0.0);
+		return;
+	}
+	switch (gdb_numeric_to_scaled(c->constvalue, sa, &v))
+	{
+		case GDB_NUMFIT_EXACT:
+			break;
+		case GDB_NUMFIT_NAN:
+			v = GDB_NUMERIC_NAN;
+			break;
+		case GDB_NUMFIT_ABOVE:
+			v = GDB_NUMERIC_ABOVE;
+			break;
+		case GDB_NUMFIT_BELOW:
+			v = GDB_NUMERIC_BELOW;
+			break;
+		case GDB_NUMFIT_INEXACT:
+			if (op == GDB_OP_INT_EQ || op == GDB_OP_INT_NE)
+				v = GDB_NUMERIC_BELOW;
+			else
+				op = (op == GDB_OP_INT_LT || op == GDB_OP_INT_LE) ?
+					GDB_OP_INT_LE : GDB_OP_INT_GT;
+			break;
+	}
+	emit(fc, GDB_OP_PUSH_INT, 8, 0, v, 0.0);
+	emit(fc, op, 0, 0, 0, 0.0);
+}
+
 /*
  * A call of funcid (an operator's function when opno is valid) on args.
  */
@@ -435,7 +561,7 @@ compile_call(FilterCompiler *fc, Oid funcid, Oid opno, List *args,
 
 		foreach(lc, args)
 			if (exprType((Node *) lfirst(lc)) == NUMERICOID)
-				detail = "Type numeric is not supported; write a constant such as 1.5 as 1.5::float8.";
+				detail = "numeric values can only be compared (a numeric(p,s) column with a constant or a column of the same scale); write a float constant such as 1.5 as 1.5::float8.";
 		unsupported(fc, OidIsValid(opno) ?
 					psprintf("operator %s", format_operator(opno)) :
 					psprintf("function %s", format_procedure(funcid)),
@@ -447,7 +573,8 @@ compile_call(FilterCompiler *fc, Oid funcid, Oid opno, List *args,
 	if (aclresult != ACLCHECK_OK)
 		aclcheck_error(aclresult, OBJECT_FUNCTION, get_func_name(funcid));
 
-	if (list_length(args) != (m->kind == CALL_BINARY || m->kind == CALL_TEXT ? 2 : 1))
+	if (list_length(args) != (m->kind == CALL_BINARY || m->kind == CALL_TEXT ||
+							  m->kind == CALL_NUMERIC ? 2 : 1))
 		elog(ERROR, "function %u called with %d arguments",
 			 funcid, list_length(args));
 
@@ -467,6 +594,9 @@ compile_call(FilterCompiler *fc, Oid funcid, Oid opno, List *args,
 			break;
 		case CALL_TEXT:
 			compile_text_compare(fc, m, args, inputcollid, location);
+			break;
+		case CALL_NUMERIC:
+			compile_numeric_compare(fc, m, funcid, opno, args, location);
 			break;
 	}
 }
@@ -789,11 +919,12 @@ precheck_walker(Node *node, FilterCompiler *fc)
 									 get_attname(RelationGetRelid(fc->rel),
 												 var->varattno, false)),
 						NULL, var->location);
-		if (!nulltest && gdb_type_class(var->vartype) == GDB_TYPE_UNSUPPORTED)
+		if (!nulltest && !gdb_type_supported(var->vartype, var->vartypmod))
 			unsupported(fc, psprintf("column \"%s\" of type %s",
 									 get_attname(RelationGetRelid(fc->rel),
 												 var->varattno, false),
-									 format_type_be(var->vartype)),
+									 format_type_with_typemod(var->vartype,
+															  var->vartypmod)),
 						"Only IS [NOT] NULL can test a column of this type.",
 						var->location);
 		return false;

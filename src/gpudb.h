@@ -87,14 +87,75 @@ typedef enum GdbTypeClass
 	GDB_TYPE_FLOAT,				/* float4, float8 */
 	GDB_TYPE_BOOL,
 	GDB_TYPE_DATETIME,			/* date, timestamp, timestamptz */
-	GDB_TYPE_TEXT				/* text, varchar: dictionary codes */
+	GDB_TYPE_TEXT,				/* text, varchar: dictionary codes */
+	GDB_TYPE_NUMERIC			/* numeric(p,s), p <= 18, s >= 0: fixed point
+								 * (numeric_fixed.c); other typmods are not
+								 * carried: see gdb_type_supported */
 } GdbTypeClass;
 
 /*
  * gdb_type_class: the class of type typid; GDB_TYPE_UNSUPPORTED for types
  * the batch cannot carry (they may still be counted: see nulls_only).
+ * GDB_TYPE_NUMERIC depends on the typmod too: check gdb_type_supported.
  */
 extern GdbTypeClass gdb_type_class(Oid typid);
+
+/* ---- numeric_fixed.c: numeric(p,s) as int64 scaled by 10^s ---- */
+
+/* The largest precision carried: |v * 10^s| < 10^18 fits an int64. */
+#define GDB_NUMERIC_MAX_PRECISION 18
+
+/*
+ * Batch words of numeric(p,s) values that are not v * 10^s: NaN (above
+ * every number, equal to itself, as PostgreSQL orders it).  In filter
+ * programs only, constants beyond every column value: GDB_NUMERIC_ABOVE
+ * (above every number, below NaN) and GDB_NUMERIC_BELOW.
+ */
+#define GDB_NUMERIC_NAN		PG_INT64_MAX
+#define GDB_NUMERIC_ABOVE	(PG_INT64_MAX - 1)
+#define GDB_NUMERIC_BELOW	PG_INT64_MIN
+
+/*
+ * gdb_numeric_typmod_scale: for a numeric typmod numeric(p,s) with
+ * 1 <= p <= GDB_NUMERIC_MAX_PRECISION and s >= 0, sets *scale = s and
+ * returns true; false for unconstrained numeric (typmod -1), larger
+ * precisions and negative scales.  Never raises.
+ */
+extern bool gdb_numeric_typmod_scale(int32 typmod, int *scale);
+
+/*
+ * gdb_type_supported: can a batch carry a column of type typid with
+ * typmod (gdb_type_class not UNSUPPORTED, and for numeric a typmod that
+ * gdb_numeric_typmod_scale accepts)?  Never raises.
+ */
+extern bool gdb_type_supported(Oid typid, int32 typmod);
+
+/* How a numeric value fits the fixed point of one scale. */
+typedef enum GdbNumericFit
+{
+	GDB_NUMFIT_EXACT,			/* *out = v * 10^scale exactly */
+	GDB_NUMFIT_INEXACT,			/* more digits: *out = floor(v * 10^scale) */
+	GDB_NUMFIT_ABOVE,			/* v * 10^scale >= 10^18, or +Infinity */
+	GDB_NUMFIT_BELOW,			/* v * 10^scale <= -10^18, or -Infinity */
+	GDB_NUMFIT_NAN
+} GdbNumericFit;
+
+/*
+ * gdb_numeric_to_scaled: how the numeric datum value (not NULL) fits
+ * scale digits after the point; *out as GdbNumericFit says (0 for ABOVE,
+ * BELOW, NAN).  Exact decimal arithmetic on numeric_out's text.  Raises
+ * only out of memory.
+ */
+extern GdbNumericFit gdb_numeric_to_scaled(Datum value, int scale, int64 *out);
+
+/*
+ * gdb_scaled_to_numeric: the numeric v / 10^scale with display scale
+ * scale (so its text is that of the stored numeric(p,s) value), or NaN
+ * for GDB_NUMERIC_NAN.  gdb_scaled_int128_to_numeric: the same of the
+ * 128-bit integer hi:lo (a SUM_INT state), never NaN.
+ */
+extern Datum gdb_scaled_to_numeric(int64 v, int scale);
+extern Datum gdb_scaled_int128_to_numeric(int64 hi, int64 lo, int scale);
 
 /* The set of relation columns a request reads, in batch column order. */
 typedef struct GdbColumnSet
@@ -102,6 +163,7 @@ typedef struct GdbColumnSet
 	int			ncols;
 	AttrNumber	attnums[GDB_MAX_COLUMNS];
 	Oid			typids[GDB_MAX_COLUMNS];
+	int32		typmods[GDB_MAX_COLUMNS];	/* the attribute's atttypmod */
 	Oid			collations[GDB_MAX_COLUMNS];
 	bool		nulls_only[GDB_MAX_COLUMNS];	/* only NULL-ness is read */
 	GdbDictionary *dict;		/* shared by all text columns */
@@ -118,13 +180,20 @@ extern int	gdb_columnset_add(GdbColumnSet *cs, Relation rel, AttrNumber attnum,
 							  bool nulls_only);
 
 /*
+ * gdb_column_numeric_scale: the scale s of column col of cs, a carried
+ * numeric(p,s) column; elog(ERROR) for any other column.
+ */
+extern int	gdb_column_numeric_scale(const GdbColumnSet *cs, int col);
+
+/*
  * gdb_column_kind: GDB_KIND_FLOAT64 for float columns, else GDB_KIND_INT64.
  */
 extern uint32 gdb_column_kind(const GdbColumnSet *cs, int col);
 
 /*
  * gdb_value_to_datum: turn a batch value back into a Datum of typid
- * (int64 payload for INT/BOOL/DATETIME/TEXT classes, float64 for FLOAT).
+ * (int64 payload for INT/BOOL/DATETIME/TEXT/NUMERIC classes, float64 for
+ * FLOAT; a numeric with the column's scale as display scale).
  */
 extern Datum gdb_value_to_datum(const GdbColumnSet *cs, int col, int64 ival,
 								double fval);

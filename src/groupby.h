@@ -52,8 +52,10 @@ typedef struct GdbAggregate
 	Oid			result_type;	/* the equivalent SQL's result type */
 	char	   *label;			/* e.g. "avg(delay)", for messages */
 	int			companion;		/* req->aggs index of a hidden helper state
-								 * (the SUM_INT of an integer variance), or
-								 * -1; set by gdb_query_prepare */
+								 * (the SUM_INT of an integer variance, the
+								 * MAX_INT that finds a NaN input of a
+								 * numeric sum or avg), or -1; set by
+								 * gdb_query_prepare */
 	double		fraction;		/* percentile_cont/disc: the constant f */
 	bool		fraction_null;	/* percentile_cont/disc: f is NULL */
 } GdbAggregate;
@@ -126,11 +128,25 @@ extern int	gdb_aggregate_function(const char *name, bool star);
  * Never raises.  The variance family (var_samp, var_pop, stddev_samp,
  * stddev_pop) takes smallint and integer (result numeric, exact: a 128-bit
  * sum of squares plus a hidden 128-bit sum) and real and double precision
- * (result double precision: N, Sx, Sxx states); bigint stays with
- * PostgreSQL (its squares need more than 128 bits).
+ * (result double precision: N, Sx, Sxx states); bigint and numeric stay
+ * with PostgreSQL (their squares need more than 128 bits).  sum, avg, min
+ * and max take numeric (only numeric(p,s) columns are carried: see
+ * gdb_type_supported): SUM_INT and MIN/MAX_INT over the scaled integers.
  */
 extern bool gdb_aggregate_kind(GdbAggFunc fn, Oid argtype, uint32 *kind,
 							   Oid *result_type);
+
+/*
+ * gdb_aggregate_nan_companion: does fn over argtype need a hidden MAX_INT
+ * state of its column (GdbAggregate.companion) to tell a NaN input?  True
+ * for sum and avg of numeric(p,s), whose SUM_INT state adds the scaled
+ * integers and cannot carry NaN.  Never raises.
+ *
+ * gdb_aggregate_states: the device states fn over argtype (device kind
+ * kind) takes, hidden companions included: 1 or 2.  Never raises.
+ */
+extern bool gdb_aggregate_nan_companion(GdbAggFunc fn, Oid argtype);
+extern int	gdb_aggregate_states(GdbAggFunc fn, Oid argtype, uint32 kind);
 
 /*
  * gdb_query_prepare: complete q->req before it runs (a SORT's keys are

@@ -66,14 +66,16 @@ gdb_query_add_key(GdbQuery *q, AttrNumber attnum, const char *name)
 				 errmsg("too many group keys: %d", k + 1),
 				 errdetail("gpudb accepts at most %d group keys.",
 						   GDB_MAX_GROUP_KEYS)));
-	if (gdb_type_class(att->atttypid) == GDB_TYPE_UNSUPPORTED)
+	if (!gdb_type_supported(att->atttypid, att->atttypmod))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("group key \"%s\" has unsupported type %s",
-						name, format_type_be(att->atttypid)),
+						name, format_type_with_typemod(att->atttypid, att->atttypmod)),
 				 errhint("Group keys may be smallint, integer, bigint, real, "
 						 "double precision, boolean, date, timestamp, "
-						 "timestamp with time zone, text or varchar.")));
+						 "timestamp with time zone, text, varchar or "
+						 "numeric(p,s) with p <= %d and s >= 0.",
+						 GDB_NUMERIC_MAX_PRECISION)));
 	q->req->key_cols[k] = gdb_columnset_add(&q->cs, q->rel, attnum, false);
 	q->key_types[k] = att->atttypid;
 	q->key_names[k] = pstrdup(name);
@@ -172,11 +174,19 @@ gdb_aggregate_kind(GdbAggFunc fn, Oid argtype, uint32 *kind, Oid *result_type)
 				*result_type = (fn == GDB_FN_SUM) ? argtype : FLOAT8OID;
 				return true;
 			}
+			if (cls == GDB_TYPE_NUMERIC)
+			{
+				/* the scaled integers, plus a hidden max for NaN */
+				*kind = GDB_AGG_SUM_INT;
+				*result_type = NUMERICOID;
+				return true;
+			}
 			return false;
 		case GDB_FN_MIN:
 		case GDB_FN_MAX:
 			*result_type = argtype;
-			if (cls == GDB_TYPE_INT || cls == GDB_TYPE_DATETIME)
+			if (cls == GDB_TYPE_INT || cls == GDB_TYPE_DATETIME ||
+				cls == GDB_TYPE_NUMERIC)
 			{
 				*kind = fn == GDB_FN_MIN ? GDB_AGG_MIN_INT : GDB_AGG_MAX_INT;
 				return true;
@@ -211,6 +221,22 @@ gdb_aggregate_kind(GdbAggFunc fn, Oid argtype, uint32 *kind, Oid *result_type)
 	return false;
 }
 
+/* see groupby.h */
+bool
+gdb_aggregate_nan_companion(GdbAggFunc fn, Oid argtype)
+{
+	return (fn == GDB_FN_SUM || fn == GDB_FN_AVG) &&
+		OidIsValid(argtype) && gdb_type_class(argtype) == GDB_TYPE_NUMERIC;
+}
+
+/* see groupby.h */
+int
+gdb_aggregate_states(GdbAggFunc fn, Oid argtype, uint32 kind)
+{
+	return (kind == GDB_AGG_SUMSQ_INT ||
+			gdb_aggregate_nan_companion(fn, argtype)) ? 2 : 1;
+}
+
 /* Result type and device transition kind of agg; raises when unsupported. */
 static void
 aggregate_types(GdbAggregate *agg, uint32 *kind)
@@ -238,9 +264,10 @@ aggregate_types(GdbAggregate *agg, uint32 *kind)
 			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 			 errmsg("gpu_groupby does not support %s(%s)",
 					pgname, format_type_be(agg->argtype)),
-			 errhint("sum and avg take smallint, integer, bigint, real or double "
-					 "precision; min and max also dates and timestamps; the "
-					 "variance and stddev family all but bigint.")));
+			 errhint("sum and avg take smallint, integer, bigint, real, double "
+					 "precision or numeric(p,s); min and max also dates and "
+					 "timestamps; the variance and stddev family all but "
+					 "bigint and numeric.")));
 }
 
 /* see groupby.h */

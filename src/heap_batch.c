@@ -7,8 +7,9 @@
  * reader scans the table under the active snapshot (the caller's, so the
  * answer is the one a plain SELECT in the same statement would see) and
  * deforms each visible tuple into the batch's column arrays, widening every
- * value to int64 or float64 (gpudb_device.h) and replacing text by
- * dictionary codes (dictionary.c).
+ * value to int64 or float64 (gpudb_device.h), replacing text by
+ * dictionary codes (dictionary.c) and numeric(p,s) by its fixed-point
+ * integer (numeric_fixed.c).
  *
  *-------------------------------------------------------------------------
  */
@@ -61,6 +62,8 @@ gdb_type_class(Oid typid)
 		case TEXTOID:
 		case VARCHAROID:
 			return GDB_TYPE_TEXT;
+		case NUMERICOID:
+			return GDB_TYPE_NUMERIC;
 		default:
 			return GDB_TYPE_UNSUPPORTED;
 	}
@@ -84,7 +87,7 @@ gdb_columnset_add(GdbColumnSet *cs, Relation rel, AttrNumber attnum,
 		{
 			if (!nulls_only && cs->nulls_only[i])
 			{
-				if (gdb_type_class(att->atttypid) == GDB_TYPE_UNSUPPORTED)
+				if (!gdb_type_supported(att->atttypid, att->atttypmod))
 					goto unsupported;
 				cs->nulls_only[i] = false;
 			}
@@ -92,7 +95,7 @@ gdb_columnset_add(GdbColumnSet *cs, Relation rel, AttrNumber attnum,
 		}
 	}
 
-	if (!nulls_only && gdb_type_class(att->atttypid) == GDB_TYPE_UNSUPPORTED)
+	if (!nulls_only && !gdb_type_supported(att->atttypid, att->atttypmod))
 		goto unsupported;
 	if (gdb_type_class(att->atttypid) == GDB_TYPE_TEXT &&
 		!nulls_only && !get_collation_isdeterministic(att->attcollation))
@@ -113,6 +116,7 @@ gdb_columnset_add(GdbColumnSet *cs, Relation rel, AttrNumber attnum,
 	i = cs->ncols++;
 	cs->attnums[i] = attnum;
 	cs->typids[i] = att->atttypid;
+	cs->typmods[i] = att->atttypmod;
 	cs->collations[i] = att->attcollation;
 	cs->nulls_only[i] = nulls_only;
 	return i;
@@ -122,11 +126,25 @@ unsupported:
 			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 			 errmsg("column \"%s\" of relation \"%s\" has unsupported type %s",
 					NameStr(att->attname), RelationGetRelationName(rel),
-					format_type_be(att->atttypid)),
+					format_type_with_typemod(att->atttypid, att->atttypmod)),
 			 errhint("Supported types: smallint, integer, bigint, real, "
 					 "double precision, boolean, date, timestamp, "
-					 "timestamp with time zone, text, varchar.")));
+					 "timestamp with time zone, text, varchar, "
+					 "numeric(p,s) with p <= %d and s >= 0.",
+					 GDB_NUMERIC_MAX_PRECISION)));
 	pg_unreachable();
+}
+
+/* see gpudb.h */
+int
+gdb_column_numeric_scale(const GdbColumnSet *cs, int col)
+{
+	int			scale;
+
+	if (cs->typids[col] != NUMERICOID ||
+		!gdb_numeric_typmod_scale(cs->typmods[col], &scale))
+		elog(ERROR, "gpudb: column %d is not a fixed-point numeric", col);
+	return scale;
 }
 
 /* see gpudb.h */
@@ -164,6 +182,8 @@ gdb_value_to_datum(const GdbColumnSet *cs, int col, int64 ival, double fval)
 		case TEXTOID:
 		case VARCHAROID:
 			return gdb_dict_datum(cs->dict, ival);
+		case NUMERICOID:
+			return gdb_scaled_to_numeric(ival, gdb_column_numeric_scale(cs, col));
 	}
 	elog(ERROR, "gpudb: no datum conversion for type %u", cs->typids[col]);
 	pg_unreachable();
@@ -263,6 +283,23 @@ store_value(GdbColumnSet *cs, GdbBatch *batch, int c, uint64 r,
 										   VARSIZE_ANY_EXHDR(p));
 				if (p != (struct varlena *) DatumGetPointer(d))
 					pfree(p);
+			}
+			break;
+		case NUMERICOID:
+			{
+				/* a typmod'd column holds only exact values below 10^18 */
+				GdbNumericFit fit = gdb_numeric_to_scaled(d,
+														  gdb_column_numeric_scale(cs, c),
+														  &ivals[r]);
+
+				if (fit == GDB_NUMFIT_NAN)
+					ivals[r] = GDB_NUMERIC_NAN;
+				else if (fit != GDB_NUMFIT_EXACT)
+					ereport(ERROR,
+							(errcode(ERRCODE_DATA_CORRUPTED),
+							 errmsg("numeric value does not fit its column's type %s",
+									format_type_with_typemod(cs->typids[c],
+															 cs->typmods[c]))));
 			}
 			break;
 		default:

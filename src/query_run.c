@@ -18,7 +18,8 @@
  * that sees every group: the request itself for a single batch or the
  * cache, else the last combine (see run_heap).
  * Aggregates are finished on the host (avg = sum / count through
- * numeric_div, so numeric results are PostgreSQL's digit for digit);
+ * numeric_div, so numeric results are PostgreSQL's digit for digit; the
+ * sum of a numeric(p,s) column is its scaled integers' sum at scale s);
  * count(DISTINCT), the percentiles and mode come from histogram requests
  * run after the main one, from the same source (groupby_ordered_set.c).
  *
@@ -311,6 +312,28 @@ finish_float_variance(const GdbAggState *s, bool sample, bool root, bool *isnull
 }
 
 /*
+ * sum or avg of a numeric(p,s) column (state s over the scaled integers,
+ * count > 0; nan the hidden max of the column, GDB_NUMERIC_NAN when some
+ * input was NaN), as numeric.c's numeric_sum and numeric_avg finish: NaN
+ * after any NaN input; else the sum, whose display scale is the inputs',
+ * s; avg = numeric_div(sum, count).
+ */
+static Datum
+finish_numeric_sum(const GdbAggregate *agg, const GdbAggState *s,
+				   const GdbAggState *nan, int scale)
+{
+	Datum		sum;
+
+	if (nan->count > 0 && nan->i0 == GDB_NUMERIC_NAN)
+		return gdb_scaled_to_numeric(GDB_NUMERIC_NAN, scale);
+	sum = gdb_scaled_int128_to_numeric(s->i1, s->i0, scale);
+	if (agg->fn == GDB_FN_SUM)
+		return sum;
+	return DirectFunctionCall2(numeric_div, sum,
+							   NumericGetDatum(int64_to_numeric(s->count)));
+}
+
+/*
  * Final value of one aggregate from its transition state (row row of the
  * result batch res), as the equivalent SQL aggregate's final function
  * computes it.
@@ -332,6 +355,17 @@ finish_aggregate(const GdbQuery *q, int j, const GdbBatch *res, uint64 row,
 	{
 		*isnull = true;
 		return (Datum) 0;
+	}
+
+	if (gdb_aggregate_nan_companion(agg->fn, agg->argtype))
+	{
+		if (agg->companion < 0)
+			elog(ERROR, "gpudb: numeric %s without its NaN check", agg->label);
+		return finish_numeric_sum(agg, s,
+								  &GDB_COL_PTR(res, res, q->nkeys + agg->companion,
+											   GdbAggState)[row],
+								  gdb_column_numeric_scale(&q->cs,
+														   q->req->aggs[j].input_col));
 	}
 
 	switch (agg->fn)
@@ -601,6 +635,47 @@ run_heap(GdbQuery *q, GdbExecutor *ex, int *nbatches)
 	return acc;
 }
 
+/*
+ * The hidden MAX_INT of each numeric sum or avg (gdb_aggregate_nan_companion),
+ * which tells a NaN input: a max(x) of the query (or an earlier companion)
+ * over the same column when there is one, else a new one after the visible
+ * aggregates.
+ */
+static void
+add_nan_companions(GdbQuery *q)
+{
+	GdbRequest *req = q->req;
+	uint32		a;
+	int			j;
+
+	for (j = 0; req->oper == GDB_OPER_GROUPBY && j < q->naggs; j++)
+	{
+		GdbAggregate *agg = &q->aggs[j];
+
+		if (!gdb_aggregate_nan_companion(agg->fn, agg->argtype) ||
+			agg->companion >= 0)
+			continue;
+		for (a = 0; a < req->naggs; a++)
+			if (req->aggs[a].kind == GDB_AGG_MAX_INT &&
+				req->aggs[a].input_col == req->aggs[j].input_col)
+				break;
+		if (a < req->naggs)
+		{
+			agg->companion = (int) a;
+			continue;
+		}
+		if (req->naggs >= GDB_MAX_AGGREGATES)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("too many aggregates"),
+					 errdetail("gpudb accepts at most %d aggregates; a numeric "
+							   "sum or avg counts twice.", GDB_MAX_AGGREGATES)));
+		req->aggs[req->naggs].kind = GDB_AGG_MAX_INT;
+		req->aggs[req->naggs].input_col = req->aggs[j].input_col;
+		agg->companion = (int) req->naggs++;
+	}
+}
+
 /* see groupby.h */
 void
 gdb_query_prepare(GdbQuery *q)
@@ -641,6 +716,7 @@ gdb_query_prepare(GdbQuery *q)
 		req->aggs[req->naggs].input_col = req->aggs[j].input_col;
 		agg->companion = (int) req->naggs++;
 	}
+	add_nan_companions(q);
 	if (req->oper != GDB_OPER_SORT)
 		return;
 	/* every sort key travels in the result, for the final sort */

@@ -70,6 +70,7 @@ parse_columns(GdbQuery *q, const char *columns, const char *fname)
 		char	   *name = (char *) lfirst(lc);
 		AttrNumber	attnum;
 		Oid			type;
+		int32		typmod;
 
 		if (name[0] == '\0')
 			ereport(ERROR,
@@ -78,14 +79,17 @@ parse_columns(GdbQuery *q, const char *columns, const char *fname)
 					 errdetail("A column name is empty.")));
 		attnum = lookup_column(q, name, "columns", fname);
 		type = TupleDescAttr(RelationGetDescr(q->rel), attnum - 1)->atttypid;
-		if (gdb_type_class(type) == GDB_TYPE_UNSUPPORTED)
+		typmod = TupleDescAttr(RelationGetDescr(q->rel), attnum - 1)->atttypmod;
+		if (!gdb_type_supported(type, typmod))
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 					 errmsg("column \"%s\" has unsupported type %s", name,
-							format_type_be(type)),
+							format_type_with_typemod(type, typmod)),
 					 errhint("Columns may be smallint, integer, bigint, real, "
 							 "double precision, boolean, date, timestamp, "
-							 "timestamp with time zone, text or varchar.")));
+							 "timestamp with time zone, text, varchar or "
+							 "numeric(p,s) with p <= %d and s >= 0.",
+							 GDB_NUMERIC_MAX_PRECISION)));
 		q->req->out_cols[q->req->nout++] =
 			gdb_columnset_add(&q->cs, q->rel, attnum, false);
 		q->nout++;
@@ -128,6 +132,7 @@ parse_order_by(GdbQuery *q, const char *order_by)
 		char	   *name;
 		AttrNumber	attnum;
 		Oid			type;
+		int32		typmod;
 		GdbTypeClass cls;
 
 		if (!IsA(cr, ColumnRef) || list_length(cr->fields) != 1 ||
@@ -144,17 +149,19 @@ parse_order_by(GdbQuery *q, const char *order_by)
 		name = strVal(linitial(cr->fields));
 		attnum = lookup_column(q, name, "order_by", "gpu_sort");
 		type = TupleDescAttr(RelationGetDescr(q->rel), attnum - 1)->atttypid;
+		typmod = TupleDescAttr(RelationGetDescr(q->rel), attnum - 1)->atttypmod;
 		cls = gdb_type_class(type);
-		if (cls == GDB_TYPE_UNSUPPORTED || cls == GDB_TYPE_TEXT)
+		if (!gdb_type_supported(type, typmod) || cls == GDB_TYPE_TEXT)
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 					 errmsg("gpu_sort cannot order by column \"%s\" of type %s",
-							name, format_type_be(type)),
+							name, format_type_with_typemod(type, typmod)),
 					 cls == GDB_TYPE_TEXT ?
 					 errdetail("Text orders by its collation, which the device does not implement.") : 0,
 					 errhint("Sort keys may be smallint, integer, bigint, real, "
-							 "double precision, boolean, date, timestamp or "
-							 "timestamp with time zone.")));
+							 "double precision, boolean, date, timestamp, "
+							 "timestamp with time zone or numeric(p,s) with "
+							 "p <= %d and s >= 0.", GDB_NUMERIC_MAX_PRECISION)));
 		sk->col = gdb_columnset_add(&q->cs, q->rel, attnum, false);
 		sk->descending = sb->sortby_dir == SORTBY_DESC;
 		sk->nulls_first = sb->sortby_nulls == SORTBY_NULLS_DEFAULT ?

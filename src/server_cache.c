@@ -35,6 +35,7 @@ typedef struct CacheEntry
 	uint32		ncols;
 	int16		attnums[GDB_MAX_COLUMNS];
 	uint32		typids[GDB_MAX_COLUMNS];
+	int32		typmods[GDB_MAX_COLUMNS];	/* see GdbCacheCreate */
 	uint32		kinds[GDB_MAX_COLUMNS];
 	uint32		has_nulls[GDB_MAX_COLUMNS];
 	uint64		change_count;
@@ -237,6 +238,7 @@ srv_handle_cache_create(int s, char *payload, size_t len)
 	e->ncols = cc->ncols;
 	memcpy(e->attnums, cc->attnums, sizeof(e->attnums));
 	memcpy(e->typids, cc->typids, sizeof(e->typids));
+	memcpy(e->typmods, cc->typmods, sizeof(e->typmods));
 	memcpy(e->kinds, cc->kinds, sizeof(e->kinds));
 	memcpy(e->has_nulls, cc->has_nulls, sizeof(e->has_nulls));
 	e->change_count = cc->change_count;
@@ -1116,7 +1118,8 @@ srv_handle_cache_groupby(int s, char *payload, size_t len)
 	{
 		map[i] = -1;
 		for (c = 0; c < e->ncols; c++)
-			if (e->attnums[c] == cq->attnums[i] && e->typids[c] == cq->typids[i])
+			if (e->attnums[c] == cq->attnums[i] && e->typids[c] == cq->typids[i] &&
+				e->typmods[c] == cq->typmods[i])
 				map[i] = c;
 		if (map[i] < 0)
 		{

@@ -166,6 +166,8 @@ typedef struct GdbCacheCreate
 	uint64_t	est_rows;		/* for the budget check */
 	int16_t		attnums[GDB_MAX_COLUMNS];
 	uint32_t	typids[GDB_MAX_COLUMNS];
+	int32_t		typmods[GDB_MAX_COLUMNS];	/* numeric: atttypmod (the scale of
+											 * its words), else -1 */
 	uint32_t	kinds[GDB_MAX_COLUMNS];
 	uint32_t	has_nulls[GDB_MAX_COLUMNS];
 	GdbSnapshotInfo snapshot;	/* the load's */
@@ -188,6 +190,8 @@ typedef struct GdbCacheQuery
 	uint64_t	change_count;	/* the relation's change counter now */
 	int16_t		attnums[GDB_MAX_COLUMNS];
 	uint32_t	typids[GDB_MAX_COLUMNS];
+	int32_t		typmods[GDB_MAX_COLUMNS];	/* numeric: atttypmod (the scale of
+											 * its words), else -1 */
 	uint32_t	key_is_text[GDB_MAX_COLUMNS];	/* per result column */
 	uint32_t	ntext;
 	uint32_t	pad;

@@ -12,6 +12,9 @@ gpudb.enabled = off (plain PostgreSQL); sometimes a planner switch such as
 enable_hashagg = off applies to both.  EXPLAIN (COSTS OFF) with gpudb on counts
 the queries that get a Custom Scan (Gpu...) node.  GUCs missing from pg_settings
 are not SET, so the script runs before and after the custom scan lands.
+Columns include numeric(p,s) with p <= 18 (fixed point on the device), whose
+constants come at other scales (exact or not), as integers, NaN, +-Infinity
+and 1e30.
 Queries: selections with random filters; grouped and ungrouped aggregates
 (count(*), count, sum, avg, min, max, the variance/stddev family,
 count(DISTINCT), percentile_cont/percentile_disc(f) and mode() WITHIN GROUP;
@@ -78,7 +81,9 @@ FLOATS = ('float4', 'float8')
 NUMS = INTS + FLOATS
 TIMES = ('date', 'timestamp', 'timestamptz')
 TEXTS = ('text', 'varchar')
-SUPPORTED = NUMS + TIMES + TEXTS + ('bool',)
+# numeric(p,s) with p <= 18: fixed point on the device; scale from the type name
+FIXED = ('numeric(10,2)', 'numeric(18,0)', 'numeric(15,6)')
+SUPPORTED = NUMS + TIMES + TEXTS + ('bool',) + FIXED
 INT_RANGE = {'int2': (-2**15, 2**15 - 1), 'int4': (-2**31, 2**31 - 1),
              'int8': (-2**63, 2**63 - 1)}
 INT_WIDE = {'int2': 30000, 'int4': 10**6, 'int8': 10**12}
@@ -93,7 +98,8 @@ EXTREME_T = {'date': ['infinity', '-infinity', '4713-01-01 BC', '5874897-12-31',
 TEXT_POOL = ['a', 'b', 'c', 'ab', 'abc', 'A', 'B', '', ' ', 'a ', 'zz', 'é', 'x_y', "o'k"]
 PREFIX = {'int2': 'i2', 'int4': 'i4', 'int8': 'i8', 'float4': 'f4', 'float8': 'f8',
           'bool': 'b', 'date': 'd', 'timestamp': 'ts', 'timestamptz': 'tz', 'text': 't',
-          'varchar': 'vc', 'numeric': 'n', 'interval': 'iv'}
+          'varchar': 'vc', 'numeric': 'n', 'interval': 'iv',
+          'numeric(10,2)': 'nf2', 'numeric(18,0)': 'nf0', 'numeric(15,6)': 'nf6'}
 CMP = ['=', '<>', '<', '<=', '>', '>=']
 ENABLE_GUCS = ['gpudb.enable_gpuscan', 'gpudb.enable_gpuagg', 'gpudb.enable_gpusort']
 COST_GUCS = ['gpudb.gpu_setup_cost', 'gpudb.gpu_tuple_cost', 'gpudb.gpu_transfer_cost']
@@ -110,6 +116,8 @@ class Col:
     def family(self):
         if self.ty in NUMS or self.ty == 'numeric':
             return 'num'
+        if self.ty in FIXED:
+            return 'fix'
         return 'time' if self.ty in TIMES else 'text' if self.ty in TEXTS else self.ty
 
 class Table:
@@ -160,12 +168,34 @@ def rand_value(rng, c):
         if mode == 'small':
             return rng.choice(c.domain)
         return ''.join(rng.choice('abcxyz') for _ in range(rng.randint(0, 8)))
+    if ty in FIXED:
+        p, sc = fixed_ps(ty)
+        if rng.random() < 0.05:
+            return 'NaN'
+        if mode == 'extreme' and rng.random() < 0.3:
+            v = rng.choice([10**p - 1, -(10**p - 1), 0, 1, -1])
+        elif mode == 'small':       # a few multiples of 1/4
+            v = rng.randint(-20, 20) * (10**sc // 4 if sc else 1)
+        else:
+            v = rng.randint(-(10**p - 1), 10**p - 1)
+        return fixed_text(v, sc)
     if ty == 'numeric':
         return rng.choice(['NaN', '0', '-0.5']) if rng.random() < 0.05 else \
             '%d.%04d' % (rng.randint(-10**6, 10**6), rng.randint(0, 9999))
     if ty == 'interval':
         return '%d days %d hours' % (rng.randint(-50, 50), rng.randint(0, 23))
     raise ValueError(ty)
+
+def fixed_ps(ty):
+    """(precision, scale) of a FIXED type name."""
+    p, sc = re.fullmatch(r'numeric\((\d+),(\d+)\)', ty).groups()
+    return int(p), int(sc)
+
+def fixed_text(v, sc):
+    """The integer v / 10^sc written with sc digits after the point."""
+    a = str(abs(v)).rjust(sc + 1, '0')
+    t = a[:len(a) - sc] + ('.' + a[len(a) - sc:] if sc else '')
+    return ('-' if v < 0 else '') + t
 
 def sql_str(v):
     return "'" + v.replace("'", "''") + "'"
@@ -251,6 +281,18 @@ def const(rng, c):
         return sql_str(v) + '::varchar'
     if ty == 'interval':
         return 'INTERVAL ' + sql_str(v)
+    if ty in FIXED:
+        # numeric literals of other scales (exact or not), integers, edges
+        r = rng.random()
+        if r < 0.08:
+            return rng.choice(["'NaN'", "'Infinity'", "'-Infinity'", '1e30', '(-1e30)'])
+        if v != 'NaN' and r < 0.3:
+            v = v + rng.choice(['0', '5', '01', '99'] if '.' in v else ['.5', '.001', '.0'])
+        elif v != 'NaN' and r < 0.4:
+            v = v.split('.')[0]
+        if v == 'NaN':
+            return "'NaN'::numeric"
+        return '(%s)' % v if v[0] == '-' else v
     return sql_str(v)
 
 def pick_col(rng, t, pred=lambda c: True):
@@ -392,7 +434,7 @@ def agg_expr(rng, t):
     fns = ['count']
     if c.ty != 'bool':
         fns += ['min', 'max']
-    if c.ty in NUMS and c.sum_safe:
+    if (c.ty in NUMS or c.ty in FIXED) and c.sum_safe:
         fns += ['sum', 'avg', 'sum', 'avg', VARIANCE, VARIANCE]
     fn = rng.choice(fns)
     if fn is VARIANCE:
