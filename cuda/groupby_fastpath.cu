@@ -35,7 +35,8 @@
  *		  value's digit is value - min, NULL's is the range, i.e. after
  *		  every value, as the sort orders them), so ascending slots are the
  *		  sort path's group order.  Per slot: a row count and one GdbAcc per
- *		  aggregate, updated with atomics (see gdb_acc_atomic_add), in a
+ *		  aggregate (aggregates of the same kind over the same column, as
+ *		  sum(v) and avg(v), share the first one's), updated with atomics (see gdb_acc_atomic_add), in a
  *		  per-block shared-memory table merged into the global one at the
  *		  block's end when the table fits, else in the global table.  The
  *		  tables are structures of arrays (GdbAccRef), so that a warp's
@@ -104,6 +105,10 @@ struct GdbFastAgg
 	int			kind;
 	const int64_t *col;			/* NULL for COUNT_STAR */
 	const uint8_t *nulls;		/* NULL: no NULL flags */
+	uint32_t	same;			/* the first aggregate of the same kind over
+								 * the same column (this one's index when
+								 * none): the slot path accumulates only
+								 * that one (sum(v) and avg(v) share) */
 };
 
 /* The aggregates of a request, plus one COUNT_STAR for the row count. */
@@ -571,8 +576,17 @@ gdb_fast_aggs(const GdbRun *r, GdbFastAggs *fa)
 			fa->a[a].col = (const int64_t *) (r->d_in + in->cols[sp->input_col].values_off);
 			fa->a[a].nulls = GDB_NULL_PTR(r->d_in, in, sp->input_col);
 		}
+		fa->a[a].same = a;
+		for (uint32_t b = 0; b < a; b++)
+			if (fa->a[b].kind == fa->a[a].kind && fa->a[b].col == fa->a[a].col &&
+				fa->a[b].nulls == fa->a[a].nulls)
+			{
+				fa->a[a].same = b;
+				break;
+			}
 	}
 	fa->a[req->naggs].kind = GDB_AGG_COUNT_STAR;
+	fa->a[req->naggs].same = req->naggs;
 	fa->n = req->naggs + 1;
 }
 
@@ -894,7 +908,7 @@ gdb_slot_agg_kernel(GdbSlotKeys keys, GdbFastAggs aggs, uint32_t naggs,
 			int64_t		v[GDB_FAST_UNROLL];
 			uint8_t		isnull[GDB_FAST_UNROLL];
 
-			if (ag.kind == GDB_AGG_COUNT_STAR)
+			if (ag.kind == GDB_AGG_COUNT_STAR || ag.same != a)
 				continue;
 #pragma unroll
 			for (int u = 0; u < GDB_FAST_UNROLL; u++)
@@ -921,7 +935,8 @@ gdb_slot_agg_kernel(GdbSlotKeys keys, GdbFastAggs aggs, uint32_t naggs,
 				continue;
 			atomicAdd(&rowcount[i], cnt[i]);
 			for (uint32_t a = 0; a < naggs; a++)
-				gdb_acc_atomic_merge(aggs.a[a].kind, gdb_slot_ref(table, a, nslots, i),
+				if (aggs.a[a].same == a)
+					gdb_acc_atomic_merge(aggs.a[a].kind, gdb_slot_ref(table, a, nslots, i),
 									 gdb_slot_load(gdb_slot_ref(tab, a, nslots, i)));
 		}
 	}
@@ -962,7 +977,7 @@ gdb_slot_output_kernel(GdbSlotKeys keys, GdbFastAggs aggs, uint32_t naggs,
 		for (uint32_t a = 0; a < naggs; a++)
 		{
 			int			kind = aggs.a[a].kind;
-			GdbAcc		acc = gdb_slot_load(gdb_slot_ref(table, a, nslots, slot));
+			GdbAcc		acc = gdb_slot_load(gdb_slot_ref(table, aggs.a[a].same, nslots, slot));
 
 			if (kind == GDB_AGG_COUNT_STAR)
 				acc.count = rowcount[slot];

@@ -271,6 +271,9 @@ SELECT nm_source('SELECT g, sum(a), avg(c) FROM nm GROUP BY g')
        = CASE WHEN :'preloaded'::bool THEN 'cache' ELSE 'heap' END AS expected_source;
 SELECT * FROM nm_diff('SELECT g, count(a), sum(a), avg(a), min(a), max(a), sum(b), avg(c) FROM nm GROUP BY g');
 SELECT * FROM nm_diff('SELECT id, a, c FROM nm WHERE a = 77.77 OR a = -0.01 OR id > 9000');
+-- the histogram aggregates over numeric(p,s): values at the column's scale, NaN last
+SELECT * FROM nm_diff('SELECT g, count(DISTINCT a), mode() WITHIN GROUP (ORDER BY a), percentile_disc(0.3) WITHIN GROUP (ORDER BY c), count(DISTINCT b) FROM nm GROUP BY g');
+SELECT * FROM nm_diff('SELECT count(DISTINCT d), percentile_disc(0.9) WITHIN GROUP (ORDER BY a) FROM nm');
 -- a type change that needs no rewrite: the cached copy stops answering
 ALTER TABLE nm ALTER COLUMN a TYPE numeric(30,2);
 INSERT INTO nm VALUES (9103, 1, 1e20, 5, 1.25, 1.25, NULL, NULL);

@@ -147,7 +147,8 @@ gdb_query_add_ordered_set(GdbQuery *q, GdbAggFunc fn, AttrNumber attnum,
 						  const char *label)
 {
 	Form_pg_attribute att = TupleDescAttr(RelationGetDescr(q->rel), attnum - 1);
-	GdbTypeClass cls = gdb_type_class(att->atttypid);
+	GdbTypeClass cls = gdb_type_supported(att->atttypid, att->atttypmod) ?
+		gdb_type_class(att->atttypid) : GDB_TYPE_UNSUPPORTED;
 	GdbAggregate *agg = &q->aggs[q->naggs];
 	GdbAggSpec *spec = &q->req->aggs[q->naggs];
 
@@ -693,7 +694,7 @@ gdb_ordered_set_aggref_ok(Aggref *aggref, Index relid, int *fn, Var **arg,
 		return false;
 	}
 	cls = gdb_type_class(var->vartype);
-	if (cls == GDB_TYPE_UNSUPPORTED ||
+	if (!gdb_type_supported(var->vartype, var->vartypmod) ||
 		(*fn == GDB_FN_PERCENTILE_CONT && cls != GDB_TYPE_INT && cls != GDB_TYPE_FLOAT))
 	{
 		*why = psprintf("%s over type %s does not run on the device",

@@ -1208,6 +1208,8 @@ static const GdbAggSpec fast_aggs[] = {
 	{GDB_AGG_MAX_INT, F_VI}, {GDB_AGG_SUM_FLOAT, F_VF}, {GDB_AGG_MIN_FLOAT, F_VF},
 	{GDB_AGG_MAX_FLOAT, F_VF}, {GDB_AGG_MIN_INT, F_K1}, {GDB_AGG_MAX_INT, F_KB},
 	{GDB_AGG_COUNT, F_K1}, {GDB_AGG_COUNT_STAR, -1},
+	/* repeats (as sum(v) and avg(v) make): the slot path shares their state */
+	{GDB_AGG_SUM_FLOAT, F_VF}, {GDB_AGG_MIN_INT, F_VI}, {GDB_AGG_COUNT, F_VF},
 };
 
 /* Key sets, with the path expected with fast paths on and no filter. */
