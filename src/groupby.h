@@ -72,6 +72,8 @@ typedef struct GdbRunInfo
 	bool		from_cache;
 	int			cache_state;	/* GDB_CACHE_*: why the cache (not) */
 	int			nbatches;		/* heap batches read */
+	int			workers_planned;	/* parallel workers asked for (heap) */
+	int			workers_launched;	/* of those, started */
 	GdbStats	stats;
 	double		total_ms;		/* wall time of the run */
 	char		path[300];		/* "gpu:<device>" or "cpu:<why>" */

@@ -212,6 +212,24 @@ gdb_heap_reader_begin(Relation rel, GdbColumnSet *cs, uint64 capacity)
 	return reader;
 }
 
+/* see gpudb.h */
+GdbHeapReader *
+gdb_heap_reader_begin_parallel(Relation rel, GdbColumnSet *cs,
+							   struct ParallelTableScanDescData *pscan)
+{
+	GdbHeapReader *reader = palloc0(sizeof(GdbHeapReader));
+	int			i;
+
+	reader->rel = rel;
+	reader->cs = cs;
+	for (i = 0; i < cs->ncols; i++)
+		reader->max_attnum = Max(reader->max_attnum, cs->attnums[i]);
+	/* the snapshot is the one serialised into pscan by the leader */
+	reader->scan = table_beginscan_parallel(rel, pscan);
+	reader->slot = table_slot_create(rel, NULL);
+	return reader;
+}
+
 /* Store one attribute value of the current tuple into row r of column c. */
 static void
 store_value(GdbColumnSet *cs, GdbBatch *batch, int c, uint64 r,
