@@ -217,6 +217,35 @@ ROLLBACK TO SAVEPOINT a;
 SELECT count(*), sum(v) FROM pf WHERE v BETWEEN 100 AND 700;
 COMMIT;
 
+-- serializable and repeatable read transactions
+BEGIN ISOLATION LEVEL SERIALIZABLE;
+SELECT * FROM pf_diff('SELECT g, count(*), sum(v), avg(v) FROM pf GROUP BY g');
+COMMIT;
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+SELECT * FROM pf_diff('SELECT s, count(*), sum(v) FROM pf WHERE s <> ''k3'' GROUP BY s');
+COMMIT;
+
+-- no column read (count(*) alone), and the SQL function over the heap
+SELECT * FROM pf_explain('SELECT count(*) FROM pf');
+SELECT * FROM pf_diff('SELECT count(*) FROM pf');
+SELECT * FROM gpu_groupby('pf', 's', 'count(*), sum(v)', 'v > 10')
+  AS r(s text, n int8, sv int8) ORDER BY s;
+SELECT s, count(*), sum(v) FROM pf WHERE v > 10 GROUP BY s ORDER BY s;
+
+-- a temporary table's pages are in this backend's local buffers: no workers
+CREATE TEMP TABLE pf_tmp AS SELECT * FROM pf;
+ANALYZE pf_tmp;
+SELECT * FROM pf_explain('SELECT g, count(*), sum(v) FROM pf_tmp GROUP BY g');
+SELECT * FROM pf_diff('SELECT g, count(*), sum(v) FROM pf_tmp GROUP BY g');
+DROP TABLE pf_tmp;
+
+-- every row deleted (the heap keeps its blocks): no key, one row
+DELETE FROM pf;
+SELECT * FROM pf_explain('SELECT count(*), sum(v) FROM pf WHERE v BETWEEN 100 AND 700');
+SELECT * FROM pf_diff('SELECT count(*), sum(v) FROM pf WHERE v BETWEEN 100 AND 700');
+SELECT * FROM pf_diff('SELECT g, count(*), sum(v) FROM pf GROUP BY g');
+SELECT * FROM pf_diff('SELECT id, v FROM pf WHERE v > 900 ORDER BY v DESC, id LIMIT 20', true);
+
 DROP FUNCTION pf_explain(text);
 DROP FUNCTION pf_diff(text, bool);
 DROP FUNCTION pf_rows(text, bool);
