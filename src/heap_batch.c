@@ -8,7 +8,9 @@
  * answer is the one a plain SELECT in the same statement would see) and
  * deforms each visible tuple into the batch's column arrays, widening every
  * value to int64 or float64 (gpudb_device.h) and replacing text by
- * dictionary codes (dictionary.c).
+ * dictionary codes (dictionary.c).  A reader may also take its share of a
+ * parallel block scan (parallel_feed.c: the leader and its workers each
+ * read batches from the same scan).
  *
  *-------------------------------------------------------------------------
  */

@@ -512,6 +512,13 @@ accumulate(GdbQuery *q, GdbExecutor *ex, List *acc, GdbBatch *part,
  * combines of the partial results likewise, except the last, which
  * carries them (or, when the last batch's result was the only one, an
  * ordered combine over it alone).
+ *
+ * A heap that gdb_parallel_feed_workers finds large enough is read by
+ * parallel workers and this backend together instead (parallel_feed.c);
+ * their partial results then meet here: a GROUP BY's in one final combine
+ * (the ordered one for an ordered group-by), a SORT's in the re-sort.
+ * *workers_planned and *workers_launched say how many workers were asked
+ * for and started (0 and unchanged for the single-backend read).
  */
 static List *
 run_heap(GdbQuery *q, GdbExecutor *ex, int *nbatches, int *workers_planned,
