@@ -16,7 +16,9 @@
  * Rescan replays the rows already computed (the nodes take no parameters).
  * Backward scan is not supported (the planner materialises for scrollable
  * cursors); the nodes are not parallel-safe (one GPU server request per
- * query).
+ * query), but over a large uncached heap they start parallel workers of
+ * their own to read it (parallel_feed.c; "Workers Launched" in EXPLAIN
+ * ANALYZE).
  *
  *-------------------------------------------------------------------------
  */
@@ -398,6 +400,9 @@ gdb_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyText("Cache", !gpudb_use_cache ? "off (gpudb.use_cache)" :
 							cache_state_name(s->info.cache_state), es);
 	ExplainPropertyInteger("Batches", NULL, s->info.nbatches, es);
+	if (s->info.workers_planned > 0)
+		ExplainPropertyInteger("Workers Launched", NULL,
+							   s->info.workers_launched, es);
 	ExplainPropertyInteger("Fallbacks", NULL, s->fallbacks, es);
 	ExplainPropertyInteger("Rows In", NULL, (int64) s->info.stats.rows_in, es);
 	ExplainPropertyInteger("Rows Selected", NULL,

@@ -29,7 +29,9 @@
  *						  + pages * seq_page_cost + rows_in * cpu_tuple_cost
  *						  + rows_in * ncols * 9 bytes * gpudb.gpu_transfer_cost
  * (gpu_transfer_cost covers the backend's deforming of the heap into
- * column batches as well as the copy to the device)
+ * column batches as well as the copy to the device; the per-row part is
+ * divided by the processes that read a heap of at least
+ * gpudb.min_parallel_table_size, the backend and its parallel workers)
  *	 total	 = startup + rows_out * cpu_tuple_cost (+ CPU quals per row)
  * where work is 1 for a selection, 1 + aggregates/4 + keys for a group-by
  * and 2 per sort key for a sort.  The node produces every row before the
@@ -71,6 +73,7 @@
 
 #include "custom_scan.h"
 #include "gpudb_defaults.h"
+#include "parallel_feed.h"
 #include "server_client.h"
 
 static set_rel_pathlist_hook_type prev_set_rel_pathlist_hook = NULL;
@@ -458,10 +461,14 @@ device_cost(RelOptInfo *baserel, int ncols, bool cached, double work)
 	{
 		double		spc_seq_page_cost;
 
+		/* parallel workers share the deforming of a large heap */
+		double		participants = gdb_parallel_feed_participants(baserel->pages);
+
 		get_tablespace_page_costs(baserel->reltablespace, NULL, &spc_seq_page_cost);
 		cost += GPUDB_UNCACHED_SETUP_FACTOR * gpudb_gpu_setup_cost +
-			spc_seq_page_cost * baserel->pages + tuples * cpu_tuple_cost +
-			tuples * ncols * 9.0 * gpudb_gpu_transfer_cost;
+			spc_seq_page_cost * baserel->pages +
+			(tuples * cpu_tuple_cost +
+			 tuples * ncols * 9.0 * gpudb_gpu_transfer_cost) / participants;
 	}
 	return cost;
 }

@@ -40,6 +40,8 @@ double		gpudb_gpu_tuple_cost = GPUDB_DEFAULT_GPU_TUPLE_COST;
 double		gpudb_gpu_transfer_cost = GPUDB_DEFAULT_GPU_TRANSFER_COST;
 bool		gpudb_explain_hardware = GPUDB_DEFAULT_EXPLAIN_HARDWARE;
 bool		gpudb_debug_unsupported = GPUDB_DEFAULT_DEBUG_UNSUPPORTED;
+int			gpudb_parallel_workers = GPUDB_DEFAULT_PARALLEL_WORKERS;
+int			gpudb_min_parallel_table_size = GPUDB_DEFAULT_MIN_PARALLEL_TABLE_SIZE;
 bool		gpudb_preloaded = false;
 
 static const struct config_enum_entry device_mode_options[] = {
@@ -183,6 +185,27 @@ _PG_init(void)
 							 NULL, &gpudb_debug_unsupported,
 							 GPUDB_DEFAULT_DEBUG_UNSUPPORTED, PGC_USERSET, 0,
 							 NULL, NULL, NULL);
+	DefineCustomIntVariable("gpudb.parallel_workers",
+							"Parallel workers that read an uncached relation's heap into batches.",
+							"0 reads the heap in the backend alone; capped by "
+							"max_parallel_workers and max_worker_processes.",
+							&gpudb_parallel_workers,
+							GPUDB_DEFAULT_PARALLEL_WORKERS,
+							0,
+							GPUDB_MAX_PARALLEL_WORKERS,
+							PGC_USERSET,
+							0,
+							NULL, NULL, NULL);
+	DefineCustomIntVariable("gpudb.min_parallel_table_size",
+							"Heap size from which parallel workers read an uncached relation.",
+							NULL,
+							&gpudb_min_parallel_table_size,
+							GPUDB_DEFAULT_MIN_PARALLEL_TABLE_SIZE,
+							0,
+							INT_MAX / 3,
+							PGC_USERSET,
+							GUC_UNIT_BLOCKS,
+							NULL, NULL, NULL);
 
 	MarkGUCPrefixReserved("gpudb");
 	gdb_custom_scan_init();

@@ -45,6 +45,8 @@ extern double gpudb_gpu_tuple_cost;
 extern double gpudb_gpu_transfer_cost;
 extern bool gpudb_explain_hardware;
 extern bool gpudb_debug_unsupported;
+extern int	gpudb_parallel_workers;
+extern int	gpudb_min_parallel_table_size;
 
 /* custom_scan_path.c: register the planner hooks and the node methods */
 extern void gdb_custom_scan_init(void);
@@ -208,6 +210,19 @@ typedef struct GdbHeapReader GdbHeapReader;
  */
 extern GdbHeapReader *gdb_heap_reader_begin(Relation rel, GdbColumnSet *cs,
 											uint64 capacity);
+
+/*
+ * gdb_heap_reader_begin_parallel: the same over this process's share of a
+ * parallel block scan (pscan, set up by table_parallelscan_initialize in
+ * the leader under its active snapshot; every participant attaches to the
+ * same one and takes the next blocks as it goes).  The rows come in no
+ * particular order across participants: never for a cache load, which
+ * needs ascending heap addresses.
+ */
+struct ParallelTableScanDescData;
+extern GdbHeapReader *gdb_heap_reader_begin_parallel(Relation rel,
+													 GdbColumnSet *cs,
+													 struct ParallelTableScanDescData *pscan);
 
 /*
  * gdb_heap_reader_next: fill batch (laid out for cs with capacity rows) with

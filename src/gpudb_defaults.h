@@ -68,6 +68,22 @@
  */
 #define GPUDB_CPU_PATH_FACTOR			1000.0
 
+/*
+ * gpudb.parallel_workers: PostgreSQL parallel workers that read an uncached
+ * relation's heap into batches alongside the backend (parallel_feed.c);
+ * 0 reads it in the backend alone.  Capped at run time by
+ * max_parallel_workers and max_worker_processes.
+ */
+#define GPUDB_DEFAULT_PARALLEL_WORKERS	8
+#define GPUDB_MAX_PARALLEL_WORKERS		1024
+
+/*
+ * gpudb.min_parallel_table_size: the heap size, in blocks (8MB), from which
+ * the parallel workers are used; smaller relations are read by the backend
+ * alone (starting workers costs more than they save).
+ */
+#define GPUDB_DEFAULT_MIN_PARALLEL_TABLE_SIZE	1024
+
 /* gpudb.explain_hardware: EXPLAIN shows the device name and timings */
 #define GPUDB_DEFAULT_EXPLAIN_HARDWARE	true
 

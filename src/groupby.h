@@ -91,6 +91,8 @@ typedef struct GdbRunInfo
 	bool		from_cache;
 	int			cache_state;	/* GDB_CACHE_*: why the cache (not) */
 	int			nbatches;		/* heap batches read */
+	int			workers_planned;	/* parallel workers asked for (heap) */
+	int			workers_launched;	/* of those, started */
 	GdbStats	stats;
 	double		total_ms;		/* wall time of the run */
 	char		path[300];		/* "gpu:<device>" or "cpu:<why>" */
@@ -159,7 +161,8 @@ extern void gdb_query_prepare(GdbQuery *q);
 /*
  * gdb_query_run: run q from the cache when it holds every column q reads
  * and is valid for the active snapshot, else over the heap in
- * gpudb.batch_rows batches; fills info and what gpu_last_execution()
+ * gpudb.batch_rows batches (read by parallel workers too when the heap
+ * reaches gpudb.min_parallel_table_size: parallel_feed.h); fills info and what gpu_last_execution()
  * reports.  Result batches are palloc'd in the current memory context.
  * Raises the SQL errors of the filter, 55000 (no GPU with gpudb.device =
  * gpu), 08006 (GPU server lost), 53200 (out of memory).

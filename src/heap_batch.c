@@ -9,7 +9,9 @@
  * deforms each visible tuple into the batch's column arrays, widening every
  * value to int64 or float64 (gpudb_device.h), replacing text by
  * dictionary codes (dictionary.c) and numeric(p,s) by its fixed-point
- * integer (numeric_fixed.c).
+ * integer (numeric_fixed.c).  A reader may also take its share of a
+ * parallel block scan (parallel_feed.c: the leader and its workers each
+ * read batches from the same scan).
  *
  *-------------------------------------------------------------------------
  */
@@ -229,6 +231,24 @@ gdb_heap_reader_begin(Relation rel, GdbColumnSet *cs, uint64 capacity)
 										 true, false);
 	reader->slot = table_slot_create(rel, NULL);
 	(void) capacity;
+	return reader;
+}
+
+/* see gpudb.h */
+GdbHeapReader *
+gdb_heap_reader_begin_parallel(Relation rel, GdbColumnSet *cs,
+							   struct ParallelTableScanDescData *pscan)
+{
+	GdbHeapReader *reader = palloc0(sizeof(GdbHeapReader));
+	int			i;
+
+	reader->rel = rel;
+	reader->cs = cs;
+	for (i = 0; i < cs->ncols; i++)
+		reader->max_attnum = Max(reader->max_attnum, cs->attnums[i]);
+	/* the snapshot is the one serialised into pscan by the leader */
+	reader->scan = table_beginscan_parallel(rel, pscan);
+	reader->slot = table_slot_create(rel, NULL);
 	return reader;
 }
 

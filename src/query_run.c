@@ -8,7 +8,8 @@
  *
  * Flow: the cache first (cache.c: the GPU server runs the request over the
  * resident columns when they are valid for the query's snapshot); else read
- * the heap in batches (heap_batch.c), run each batch on the chosen path
+ * the heap in batches (heap_batch.c; a large heap with parallel workers,
+ * parallel_feed.c), run each batch on the chosen path
  * (device.c) while the next one is read, and combine the partial results:
  * GROUP BY runs the same request in combine mode over the concatenated
  * partial states; SORT sorts the concatenated partial results again (each
@@ -45,6 +46,7 @@
 #include "utils/syscache.h"
 
 #include "groupby.h"
+#include "parallel_feed.h"
 #include "server_client.h"
 
 /* see groupby.h */
@@ -548,9 +550,17 @@ accumulate(GdbQuery *q, GdbExecutor *ex, List *acc, GdbBatch *part,
  * combines of the partial results likewise, except the last, which
  * carries them (or, when the last batch's result was the only one, an
  * ordered combine over it alone).
+ *
+ * A heap that gdb_parallel_feed_workers finds large enough is read by
+ * parallel workers and this backend together instead (parallel_feed.c);
+ * their partial results then meet here: a GROUP BY's in one final combine
+ * (the ordered one for an ordered group-by), a SORT's in the re-sort.
+ * *workers_planned and *workers_launched say how many workers were asked
+ * for and started (0 and unchanged for the single-backend read).
  */
 static List *
-run_heap(GdbQuery *q, GdbExecutor *ex, int *nbatches)
+run_heap(GdbQuery *q, GdbExecutor *ex, int *nbatches, int *workers_planned,
+		 int *workers_launched)
 {
 	GdbRequest *combine = q->req->oper == GDB_OPER_GROUPBY ?
 		make_combine_request(q->req, false) : NULL;
@@ -567,6 +577,23 @@ run_heap(GdbQuery *q, GdbExecutor *ex, int *nbatches)
 	bool		in_flight = false;
 	int			cur = 0;
 	int			i;
+
+	/*
+	 * A large heap: parallel workers read it with this backend
+	 * (parallel_feed.c), and their partial results come back together; a
+	 * GROUP BY's as one batch of states for one (final) combine.
+	 */
+	*workers_planned = gdb_parallel_feed_workers(q->rel, nblocks);
+	if (*workers_planned > 0)
+	{
+		acc = gdb_parallel_feed(q, ex, batch_req, combine, nblocks,
+								*workers_planned, nbatches, workers_launched);
+		if (q->req->oper == GDB_OPER_GROUPBY)
+			acc = list_make1(gdb_executor_groupby(ex, ordered ? final_combine : combine,
+												  linitial(acc)));
+		ordered_done = true;
+		goto combined;
+	}
 
 	/* a heap page holds at most MaxHeapTuplesPerPage rows */
 	capacity = Min((uint64) gpudb_batch_rows,
@@ -614,6 +641,8 @@ run_heap(GdbQuery *q, GdbExecutor *ex, int *nbatches)
 		}
 	}
 	gdb_heap_reader_end(reader);
+
+combined:
 
 	/*
 	 * an ordered group-by whose last combine was not ordered yet; its input
@@ -766,7 +795,8 @@ gdb_query_run_source(GdbQuery *q, GdbRunInfo *info, GdbRunSource source)
 	{
 		bind_text_constants(q);
 		ex = gdb_executor_begin();
-		info->batches = run_heap(q, ex, &info->nbatches);
+		info->batches = run_heap(q, ex, &info->nbatches, &info->workers_planned,
+								 &info->workers_launched);
 		info->stats = ex->stats;
 		snprintf(info->path, sizeof(info->path), "%s:%s",
 				 ex->use_gpu ? "gpu" : "cpu", ex->device_name);

@@ -17,15 +17,16 @@ BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS gpudb;
 
-SELECT plan(54);
+SELECT plan(60);
 
 SELECT set_eq($$SELECT name::text FROM pg_settings WHERE name LIKE 'gpudb.%'$$,
               ARRAY['gpudb.enabled', 'gpudb.device', 'gpudb.batch_rows',
                     'gpudb.use_cache', 'gpudb.cache_size', 'gpudb.device_memory_limit',
                     'gpudb.enable_gpuscan', 'gpudb.enable_gpuagg', 'gpudb.enable_gpusort',
                     'gpudb.gpu_setup_cost', 'gpudb.gpu_tuple_cost', 'gpudb.gpu_transfer_cost',
-                    'gpudb.explain_hardware', 'gpudb.debug_unsupported'],
-              'the GUCs are exactly the fourteen documented ones');
+                    'gpudb.explain_hardware', 'gpudb.debug_unsupported',
+                    'gpudb.parallel_workers', 'gpudb.min_parallel_table_size'],
+              'the GUCs are exactly the sixteen documented ones');
 
 -- the planner's GUCs: user-settable, defaults from gpudb_defaults.h
 SELECT is((SELECT string_agg(name || '=' || boot_val || ':' || vartype || ':' || context, ' ' ORDER BY name)
@@ -88,7 +89,19 @@ SELECT ok((SELECT enumvals IS NULL FROM pg_settings WHERE name = 'gpudb.batch_ro
 
 -- every GUC has a description
 SELECT is((SELECT count(*)::int FROM pg_settings WHERE name LIKE 'gpudb.%' AND coalesce(short_desc, '') <> ''),
-          14, 'every gpudb GUC has a description');
+          16, 'every gpudb GUC has a description');
+
+-- the parallel heap read: workers 0..1024 (8), threshold in blocks (8MB)
+SELECT is((SELECT vartype || ':' || boot_val || ':' || min_val || ':' || max_val || ':' || context
+             FROM pg_settings WHERE name = 'gpudb.parallel_workers'),
+          'integer:8:0:1024:user', 'gpudb.parallel_workers is an integer 0..1024, 8, user-settable');
+SELECT is((SELECT vartype || ':' || boot_val || ':' || min_val || ':' || unit || ':' || context
+             FROM pg_settings WHERE name = 'gpudb.min_parallel_table_size'),
+          'integer:1024:0:8kB:user', 'gpudb.min_parallel_table_size is 1024 blocks (8MB), user-settable');
+SELECT lives_ok($$SET LOCAL gpudb.min_parallel_table_size = '64MB'$$, 'SET gpudb.min_parallel_table_size = ''64MB''');
+SELECT is(current_setting('gpudb.min_parallel_table_size'), '64MB', 'gpudb.min_parallel_table_size reads back 64MB');
+SELECT throws_ok($$SET gpudb.parallel_workers = -1$$, '22023', NULL, 'a negative gpudb.parallel_workers is refused');
+SELECT throws_ok($$SET gpudb.parallel_workers = 1025$$, '22023', NULL, 'gpudb.parallel_workers above 1024 is refused');
 
 -- SET refuses bad values with 22023 (invalid_parameter_value) ...
 SELECT throws_ok($$SET gpudb.device = 'bogus'$$, '22023', NULL, 'SET gpudb.device = ''bogus'' fails with 22023');

@@ -1,0 +1,730 @@
+/*-------------------------------------------------------------------------
+ *
+ * parallel_feed.c
+ *	  PostgreSQL parallel workers feed the device: an uncached relation's
+ *	  heap is read into batches by the backend and its parallel workers
+ *	  together.
+ *
+ * Data path: heap blocks (one parallel block scan: every participant takes
+ * the next chunk of blocks as it goes) -> each participant's own column
+ * batches (heap_batch.c) -> the device (each participant has its own
+ * GdbExecutor: the GPU server, or the CPU path in that process) -> partial
+ * results (GROUP BY: partial states, combined in the participant as they
+ * come; SELECT and SORT: each batch's result) -> the leader, through one
+ * shm_mq per worker -> the leader's combine (query_run.c: GROUP BY one
+ * combine, ordered and cut for an ordered group-by; SORT the re-sort;
+ * SELECT the batches as they are).  Heap deforming, the bottleneck of an
+ * uncached query, is thus spread over the participants.
+ *
+ * The workers come from PostgreSQL's ParallelContext, used as parallel
+ * CREATE INDEX uses it: they run in the leader's transaction under its
+ * snapshot (they see what the query sees, the transaction's own changes
+ * included), an ERROR in a worker is raised again in the leader, and an
+ * error or cancel in the leader ends the workers and frees the shared
+ * memory (transaction abort).  The leader reads its share too, so fewer
+ * workers launched (or none) only leave it more to read.
+ *
+ * Text columns travel as dictionary codes, and each worker has its own
+ * dictionary.  It starts with the leader's strings (the filter's text
+ * constants, which the request's codes are bound to), so codes below that
+ * count mean the same everywhere; a worker renumbers the other codes its
+ * results carry densely from there and sends their strings along, and the
+ * leader interns them into the query's dictionary and rewrites the codes.
+ * So queries over text columns take this path too.
+ *
+ * The stream a worker sends: a FeedHeader message, then data_bytes bytes
+ * in messages of at most FEED_CHUNK_BYTES: its result batches, each packed
+ * to its rows (total_bytes), then its strings, each a uint32 length and the
+ * bytes.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "access/relscan.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "access/xact.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "storage/latch.h"
+#include "storage/proc.h"
+#include "storage/shm_mq.h"
+#include "storage/shm_toc.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+
+#include "parallel_feed.h"
+
+/* shm_toc keys */
+#define FEED_KEY_SHARED		UINT64CONST(0xD6B0000000000001)
+#define FEED_KEY_DICT		UINT64CONST(0xD6B0000000000002)
+#define FEED_KEY_PSCAN		UINT64CONST(0xD6B0000000000003)
+#define FEED_KEY_QUEUES		UINT64CONST(0xD6B0000000000004)
+
+/* one queue per worker; larger messages stream through it */
+#define FEED_QUEUE_SIZE		((Size) 1024 * 1024)
+#define FEED_CHUNK_BYTES	((Size) 8 * 1024 * 1024)
+
+/* What the leader hands every worker. */
+typedef struct FeedShared
+{
+	Oid			relid;
+	uint64		capacity;		/* rows per batch */
+	int			ncols;			/* the GdbColumnSet, less its dictionary */
+	AttrNumber	attnums[GDB_MAX_COLUMNS];
+	Oid			typids[GDB_MAX_COLUMNS];
+	Oid			collations[GDB_MAX_COLUMNS];
+	bool		nulls_only[GDB_MAX_COLUMNS];
+	bool		has_combine;
+	int64		ndict;			/* the leader's strings, in FEED_KEY_DICT */
+	GdbRequest	req;
+	GdbRequest	combine;
+} FeedShared;
+
+/* The first message of a worker's stream. */
+typedef struct FeedHeader
+{
+	uint64		data_bytes;		/* bytes that follow */
+	int32		nparts;			/* result batches in them */
+	int32		nbatches;		/* heap batches the worker read */
+	int64		nstrings;		/* strings after the batches */
+	GdbStats	stats;
+} FeedHeader;
+
+/* The leader's state of one worker's stream. */
+typedef struct FeedWorker
+{
+	shm_mq_handle *mqh;
+	bool		have_header;
+	bool		done;
+	FeedHeader	header;
+	char	   *data;
+	uint64		got;
+} FeedWorker;
+
+/* The leader's state of the whole run. */
+typedef struct FeedLeader
+{
+	ParallelContext *pcxt;
+	GdbQuery   *q;
+	GdbExecutor *ex;
+	const GdbRequest *req;
+	int64		nshared;		/* strings the workers' dictionaries start with */
+	int			nworkers;		/* launched */
+	FeedWorker *workers;
+	List	   *parts;			/* the workers' results, in q->cs.dict codes */
+	int			nbatches;
+} FeedLeader;
+
+/* Workers gdb_parallel_feed would ask for, by the GUCs alone. */
+static int
+feed_worker_cap(void)
+{
+	return Max(0, Min(gpudb_parallel_workers,
+					  Min(max_parallel_workers, max_worker_processes)));
+}
+
+/* see parallel_feed.h */
+int
+gdb_parallel_feed_workers(Relation rel, BlockNumber nblocks)
+{
+	int			n = feed_worker_cap();
+
+	if (n == 0 || IsInParallelMode() || !IsUnderPostmaster ||
+		RelationUsesLocalBuffers(rel) || nblocks < 2 ||
+		nblocks < (BlockNumber) gpudb_min_parallel_table_size)
+		return 0;
+	return Min(n, (int) Min(nblocks - 1, (BlockNumber) INT_MAX));
+}
+
+/* see parallel_feed.h */
+double
+gdb_parallel_feed_participants(double pages)
+{
+	int			n = feed_worker_cap();
+
+	if (n == 0 || pages < 2 || pages < gpudb_min_parallel_table_size)
+		return 1.0;
+	return 1.0 + Min((double) n, pages - 1);
+}
+
+/*
+ * All rows of parts (result batches of one request: same columns) in one
+ * batch packed to its rows: an executor batch of ex, or palloc'd when ex is
+ * NULL.  XX000 when the parts' columns differ.
+ */
+static GdbBatch *
+concat_parts(GdbExecutor *ex, List *parts)
+{
+	const GdbBatch *first = (const GdbBatch *) linitial(parts);
+	uint32		kinds[GDB_MAX_COLUMNS];
+	uint32		has_nulls[GDB_MAX_COLUMNS];
+	uint64		rows = 0;
+	uint64		at = 0;
+	GdbBatch	layout;
+	GdbBatch   *out;
+	ListCell   *lc;
+	uint32		c;
+
+	for (c = 0; c < first->ncols; c++)
+	{
+		kinds[c] = first->cols[c].kind;
+		has_nulls[c] = first->cols[c].has_nulls;
+	}
+	foreach(lc, parts)
+	{
+		const GdbBatch *b = (const GdbBatch *) lfirst(lc);
+
+		if (b->ncols != first->ncols)
+			elog(ERROR, "gpudb: partial results of different columns");
+		for (c = 0; c < b->ncols; c++)
+			if (b->cols[c].kind != kinds[c] || b->cols[c].has_nulls != has_nulls[c])
+				elog(ERROR, "gpudb: partial results of different columns");
+		rows += b->nrows;
+	}
+	gdb_batch_layout(&layout, first->ncols, kinds, has_nulls, Max(rows, 1));
+	out = ex ? gdb_executor_alloc_batch(ex, layout.total_bytes) :
+		palloc_extended(layout.total_bytes, MCXT_ALLOC_HUGE);
+	memcpy(out, &layout, sizeof(GdbBatch));
+	out->nrows = rows;
+	foreach(lc, parts)
+	{
+		const GdbBatch *b = (const GdbBatch *) lfirst(lc);
+
+		for (c = 0; c < b->ncols; c++)
+		{
+			uint64		w = gdb_kind_width(kinds[c]);
+
+			memcpy(GDB_COL_PTR(out, out, c, char) + at * w,
+				   GDB_COL_PTR(b, b, c, char), b->nrows * w);
+			if (has_nulls[c])
+				memcpy((char *) out + out->cols[c].nulls_off + at,
+					   (const char *) b + b->cols[c].nulls_off, b->nrows);
+		}
+		at += b->nrows;
+	}
+	return out;
+}
+
+/* Does result column c of req carry dictionary codes of cs? */
+static bool
+text_result_column(const GdbRequest *req, const GdbColumnSet *cs, uint32 c)
+{
+	int32		src = gdb_request_result_source(req, c);
+
+	return src >= 0 && src < cs->ncols && !cs->nulls_only[src] &&
+		gdb_type_class(cs->typids[src]) == GDB_TYPE_TEXT;
+}
+
+static bool poll_workers_any(FeedLeader *fl);
+
+/*
+ * Fold part, a result of req, into a participant's results acc: a GROUP
+ * BY's are combined into one batch by combine; others are kept in order.
+ */
+static List *
+fold_part(GdbExecutor *ex, const GdbRequest *req, const GdbRequest *combine,
+		  List *acc, GdbBatch *part)
+{
+	if (req->oper != GDB_OPER_GROUPBY || acc == NIL)
+		return lappend(acc, part);
+	return list_make1(gdb_executor_groupby(ex, combine,
+										   concat_parts(ex, lappend(acc, part))));
+}
+
+/*
+ * One participant's share: read batches from reader, run req over each on
+ * ex (the next batch is read while the device works on the last), and
+ * return the partial results (a GROUP BY's combined with combine as they
+ * come, so one batch).  With run_once, req runs even over no rows.  fl
+ * (the leader only) has its workers' queues drained between batches.
+ */
+static List *
+feed_share(GdbExecutor *ex, GdbHeapReader *reader, const GdbColumnSet *cs,
+		   const GdbRequest *req, const GdbRequest *combine, uint64 capacity,
+		   bool run_once, FeedLeader *fl, int *nbatches)
+{
+	GdbBatch	layout;
+	GdbBatch   *input[2];
+	List	   *acc = NIL;
+	bool		in_flight = false;
+	int			cur = 0;
+	int			mine = 0;
+	int			i;
+
+	gdb_columnset_layout(cs, &layout, capacity, false);
+	for (i = 0; i < 2; i++)
+	{
+		input[i] = gdb_executor_alloc_batch(ex, layout.total_bytes);
+		memcpy(input[i], &layout, sizeof(GdbBatch));
+	}
+	for (;;)
+	{
+		uint64		n = gdb_heap_reader_next(reader, input[cur], NULL);
+
+		if (in_flight)
+		{
+			/* n == 0: the batch in flight was the last one */
+			in_flight = false;
+			acc = fold_part(ex, req, combine, acc, gdb_executor_groupby_finish(ex));
+		}
+		if (n == 0 && (mine > 0 || !run_once))
+			break;
+		gdb_executor_groupby_start(ex, req, input[cur]);
+		in_flight = true;
+		mine++;
+		cur = 1 - cur;
+		if (fl)
+			(void) poll_workers_any(fl);
+		CHECK_FOR_INTERRUPTS();
+		if (n < capacity)
+		{
+			/* the scan is over: this was the last batch */
+			in_flight = false;
+			acc = fold_part(ex, req, combine, acc, gdb_executor_groupby_finish(ex));
+			break;
+		}
+	}
+	*nbatches += mine;
+	return acc;
+}
+
+/* ---- worker side ---- */
+
+/* Send len bytes at data in messages of at most FEED_CHUNK_BYTES. */
+static void
+send_bytes(shm_mq_handle *mqh, const char *data, uint64 len)
+{
+	while (len > 0)
+	{
+		Size		n = (Size) Min(len, (uint64) FEED_CHUNK_BYTES);
+
+		if (shm_mq_send(mqh, n, data, false, true) != SHM_MQ_SUCCESS)
+			ereport(ERROR,
+					(errcode(ERRCODE_ADMIN_SHUTDOWN),
+					 errmsg("gpudb: the leader of the parallel heap read is gone")));
+		data += n;
+		len -= n;
+	}
+}
+
+/*
+ * Send the worker's partial results: each packed to its rows, text codes
+ * past the nshared strings renumbered densely from nshared in order of
+ * first use, those strings after the batches.
+ */
+static void
+send_results(shm_mq_handle *mqh, List *parts, const GdbColumnSet *cs,
+			 const GdbRequest *req, int64 nshared, const GdbStats *stats,
+			 int nbatches)
+{
+	int64		ndict = cs->dict ? gdb_dict_size(cs->dict) : 0;
+	int64	   *map = NULL;
+	char	   *strings = NULL;
+	uint64		slen = 0;
+	uint64		scap = 0;
+	FeedHeader	h;
+	List	   *packed = NIL;
+	ListCell   *lc;
+
+	memset(&h, 0, sizeof(h));
+	foreach(lc, parts)
+	{
+		GdbBatch   *b = concat_parts(NULL, list_make1(lfirst(lc)));
+		uint32		c;
+
+		for (c = 0; c < b->ncols; c++)
+		{
+			int64	   *vals = GDB_COL_PTR(b, b, c, int64);
+			const uint8_t *nulls = GDB_NULL_PTR(b, b, c);
+			uint64		row;
+
+			if (!text_result_column(req, cs, c))
+				continue;
+			if (map == NULL)
+			{
+				map = palloc_extended(sizeof(int64) * Max(ndict, 1), MCXT_ALLOC_HUGE);
+				memset(map, 0xFF, sizeof(int64) * Max(ndict, 1));	/* -1 */
+			}
+			for (row = 0; row < b->nrows; row++)
+			{
+				int64		code = vals[row];
+
+				if ((nulls && nulls[row]) || code < nshared)
+					continue;
+				if (code >= ndict)
+					elog(ERROR, "gpudb: dictionary code " INT64_FORMAT " out of range", code);
+				if (map[code] < 0)
+				{
+					text	   *t = (text *) DatumGetPointer(gdb_dict_datum(cs->dict, code));
+					uint32		l = VARSIZE_ANY_EXHDR(t);
+
+					while (slen + sizeof(uint32) + l > scap)
+					{
+						scap = Max(scap * 2, (uint64) 65536);
+						strings = strings ? repalloc_huge(strings, scap) :
+							palloc_extended(scap, MCXT_ALLOC_HUGE);
+					}
+					memcpy(strings + slen, &l, sizeof(uint32));
+					memcpy(strings + slen + sizeof(uint32), VARDATA_ANY(t), l);
+					slen += sizeof(uint32) + l;
+					map[code] = nshared + h.nstrings++;
+				}
+				vals[row] = map[code];
+			}
+		}
+		h.data_bytes += b->total_bytes;
+		packed = lappend(packed, b);
+	}
+	h.data_bytes += slen;
+	h.nparts = list_length(packed);
+	h.nbatches = nbatches;
+	h.stats = *stats;
+	if (shm_mq_send(mqh, sizeof(h), &h, false, true) != SHM_MQ_SUCCESS)
+		ereport(ERROR,
+				(errcode(ERRCODE_ADMIN_SHUTDOWN),
+				 errmsg("gpudb: the leader of the parallel heap read is gone")));
+	foreach(lc, packed)
+	{
+		const GdbBatch *b = (const GdbBatch *) lfirst(lc);
+
+		send_bytes(mqh, (const char *) b, b->total_bytes);
+	}
+	send_bytes(mqh, strings, slen);
+}
+
+/* see parallel_feed.h */
+void
+gdb_parallel_feed_main(dsm_segment *seg, shm_toc *toc)
+{
+	FeedShared *fs = shm_toc_lookup(toc, FEED_KEY_SHARED, false);
+	const char *dict = shm_toc_lookup(toc, FEED_KEY_DICT, false);
+	ParallelTableScanDesc pscan = shm_toc_lookup(toc, FEED_KEY_PSCAN, false);
+	char	   *queues = shm_toc_lookup(toc, FEED_KEY_QUEUES, false);
+	shm_mq	   *mq = (shm_mq *) (queues + (Size) ParallelWorkerNumber * FEED_QUEUE_SIZE);
+	shm_mq_handle *mqh;
+	GdbColumnSet cs;
+	Relation	rel;
+	GdbExecutor *ex;
+	GdbHeapReader *reader;
+	List	   *parts;
+	int			nbatches = 0;
+	int64		i;
+
+	shm_mq_set_sender(mq, MyProc);
+	mqh = shm_mq_attach(mq, seg, NULL);
+
+	/* the leader holds AccessShareLock too; its lock group shares it */
+	rel = table_open(fs->relid, AccessShareLock);
+	memset(&cs, 0, sizeof(cs));
+	cs.ncols = fs->ncols;
+	memcpy(cs.attnums, fs->attnums, sizeof(cs.attnums));
+	memcpy(cs.typids, fs->typids, sizeof(cs.typids));
+	memcpy(cs.collations, fs->collations, sizeof(cs.collations));
+	memcpy(cs.nulls_only, fs->nulls_only, sizeof(cs.nulls_only));
+	/* the leader's strings first, so that their codes agree */
+	cs.dict = gdb_dict_create();
+	for (i = 0; i < fs->ndict; i++)
+	{
+		uint32		l;
+
+		memcpy(&l, dict, sizeof(uint32));
+		(void) gdb_dict_intern(cs.dict, dict + sizeof(uint32), (int) l);
+		dict += sizeof(uint32) + l;
+	}
+
+	ex = gdb_executor_begin();
+	reader = gdb_heap_reader_begin_parallel(rel, &cs, pscan);
+	parts = feed_share(ex, reader, &cs, &fs->req,
+					   fs->has_combine ? &fs->combine : NULL, fs->capacity,
+					   false, NULL, &nbatches);
+	gdb_heap_reader_end(reader);
+	send_results(mqh, parts, &cs, &fs->req, fs->ndict, &ex->stats, nbatches);
+	table_close(rel, AccessShareLock);
+}
+
+/* ---- leader side ---- */
+
+/*
+ * A worker's whole stream is in: check its batches, intern its strings
+ * into the query's dictionary, rewrite its codes, and keep its results.
+ */
+static void
+take_results(FeedLeader *fl, FeedWorker *w)
+{
+	GdbColumnSet *cs = &fl->q->cs;
+	char	   *p = w->data;
+	char	   *end = w->data + w->header.data_bytes;
+	List	   *parts = NIL;
+	int64	   *map = NULL;
+	int64		n = w->header.nstrings;
+	int64		i;
+	ListCell   *lc;
+
+	for (i = 0; i < w->header.nparts; i++)
+	{
+		GdbBatch   *b = (GdbBatch *) p;
+
+		if (end - p < (ptrdiff_t) sizeof(GdbBatch) || b->magic != GDB_BATCH_MAGIC ||
+			b->ncols > GDB_MAX_COLUMNS || b->total_bytes > (uint64) (end - p) ||
+			b->nrows > b->capacity)
+			elog(ERROR, "gpudb: malformed result from a parallel worker");
+		parts = lappend(parts, b);
+		p += b->total_bytes;
+	}
+	if (n > 0)
+	{
+		if (cs->dict == NULL)
+			cs->dict = gdb_dict_create();
+		map = palloc_extended(sizeof(int64) * n, MCXT_ALLOC_HUGE);
+	}
+	for (i = 0; i < n; i++)
+	{
+		uint32		l;
+
+		if (end - p < (ptrdiff_t) sizeof(uint32))
+			elog(ERROR, "gpudb: malformed result from a parallel worker");
+		memcpy(&l, p, sizeof(uint32));
+		p += sizeof(uint32);
+		if ((uint64) (end - p) < l)
+			elog(ERROR, "gpudb: malformed result from a parallel worker");
+		map[i] = gdb_dict_intern(cs->dict, p, (int) l);
+		p += l;
+	}
+	foreach(lc, parts)
+	{
+		GdbBatch   *b = (GdbBatch *) lfirst(lc);
+		uint32		c;
+
+		for (c = 0; c < b->ncols; c++)
+		{
+			int64	   *vals = GDB_COL_PTR(b, b, c, int64);
+			const uint8_t *nulls = GDB_NULL_PTR(b, b, c);
+			uint64		row;
+
+			if (!text_result_column(fl->req, cs, c))
+				continue;
+			for (row = 0; row < b->nrows; row++)
+			{
+				int64		code = vals[row];
+
+				if ((nulls && nulls[row]) || code < fl->nshared)
+					continue;
+				if (code - fl->nshared >= n)
+					elog(ERROR, "gpudb: malformed result from a parallel worker");
+				vals[row] = map[code - fl->nshared];
+			}
+		}
+	}
+	fl->parts = list_concat(fl->parts, parts);
+	fl->nbatches += w->header.nbatches;
+	gdb_stats_add(&fl->ex->stats, &w->header.stats);
+}
+
+/*
+ * Receive what worker w has sent so far, without waiting; true when
+ * anything came.  A worker gone before its whole stream raises its error
+ * (WaitForParallelWorkersToFinish rethrows it) or else XX000.
+ */
+static bool
+poll_worker(FeedLeader *fl, FeedWorker *w)
+{
+	bool		progress = false;
+
+	while (!w->done)
+	{
+		Size		nbytes;
+		void	   *data;
+		shm_mq_result res = shm_mq_receive(w->mqh, &nbytes, &data, true);
+
+		if (res == SHM_MQ_WOULD_BLOCK)
+			break;
+		if (res == SHM_MQ_DETACHED)
+		{
+			WaitForParallelWorkersToFinish(fl->pcxt);
+			ereport(ERROR,
+					(errcode(ERRCODE_INTERNAL_ERROR),
+					 errmsg("gpudb: a parallel worker exited without its result")));
+		}
+		progress = true;
+		if (!w->have_header)
+		{
+			if (nbytes != sizeof(FeedHeader))
+				elog(ERROR, "gpudb: malformed message from a parallel worker");
+			memcpy(&w->header, data, sizeof(FeedHeader));
+			w->have_header = true;
+			w->data = MemoryContextAllocExtended(fl->ex->mcxt,
+												 Max(w->header.data_bytes, 1),
+												 MCXT_ALLOC_HUGE);
+			w->got = 0;
+		}
+		else
+		{
+			if (nbytes > w->header.data_bytes - w->got)
+				elog(ERROR, "gpudb: malformed message from a parallel worker");
+			memcpy(w->data + w->got, data, nbytes);
+			w->got += nbytes;
+		}
+		if (w->got == w->header.data_bytes)
+		{
+			take_results(fl, w);
+			w->done = true;
+		}
+	}
+	return progress;
+}
+
+/* Drain every worker's queue without waiting; true if anything came. */
+static bool
+poll_workers_any(FeedLeader *fl)
+{
+	bool		progress = false;
+	int			i;
+
+	for (i = 0; i < fl->nworkers; i++)
+		if (!fl->workers[i].done && poll_worker(fl, &fl->workers[i]))
+			progress = true;
+	return progress;
+}
+
+/* Wait until every launched worker's stream is in. */
+static void
+wait_workers(FeedLeader *fl)
+{
+	for (;;)
+	{
+		bool		all = true;
+		int			i;
+
+		if (!poll_workers_any(fl))
+		{
+			for (i = 0; i < fl->nworkers; i++)
+				if (!fl->workers[i].done)
+					all = false;
+			if (all)
+				break;
+			(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_EXIT_ON_PM_DEATH, -1,
+							 PG_WAIT_EXTENSION);
+			ResetLatch(MyLatch);
+		}
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/* see parallel_feed.h */
+List *
+gdb_parallel_feed(GdbQuery *q, GdbExecutor *ex, const GdbRequest *req,
+				  const GdbRequest *combine, BlockNumber nblocks, int nworkers,
+				  int *nbatches, int *launched)
+{
+	Snapshot	snapshot = GetActiveSnapshot();
+	int64		ndict = q->cs.dict ? gdb_dict_size(q->cs.dict) : 0;
+	Size		dict_bytes = 0;
+	Size		pscan_bytes;
+	ParallelContext *pcxt;
+	FeedShared *fs;
+	char	   *dict;
+	ParallelTableScanDesc pscan;
+	char	   *queues;
+	FeedLeader	fl;
+	GdbHeapReader *reader;
+	List	   *own;
+	List	   *all;
+	uint64		capacity;
+	int64		i;
+
+	/* every participant's two batches hold at most its share of the heap */
+	capacity = Min((uint64) gpudb_batch_rows,
+				   Max((uint64) 1024,
+					   (uint64) nblocks * MaxHeapTuplesPerPage / (uint64) (nworkers + 1)));
+	for (i = 0; i < ndict; i++)
+		dict_bytes += sizeof(uint32) +
+			VARSIZE_ANY_EXHDR(DatumGetPointer(gdb_dict_datum(q->cs.dict, i)));
+
+	EnterParallelMode();
+	pcxt = CreateParallelContext("gpudb", "gdb_parallel_feed_main", nworkers);
+	pscan_bytes = table_parallelscan_estimate(q->rel, snapshot);
+	shm_toc_estimate_chunk(&pcxt->estimator, sizeof(FeedShared));
+	shm_toc_estimate_chunk(&pcxt->estimator, Max(dict_bytes, 1));
+	shm_toc_estimate_chunk(&pcxt->estimator, pscan_bytes);
+	shm_toc_estimate_chunk(&pcxt->estimator, mul_size(FEED_QUEUE_SIZE, nworkers));
+	shm_toc_estimate_keys(&pcxt->estimator, 4);
+	InitializeParallelDSM(pcxt);
+
+	fs = shm_toc_allocate(pcxt->toc, sizeof(FeedShared));
+	memset(fs, 0, sizeof(FeedShared));
+	fs->relid = RelationGetRelid(q->rel);
+	fs->capacity = capacity;
+	fs->ncols = q->cs.ncols;
+	memcpy(fs->attnums, q->cs.attnums, sizeof(fs->attnums));
+	memcpy(fs->typids, q->cs.typids, sizeof(fs->typids));
+	memcpy(fs->collations, q->cs.collations, sizeof(fs->collations));
+	memcpy(fs->nulls_only, q->cs.nulls_only, sizeof(fs->nulls_only));
+	fs->ndict = ndict;
+	fs->req = *req;
+	fs->has_combine = combine != NULL;
+	if (combine)
+		fs->combine = *combine;
+	shm_toc_insert(pcxt->toc, FEED_KEY_SHARED, fs);
+
+	dict = shm_toc_allocate(pcxt->toc, Max(dict_bytes, 1));
+	shm_toc_insert(pcxt->toc, FEED_KEY_DICT, dict);
+	for (i = 0; i < ndict; i++)
+	{
+		text	   *t = (text *) DatumGetPointer(gdb_dict_datum(q->cs.dict, i));
+		uint32		l = VARSIZE_ANY_EXHDR(t);
+
+		memcpy(dict, &l, sizeof(uint32));
+		memcpy(dict + sizeof(uint32), VARDATA_ANY(t), l);
+		dict += sizeof(uint32) + l;
+	}
+
+	pscan = shm_toc_allocate(pcxt->toc, pscan_bytes);
+	table_parallelscan_initialize(q->rel, pscan, snapshot);
+	shm_toc_insert(pcxt->toc, FEED_KEY_PSCAN, pscan);
+
+	queues = shm_toc_allocate(pcxt->toc, mul_size(FEED_QUEUE_SIZE, nworkers));
+	shm_toc_insert(pcxt->toc, FEED_KEY_QUEUES, queues);
+	for (i = 0; i < nworkers; i++)
+	{
+		shm_mq	   *mq = shm_mq_create(queues + i * FEED_QUEUE_SIZE, FEED_QUEUE_SIZE);
+
+		shm_mq_set_receiver(mq, MyProc);
+	}
+
+	LaunchParallelWorkers(pcxt);
+
+	memset(&fl, 0, sizeof(fl));
+	fl.pcxt = pcxt;
+	fl.q = q;
+	fl.ex = ex;
+	fl.req = req;
+	fl.nshared = ndict;
+	fl.nworkers = pcxt->nworkers_launched;
+	fl.workers = palloc0(sizeof(FeedWorker) * Max(fl.nworkers, 1));
+	for (i = 0; i < fl.nworkers; i++)
+		fl.workers[i].mqh = shm_mq_attach((shm_mq *) (queues + i * FEED_QUEUE_SIZE),
+										  pcxt->seg, pcxt->worker[i].bgwhandle);
+	*launched = fl.nworkers;
+
+	/* this backend's share, the workers' queues drained between batches */
+	*nbatches = 0;
+	reader = gdb_heap_reader_begin_parallel(q->rel, &q->cs, pscan);
+	own = feed_share(ex, reader, &q->cs, req, combine, capacity, true, &fl,
+					 nbatches);
+	gdb_heap_reader_end(reader);
+
+	wait_workers(&fl);
+	WaitForParallelWorkersToFinish(pcxt);
+	DestroyParallelContext(pcxt);
+	ExitParallelMode();
+
+	*nbatches += fl.nbatches;
+	all = list_concat(own, fl.parts);
+	if (req->oper == GDB_OPER_GROUPBY)
+		return list_make1(concat_parts(ex, all));
+	return all;
+}
