@@ -659,7 +659,10 @@ def run_heap(args, res, table, rows):
             continue
         query = q.format(t=table, n10=max(rows // 10, 1))
         off = measure(par + " SET gpudb.enabled = off;", query, args, memo=True)
-        modes = [("planner", par + " SET gpudb.use_cache = off;")]
+        # the same number of workers on both sides: PostgreSQL's per Gather,
+        # gpudb's reading the heap into batches (gpudb.parallel_workers)
+        modes = [("planner", par + " SET gpudb.use_cache = off; SET gpudb.parallel_workers = %d;"
+                  % args.workers)]
         if not explain(modes[0][1], query).get("nodes"):
             modes.append(("forced (gpudb.gpu_*_cost = 0)", modes[0][1] +
                           " SET gpudb.gpu_setup_cost = 0; SET gpudb.gpu_tuple_cost = 0;"
