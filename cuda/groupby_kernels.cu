@@ -617,6 +617,44 @@ gdb_sort_pass(GdbRun *r, KeyT *k0, KeyT *k1, int end_bit, GdbError *err)
 }
 
 /*
+ * The double buffers of a sort by one column over r->nsel rows: keys (8
+ * bytes a row) and, for a nullable column, NULL ranks; all allocated before
+ * any work that fills them (growing a scratch buffer may wait).
+ */
+static int
+gdb_sort_buffers(GdbRun *r, const uint8_t *nulls, void **k0, void **k1,
+				 uint8_t **nk0, uint8_t **nk1, GdbError *err)
+{
+	size_t		n = (size_t) r->nsel;
+
+	GDB_TRY(gdb_cuda_scratch(r->ex, GDB_SCR_KEYS0, n * sizeof(uint64_t), k0, err));
+	GDB_TRY(gdb_cuda_scratch(r->ex, GDB_SCR_KEYS1, n * sizeof(uint64_t), k1, err));
+	*nk0 = *nk1 = NULL;
+	if (nulls)
+	{
+		GDB_TRY(gdb_cuda_scratch(r->ex, GDB_SCR_NULLKEYS0, n, (void **) nk0, err));
+		GDB_TRY(gdb_cuda_scratch(r->ex, GDB_SCR_NULLKEYS1, n, (void **) nk1, err));
+	}
+	return GDB_OK;
+}
+
+/*
+ * The last pass of a sort by a nullable column (none for a NOT NULL one):
+ * gdb_gather_null_rank_kernel + a stable 1-bit SortPairs on the ranks.
+ */
+static int
+gdb_sort_null_pass(GdbRun *r, const uint8_t *nulls, int nulls_first,
+				   uint8_t *nk0, uint8_t *nk1, GdbError *err)
+{
+	if (nulls == NULL)
+		return GDB_OK;
+	gdb_gather_null_rank_kernel<<<gdb_blocks(r->ex, r->nsel), GDB_BLOCK, 0, r->ex->stream>>>(
+		nulls, nulls_first, r->perm[r->cur], r->nsel, nk0);
+	GDB_CUDA_CHECK_LAUNCH(err, "gdb_gather_null_rank_kernel");
+	return gdb_sort_pass<uint8_t>(r, nk0, nk1, 1, err);
+}
+
+/*
  * gdb_sort_by_column: see cuda_exec.cuh.  Two stable LSD passes over the
  * r->nsel row ids of perm[cur]: gdb_gather_key_kernel + a 64-bit SortPairs
  * on the encodings, then (nullable column only) gdb_gather_null_rank_kernel
@@ -626,38 +664,19 @@ int
 gdb_sort_by_column(GdbRun *r, const int64_t *vals, const uint8_t *nulls,
 				   uint32_t kind, int descending, int nulls_first, GdbError *err)
 {
-	GdbCudaExec *ex = r->ex;
-	cudaStream_t s = ex->stream;
-	size_t		n = (size_t) r->nsel;
-	unsigned	grid = gdb_blocks(ex, r->nsel);
-	uint64_t   *k0,
+	void	   *k0,
 			   *k1;
 	uint8_t    *nk0,
 			   *nk1;
 
 	if (r->nsel <= 1)
 		return GDB_OK;
-	/* every buffer before any work that fills it (growing may wait) */
-	GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_KEYS0, n * sizeof(uint64_t), (void **) &k0, err));
-	GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_KEYS1, n * sizeof(uint64_t), (void **) &k1, err));
-	if (nulls)
-	{
-		GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_NULLKEYS0, n, (void **) &nk0, err));
-		GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_NULLKEYS1, n, (void **) &nk1, err));
-	}
-	gdb_gather_key_kernel<<<grid, GDB_BLOCK, 0, s>>>(vals, nulls, kind, descending,
-													 r->perm[r->cur], r->nsel, k0);
+	GDB_TRY(gdb_sort_buffers(r, nulls, &k0, &k1, &nk0, &nk1, err));
+	gdb_gather_key_kernel<<<gdb_blocks(r->ex, r->nsel), GDB_BLOCK, 0, r->ex->stream>>>(
+		vals, nulls, kind, descending, r->perm[r->cur], r->nsel, (uint64_t *) k0);
 	GDB_CUDA_CHECK_LAUNCH(err, "gdb_gather_key_kernel");
-	GDB_TRY(gdb_sort_pass<uint64_t>(r, k0, k1, 64, err));
-	if (nulls)
-	{
-		gdb_gather_null_rank_kernel<<<grid, GDB_BLOCK, 0, s>>>(nulls, nulls_first,
-															   r->perm[r->cur],
-															   r->nsel, nk0);
-		GDB_CUDA_CHECK_LAUNCH(err, "gdb_gather_null_rank_kernel");
-		GDB_TRY(gdb_sort_pass<uint8_t>(r, nk0, nk1, 1, err));
-	}
-	return GDB_OK;
+	GDB_TRY(gdb_sort_pass<uint64_t>(r, (uint64_t *) k0, (uint64_t *) k1, 64, err));
+	return gdb_sort_null_pass(r, nulls, nulls_first, nk0, nk1, err);
 }
 
 /*
@@ -670,44 +689,26 @@ gdb_sort_by_column(GdbRun *r, const int64_t *vals, const uint8_t *nulls,
 static int
 gdb_sort_by_key_range(GdbRun *r, int k, GdbError *err)
 {
-	GdbCudaExec *ex = r->ex;
-	cudaStream_t s = ex->stream;
-	size_t		n = (size_t) r->nsel;
-	unsigned	grid = gdb_blocks(ex, r->nsel);
 	const uint8_t *nulls = r->keys.nulls[k];
 	uint64_t	range = r->kmax[k] - r->kmin[k];
 	int			bits = range ? 64 - __builtin_clzll((unsigned long long) range) : 0;
-	uint32_t   *k0,
+	void	   *k0,
 			   *k1;
 	uint8_t    *nk0,
 			   *nk1;
 
 	if (r->nsel <= 1)
 		return GDB_OK;
-	GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_KEYS0, n * sizeof(uint64_t), (void **) &k0, err));
-	GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_KEYS1, n * sizeof(uint64_t), (void **) &k1, err));
-	if (nulls)
-	{
-		GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_NULLKEYS0, n, (void **) &nk0, err));
-		GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_NULLKEYS1, n, (void **) &nk1, err));
-	}
+	GDB_TRY(gdb_sort_buffers(r, nulls, &k0, &k1, &nk0, &nk1, err));
 	if (bits > 0)
 	{
-		gdb_gather_key_offset_kernel<<<grid, GDB_BLOCK, 0, s>>>(r->keys.vals[k], nulls,
-																r->kmin[k],
-																r->perm[r->cur],
-																r->nsel, k0);
+		gdb_gather_key_offset_kernel<<<gdb_blocks(r->ex, r->nsel), GDB_BLOCK, 0,
+			r->ex->stream>>>(r->keys.vals[k], nulls, r->kmin[k], r->perm[r->cur],
+							 r->nsel, (uint32_t *) k0);
 		GDB_CUDA_CHECK_LAUNCH(err, "gdb_gather_key_offset_kernel");
-		GDB_TRY(gdb_sort_pass<uint32_t>(r, k0, k1, bits, err));
+		GDB_TRY(gdb_sort_pass<uint32_t>(r, (uint32_t *) k0, (uint32_t *) k1, bits, err));
 	}
-	if (nulls)
-	{
-		gdb_gather_null_rank_kernel<<<grid, GDB_BLOCK, 0, s>>>(nulls, 0, r->perm[r->cur],
-															   r->nsel, nk0);
-		GDB_CUDA_CHECK_LAUNCH(err, "gdb_gather_null_rank_kernel");
-		GDB_TRY(gdb_sort_pass<uint8_t>(r, nk0, nk1, 1, err));
-	}
-	return GDB_OK;
+	return gdb_sort_null_pass(r, nulls, 0, nk0, nk1, err);
 }
 
 /* Phase B: order perm by the keys and find the group segments. */

@@ -665,13 +665,16 @@ combined:
 }
 
 /*
- * The hidden MAX_INT of each numeric sum or avg (gdb_aggregate_nan_companion),
- * which tells a NaN input: a max(x) of the query (or an earlier companion)
- * over the same column when there is one, else a new one after the visible
- * aggregates.
+ * add_companions: give each visible aggregate j with needs(q, j) a hidden
+ * companion state of kind over its input column: an aggregate of the query
+ * (or an earlier companion) of that kind over that column when there is
+ * one, else a new one after the visible aggregates.  what names the
+ * aggregates that count twice, for the 54000 error past
+ * GDB_MAX_AGGREGATES.
  */
 static void
-add_nan_companions(GdbQuery *q)
+add_companions(GdbQuery *q, bool (*needs) (const GdbQuery *q, int j),
+			   uint32 kind, const char *what)
 {
 	GdbRequest *req = q->req;
 	uint32		a;
@@ -681,11 +684,10 @@ add_nan_companions(GdbQuery *q)
 	{
 		GdbAggregate *agg = &q->aggs[j];
 
-		if (!gdb_aggregate_nan_companion(agg->fn, agg->argtype) ||
-			agg->companion >= 0)
+		if (!needs(q, j) || agg->companion >= 0)
 			continue;
 		for (a = 0; a < req->naggs; a++)
-			if (req->aggs[a].kind == GDB_AGG_MAX_INT &&
+			if (req->aggs[a].kind == kind &&
 				req->aggs[a].input_col == req->aggs[j].input_col)
 				break;
 		if (a < req->naggs)
@@ -697,12 +699,29 @@ add_nan_companions(GdbQuery *q)
 			ereport(ERROR,
 					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 					 errmsg("too many aggregates"),
-					 errdetail("gpudb accepts at most %d aggregates; a numeric "
-							   "sum or avg counts twice.", GDB_MAX_AGGREGATES)));
-		req->aggs[req->naggs].kind = GDB_AGG_MAX_INT;
+					 errdetail("gpudb accepts at most %d aggregates; %s counts twice.",
+							   GDB_MAX_AGGREGATES, what)));
+		req->aggs[req->naggs].kind = kind;
 		req->aggs[req->naggs].input_col = req->aggs[j].input_col;
 		agg->companion = (int) req->naggs++;
 	}
+}
+
+/* An integer variance needs the sum of its input (a SUM_INT companion). */
+static bool
+needs_sum_companion(const GdbQuery *q, int j)
+{
+	return q->req->aggs[j].kind == GDB_AGG_SUMSQ_INT;
+}
+
+/*
+ * A numeric sum or avg needs a MAX_INT companion, which tells a NaN input
+ * (gdb_aggregate_nan_companion).
+ */
+static bool
+needs_nan_companion(const GdbQuery *q, int j)
+{
+	return gdb_aggregate_nan_companion(q->aggs[j].fn, q->aggs[j].argtype);
 }
 
 /* see groupby.h */
@@ -712,40 +731,11 @@ gdb_query_prepare(GdbQuery *q)
 	GdbRequest *req = q->req;
 	uint32		k,
 				i;
-	int			j;
-	uint32		a;
 
-	/*
-	 * an integer variance's sum(x): a sum(x) or avg(x) of the query (or an
-	 * earlier companion) when there is one, else a hidden one after the
-	 * visible aggregates
-	 */
-	for (j = 0; req->oper == GDB_OPER_GROUPBY && j < q->naggs; j++)
-	{
-		GdbAggregate *agg = &q->aggs[j];
-
-		if (req->aggs[j].kind != GDB_AGG_SUMSQ_INT || agg->companion >= 0)
-			continue;
-		for (a = 0; a < req->naggs; a++)
-			if (req->aggs[a].kind == GDB_AGG_SUM_INT &&
-				req->aggs[a].input_col == req->aggs[j].input_col)
-				break;
-		if (a < req->naggs)
-		{
-			agg->companion = (int) a;
-			continue;
-		}
-		if (req->naggs >= GDB_MAX_AGGREGATES)
-			ereport(ERROR,
-					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-					 errmsg("too many aggregates"),
-					 errdetail("gpudb accepts at most %d aggregates; an integer "
-							   "variance or stddev counts twice.", GDB_MAX_AGGREGATES)));
-		req->aggs[req->naggs].kind = GDB_AGG_SUM_INT;
-		req->aggs[req->naggs].input_col = req->aggs[j].input_col;
-		agg->companion = (int) req->naggs++;
-	}
-	add_nan_companions(q);
+	/* hidden companion states, after the visible aggregates */
+	add_companions(q, needs_sum_companion, GDB_AGG_SUM_INT,
+				   "an integer variance or stddev");
+	add_companions(q, needs_nan_companion, GDB_AGG_MAX_INT, "a numeric sum or avg");
 	if (req->oper != GDB_OPER_SORT)
 		return;
 	/* every sort key travels in the result, for the final sort */
