@@ -229,7 +229,8 @@ RESET gpudb.parallel_workers;
 RESET gpudb.use_cache;
 
 -- a cached table: a text sort key reads the heap, and EXPLAIN says why;
--- other sort keys still use the cache
+-- other sort keys still use the cache (17_text_sort_1.out: gpudb is not
+-- preloaded, so there is no GPU server and no cache)
 SELECT gpu_cache_load('ts') > 0 AS loaded;
 EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT id, t FROM ts ORDER BY t, id LIMIT 3;
 EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT id, t FROM ts ORDER BY n, id LIMIT 3;
