@@ -246,7 +246,9 @@ SELECT * FROM pn_diff('SELECT id, g FROM pn ORDER BY g FETCH FIRST 2 ROWS WITH T
 SET gpudb.debug_unsupported = on;
 EXPLAIN (COSTS OFF) SELECT g, stddev(h) FROM pn GROUP BY g;
 EXPLAIN (COSTS OFF) SELECT g % 3, count(*) FROM pn GROUP BY g % 3;
-EXPLAIN (COSTS OFF) SELECT id, s FROM pn ORDER BY s, id LIMIT 3;
+-- (a text key in another collation than its column's: s's, the database's
+-- default, is C in some setups; text_rank.c orders C columns)
+EXPLAIN (COSTS OFF) SELECT id, s FROM pn ORDER BY s COLLATE "C", id LIMIT 3;
 EXPLAIN (COSTS OFF) SELECT sum(DISTINCT g) FROM pn;
 RESET gpudb.debug_unsupported;
 SELECT * FROM pn_diff('SELECT g, stddev(h), count(DISTINCT s) FROM pn GROUP BY g');

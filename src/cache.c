@@ -923,8 +923,19 @@ gdb_cache_groupby(GdbQuery *q, GdbStats *stats, int *cache_state)
 	char	   *end;
 
 	*cache_state = GDB_CACHE_ABSENT;
-	if (!gpudb_use_cache || !gpudb_enabled || !gpudb_preloaded ||
-		!gdb_server_connect())
+	if (!gpudb_use_cache || !gpudb_enabled || !gpudb_preloaded)
+		return NULL;
+
+	/*
+	 * text sort keys sort by byte-order ranks of the query's dictionary
+	 * (text_rank.c), which the server's cached columns do not have
+	 */
+	if (gdb_columnset_has_ranks(&q->cs))
+	{
+		*cache_state = GDB_CACHE_TEXT_ORDER;
+		return NULL;
+	}
+	if (!gdb_server_connect())
 		return NULL;
 	if (gdb_capture_pending(RelationGetRelid(q->rel)))
 	{

@@ -129,7 +129,7 @@ set_sort_keys(GdbScanState *s, List *sort, bool result_cols)
 
 		if (!result_cols)
 		{
-			sk->col = gdb_columnset_add(&q->cs, rel, (AttrNumber) col, false);
+			sk->col = gdb_columnset_add_sort_key(&q->cs, rel, (AttrNumber) col);
 			name = column_name(rel, (AttrNumber) col);
 		}
 		else if (col >= 0 && col < q->nkeys + q->naggs)
@@ -341,6 +341,8 @@ cache_state_name(int state)
 			return "load not committed";
 		case GDB_CACHE_STALE:
 			return "stale";
+		case GDB_CACHE_TEXT_ORDER:
+			return "text sort key (read from the heap)";
 		default:
 			return "not usable";
 	}

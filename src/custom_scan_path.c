@@ -869,11 +869,14 @@ refused:
 
 /*
  * The column, direction and NULL order of one ORDER BY pathkey over
- * relid, appended to *sort as (attnum, descending, nulls_first).
+ * relid, appended to *sort as (attnum, descending, nulls_first).  A text
+ * column is accepted when the key orders it by its own collation and that
+ * is C or POSIX (it sorts by its byte-order rank, text_rank.c, a hidden
+ * column); *ntext counts those keys.
  */
 static bool
 pathkey_ok(PathKey *pk, Index relid, List **sort, Bitmapset **attnums,
-		   const char **why)
+		   int *ntext, const char **why)
 {
 	EquivalenceClass *ec = pk->pk_eclass;
 	Var		   *var = NULL;
@@ -904,11 +907,27 @@ pathkey_ok(PathKey *pk, Index relid, List **sort, Bitmapset **attnums,
 		*why = "a sort key is an expression, not a column";
 		return false;
 	}
-	if (!var_ok(var, relid, false, attnums, why))
-	{
-		if (gdb_type_class(var->vartype) == GDB_TYPE_TEXT)
-			*why = "text sort keys stay on the CPU (collation order)";
+	if (!var_ok(var, relid, true, attnums, why))
 		return false;
+	if (gdb_type_class(var->vartype) == GDB_TYPE_TEXT)
+	{
+		/* byte order (text_rank.c): the C and POSIX collations only */
+		if (!gdb_text_sort_collation_ok(ec->ec_collation))
+		{
+			*why = OidIsValid(ec->ec_collation) ?
+				psprintf("text sort keys in collation \"%s\" stay on the CPU "
+						 "(the device orders text in the C collation only)",
+						 get_collation_name(ec->ec_collation)) :
+				"a text sort key has no collation";
+			return false;
+		}
+		if (ec->ec_collation != var->varcollid)
+		{
+			/* e.g. ORDER BY t COLLATE "C" over a column of another one */
+			*why = "a text sort key's collation is not its column's";
+			return false;
+		}
+		(*ntext)++;
 	}
 	opclass = GetDefaultOpClass(var->vartype, BTREE_AM_OID);
 	if (!OidIsValid(opclass) || get_opclass_family(opclass) != pk->pk_opfamily ||
@@ -934,6 +953,7 @@ try_gpusort(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel)
 	List	   *device = NIL;
 	Bitmapset  *attnums = NULL;
 	bool		cached;
+	int			ntext = 0;
 	double		limit = 0;
 	double		rows_out;
 	PathTarget *target;
@@ -961,12 +981,13 @@ try_gpusort(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel)
 	rte = planner_rt_fetch(input_rel->relid, root);
 	foreach(lc, root->sort_pathkeys)
 		if (!pathkey_ok((PathKey *) lfirst(lc), input_rel->relid, &sort,
-						&attnums, &why))
+						&attnums, &ntext, &why))
 			goto refused;
 	target = root->upper_targets[UPPERREL_ORDERED];
 	if (target == NULL || !vars_ok(target->exprs, input_rel->relid, &attnums, &why))
 		goto refused;
-	if (bms_num_members(attnums) >= GDB_MAX_COLUMNS)
+	/* each text sort key adds its rank column */
+	if (bms_num_members(attnums) + ntext >= GDB_MAX_COLUMNS)
 	{
 		why = "too many columns";
 		goto refused;
@@ -978,6 +999,9 @@ try_gpusort(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel)
 						  2.0 * list_length(root->sort_pathkeys),
 						  cheapest_existing(output_rel), &cached))
 		return;
+	/* a text sort key reads the heap (gdb_cache_groupby: no ranks there) */
+	if (ntext > 0)
+		cached = false;
 
 	/* WITH TIES needs the rows past the limit: sort them all */
 	if (root->limit_tuples > 0 && root->limit_tuples < 1e15 &&

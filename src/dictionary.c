@@ -11,6 +11,14 @@
  * string's bytes (hash_bytes); strings are copied into the dictionary's
  * memory context, so codes decode back to the exact original datum.
  *
+ * Codes are not in string order.  gdb_dict_ranks gives each code its
+ * rank among the dictionary's strings in byte order (memcmp of the bytes,
+ * a proper prefix first: PostgreSQL's C and POSIX collation order), which
+ * is what a text sort key sorts by on the device (text_rank.c).  The
+ * strings are kept sorted incrementally: the codes added since the last
+ * call are sorted (qsort) and merged into the sorted ones, so a query that
+ * asks after every batch pays O(new log new + all) per batch.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -66,6 +74,11 @@ struct GdbDictionary
 	Datum	   *datums;			/* code -> text datum */
 	int64		ndatums;
 	int64		capacity;
+	/* byte order, for gdb_dict_ranks (NULL until first asked) */
+	int64	   *sorted;			/* the first nsorted codes, in byte order */
+	int64	   *ranks;			/* code -> position in sorted */
+	int64		nsorted;
+	int64		rank_capacity;	/* allocated entries of sorted and ranks */
 };
 
 /* see gpudb.h */
@@ -136,4 +149,91 @@ int64
 gdb_dict_size(GdbDictionary *dict)
 {
 	return dict->ndatums;
+}
+
+/* Byte order of two dictionary strings: memcmp, then the shorter first. */
+static int
+dict_bytes_cmp(Datum a, Datum b)
+{
+	const text *ta = (const text *) DatumGetPointer(a);
+	const text *tb = (const text *) DatumGetPointer(b);
+	int			la = VARSIZE(ta) - VARHDRSZ;
+	int			lb = VARSIZE(tb) - VARHDRSZ;
+	int			c = memcmp(VARDATA(ta), VARDATA(tb), Min(la, lb));
+
+	if (c != 0)
+		return c;
+	return (la > lb) - (la < lb);
+}
+
+/* qsort_arg comparator of codes of the dictionary arg. */
+static int
+dict_code_cmp(const void *a, const void *b, void *arg)
+{
+	const GdbDictionary *dict = (const GdbDictionary *) arg;
+
+	return dict_bytes_cmp(dict->datums[*(const int64 *) a],
+						  dict->datums[*(const int64 *) b]);
+}
+
+/* see gpudb.h */
+const int64 *
+gdb_dict_ranks(GdbDictionary *dict)
+{
+	int64		nnew = dict->ndatums - dict->nsorted;
+	int64	   *fresh;
+	int64	   *merged;
+	int64		i,
+				j,
+				k;
+	MemoryContext old;
+
+	if (dict->ranks != NULL && nnew == 0)
+		return dict->ranks;
+
+	old = MemoryContextSwitchTo(dict->mcxt);
+	if (dict->rank_capacity < Max(dict->ndatums, 1))
+	{
+		int64		cap = Max(dict->capacity, 1);
+
+		if (dict->sorted == NULL)
+		{
+			dict->sorted = palloc_extended(sizeof(int64) * cap, MCXT_ALLOC_HUGE);
+			dict->ranks = palloc_extended(sizeof(int64) * cap, MCXT_ALLOC_HUGE);
+		}
+		else
+		{
+			dict->sorted = repalloc_huge(dict->sorted, sizeof(int64) * cap);
+			dict->ranks = repalloc_huge(dict->ranks, sizeof(int64) * cap);
+		}
+		dict->rank_capacity = cap;
+	}
+
+	/* the new codes in byte order, then merged with the sorted ones */
+	fresh = palloc_extended(sizeof(int64) * Max(nnew, 1), MCXT_ALLOC_HUGE);
+	for (i = 0; i < nnew; i++)
+		fresh[i] = dict->nsorted + i;
+	qsort_arg(fresh, nnew, sizeof(int64), dict_code_cmp, dict);
+	merged = palloc_extended(sizeof(int64) * Max(dict->ndatums, 1),
+							 MCXT_ALLOC_HUGE);
+	i = j = k = 0;
+	while (i < dict->nsorted || j < nnew)
+	{
+		/* strings are distinct: never equal */
+		if (j == nnew ||
+			(i < dict->nsorted &&
+			 dict_bytes_cmp(dict->datums[dict->sorted[i]],
+							dict->datums[fresh[j]]) < 0))
+			merged[k++] = dict->sorted[i++];
+		else
+			merged[k++] = fresh[j++];
+	}
+	memcpy(dict->sorted, merged, sizeof(int64) * k);
+	dict->nsorted = k;
+	for (i = 0; i < k; i++)
+		dict->ranks[dict->sorted[i]] = i;
+	pfree(fresh);
+	pfree(merged);
+	MemoryContextSwitchTo(old);
+	return dict->ranks;
 }

@@ -79,6 +79,19 @@ extern Datum gdb_dict_datum(GdbDictionary *dict, int64 code);
 /* gdb_dict_size: number of distinct strings. */
 extern int64 gdb_dict_size(GdbDictionary *dict);
 
+/*
+ * gdb_dict_ranks: an array of gdb_dict_size(dict) ranks, indexed by code:
+ * the position (0-based) of the code's string among all the dictionary's
+ * strings in byte order (memcmp, a proper prefix before the longer
+ * string), which is the order of PostgreSQL's C and POSIX collations.
+ * Codes added later get ranks on the next call, which may change the ranks
+ * of older codes (the array is valid until then and belongs to the
+ * dictionary).  Algorithm: the new codes are sorted (qsort_arg) and
+ * merged into the codes sorted by the previous call.  Raises only out of
+ * memory.
+ */
+extern const int64 *gdb_dict_ranks(GdbDictionary *dict);
+
 /* ---- heap_batch.c: the columns a request reads ---- */
 
 /* How a column's PostgreSQL type maps to a batch column. */
@@ -168,6 +181,13 @@ typedef struct GdbColumnSet
 	int32		typmods[GDB_MAX_COLUMNS];	/* the attribute's atttypmod */
 	Oid			collations[GDB_MAX_COLUMNS];
 	bool		nulls_only[GDB_MAX_COLUMNS];	/* only NULL-ness is read */
+
+	/*
+	 * 1 + the index of the text column whose byte-order ranks column i
+	 * holds (a hidden INT64 column filled by text_rank.c after each batch
+	 * is read, not from the heap); 0 for a column read from the heap.
+	 */
+	int			rank_of[GDB_MAX_COLUMNS];
 	GdbDictionary *dict;		/* shared by all text columns */
 } GdbColumnSet;
 
@@ -180,6 +200,48 @@ typedef struct GdbColumnSet
  */
 extern int	gdb_columnset_add(GdbColumnSet *cs, Relation rel, AttrNumber attnum,
 							  bool nulls_only);
+
+/*
+ * ---- text_rank.c: text sort keys in the C collation ----
+ *
+ * gdb_text_sort_collation_ok: can a text sort key of collation collid
+ * run on the device (a C or POSIX collation: byte order)?  Never raises.
+ */
+extern bool gdb_text_sort_collation_ok(Oid collid);
+
+/*
+ * gdb_columnset_add_sort_key: the batch column a sort key on attribute
+ * attnum of rel sorts by: the column itself (gdb_columnset_add), or for a
+ * text column its hidden rank column (added once per text column, after
+ * the text column; its NULL flags are the text column's).  Raises as
+ * gdb_columnset_add does, and ERRCODE_FEATURE_NOT_SUPPORTED for a text
+ * column whose collation is not C or POSIX (callers check first).
+ */
+extern int	gdb_columnset_add_sort_key(GdbColumnSet *cs, Relation rel,
+									   AttrNumber attnum);
+
+/* gdb_columnset_has_ranks: does cs hold a rank column? */
+extern bool gdb_columnset_has_ranks(const GdbColumnSet *cs);
+
+/*
+ * gdb_batch_fill_ranks: fill every rank column of batch (laid out for cs,
+ * its text columns read) with the ranks of its text column's codes in
+ * cs->dict as it is now (gdb_dict_ranks); NULL rows get rank 0 and the
+ * NULL flag.  A no-op without rank columns.
+ */
+extern void gdb_batch_fill_ranks(GdbColumnSet *cs, GdbBatch *batch);
+
+/*
+ * gdb_result_fill_ranks: the same for a result batch of the SELECT or
+ * SORT request req over cs: every result column that copies a rank
+ * column is recomputed from the result column that copies its text
+ * column (gdb_query_prepare puts it there), under cs->dict as it is now.
+ * Used before the final re-sort of partial results whose ranks came from
+ * older (or other processes') dictionaries.  elog(ERROR) when the text
+ * column is missing from the result.
+ */
+extern void gdb_result_fill_ranks(GdbColumnSet *cs, const GdbRequest *req,
+								  GdbBatch *batch);
 
 /*
  * gdb_column_numeric_scale: the scale s of column col of cs, a carried

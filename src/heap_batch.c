@@ -85,7 +85,7 @@ gdb_columnset_add(GdbColumnSet *cs, Relation rel, AttrNumber attnum,
 
 	for (i = 0; i < cs->ncols; i++)
 	{
-		if (cs->attnums[i] == attnum)
+		if (cs->attnums[i] == attnum && cs->rank_of[i] == 0)
 		{
 			if (!nulls_only && cs->nulls_only[i])
 			{
@@ -121,6 +121,7 @@ gdb_columnset_add(GdbColumnSet *cs, Relation rel, AttrNumber attnum,
 	cs->typmods[i] = att->atttypmod;
 	cs->collations[i] = att->attcollation;
 	cs->nulls_only[i] = nulls_only;
+	cs->rank_of[i] = 0;
 	return i;
 
 unsupported:
@@ -352,7 +353,9 @@ gdb_heap_reader_next(GdbHeapReader *reader, GdbBatch *batch, uint64 *ctids)
 		{
 			int			a = cs->attnums[c] - 1;
 
-			store_value(cs, batch, c, n, slot->tts_values[a], slot->tts_isnull[a]);
+			if (cs->rank_of[c] == 0)
+				store_value(cs, batch, c, n, slot->tts_values[a],
+							slot->tts_isnull[a]);
 		}
 		if (ctids)
 			ctids[n] = GDB_CTID(ItemPointerGetBlockNumber(&slot->tts_tid),
@@ -360,6 +363,8 @@ gdb_heap_reader_next(GdbHeapReader *reader, GdbBatch *batch, uint64 *ctids)
 		n++;
 	}
 	batch->nrows = n;
+	/* text sort keys: ranks under the dictionary that now has every row */
+	gdb_batch_fill_ranks(cs, batch);
 	return n;
 }
 

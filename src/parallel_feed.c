@@ -76,8 +76,10 @@ typedef struct FeedShared
 	int			ncols;			/* the GdbColumnSet, less its dictionary */
 	AttrNumber	attnums[GDB_MAX_COLUMNS];
 	Oid			typids[GDB_MAX_COLUMNS];
+	int32		typmods[GDB_MAX_COLUMNS];
 	Oid			collations[GDB_MAX_COLUMNS];
 	bool		nulls_only[GDB_MAX_COLUMNS];
+	int			rank_of[GDB_MAX_COLUMNS];
 	bool		has_combine;
 	int64		ndict;			/* the leader's strings, in FEED_KEY_DICT */
 	GdbRequest	req;
@@ -423,8 +425,10 @@ gdb_parallel_feed_main(dsm_segment *seg, shm_toc *toc)
 	cs.ncols = fs->ncols;
 	memcpy(cs.attnums, fs->attnums, sizeof(cs.attnums));
 	memcpy(cs.typids, fs->typids, sizeof(cs.typids));
+	memcpy(cs.typmods, fs->typmods, sizeof(cs.typmods));
 	memcpy(cs.collations, fs->collations, sizeof(cs.collations));
 	memcpy(cs.nulls_only, fs->nulls_only, sizeof(cs.nulls_only));
+	memcpy(cs.rank_of, fs->rank_of, sizeof(cs.rank_of));
 	/* the leader's strings first, so that their codes agree */
 	cs.dict = gdb_dict_create();
 	for (i = 0; i < fs->ndict; i++)
@@ -661,8 +665,10 @@ gdb_parallel_feed(GdbQuery *q, GdbExecutor *ex, const GdbRequest *req,
 	fs->ncols = q->cs.ncols;
 	memcpy(fs->attnums, q->cs.attnums, sizeof(fs->attnums));
 	memcpy(fs->typids, q->cs.typids, sizeof(fs->typids));
+	memcpy(fs->typmods, q->cs.typmods, sizeof(fs->typmods));
 	memcpy(fs->collations, q->cs.collations, sizeof(fs->collations));
 	memcpy(fs->nulls_only, q->cs.nulls_only, sizeof(fs->nulls_only));
+	memcpy(fs->rank_of, q->cs.rank_of, sizeof(fs->rank_of));
 	fs->ndict = ndict;
 	fs->req = *req;
 	fs->has_combine = combine != NULL;

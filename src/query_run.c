@@ -659,6 +659,8 @@ combined:
 
 		foreach(lc, acc)
 			all = concat_batches(ex, all, (GdbBatch *) lfirst(lc));
+		/* text sort keys: each part ranked under its own dictionary state */
+		gdb_result_fill_ranks(&q->cs, q->req, all);
 		acc = list_make1(gdb_executor_groupby(ex, make_resort_request(q->req), all));
 	}
 	return acc;
@@ -724,13 +726,29 @@ needs_nan_companion(const GdbQuery *q, int j)
 	return gdb_aggregate_nan_companion(q->aggs[j].fn, q->aggs[j].argtype);
 }
 
+/* Input column col among req's result columns (a hidden one if new). */
+static void
+add_result_column(GdbRequest *req, int32 col)
+{
+	uint32		i;
+
+	for (i = 0; i < req->nout; i++)
+		if (req->out_cols[i] == col)
+			return;
+	if (req->nout >= GDB_MAX_COLUMNS)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("too many output and sort columns"),
+				 errdetail("gpudb returns at most %d columns.", GDB_MAX_COLUMNS)));
+	req->out_cols[req->nout++] = col;
+}
+
 /* see groupby.h */
 void
 gdb_query_prepare(GdbQuery *q)
 {
 	GdbRequest *req = q->req;
-	uint32		k,
-				i;
+	uint32		k;
 
 	/* hidden companion states, after the visible aggregates */
 	add_companions(q, needs_sum_companion, GDB_AGG_SUM_INT,
@@ -738,21 +756,18 @@ gdb_query_prepare(GdbQuery *q)
 	add_companions(q, needs_nan_companion, GDB_AGG_MAX_INT, "a numeric sum or avg");
 	if (req->oper != GDB_OPER_SORT)
 		return;
-	/* every sort key travels in the result, for the final sort */
+
+	/*
+	 * every sort key travels in the result, for the final sort; a text key's
+	 * rank column with its text column, from which the final sort recomputes
+	 * the ranks (gdb_result_fill_ranks)
+	 */
 	for (k = 0; k < req->nsort; k++)
 	{
-		for (i = 0; i < req->nout; i++)
-			if (req->out_cols[i] == req->sort_keys[k].col)
-				break;
-		if (i == req->nout)
-		{
-			if (req->nout >= GDB_MAX_COLUMNS)
-				ereport(ERROR,
-						(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-						 errmsg("too many output and sort columns"),
-						 errdetail("gpudb returns at most %d columns.", GDB_MAX_COLUMNS)));
-			req->out_cols[req->nout++] = req->sort_keys[k].col;
-		}
+		add_result_column(req, req->sort_keys[k].col);
+		if (req->sort_keys[k].col >= 0 && req->sort_keys[k].col < q->cs.ncols &&
+			q->cs.rank_of[req->sort_keys[k].col] > 0)
+			add_result_column(req, q->cs.rank_of[req->sort_keys[k].col] - 1);
 	}
 }
 

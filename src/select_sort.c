@@ -151,18 +151,31 @@ parse_order_by(GdbQuery *q, const char *order_by)
 		type = TupleDescAttr(RelationGetDescr(q->rel), attnum - 1)->atttypid;
 		typmod = TupleDescAttr(RelationGetDescr(q->rel), attnum - 1)->atttypmod;
 		cls = gdb_type_class(type);
-		if (!gdb_type_supported(type, typmod) || cls == GDB_TYPE_TEXT)
+		if (!gdb_type_supported(type, typmod))
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 					 errmsg("gpu_sort cannot order by column \"%s\" of type %s",
 							name, format_type_with_typemod(type, typmod)),
-					 cls == GDB_TYPE_TEXT ?
-					 errdetail("Text orders by its collation, which the device does not implement.") : 0,
 					 errhint("Sort keys may be smallint, integer, bigint, real, "
 							 "double precision, boolean, date, timestamp, "
-							 "timestamp with time zone or numeric(p,s) with "
+							 "timestamp with time zone, text or varchar (in "
+							 "the C or POSIX collation) or numeric(p,s) with "
 							 "p <= %d and s >= 0.", GDB_NUMERIC_MAX_PRECISION)));
-		sk->col = gdb_columnset_add(&q->cs, q->rel, attnum, false);
+		if (cls == GDB_TYPE_TEXT &&
+			!gdb_text_sort_collation_ok(TupleDescAttr(RelationGetDescr(q->rel),
+													  attnum - 1)->attcollation))
+		{
+			Oid			coll = TupleDescAttr(RelationGetDescr(q->rel),
+											 attnum - 1)->attcollation;
+
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("gpu_sort cannot order by column \"%s\" in collation \"%s\"",
+							name, OidIsValid(coll) ? get_collation_name(coll) : "none"),
+					 errdetail("The device orders text in the C or POSIX collation only."),
+					 errhint("Use plain SQL (ORDER BY), or a column declared COLLATE \"C\".")));
+		}
+		sk->col = gdb_columnset_add_sort_key(&q->cs, q->rel, attnum);
 		sk->descending = sb->sortby_dir == SORTBY_DESC;
 		sk->nulls_first = sb->sortby_nulls == SORTBY_NULLS_DEFAULT ?
 			sk->descending : sb->sortby_nulls == SORTBY_NULLS_FIRST;
@@ -259,8 +272,9 @@ gpu_select(PG_FUNCTION_ARGS)
  * lim": order_by is a list of column names with ASC/DESC and NULLS
  * FIRST/LAST (PostgreSQL's defaults), lim NULL for every row.  Rows that
  * tie on every sort key come in an unspecified order (as in PostgreSQL;
- * add a unique column to make the order total).  Text sort keys
- * are refused (0A000: the device compares bytes, not the collation).
+ * add a unique column to make the order total).  A text sort key orders
+ * by bytes (text_rank.c), so its column's collation must be C or POSIX
+ * (0A000 otherwise: plain SQL orders by other collations).
  * Errors as gpu_select's, plus 42601 for a bad order_by and 2201W for a
  * negative lim.
  */

@@ -80,6 +80,8 @@ typedef struct GdbStatusReply
 #define GDB_CACHE_SNAPSHOT		4	/* the query's snapshot predates the load */
 #define GDB_CACHE_NEED_XIDS		5	/* reply lists xids; send CACHE_XIDS next */
 #define GDB_CACHE_OWN_CHANGES	6	/* the querying transaction changed it */
+#define GDB_CACHE_TEXT_ORDER	7	/* a text sort key (backend only: the
+									 * cache has no byte-order ranks) */
 
 
 typedef struct GdbCacheKey

@@ -21,8 +21,9 @@ count(DISTINCT), percentile_cont/percentile_disc(f) and mode() WITHIN GROUP;
 up to 8 keys; HAVING; ORDER BY keys); GROUP BY ... ORDER BY an aggregate or a key,
 then every group key (a total order), [LIMIT [OFFSET]], which a GpuAgg may
 order and cut on the device;
-ORDER BY ... , id [LIMIT [OFFSET]]; and ~12% constructs the device does not do
-(percentile arrays and DESC, count(DISTINCT expr), GROUP BY/ORDER BY expressions, ORDER BY text, numeric
+ORDER BY ... , id [LIMIT [OFFSET]] (text keys over the tables whose text columns
+are COLLATE "C"); and ~12% constructs the device does not do
+(percentile arrays and DESC, count(DISTINCT expr), GROUP BY/ORDER BY expressions, ORDER BY text (C or not), numeric
 and interval columns, CASE, LIKE, FILTER, DISTINCT, ROLLUP) to test the fallback.
 Data: 10-30% NULLs, duplicates, int extremes (int2/int4/int8 arithmetic can
 overflow), NaN/Infinity/-0 and huge/tiny floats, infinite and BC dates, small
@@ -111,6 +112,7 @@ class Col:
         self.values = []            # non-NULL values (literal bodies), for constants
         self.fbound = 1             # float columns: |value| bound keeping sums exact
         self.sum_safe = mode != 'extreme'
+        self.collate_c = False      # text columns declared COLLATE "C"
 
     @property
     def family(self):
@@ -214,6 +216,10 @@ def make_tables(rng, ntables, maxrows):
         if rng.random() < 0.25:
             tys.append('interval')
         rng.shuffle(tys)
+        # the even tables declare every text column COLLATE "C" (one collation
+        # per table, so that comparisons of two text columns stay valid):
+        # their ORDER BY may then use text keys on the device
+        collate_c = ti % 2 == 0
         t.cols.append(Col('id', 'int8', 'wide', 0.0))
         for k, ty in enumerate(tys, 1):
             mode = rng.choice(['small', 'small', 'wide', 'extreme'])
@@ -224,9 +230,11 @@ def make_tables(rng, ntables, maxrows):
             elif ty == 'float8':
                 c.fbound = max(1, min(10**9, 2**52 // (16 * max(n, 1))))
             c.domain = rng.sample(TEXT_POOL, rng.randint(2, 6))
+            c.collate_c = collate_c and ty in TEXTS
             t.cols.append(c)
-        decl = ['id int8 NOT NULL'] + ['%s %s%s' % (c.name, 'varchar(12)' if c.ty == 'varchar'
-                                                    else c.ty, ' NOT NULL' if not c.nullfrac else '')
+        decl = ['id int8 NOT NULL'] + ['%s %s%s%s' % (c.name, 'varchar(12)' if c.ty == 'varchar'
+                                                      else c.ty, ' COLLATE "C"' if c.collate_c else '',
+                                                      ' NOT NULL' if not c.nullfrac else '')
                                        for c in t.cols[1:]]
         sql.append('CREATE TABLE %s (%s);' % (t.name, ', '.join(decl)))
         ids = list(range(1, n + 1))
@@ -531,7 +539,9 @@ def limit(rng, t):
 
 def gen_sort(rng, t):
     cols = select_cols(rng, t)
-    sortable = t.of(lambda c: c.ty in SUPPORTED and c.ty not in TEXTS and c.name != 'id')
+    # text keys only in the C collation (others keep PostgreSQL's sort)
+    sortable = t.of(lambda c: c.ty in SUPPORTED and (c.ty not in TEXTS or c.collate_c)
+                    and c.name != 'id')
     keys = rng.sample(sortable, rng.randint(1, min(3, len(sortable))))
     order = ', '.join(order_item(rng, k.name) for k in keys) + ', ' + order_item(rng, 'id')
     sql = 'SELECT %s FROM %s%s ORDER BY %s%s' % (', '.join(c.name for c in cols), t.name,
