@@ -72,14 +72,6 @@ typedef struct GdbPinnedBlock
 	struct GdbPinnedBlock *next;
 } GdbPinnedBlock;
 
-/*
- * The most aggregates (the row count included) that the fused no-keys
- * aggregation folds in one pass (gdb_fast_nokeys).
- */
-#define GDB_FUSED_MAX_AGGS 4
-
-struct GdbPredicate;
-
 /* Key-range hints an exec keeps (gdb_fast_smallkeys). */
 #define GDB_RANGE_HINTS 16
 
@@ -211,14 +203,6 @@ struct GdbRun
 	uint64_t	ngroups;
 	uint64_t	maxseg;			/* rows of the longest group segment (0: not
 								 * known; set by the sort pipeline) */
-	/*
-	 * no keys, a predicate filter and few aggregates: gdb_phase_filter
-	 * leaves the predicate in *pred (fused = 1) instead of writing flags,
-	 * and gdb_fast_nokeys tests it while aggregating (one pass)
-	 */
-	int			fuse_nokeys;	/* the request qualifies (set by the caller) */
-	int			fused;
-	struct GdbPredicate *pred;	/* storage for it (the caller's) */
 	/* key ranges of the selected rows, when gdb_fast_smallkeys found them */
 	int			key_range_known;
 	uint64_t	kmin[GDB_MAX_GROUP_KEYS];	/* gdb_key_encode_int; kmin > kmax:

@@ -74,7 +74,6 @@
 
 #include "cuda_exec.cuh"
 #include "gpudb_semantics.h"
-#include "predicate.cuh"
 
 #define GDB_SIGN 0x8000000000000000ULL
 
@@ -482,109 +481,6 @@ gdb_nokeys_rows(const GdbFastAgg &ag, const uint8_t *flags, uint64_t nrows)
 	return gdb_acc_state(K, acc);
 }
 
-/* gdb_acc_add for a kind known only at run time (uniform across a warp). */
-__device__ __forceinline__ void
-gdb_acc_add_kind(int kind, GdbAcc &a, int64_t v, int isnull)
-{
-	switch (kind)
-	{
-		case GDB_AGG_COUNT_STAR:
-			gdb_acc_add<GDB_AGG_COUNT_STAR>(a, v, isnull);
-			break;
-		case GDB_AGG_COUNT:
-			gdb_acc_add<GDB_AGG_COUNT>(a, v, isnull);
-			break;
-		case GDB_AGG_SUM_INT:
-			gdb_acc_add<GDB_AGG_SUM_INT>(a, v, isnull);
-			break;
-		case GDB_AGG_SUM_FLOAT:
-			gdb_acc_add<GDB_AGG_SUM_FLOAT>(a, v, isnull);
-			break;
-		case GDB_AGG_MIN_INT:
-			gdb_acc_add<GDB_AGG_MIN_INT>(a, v, isnull);
-			break;
-		case GDB_AGG_MAX_INT:
-			gdb_acc_add<GDB_AGG_MAX_INT>(a, v, isnull);
-			break;
-		case GDB_AGG_MIN_FLOAT:
-			gdb_acc_add<GDB_AGG_MIN_FLOAT>(a, v, isnull);
-			break;
-		default:
-			gdb_acc_add<GDB_AGG_MAX_FLOAT>(a, v, isnull);
-			break;
-	}
-}
-
-/*
- * gdb_nokeys_fused_kernel: the no-keys aggregation with the filter fused
- * in, for a predicate filter (predicate.cuh) and at most
- * GDB_FUSED_MAX_AGGS aggregates (the row count included): each thread
- * tests its grid-stride rows, GDB_FAST_UNROLL per step, and folds the
- * passing ones into every aggregate's register accumulator; one pass over
- * the columns, no flags array.  Then, aggregate by aggregate, a block
- * reduce writes partials[a * gridDim.x + blockIdx.x], the layout of
- * gdb_nokeys_partial_kernel, for gdb_nokeys_final_kernel.
- */
-__global__ void __launch_bounds__(GDB_BLOCK)
-gdb_nokeys_fused_kernel(GdbFastAggs aggs, GdbPredicate pred, uint64_t nrows,
-						GdbAggState *partials)
-{
-	typedef cub::BlockReduce<GdbAggState, GDB_BLOCK> BlockReduce;
-	__shared__ typename BlockReduce::TempStorage tmp;
-	const uint64_t stride = (uint64_t) gridDim.x * blockDim.x;
-	GdbAcc		acc[GDB_FUSED_MAX_AGGS];
-	uint32_t	n = aggs.n;
-
-#pragma unroll
-	for (int a = 0; a < GDB_FUSED_MAX_AGGS; a++)
-		acc[a] = gdb_acc_init(a < (int) n ? aggs.a[a].kind : GDB_AGG_COUNT_STAR);
-	for (uint64_t row = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x;
-		 row < nrows; row += GDB_FAST_UNROLL * stride)
-	{
-		bool		pass[GDB_FAST_UNROLL];
-
-		gdb_predicate_tile<GDB_FAST_UNROLL>(pred, row, stride, nrows, pass);
-#pragma unroll
-		for (int a = 0; a < GDB_FUSED_MAX_AGGS; a++)
-		{
-			if (a >= (int) n)
-				break;
-
-			const GdbFastAgg &ag = aggs.a[a];
-			int64_t		v[GDB_FAST_UNROLL];
-			uint8_t		isnull[GDB_FAST_UNROLL];
-
-#pragma unroll
-			for (int u = 0; u < GDB_FAST_UNROLL; u++)
-			{
-				uint64_t	r = row + u * stride;
-
-				v[u] = pass[u] && ag.col ? ag.col[r] : 0;
-				isnull[u] = pass[u] && ag.nulls ? ag.nulls[r] : 0;
-			}
-#pragma unroll
-			for (int u = 0; u < GDB_FAST_UNROLL; u++)
-				if (pass[u])
-					gdb_acc_add_kind(ag.kind, acc[a], v[u], isnull[u] != 0);
-		}
-	}
-#pragma unroll
-	for (int a = 0; a < GDB_FUSED_MAX_AGGS; a++)
-	{
-		if (a >= (int) n)
-			break;
-
-		GdbFastCombine op;
-		GdbAggState s;
-
-		op.kind = aggs.a[a].kind;
-		s = BlockReduce(tmp).Reduce(gdb_acc_state(op.kind, acc[a]), op);
-		if (threadIdx.x == 0)
-			partials[(uint64_t) a * gridDim.x + blockIdx.x] = s;
-		__syncthreads();		/* tmp is reused by the next aggregate */
-	}
-}
-
 /*
  * gdb_nokeys_partial_kernel: grid (nblk, naggs + 1).  Block (x, a) folds
  * the selected rows x, x + nblk * blockDim, ... of aggregate a and writes
@@ -730,7 +626,7 @@ gdb_fast_nokeys(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
 	GdbAggState *partials;
 	char	   *d_res,
 			   *d_res2 = NULL;
-	const uint8_t *flags = req->ninstr > 0 && !r->fused ? r->flags : NULL;
+	const uint8_t *flags = req->ninstr > 0 ? r->flags : NULL;
 	uint64_t	nblk64 = (r->nrows + GDB_BLOCK - 1) / GDB_BLOCK;
 	uint64_t	cap = (uint64_t) (ex->multiprocessors > 0 ? ex->multiprocessors : 1) *
 		GDB_NOKEYS_BLOCKS_PER_SM;
@@ -750,17 +646,9 @@ gdb_fast_nokeys(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
 		fo.col[a] = GDB_COL_PTR(d_res, &lay, a, GdbAggState);
 
 	GDB_TRY(gdb_phase_begin(r, GDB_PHASE_AGGREGATE, err));
-	if (r->fused)
-	{
-		gdb_nokeys_fused_kernel<<<nblk, GDB_BLOCK, 0, s>>>(fa, *r->pred, r->nrows, partials);
-		GDB_CUDA_CHECK_LAUNCH(err, "gdb_nokeys_fused_kernel");
-	}
-	else
-	{
-		gdb_nokeys_partial_kernel<<<dim3(nblk, fa.n), GDB_BLOCK, 0, s>>>(fa, flags, r->nrows,
-																		 partials);
-		GDB_CUDA_CHECK_LAUNCH(err, "gdb_nokeys_partial_kernel");
-	}
+	gdb_nokeys_partial_kernel<<<dim3(nblk, fa.n), GDB_BLOCK, 0, s>>>(fa, flags, r->nrows,
+																	 partials);
+	GDB_CUDA_CHECK_LAUNCH(err, "gdb_nokeys_partial_kernel");
 	gdb_nokeys_final_kernel<<<fa.n, GDB_BLOCK, 0, s>>>(fa, partials, nblk, fo,
 													   &r->d_counters->nsel);
 	GDB_CUDA_CHECK_LAUNCH(err, "gdb_nokeys_final_kernel");

@@ -102,7 +102,6 @@
 #include <thrust/iterator/counting_iterator.h>
 
 #include "cuda_exec.cuh"
-#include "predicate.cuh"
 #include "gpudb_semantics.h"
 
 static_assert(sizeof(GdbBatch) % 8 == 0, "batch header must be 8-byte sized");
@@ -532,14 +531,9 @@ gdb_phase_filter(GdbRun *r, GdbError *err)
 		GDB_CUDA_CHECK(err, cudaMemcpyAsync(d_prog, req->program, pbytes,
 											cudaMemcpyHostToDevice, s));
 		r->to_device += pbytes;
-		if (r->fuse_nokeys && r->pred &&
-			gdb_predicate_compile(req->program, (int) req->ninstr, r->input, r->d_in,
-								  r->pred))
-			r->fused = 1;		/* gdb_fast_nokeys tests the rows itself */
-		else
-			GDB_TRY(gdb_filter_launch(ex, r->input, r->d_in, req->program,
-									  (const GdbInstr *) d_prog, (int) req->ninstr,
-									  r->nrows, r->flags, &r->d_counters->err_key, err));
+		GDB_TRY(gdb_filter_launch(ex, r->input, r->d_in, req->program,
+								  (const GdbInstr *) d_prog, (int) req->ninstr,
+								  r->nrows, r->flags, &r->d_counters->err_key, err));
 	}
 	return GDB_OK;
 }
@@ -972,9 +966,6 @@ gdb_groupby_run(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
 		r->keys.nulls[k] = GDB_NULL_PTR(r->d_in, in, c);
 	}
 
-	r->fuse_nokeys = req->nkeys == 0 && !req->input_is_states &&
-		gdb_fast_paths_enabled() && gdb_fast_kinds(req) &&
-		req->naggs + 1 <= GDB_FUSED_MAX_AGGS;
 	GDB_TRY(gdb_phase_filter(r, err));
 	r->path = GDB_PATH_SORT;
 	compacted = 0;
@@ -1118,7 +1109,6 @@ gdb_groupby_on_device(GdbCudaExec *exec, const GdbRequest *req,
 {
 	GdbError	dummy;
 	GdbRun		run;
-	GdbPredicate pred;
 	int			st;
 
 	if (err == NULL)
@@ -1139,7 +1129,6 @@ gdb_groupby_on_device(GdbCudaExec *exec, const GdbRequest *req,
 	(void) cudaGetLastError();	/* a stale non-sticky error is not ours */
 
 	memset(&run, 0, sizeof(run));
-	run.pred = &pred;
 	run.ex = exec;
 	run.req = req;
 	run.input = header;

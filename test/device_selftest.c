@@ -1305,39 +1305,6 @@ test_fast_paths(void)
 				fast_case(req, in, ks, p, 1);
 		free(in);
 	}
-	/*
-	 * no keys, at most three aggregates: a predicate filter fuses into the
-	 * aggregation (gdb_nokeys_fused_kernel), the others do not
-	 */
-	{
-		static const GdbAggSpec fused_aggs[] = {
-			{GDB_AGG_COUNT_STAR, -1}, {GDB_AGG_SUM_FLOAT, F_VF}, {GDB_AGG_MIN_INT, F_VI},
-		};
-		static const uint64_t fused_sizes[] = {1, 1000, 300001};
-
-		for (si = 0; si < sizeof(fused_sizes) / sizeof(fused_sizes[0]); si++)
-		{
-			GdbBatch   *in = gen_fast_batch(fused_sizes[si], -7, 12, 15);
-			char		name[256];
-
-			for (p = 0; p < NFASTPROGS; p++)
-			{
-				for (ks = 1; ks <= 3; ks++)
-				{
-					req->nkeys = 0;
-					req->naggs = (uint32_t) ks;
-					memcpy(req->aggs, fused_aggs, sizeof(fused_aggs));
-					assemble(req, fast_programs[p].code);
-					fast_expect = p == 4 ? -1 : 1;
-					snprintf(name, sizeof(name), "fused: %llu rows, %d aggregates, %s",
-							 (unsigned long long) fused_sizes[si], ks, fast_programs[p].name);
-					run_case(name, req, in, 1);
-					fast_expect = -1;
-				}
-			}
-			free(in);
-		}
-	}
 	/* many rows, few groups: contention on the per-slot atomics */
 	{
 		GdbBatch   *in = gen_fast_batch(2500000, -2, 5, 10);
