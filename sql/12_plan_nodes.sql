@@ -252,7 +252,7 @@ EXPLAIN (COSTS OFF) SELECT id, s FROM pn ORDER BY s COLLATE "C", id LIMIT 3;
 EXPLAIN (COSTS OFF) SELECT sum(DISTINCT g) FROM pn;
 RESET gpudb.debug_unsupported;
 SELECT * FROM pn_diff('SELECT g, stddev(h), count(DISTINCT s) FROM pn GROUP BY g');
-SELECT * FROM pn_diff('SELECT id, s FROM pn ORDER BY s, id LIMIT 30', true);
+SELECT * FROM pn_diff('SELECT id, s FROM pn ORDER BY s COLLATE "C", id LIMIT 30', true);
 
 -- ---- the EXPLAIN property API: every format carries the properties ----
 EXPLAIN (COSTS OFF, FORMAT JSON) SELECT g, count(*) FROM pn WHERE v > 0 GROUP BY g;

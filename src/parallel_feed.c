@@ -142,17 +142,6 @@ gdb_parallel_feed_workers(Relation rel, BlockNumber nblocks)
 	return Min(n, (int) Min(nblocks - 1, (BlockNumber) INT_MAX));
 }
 
-/* see parallel_feed.h */
-double
-gdb_parallel_feed_participants(double pages)
-{
-	int			n = feed_worker_cap();
-
-	if (n == 0 || pages < 2 || pages < gpudb_min_parallel_table_size)
-		return 1.0;
-	return 1.0 + Min((double) n, pages - 1);
-}
-
 /*
  * All rows of parts (result batches of one request: same columns) in one
  * batch packed to its rows: an executor batch of ex, or palloc'd when ex is

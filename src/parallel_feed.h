@@ -26,13 +26,6 @@
  */
 extern int	gdb_parallel_feed_workers(Relation rel, BlockNumber nblocks);
 
-/*
- * gdb_parallel_feed_participants: for the cost model, the processes
- * expected to read a heap of pages pages (1 + the workers that
- * gdb_parallel_feed_workers would ask for, the temporary check aside).
- * Never raises.
- */
-extern double gdb_parallel_feed_participants(double pages);
 
 /*
  * gdb_parallel_feed: read q's relation (nblocks blocks) with nworkers
