@@ -79,6 +79,20 @@
 static HTAB *change_hash = NULL;
 static pg_atomic_uint64 *change_overflow = NULL;
 static LWLock *change_lock = NULL;
+
+/*
+ * The cache generation (shared): bumped after every request that may
+ * change the GPU server's list of cached copies (gdb_cache_membership_
+ * changed).  The planner keeps its last CACHE_STATUS reply while the
+ * generation stays the same, so planning a query needs no server round
+ * trip (small tables plan as fast as without gpudb).  A stale copy can
+ * only mislead a cost: the executor checks the cache itself.
+ */
+static pg_atomic_uint64 *cache_generation = NULL;
+static GdbCacheInfo *status_memo = NULL;	/* in TopMemoryContext */
+static int64 status_memo_n = 0;
+static uint64 status_memo_gen = 0;
+static Oid	status_memo_db = InvalidOid;
 static shmem_request_hook_type prev_shmem_request_hook = NULL;
 static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
 static object_access_hook_type prev_object_access_hook = NULL;
@@ -109,7 +123,7 @@ cache_shmem_request(void)
 	if (prev_shmem_request_hook)
 		prev_shmem_request_hook();
 	RequestAddinShmemSpace(hash_estimate_size(GDB_CHANGE_SLOTS, sizeof(ChangeEntry)) +
-						   sizeof(pg_atomic_uint64));
+						   2 * sizeof(pg_atomic_uint64));
 	RequestNamedLWLockTranche("gpudb change counters", 1);
 }
 
@@ -131,6 +145,10 @@ cache_shmem_startup(void)
 									  sizeof(pg_atomic_uint64), &found);
 	if (!found)
 		pg_atomic_init_u64(change_overflow, 0);
+	cache_generation = ShmemInitStruct("gpudb cache generation",
+									   sizeof(pg_atomic_uint64), &found);
+	if (!found)
+		pg_atomic_init_u64(cache_generation, 1);
 	change_lock = &(GetNamedLWLockTranche("gpudb change counters"))->lock;
 	LWLockRelease(AddinShmemInitLock);
 }
@@ -1047,12 +1065,49 @@ gdb_cache_groupby(GdbQuery *q, GdbStats *stats, int *cache_state)
 	return result;
 }
 
+/* see server_client.h */
+void
+gdb_cache_membership_changed(void)
+{
+	if (cache_generation)
+		pg_atomic_fetch_add_u64(cache_generation, 1);
+}
+
+/*
+ * Refresh status_memo from the server unless it is of this database and
+ * the current cache generation.  Raises what gdb_server_call raises.
+ */
+static void
+refresh_status_memo(void)
+{
+	GdbCacheKey key = {MyDatabaseId, 0};
+	GdbMsgPart	part = {(const char *) &key, sizeof(key)};
+	uint64		gen = cache_generation ? pg_atomic_read_u64(cache_generation) : 0;
+	GdbReply   *r;
+	int64		n;
+
+	if (status_memo && gen != 0 && gen == status_memo_gen &&
+		status_memo_db == MyDatabaseId)
+		return;
+	/* the generation is read first: a change during the call makes it stale */
+	r = gdb_server_call(GDB_MSG_CACHE_STATUS, &part, 1, -1);
+	n = Max(r->status->value, 0);
+	n = Min(n, (int64) (r->rest_len / sizeof(GdbCacheInfo)));
+	if (status_memo)
+		pfree(status_memo);
+	status_memo = MemoryContextAlloc(TopMemoryContext,
+									 Max(n, 1) * sizeof(GdbCacheInfo));
+	if (n > 0)
+		memcpy(status_memo, r->rest, n * sizeof(GdbCacheInfo));
+	status_memo_n = n;
+	status_memo_gen = gen;
+	status_memo_db = MyDatabaseId;
+}
+
 /* see groupby.h */
 bool
 gdb_cache_plan_covers(Oid relid, const Bitmapset *attnums)
 {
-	GdbCacheKey key = {MyDatabaseId, 0};
-	GdbMsgPart	part = {(const char *) &key, sizeof(key)};
 	MemoryContext oldcxt = CurrentMemoryContext;
 	volatile bool covers = false;
 
@@ -1061,24 +1116,22 @@ gdb_cache_plan_covers(Oid relid, const Bitmapset *attnums)
 		return false;
 	PG_TRY();
 	{
-		GdbReply   *r = gdb_server_call(GDB_MSG_CACHE_STATUS, &part, 1, -1);
 		int64		i;
 
-		for (i = 0; i < r->status->value &&
-			 (i + 1) * sizeof(GdbCacheInfo) <= r->rest_len; i++)
+		refresh_status_memo();
+		for (i = 0; i < status_memo_n; i++)
 		{
-			GdbCacheInfo info;
+			const GdbCacheInfo *info = &status_memo[i];
 			bool		exists;
 			Bitmapset  *have = NULL;
 			uint32		c;
 
-			memcpy(&info, r->rest + i * sizeof(GdbCacheInfo), sizeof(info));
-			if (info.key.relid != relid || info.state != GDB_CACHE_STATE_READY ||
-				current_relfilenode(relid, &exists) != info.relfilenode ||
-				!exists || info.change_count != change_count(relid))
+			if (info->key.relid != relid || info->state != GDB_CACHE_STATE_READY ||
+				current_relfilenode(relid, &exists) != info->relfilenode ||
+				!exists || info->change_count != change_count(relid))
 				continue;
-			for (c = 0; c < info.ncols; c++)
-				have = bms_add_member(have, info.attnums[c]);
+			for (c = 0; c < info->ncols; c++)
+				have = bms_add_member(have, info->attnums[c]);
 			if (bms_is_subset(attnums, have))
 				covers = true;
 		}

@@ -33,6 +33,18 @@
 
 static pgsocket server_sock = PGINVALID_SOCKET;
 static int	awaiting = 0;		/* replies owed by the server on this connection */
+static uint32 last_sent = 0;	/* type of the last request sent */
+static bool ever_connected = false;
+
+/* Can a request of type change the server's list of cached copies? */
+static bool
+changes_cache_list(uint32 type)
+{
+	return type == GDB_MSG_CACHE_CREATE || type == GDB_MSG_CACHE_APPEND ||
+		type == GDB_MSG_CACHE_FINISH || type == GDB_MSG_CACHE_COMMIT ||
+		type == GDB_MSG_CACHE_ABORT || type == GDB_MSG_CACHE_DROP ||
+		type == GDB_MSG_CACHE_CHANGES || type == GDB_MSG_FAULT;
+}
 
 /* Close the connection (the protocol state is unknown after an error). */
 void
@@ -84,6 +96,10 @@ gdb_server_connect(void)
 		return false;
 	}
 	server_sock = s;
+	/* a new connection after an old one: the server may have restarted */
+	if (ever_connected)
+		gdb_cache_membership_changed();
+	ever_connected = true;
 	return true;
 }
 
@@ -210,6 +226,7 @@ gdb_server_send(uint32 type, const GdbMsgPart *parts, int nparts, int fd)
 			if (parts[i].len > 0)
 				send_all(parts[i].data, parts[i].len, -1);
 		awaiting++;
+		last_sent = type;
 	}
 	PG_CATCH();
 	{
@@ -240,6 +257,8 @@ gdb_server_receive(void)
 		reply->len = hdr.payload_len;
 		recv_all(reply->payload, hdr.payload_len);
 		awaiting--;
+		if (changes_cache_list(last_sent))
+			gdb_cache_membership_changed();
 	}
 	PG_CATCH();
 	{

@@ -36,6 +36,15 @@ extern bool gdb_server_connect(void);
 extern void gdb_server_disconnect(void);
 
 /*
+ * gdb_cache_membership_changed (cache.c): bump the shared cache generation,
+ * so that every backend's planner asks the server for its list of cached
+ * copies again.  Called after each reply to a request that may change that
+ * list, and on a new connection after an old one (the server may have
+ * restarted).  Never raises.
+ */
+extern void gdb_cache_membership_changed(void);
+
+/*
  * gdb_server_call: send a request of type with the concatenated parts as
  * payload and fd (or -1) attached, and wait for the reply (palloc'd).
  * Interrupts are served while waiting.  Raises 55000 when the server is not
