@@ -154,6 +154,10 @@ FLIGHTS_WORKLOADS = [
     ("F4", "F4 delay percentiles by origin",
      "SELECT origin, percentile_cont(ARRAY[0.5, 0.9, 0.99]) WITHIN GROUP (ORDER BY delay) "
      "FROM {t}{where} GROUP BY origin"),
+    ("F4s", "F4s delay median, 90th percentile and mode by origin (one fraction each)",
+     "SELECT origin, percentile_cont(0.5) WITHIN GROUP (ORDER BY delay), "
+     "percentile_disc(0.9) WITHIN GROUP (ORDER BY delay), mode() WITHIN GROUP (ORDER BY delay) "
+     "FROM {t}{where} GROUP BY origin"),
 ]
 
 SMALL_SIZES = [1000, 10000, 100000]
