@@ -32,8 +32,9 @@
  * column batches as well as the copy to the device; the per-row part is
  * divided by the processes that read a heap of at least
  * gpudb.min_parallel_table_size, the backend and its parallel workers)
- *	 total	 = startup + rows_out * 3 * cpu_tuple_cost (GPUDB_RESULT_ROW_FACTOR;
- *			   GpuScan and GpuSort) (+ CPU quals per row)
+ *	 total	 = startup + rows_out * cpu_tuple_cost (+ CPU quals per row)
+ *			   (GpuScan and GpuSort: + rows_out * 1000 * gpudb.gpu_tuple_cost,
+ *			   GPUDB_RESULT_ROW_FACTOR)
  * where work is 1 for a selection, 1 + aggregates/4 + keys for a group-by
  * and 2 per sort key for a sort.  The node produces every row before the
  * first, so it is all startup cost.
@@ -445,6 +446,17 @@ plan_on_gpu(void)
 }
 
 /*
+ * What a row that GpuScan or GpuSort returns costs (GPUDB_RESULT_ROW_FACTOR
+ * in gpudb_defaults.h): cpu_tuple_cost plus its rebuilding from the result
+ * batch.
+ */
+static Cost
+result_row_cost(void)
+{
+	return cpu_tuple_cost + GPUDB_RESULT_ROW_FACTOR * gpudb_gpu_tuple_cost;
+}
+
+/*
  * Startup cost of reading baserel's ncols columns and work units per row.
  * On the CPU path (gpudb.device = cpu, no GPU) a row costs
  * GPUDB_CPU_PATH_FACTOR times a device row, so that the nodes win there only
@@ -621,8 +633,7 @@ gdb_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	startup = device_cost(rel, bms_num_members(attnums), cached, 1.0);
 	add_path(rel, &make_path(GDB_NODE_SCAN, rel, rel->reltarget, rel->rows,
 							 startup,
-							 startup + dev_rows * (GPUDB_RESULT_ROW_FACTOR * cpu_tuple_cost +
-												   cpu_cost.per_tuple) +
+							 startup + dev_rows * (result_row_cost() + cpu_cost.per_tuple) +
 							 cpu_cost.startup,
 							 NIL, rel->relid, device, cpu_rinfos, NIL)->path);
 }
@@ -1018,7 +1029,7 @@ try_gpusort(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel)
 	add_path(output_rel,
 			 &make_path(GDB_NODE_SORT, output_rel, target,
 						input_rel->rows, startup,
-						startup + rows_out * GPUDB_RESULT_ROW_FACTOR * cpu_tuple_cost,
+						startup + rows_out * result_row_cost(),
 						root->sort_pathkeys, input_rel->relid, device, NIL,
 						list_make2(sort, makeString(psprintf("%.0f", limit))))->path);
 	return;

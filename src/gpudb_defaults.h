@@ -61,14 +61,16 @@
 #define GPUDB_UNCACHED_SETUP_FACTOR		2.0
 
 /*
- * Not a GUC: what each row a node returns costs, in cpu_tuple_cost units:
- * its values are rebuilt from the result batch (text through the query's
- * dictionary) into a tuple.  From the H200 run at d366ed3: a GpuScan
- * returning 300,000 flights rows to a sort made the plan 44 ms slower than
- * PostgreSQL's parallel scan, about 150 ns (2.5 cpu_tuple_cost at ~6 us a
- * page) more per row than PostgreSQL's own.
+ * Not a GUC: what each row GpuScan or GpuSort returns costs on top of
+ * cpu_tuple_cost, in gpudb.gpu_tuple_cost units (so that zeroing the cost
+ * GUCs still forces the nodes): its values are rebuilt from the result
+ * batch (text through the query's dictionary) into a tuple.  From the H200
+ * run at d366ed3: a GpuScan returning 300,000 flights rows to a sort made
+ * the plan 44 ms slower than PostgreSQL's parallel scan, about 150 ns (2.5
+ * cpu_tuple_cost at ~6 us a page) more per row than PostgreSQL's own;
+ * 1000 * 2e-05 = 0.02, twice cpu_tuple_cost.
  */
-#define GPUDB_RESULT_ROW_FACTOR			3.0
+#define GPUDB_RESULT_ROW_FACTOR			1000.0
 
 /*
  * Not a GUC: how many times gpudb.gpu_tuple_cost a row costs when the nodes
