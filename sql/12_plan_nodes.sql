@@ -385,6 +385,30 @@ SELECT * FROM gpu_sort('pn', 'id, v', 'v DESC NULLS LAST, id', 5, 'g = 1') AS t(
 SELECT count(*) FROM gpu_select('pn', 'id, s', 's = ''k3'' AND h > 0') AS t(id int8, s text);
 SELECT count(*) FROM pn WHERE s = 'k3' AND h > 0;
 
+-- a GpuScan is not parallel-aware: under an aggregate that PostgreSQL can
+-- run in parallel workers it is not offered (it would leave the aggregate to
+-- one process); without parallel workers it is
+CREATE TABLE pn_par (d date, delay int4, origin text);
+INSERT INTO pn_par SELECT date '2001-01-01' + (i % 365), i % 100, 'o' || (i % 50)
+  FROM generate_series(1, 400000) i;
+ANALYZE pn_par;
+SET gpudb.gpu_setup_cost = 0;
+SET gpudb.gpu_tuple_cost = 0;
+SET gpudb.gpu_transfer_cost = 0;
+SET gpudb.debug_unsupported = on;
+SET max_parallel_workers_per_gather = 2;
+EXPLAIN (COSTS OFF) SELECT origin, date_trunc('month', d) AS m, count(*) FROM pn_par
+  WHERE d BETWEEN '2001-03-01' AND '2001-04-01' GROUP BY 1, 2;
+SET max_parallel_workers_per_gather = 0;
+EXPLAIN (COSTS OFF) SELECT origin, date_trunc('month', d) AS m, count(*) FROM pn_par
+  WHERE d BETWEEN '2001-03-01' AND '2001-04-01' GROUP BY 1, 2;
+RESET max_parallel_workers_per_gather;
+RESET gpudb.debug_unsupported;
+RESET gpudb.gpu_setup_cost;
+RESET gpudb.gpu_tuple_cost;
+RESET gpudb.gpu_transfer_cost;
+DROP TABLE pn_par;
+
 DROP VIEW pn_sb;
 DROP TABLE pn, pn_2k, pn_1k, pn_ovf;
 DROP FUNCTION pn_diff(text, bool), pn_run(text, bool), pn_leak(text);

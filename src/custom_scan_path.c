@@ -596,6 +596,22 @@ gdb_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 		not_offered(GDB_NODE_SCAN, why);
 		return;
 	}
+
+	/*
+	 * A GpuScan is not parallel-aware: under an aggregate that PostgreSQL
+	 * could run in its parallel workers (the relation has partial paths),
+	 * it leaves the aggregation to one process.  On the H200 flights run
+	 * (d366ed3, f1844d7) such plans took 1.5-2x PostgreSQL's time; a
+	 * GpuAgg, when the aggregate runs on the device, is offered apart.
+	 */
+	if (rel->partial_pathlist != NIL &&
+		(root->parse->hasAggs || root->parse->groupClause != NIL ||
+		 root->parse->groupingSets != NIL || root->hasHavingQual))
+	{
+		not_offered(GDB_NODE_SCAN,
+					"PostgreSQL's parallel plan aggregates above this scan in its workers; a GpuScan would leave the aggregate to one process");
+		return;
+	}
 	if (!vars_ok(rel->reltarget->exprs, rel->relid, &attnums, &why))
 	{
 		not_offered(GDB_NODE_SCAN, why);
