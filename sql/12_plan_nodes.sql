@@ -31,128 +31,79 @@ SELECT i, i % 10, CASE WHEN i % 11 = 0 THEN NULL ELSE (i * 7919) % 1000 - 500 EN
 FROM generate_series(1, 6000) i;
 ANALYZE pn;
 
--- pn_diff(query, ordered): is a Gpu node in the plan with gpudb on, and how
--- many rows differ between gpudb on and off (EXCEPT ALL both ways, or row by
--- row in order for ordered queries).  Errors are part of the answer.
-CREATE FUNCTION pn_run(q text, ordered bool, OUT rows text[], OUT err text)
-LANGUAGE plpgsql AS $$
-BEGIN
-  IF ordered THEN
-    EXECUTE format('SELECT coalesce(array_agg(x::text), ''{}'') FROM (%s) x', q) INTO rows;
-  ELSE
-    EXECUTE format('SELECT coalesce(array_agg(x::text ORDER BY x::text), ''{}'') FROM (%s) x', q) INTO rows;
-  END IF;
-EXCEPTION WHEN OTHERS THEN
-  err := SQLSTATE || ': ' || SQLERRM;
-END $$;
-
-CREATE FUNCTION pn_diff(q text, ordered bool DEFAULT false,
-                        OUT node text, OUT nrows int, OUT on_minus_off int,
-                        OUT off_minus_on int, OUT error text)
-LANGUAGE plpgsql AS $$
-DECLARE
-  l text;
-  r_on record;
-  r_off record;
-BEGIN
-  node := '';
-  PERFORM set_config('gpudb.enabled', 'on', true);
-  FOR l IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-    IF l ~ 'Custom Scan \(Gpu' THEN
-      node := node || CASE WHEN node = '' THEN '' ELSE ',' END ||
-              substring(l from 'Custom Scan \((Gpu[A-Za-z]+)\)');
-    END IF;
-  END LOOP;
-  r_on := pn_run(q, ordered);
-  PERFORM set_config('gpudb.enabled', 'off', true);
-  r_off := pn_run(q, ordered);
-  PERFORM set_config('gpudb.enabled', 'on', true);
-  IF r_on.err IS NOT NULL OR r_off.err IS NOT NULL THEN
-    error := CASE WHEN r_on.err IS NOT DISTINCT FROM r_off.err THEN 'same: ' || r_on.err
-                  ELSE 'DIFFERENT: on=' || coalesce(r_on.err, 'ok') || ' off=' || coalesce(r_off.err, 'ok') END;
-    RETURN;
-  END IF;
-  nrows := cardinality(r_off.rows);
-  IF ordered THEN
-    on_minus_off := (SELECT count(*) FROM generate_subscripts(r_off.rows, 1) i
-                     WHERE r_on.rows[i] IS DISTINCT FROM r_off.rows[i])
-                    + abs(cardinality(r_on.rows) - cardinality(r_off.rows));
-    off_minus_on := on_minus_off;
-  ELSE
-    on_minus_off := (SELECT count(*) FROM (SELECT unnest(r_on.rows) EXCEPT ALL SELECT unnest(r_off.rows)) x);
-    off_minus_on := (SELECT count(*) FROM (SELECT unnest(r_off.rows) EXCEPT ALL SELECT unnest(r_on.rows)) x);
-  END IF;
-END $$;
+-- gpu_diff(query, ordered): the Gpu nodes in the plan with gpudb on, and how
+-- many rows differ between gpudb on and off (sql/include/differential.sql)
+\i sql/include/differential.sql
 
 -- a negative control: the harness sees a difference when there is one
 SELECT on_minus_off > 0 AS harness_detects_difference
-FROM pn_diff('SELECT id FROM pn WHERE id < 10 AND (current_setting(''gpudb.enabled'') = ''on'' OR id > 1)');
+FROM gpu_diff('SELECT id FROM pn WHERE id < 10 AND (current_setting(''gpudb.enabled'') = ''on'' OR id > 1)');
 
 -- ---- GpuScan: device quals, CPU quals above them, projection ----
 EXPLAIN (COSTS OFF) SELECT id, v FROM pn WHERE v > 100 AND g = 3;
 EXPLAIN (COSTS OFF) SELECT id, s FROM pn WHERE g < 2 AND s LIKE 'k1%';
 EXPLAIN (COSTS OFF, VERBOSE) SELECT id, v * 2 AS v2 FROM pn WHERE h BETWEEN -10 AND 10;
-SELECT * FROM pn_diff('SELECT id, v FROM pn WHERE v > 100 AND g = 3');
-SELECT * FROM pn_diff('SELECT id, s FROM pn WHERE g < 2 AND s LIKE ''k1%''');
+SELECT * FROM gpu_diff('SELECT id, v FROM pn WHERE v > 100 AND g = 3');
+SELECT * FROM gpu_diff('SELECT id, s FROM pn WHERE g < 2 AND s LIKE ''k1%''');
 -- an equality goes last (equivalence classes), so LIKE comes first: all on the CPU
 EXPLAIN (COSTS OFF) SELECT id, s FROM pn WHERE g = 1 AND s LIKE 'k1%';
-SELECT * FROM pn_diff('SELECT id, v * 2 AS v2, s FROM pn WHERE h BETWEEN -10 AND 10');
-SELECT * FROM pn_diff('SELECT id, g, h, i2, s, v, f4, b, d, ts FROM pn WHERE b IS NOT TRUE AND d >= date ''2024-06-01''');
+SELECT * FROM gpu_diff('SELECT id, v * 2 AS v2, s FROM pn WHERE h BETWEEN -10 AND 10');
+SELECT * FROM gpu_diff('SELECT id, g, h, i2, s, v, f4, b, d, ts FROM pn WHERE b IS NOT TRUE AND d >= date ''2024-06-01''');
 -- a numeric column in the output: PostgreSQL's plan
-SELECT * FROM pn_diff('SELECT * FROM pn WHERE b IS NOT TRUE AND d >= date ''2024-06-01''');
-SELECT * FROM pn_diff('SELECT id, ts FROM pn WHERE s = ''k2'' OR s IS NULL');
-SELECT * FROM pn_diff('SELECT id FROM pn WHERE v = ''NaN'' OR v = 0');
-SELECT * FROM pn_diff('SELECT id, f4 FROM pn WHERE f4 IN (1.5, 2, 24.5) AND NOT b');
-SELECT * FROM pn_diff('SELECT id FROM pn WHERE i2 % 7 = 3 AND h IS DISTINCT FROM 5');
-SELECT * FROM pn_diff('SELECT id, n FROM pn WHERE g = 1 AND n > 10');
+SELECT * FROM gpu_diff('SELECT * FROM pn WHERE b IS NOT TRUE AND d >= date ''2024-06-01''');
+SELECT * FROM gpu_diff('SELECT id, ts FROM pn WHERE s = ''k2'' OR s IS NULL');
+SELECT * FROM gpu_diff('SELECT id FROM pn WHERE v = ''NaN'' OR v = 0');
+SELECT * FROM gpu_diff('SELECT id, f4 FROM pn WHERE f4 IN (1.5, 2, 24.5) AND NOT b');
+SELECT * FROM gpu_diff('SELECT id FROM pn WHERE i2 % 7 = 3 AND h IS DISTINCT FROM 5');
+SELECT * FROM gpu_diff('SELECT id, n FROM pn WHERE g = 1 AND n > 10');
 -- errors: the same rows raise the same error
-SELECT * FROM pn_diff('SELECT id FROM pn WHERE 100 / (g - 4) > 1');
-SELECT * FROM pn_diff('SELECT id FROM pn WHERE g > 8 AND i2 * 1000 > 0');
-SELECT * FROM pn_diff('SELECT id FROM pn WHERE g * 1000000000 > 0');
+SELECT * FROM gpu_diff('SELECT id FROM pn WHERE 100 / (g - 4) > 1');
+SELECT * FROM gpu_diff('SELECT id FROM pn WHERE g > 8 AND i2 * 1000 > 0');
+SELECT * FROM gpu_diff('SELECT id FROM pn WHERE g * 1000000000 > 0');
 -- a device qual that can raise, with a CPU qual after it, would see later
 -- rows before the CPU qual sees earlier ones: PostgreSQL's plan keeps the
 -- row-by-row error order; quals that cannot raise still go to the device
 EXPLAIN (COSTS OFF) SELECT id FROM pn WHERE i2 * 200::int2 > 0 AND length(s) / (g - 1) > 0;
-SELECT * FROM pn_diff('SELECT id FROM pn WHERE i2 * 200::int2 > 0 AND length(s) / (g - 1) > 0');
+SELECT * FROM gpu_diff('SELECT id FROM pn WHERE i2 * 200::int2 > 0 AND length(s) / (g - 1) > 0');
 EXPLAIN (COSTS OFF) SELECT id FROM pn WHERE g > 8 AND length(s) / (g - 9) > 0;
-SELECT * FROM pn_diff('SELECT id FROM pn WHERE g > 8 AND length(s) / (g - 9) > 0');
-SELECT * FROM pn_diff('SELECT id FROM pn WHERE i2 * 200::int2 > 0 AND g < 100');
+SELECT * FROM gpu_diff('SELECT id FROM pn WHERE g > 8 AND length(s) / (g - 9) > 0');
+SELECT * FROM gpu_diff('SELECT id FROM pn WHERE i2 * 200::int2 > 0 AND g < 100');
 -- a join: GpuScan as a child of an ordinary join
-SELECT * FROM pn_diff('SELECT a.id, b.id FROM pn a JOIN pn b ON a.id = b.h WHERE a.g = 2 AND b.g = 3');
+SELECT * FROM gpu_diff('SELECT a.id, b.id FROM pn a JOIN pn b ON a.id = b.h WHERE a.g = 2 AND b.g = 3');
 
 -- ---- GpuAgg: group keys of every type, aggregates, HAVING ----
 EXPLAIN (COSTS OFF) SELECT g, count(*), sum(v), avg(v), min(h), max(d) FROM pn WHERE id > 100 GROUP BY g;
 EXPLAIN (COSTS OFF) SELECT s, count(*) FROM pn GROUP BY s HAVING count(*) > 900;
 EXPLAIN (COSTS OFF) SELECT count(*), sum(h) FROM pn WHERE v < 0;
-SELECT * FROM pn_diff('SELECT g, count(*), sum(v), avg(v), min(h), max(d) FROM pn WHERE id > 100 GROUP BY g');
-SELECT * FROM pn_diff('SELECT s, count(*), count(s), sum(i2), avg(h), min(ts), max(v) FROM pn GROUP BY s');
-SELECT * FROM pn_diff('SELECT b, d, count(*), sum(f4), avg(f4) FROM pn GROUP BY b, d');
-SELECT * FROM pn_diff('SELECT h, g, count(v), min(v), max(v) FROM pn WHERE h IS NOT NULL GROUP BY h, g');
-SELECT * FROM pn_diff('SELECT s, count(*) FROM pn GROUP BY s HAVING count(*) > 900');
-SELECT * FROM pn_diff('SELECT g, sum(h) / count(*) AS m, max(v) - min(v) AS r FROM pn GROUP BY g HAVING min(v) < 0 AND g > 2');
-SELECT * FROM pn_diff('SELECT count(*), sum(h), avg(i2), max(i2) FROM pn WHERE v < 0');
-SELECT * FROM pn_diff('SELECT count(*), sum(v), max(ts) FROM pn WHERE h > 10000');
-SELECT * FROM pn_diff('SELECT g, count(n) FROM pn GROUP BY g');
-SELECT * FROM pn_diff('SELECT g FROM pn GROUP BY g');
-SELECT * FROM pn_diff('SELECT sum(h * 1000000000000000) FROM pn');
-SELECT * FROM pn_diff('SELECT g, sum(v) FROM pn WHERE 1 / (g - 9) > 0 GROUP BY g');
+SELECT * FROM gpu_diff('SELECT g, count(*), sum(v), avg(v), min(h), max(d) FROM pn WHERE id > 100 GROUP BY g');
+SELECT * FROM gpu_diff('SELECT s, count(*), count(s), sum(i2), avg(h), min(ts), max(v) FROM pn GROUP BY s');
+SELECT * FROM gpu_diff('SELECT b, d, count(*), sum(f4), avg(f4) FROM pn GROUP BY b, d');
+SELECT * FROM gpu_diff('SELECT h, g, count(v), min(v), max(v) FROM pn WHERE h IS NOT NULL GROUP BY h, g');
+SELECT * FROM gpu_diff('SELECT s, count(*) FROM pn GROUP BY s HAVING count(*) > 900');
+SELECT * FROM gpu_diff('SELECT g, sum(h) / count(*) AS m, max(v) - min(v) AS r FROM pn GROUP BY g HAVING min(v) < 0 AND g > 2');
+SELECT * FROM gpu_diff('SELECT count(*), sum(h), avg(i2), max(i2) FROM pn WHERE v < 0');
+SELECT * FROM gpu_diff('SELECT count(*), sum(v), max(ts) FROM pn WHERE h > 10000');
+SELECT * FROM gpu_diff('SELECT g, count(n) FROM pn GROUP BY g');
+SELECT * FROM gpu_diff('SELECT g FROM pn GROUP BY g');
+SELECT * FROM gpu_diff('SELECT sum(h * 1000000000000000) FROM pn');
+SELECT * FROM gpu_diff('SELECT g, sum(v) FROM pn WHERE 1 / (g - 9) > 0 GROUP BY g');
 -- the variance family: smallint and integer exactly (numeric results),
 -- real and double precision as float8 (rounded here: the device's
 -- reduction order changes the last bits), NaN and -Infinity inputs, single
 -- rows (NULL sample statistics), NULL inputs, overflow
 EXPLAIN (COSTS OFF) SELECT g, variance(i2), stddev(g), var_pop(v), stddev_pop(f4) FROM pn GROUP BY g;
-SELECT * FROM pn_diff('SELECT g, variance(i2), var_samp(g), var_pop(i2), stddev(i2), stddev_samp(g), stddev_pop(i2) FROM pn GROUP BY g');
-SELECT * FROM pn_diff('SELECT s, b, stddev_samp(i2), var_pop(g), count(*) FROM pn WHERE id % 5 = 1 GROUP BY s, b');
+SELECT * FROM gpu_diff('SELECT g, variance(i2), var_samp(g), var_pop(i2), stddev(i2), stddev_samp(g), stddev_pop(i2) FROM pn GROUP BY g');
+SELECT * FROM gpu_diff('SELECT s, b, stddev_samp(i2), var_pop(g), count(*) FROM pn WHERE id % 5 = 1 GROUP BY s, b');
 -- a sum or avg of the same column serves as the variance's sum
-SELECT * FROM pn_diff('SELECT g, sum(i2), variance(i2), avg(g), stddev_pop(g), var_samp(i2) FROM pn GROUP BY g');
-SELECT * FROM pn_diff('SELECT h, var_samp(i2), stddev_pop(i2), round(var_pop(f4)::numeric, 6), round(stddev_samp(v)::numeric, 6) FROM pn WHERE i2 < 20 GROUP BY h');
-SELECT * FROM pn_diff('SELECT g, round(variance(f4)::numeric, 6), round(stddev_pop(v)::numeric, 6), round(var_pop(v)::numeric, 4), round(stddev(f4)::numeric, 8) FROM pn GROUP BY g');
-SELECT * FROM pn_diff('SELECT round(var_samp(v)::numeric, 4), round(stddev(f4)::numeric, 8), stddev(i2) FROM pn WHERE v BETWEEN -10 AND 10');
-SELECT * FROM pn_diff('SELECT d, round(stddev(v)::numeric, 6) FROM pn WHERE g = 3 GROUP BY d HAVING var_pop(i2) > 100');
+SELECT * FROM gpu_diff('SELECT g, sum(i2), variance(i2), avg(g), stddev_pop(g), var_samp(i2) FROM pn GROUP BY g');
+SELECT * FROM gpu_diff('SELECT h, var_samp(i2), stddev_pop(i2), round(var_pop(f4)::numeric, 6), round(stddev_samp(v)::numeric, 6) FROM pn WHERE i2 < 20 GROUP BY h');
+SELECT * FROM gpu_diff('SELECT g, round(variance(f4)::numeric, 6), round(stddev_pop(v)::numeric, 6), round(var_pop(v)::numeric, 4), round(stddev(f4)::numeric, 8) FROM pn GROUP BY g');
+SELECT * FROM gpu_diff('SELECT round(var_samp(v)::numeric, 4), round(stddev(f4)::numeric, 8), stddev(i2) FROM pn WHERE v BETWEEN -10 AND 10');
+SELECT * FROM gpu_diff('SELECT d, round(stddev(v)::numeric, 6) FROM pn WHERE g = 3 GROUP BY d HAVING var_pop(i2) > 100');
 CREATE TABLE pn_big AS SELECT i AS id, i % 2 AS g, (i * 1e200)::float8 AS x FROM generate_series(1, 3) i;
 ANALYZE pn_big;
-SELECT * FROM pn_diff('SELECT var_pop(x) FROM pn_big');
-SELECT * FROM pn_diff('SELECT g, stddev_samp(x) FROM pn_big GROUP BY g');
+SELECT * FROM gpu_diff('SELECT var_pop(x) FROM pn_big');
+SELECT * FROM gpu_diff('SELECT g, stddev_samp(x) FROM pn_big GROUP BY g');
 
 -- ---- GpuAgg ordered on the device: ORDER BY group keys and aggregates
 -- (count, min, max, sum of smallint/integer/double precision), the LIMIT
@@ -161,34 +112,34 @@ EXPLAIN (COSTS OFF) SELECT h, sum(v) FROM pn GROUP BY h ORDER BY 2 DESC NULLS LA
 EXPLAIN (COSTS OFF) SELECT g, b, count(*) FROM pn WHERE h > 0 GROUP BY g, b ORDER BY count(*) DESC, g, b NULLS FIRST LIMIT 5;
 EXPLAIN (COSTS OFF) SELECT g, min(d), max(ts) FROM pn GROUP BY g ORDER BY g DESC;
 EXPLAIN (COSTS OFF) SELECT h FROM pn GROUP BY h ORDER BY count(*) DESC, h OFFSET 2 LIMIT 3;
-SELECT * FROM pn_diff('SELECT h, sum(v) FROM pn GROUP BY h ORDER BY 2 DESC NULLS LAST, 1 LIMIT 10', true);
-SELECT * FROM pn_diff('SELECT g, b, count(*) FROM pn WHERE h > 0 GROUP BY g, b ORDER BY count(*) DESC, g, b NULLS FIRST LIMIT 5', true);
-SELECT * FROM pn_diff('SELECT g, min(d), max(ts) FROM pn GROUP BY g ORDER BY g DESC', true);
-SELECT * FROM pn_diff('SELECT h FROM pn GROUP BY h ORDER BY count(*) DESC, h OFFSET 2 LIMIT 3', true);
+SELECT * FROM gpu_diff('SELECT h, sum(v) FROM pn GROUP BY h ORDER BY 2 DESC NULLS LAST, 1 LIMIT 10', true);
+SELECT * FROM gpu_diff('SELECT g, b, count(*) FROM pn WHERE h > 0 GROUP BY g, b ORDER BY count(*) DESC, g, b NULLS FIRST LIMIT 5', true);
+SELECT * FROM gpu_diff('SELECT g, min(d), max(ts) FROM pn GROUP BY g ORDER BY g DESC', true);
+SELECT * FROM gpu_diff('SELECT h FROM pn GROUP BY h ORDER BY count(*) DESC, h OFFSET 2 LIMIT 3', true);
 -- NULL groups and NULL aggregate values (groups 3..9 see only NULL v), both
 -- NULL orders
-SELECT * FROM pn_diff('SELECT g, sum(v), count(v) FROM pn WHERE v IS NULL OR g < 3 GROUP BY g ORDER BY 2 NULLS FIRST, 1 LIMIT 4', true);
-SELECT * FROM pn_diff('SELECT g, sum(v), count(v) FROM pn WHERE v IS NULL OR g < 3 GROUP BY g ORDER BY 2 DESC NULLS LAST, 1 LIMIT 4', true);
-SELECT * FROM pn_diff('SELECT g, max(v) FROM pn WHERE v IS NULL OR g < 3 GROUP BY g ORDER BY 2 DESC, 1 DESC LIMIT 8', true);
-SELECT * FROM pn_diff('SELECT h, count(*) FROM pn GROUP BY h ORDER BY h NULLS FIRST LIMIT 3', true);
-SELECT * FROM pn_diff('SELECT h, count(*) FROM pn GROUP BY h ORDER BY h DESC LIMIT 3', true);
-SELECT * FROM pn_diff('SELECT h, count(*) FROM pn GROUP BY h ORDER BY h DESC NULLS LAST LIMIT 3', true);
+SELECT * FROM gpu_diff('SELECT g, sum(v), count(v) FROM pn WHERE v IS NULL OR g < 3 GROUP BY g ORDER BY 2 NULLS FIRST, 1 LIMIT 4', true);
+SELECT * FROM gpu_diff('SELECT g, sum(v), count(v) FROM pn WHERE v IS NULL OR g < 3 GROUP BY g ORDER BY 2 DESC NULLS LAST, 1 LIMIT 4', true);
+SELECT * FROM gpu_diff('SELECT g, max(v) FROM pn WHERE v IS NULL OR g < 3 GROUP BY g ORDER BY 2 DESC, 1 DESC LIMIT 8', true);
+SELECT * FROM gpu_diff('SELECT h, count(*) FROM pn GROUP BY h ORDER BY h NULLS FIRST LIMIT 3', true);
+SELECT * FROM gpu_diff('SELECT h, count(*) FROM pn GROUP BY h ORDER BY h DESC LIMIT 3', true);
+SELECT * FROM gpu_diff('SELECT h, count(*) FROM pn GROUP BY h ORDER BY h DESC NULLS LAST LIMIT 3', true);
 -- every orderable aggregate and key type; NaN, -Infinity and -0 in min/max
-SELECT * FROM pn_diff('SELECT i2, count(*), min(v), max(d) FROM pn GROUP BY i2 ORDER BY count(*) DESC, min(v), i2 LIMIT 7', true);
-SELECT * FROM pn_diff('SELECT g, b, max(ts), min(f4), sum(i2) FROM pn GROUP BY g, b ORDER BY max(ts) DESC, min(f4) NULLS FIRST, sum(i2), g, b LIMIT 8', true);
-SELECT * FROM pn_diff('SELECT d, sum(g), max(h) FROM pn GROUP BY d ORDER BY sum(g) DESC, max(h) NULLS FIRST, d OFFSET 3 LIMIT 5', true);
-SELECT * FROM pn_diff('SELECT i2, max(v), min(v) FROM pn GROUP BY i2 ORDER BY 2 DESC, 3, 1 LIMIT 6', true);
-SELECT * FROM pn_diff('SELECT i2, max(v), min(v) FROM pn GROUP BY i2 ORDER BY 3, 2, 1 DESC LIMIT 6', true);
-SELECT * FROM pn_diff('SELECT f4, v, count(*) FROM pn WHERE g = 3 GROUP BY f4, v ORDER BY v DESC, f4 LIMIT 12', true);
-SELECT * FROM pn_diff('SELECT count(*), max(h) FROM pn ORDER BY 1', true);
+SELECT * FROM gpu_diff('SELECT i2, count(*), min(v), max(d) FROM pn GROUP BY i2 ORDER BY count(*) DESC, min(v), i2 LIMIT 7', true);
+SELECT * FROM gpu_diff('SELECT g, b, max(ts), min(f4), sum(i2) FROM pn GROUP BY g, b ORDER BY max(ts) DESC, min(f4) NULLS FIRST, sum(i2), g, b LIMIT 8', true);
+SELECT * FROM gpu_diff('SELECT d, sum(g), max(h) FROM pn GROUP BY d ORDER BY sum(g) DESC, max(h) NULLS FIRST, d OFFSET 3 LIMIT 5', true);
+SELECT * FROM gpu_diff('SELECT i2, max(v), min(v) FROM pn GROUP BY i2 ORDER BY 2 DESC, 3, 1 LIMIT 6', true);
+SELECT * FROM gpu_diff('SELECT i2, max(v), min(v) FROM pn GROUP BY i2 ORDER BY 3, 2, 1 DESC LIMIT 6', true);
+SELECT * FROM gpu_diff('SELECT f4, v, count(*) FROM pn WHERE g = 3 GROUP BY f4, v ORDER BY v DESC, f4 LIMIT 12', true);
+SELECT * FROM gpu_diff('SELECT count(*), max(h) FROM pn ORDER BY 1', true);
 -- no LIMIT: ordered on the device, every group returned
-SELECT * FROM pn_diff('SELECT g, count(*), sum(h) FROM pn GROUP BY g ORDER BY 3 DESC', true);
+SELECT * FROM gpu_diff('SELECT g, count(*), sum(h) FROM pn GROUP BY g ORDER BY 3 DESC', true);
 -- HAVING filters after the cut would: ordered on the device, not cut
 EXPLAIN (COSTS OFF) SELECT h, count(*) FROM pn GROUP BY h HAVING count(*) > 5 ORDER BY 2 DESC, 1 LIMIT 5;
-SELECT * FROM pn_diff('SELECT h, count(*) FROM pn GROUP BY h HAVING count(*) > 5 ORDER BY 2 DESC, 1 LIMIT 5', true);
+SELECT * FROM gpu_diff('SELECT h, count(*) FROM pn GROUP BY h HAVING count(*) > 5 ORDER BY 2 DESC, 1 LIMIT 5', true);
 -- WITH TIES needs the groups past the limit: not cut
 EXPLAIN (COSTS OFF) SELECT h, count(*) FROM pn GROUP BY h ORDER BY 2 DESC FETCH FIRST 3 ROWS WITH TIES;
-SELECT * FROM pn_diff('SELECT h, count(*) FROM pn GROUP BY h ORDER BY 2 DESC FETCH FIRST 3 ROWS WITH TIES');
+SELECT * FROM gpu_diff('SELECT h, count(*) FROM pn GROUP BY h ORDER BY 2 DESC FETCH FIRST 3 ROWS WITH TIES');
 -- several batches (pn: 6 of 1024 rows; pn_2k and pn_1k: exactly 2 and 1):
 -- the batches and the combines run unordered, the last combine cuts
 CREATE TABLE pn_2k AS SELECT * FROM pn WHERE id <= 2048;
@@ -198,9 +149,9 @@ ANALYZE pn_1k;
 SET gpudb.batch_rows = 1024;
 EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
   SELECT h, sum(v) FROM pn GROUP BY h ORDER BY 2 DESC NULLS LAST, 1 LIMIT 10;
-SELECT * FROM pn_diff('SELECT h, sum(v) FROM pn GROUP BY h ORDER BY 2 DESC NULLS LAST, 1 LIMIT 10', true);
-SELECT * FROM pn_diff('SELECT h, count(*), min(i2) FROM pn_2k GROUP BY h ORDER BY 2 DESC, 3, 1 LIMIT 4', true);
-SELECT * FROM pn_diff('SELECT h, count(*), min(i2) FROM pn_1k GROUP BY h ORDER BY 2 DESC, 3, 1 LIMIT 4', true);
+SELECT * FROM gpu_diff('SELECT h, sum(v) FROM pn GROUP BY h ORDER BY 2 DESC NULLS LAST, 1 LIMIT 10', true);
+SELECT * FROM gpu_diff('SELECT h, count(*), min(i2) FROM pn_2k GROUP BY h ORDER BY 2 DESC, 3, 1 LIMIT 4', true);
+SELECT * FROM gpu_diff('SELECT h, count(*), min(i2) FROM pn_1k GROUP BY h ORDER BY 2 DESC, 3, 1 LIMIT 4', true);
 RESET gpudb.batch_rows;
 -- errors: a float sum (or avg) that overflows in a group the LIMIT does not
 -- return raises as PostgreSQL's aggregation does; an integer product in
@@ -209,11 +160,11 @@ CREATE TABLE pn_ovf (g int4, x float8);
 INSERT INTO pn_ovf VALUES (1, 1e308), (1, 1e308), (2, 1), (2, 2), (2, 3), (3, 5), (4, 'Infinity'), (4, 1e308);
 ANALYZE pn_ovf;
 EXPLAIN (COSTS OFF) SELECT g, count(*), sum(x) FROM pn_ovf GROUP BY g ORDER BY 2 DESC LIMIT 1;
-SELECT * FROM pn_diff('SELECT g, count(*), sum(x) FROM pn_ovf GROUP BY g ORDER BY 2 DESC LIMIT 1', true);
-SELECT * FROM pn_diff('SELECT g, count(*), avg(x) FROM pn_ovf GROUP BY g ORDER BY 2 DESC, g LIMIT 1', true);
-SELECT * FROM pn_diff('SELECT g, count(*), sum(x) FROM pn_ovf WHERE g > 1 GROUP BY g ORDER BY 3 DESC LIMIT 2', true);
+SELECT * FROM gpu_diff('SELECT g, count(*), sum(x) FROM pn_ovf GROUP BY g ORDER BY 2 DESC LIMIT 1', true);
+SELECT * FROM gpu_diff('SELECT g, count(*), avg(x) FROM pn_ovf GROUP BY g ORDER BY 2 DESC, g LIMIT 1', true);
+SELECT * FROM gpu_diff('SELECT g, count(*), sum(x) FROM pn_ovf WHERE g > 1 GROUP BY g ORDER BY 3 DESC LIMIT 2', true);
 EXPLAIN (COSTS OFF) SELECT g, max(h) * 100000000000000000 FROM pn GROUP BY g ORDER BY max(h) LIMIT 1;
-SELECT * FROM pn_diff('SELECT g, max(h) * 100000000000000000 FROM pn GROUP BY g ORDER BY max(h) LIMIT 1', true);
+SELECT * FROM gpu_diff('SELECT g, max(h) * 100000000000000000 FROM pn GROUP BY g ORDER BY max(h) LIMIT 1', true);
 -- what keeps the ordinary sort above the GpuAgg
 SET gpudb.debug_unsupported = on;
 EXPLAIN (COSTS OFF) SELECT g, avg(i2) FROM pn GROUP BY g ORDER BY 2 LIMIT 3;
@@ -222,25 +173,25 @@ EXPLAIN (COSTS OFF) SELECT g, sum(h) / count(*) FROM pn GROUP BY g ORDER BY coun
 EXPLAIN (COSTS OFF) SELECT g, sum(f4) FROM pn GROUP BY g ORDER BY g LIMIT 3;
 EXPLAIN (COSTS OFF) SELECT g, sum(h) FROM pn GROUP BY g ORDER BY sum(h) LIMIT 3;
 RESET gpudb.debug_unsupported;
-SELECT * FROM pn_diff('SELECT g, avg(i2) FROM pn GROUP BY g ORDER BY 2, 1 LIMIT 3', true);
-SELECT * FROM pn_diff('SELECT g, sum(h) FROM pn GROUP BY g ORDER BY sum(h) DESC LIMIT 3', true);
+SELECT * FROM gpu_diff('SELECT g, avg(i2) FROM pn GROUP BY g ORDER BY 2, 1 LIMIT 3', true);
+SELECT * FROM gpu_diff('SELECT g, sum(h) FROM pn GROUP BY g ORDER BY sum(h) DESC LIMIT 3', true);
 
 -- ---- GpuSort: ORDER BY keys, directions, NULL order, LIMIT as top-k ----
 EXPLAIN (COSTS OFF) SELECT id, v FROM pn ORDER BY v DESC, id LIMIT 10;
 EXPLAIN (COSTS OFF) SELECT id, h FROM pn WHERE g = 1 ORDER BY h NULLS FIRST, id OFFSET 5 LIMIT 5;
 EXPLAIN (COSTS OFF) SELECT id, d FROM pn WHERE g = 2 ORDER BY d DESC NULLS LAST, id;
-SELECT * FROM pn_diff('SELECT id, v FROM pn ORDER BY v DESC, id LIMIT 10', true);
-SELECT * FROM pn_diff('SELECT id, v FROM pn ORDER BY v, id LIMIT 25', true);
-SELECT * FROM pn_diff('SELECT id, v FROM pn ORDER BY v NULLS FIRST, id DESC LIMIT 25', true);
-SELECT * FROM pn_diff('SELECT id, h FROM pn WHERE g = 1 ORDER BY h NULLS FIRST, id OFFSET 5 LIMIT 5', true);
-SELECT * FROM pn_diff('SELECT id, d, s FROM pn WHERE g = 2 ORDER BY d DESC NULLS LAST, id', true);
-SELECT * FROM pn_diff('SELECT id, b, ts, f4 FROM pn ORDER BY b DESC, ts, f4 DESC, id LIMIT 40', true);
-SELECT * FROM pn_diff('SELECT id, i2 FROM pn WHERE v IS NULL ORDER BY i2 DESC NULLS FIRST, id', true);
-SELECT * FROM pn_diff('SELECT id * 2, v FROM pn WHERE h > 400 ORDER BY v, h, id LIMIT 3', true);
-SELECT * FROM pn_diff('SELECT id FROM pn ORDER BY id DESC LIMIT 0', true);
+SELECT * FROM gpu_diff('SELECT id, v FROM pn ORDER BY v DESC, id LIMIT 10', true);
+SELECT * FROM gpu_diff('SELECT id, v FROM pn ORDER BY v, id LIMIT 25', true);
+SELECT * FROM gpu_diff('SELECT id, v FROM pn ORDER BY v NULLS FIRST, id DESC LIMIT 25', true);
+SELECT * FROM gpu_diff('SELECT id, h FROM pn WHERE g = 1 ORDER BY h NULLS FIRST, id OFFSET 5 LIMIT 5', true);
+SELECT * FROM gpu_diff('SELECT id, d, s FROM pn WHERE g = 2 ORDER BY d DESC NULLS LAST, id', true);
+SELECT * FROM gpu_diff('SELECT id, b, ts, f4 FROM pn ORDER BY b DESC, ts, f4 DESC, id LIMIT 40', true);
+SELECT * FROM gpu_diff('SELECT id, i2 FROM pn WHERE v IS NULL ORDER BY i2 DESC NULLS FIRST, id', true);
+SELECT * FROM gpu_diff('SELECT id * 2, v FROM pn WHERE h > 400 ORDER BY v, h, id LIMIT 3', true);
+SELECT * FROM gpu_diff('SELECT id FROM pn ORDER BY id DESC LIMIT 0', true);
 -- WITH TIES needs the rows past the limit: no top-k
 EXPLAIN (COSTS OFF) SELECT id, g FROM pn ORDER BY g FETCH FIRST 2 ROWS WITH TIES;
-SELECT * FROM pn_diff('SELECT id, g FROM pn ORDER BY g FETCH FIRST 2 ROWS WITH TIES');
+SELECT * FROM gpu_diff('SELECT id, g FROM pn ORDER BY g FETCH FIRST 2 ROWS WITH TIES');
 
 -- ---- what stays on the CPU: PostgreSQL's own plan ----
 SET gpudb.debug_unsupported = on;
@@ -251,8 +202,8 @@ EXPLAIN (COSTS OFF) SELECT g % 3, count(*) FROM pn GROUP BY g % 3;
 EXPLAIN (COSTS OFF) SELECT id, s FROM pn ORDER BY s COLLATE "C", id LIMIT 3;
 EXPLAIN (COSTS OFF) SELECT sum(DISTINCT g) FROM pn;
 RESET gpudb.debug_unsupported;
-SELECT * FROM pn_diff('SELECT g, stddev(h), count(DISTINCT s) FROM pn GROUP BY g');
-SELECT * FROM pn_diff('SELECT id, s FROM pn ORDER BY s COLLATE "C", id LIMIT 30', true);
+SELECT * FROM gpu_diff('SELECT g, stddev(h), count(DISTINCT s) FROM pn GROUP BY g');
+SELECT * FROM gpu_diff('SELECT id, s FROM pn ORDER BY s COLLATE "C", id LIMIT 30', true);
 
 -- ---- the EXPLAIN property API: every format carries the properties ----
 EXPLAIN (COSTS OFF, FORMAT JSON) SELECT g, count(*) FROM pn WHERE v > 0 GROUP BY g;
@@ -331,18 +282,18 @@ CREATE ROLE regress_gpudb_rls;
 ALTER TABLE pn ENABLE ROW LEVEL SECURITY;
 CREATE POLICY pn_low ON pn FOR SELECT TO regress_gpudb_rls USING (g < 4);
 GRANT SELECT ON pn TO regress_gpudb_rls;
-GRANT EXECUTE ON FUNCTION pn_diff(text, bool), pn_run(text, bool) TO regress_gpudb_rls;
+GRANT EXECUTE ON FUNCTION gpu_diff(text, bool), gpu_diff_rows(text, bool) TO regress_gpudb_rls;
 SET ROLE regress_gpudb_rls;
 EXPLAIN (COSTS OFF) SELECT g, count(*) FROM pn WHERE h > 0 GROUP BY g;
-SELECT * FROM pn_diff('SELECT g, count(*), sum(h) FROM pn WHERE h > 0 GROUP BY g');
-SELECT * FROM pn_diff('SELECT id, v FROM pn ORDER BY v DESC NULLS LAST, id LIMIT 7', true);
+SELECT * FROM gpu_diff('SELECT g, count(*), sum(h) FROM pn WHERE h > 0 GROUP BY g');
+SELECT * FROM gpu_diff('SELECT id, v FROM pn ORDER BY v DESC NULLS LAST, id LIMIT 7', true);
 RESET ROLE;
 ALTER TABLE pn DISABLE ROW LEVEL SECURITY;
 CREATE FUNCTION pn_leak(text) RETURNS bool LANGUAGE plpgsql COST 0.0000001
   AS $$ BEGIN RETURN $1 IS NOT NULL; END $$;
 CREATE VIEW pn_sb WITH (security_barrier) AS SELECT id, s, g FROM pn WHERE g = 3;
 EXPLAIN (COSTS OFF) SELECT id FROM pn_sb WHERE pn_leak(s);
-SELECT * FROM pn_diff('SELECT id FROM pn_sb WHERE pn_leak(s)');
+SELECT * FROM gpu_diff('SELECT id FROM pn_sb WHERE pn_leak(s)');
 
 -- ---- prepared statements, cursors ----
 PREPARE pn_q AS SELECT g, count(*) FROM pn WHERE v > 10 GROUP BY g ORDER BY g;
@@ -376,7 +327,7 @@ RESET cursor_tuple_fraction;
 -- a rescanned node (inner side of a nested loop) replays its rows
 SET enable_hashjoin = off;
 SET enable_mergejoin = off;
-SELECT * FROM pn_diff('SELECT a.g, c.n FROM (SELECT g FROM pn WHERE id < 4) a, (SELECT g, count(*) AS n FROM pn WHERE v > 0 GROUP BY g) c WHERE a.g = c.g');
+SELECT * FROM gpu_diff('SELECT a.g, c.n FROM (SELECT g FROM pn WHERE id < 4) a, (SELECT g, count(*) AS n FROM pn WHERE v > 0 GROUP BY g) c WHERE a.g = c.g');
 RESET enable_hashjoin;
 RESET enable_mergejoin;
 
@@ -411,5 +362,5 @@ DROP TABLE pn_par;
 
 DROP VIEW pn_sb;
 DROP TABLE pn, pn_2k, pn_1k, pn_ovf;
-DROP FUNCTION pn_diff(text, bool), pn_run(text, bool), pn_leak(text);
+DROP FUNCTION gpu_diff(text, bool), gpu_diff_rows(text, bool), pn_leak(text);
 DROP ROLE regress_gpudb_rls;

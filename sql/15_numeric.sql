@@ -42,152 +42,105 @@ INSERT INTO nm VALUES (9001, 1, 1.5, 0, 0.000001, 1.5, 1, 1),
                       (9006, 3, -99999999.99, NULL, 'NaN', 'NaN', NULL, NULL);
 ANALYZE nm;
 
--- nm_diff(query, ordered): the Gpu nodes of the plan with gpudb on, the
+-- gpu_diff(query, ordered): the Gpu nodes of the plan with gpudb on, the
 -- rows, and how many differ between on and off as text
-CREATE FUNCTION nm_run(q text, ordered bool, OUT rows text[], OUT err text)
-LANGUAGE plpgsql AS $$
-BEGIN
-  IF ordered THEN
-    EXECUTE format('SELECT coalesce(array_agg(x::text), ''{}'') FROM (%s) x', q) INTO rows;
-  ELSE
-    EXECUTE format('SELECT coalesce(array_agg(x::text ORDER BY x::text), ''{}'') FROM (%s) x', q) INTO rows;
-  END IF;
-EXCEPTION WHEN OTHERS THEN
-  err := SQLSTATE || ': ' || SQLERRM;
-END $$;
-
-CREATE FUNCTION nm_diff(q text, ordered bool DEFAULT false,
-                        OUT node text, OUT nrows int, OUT on_minus_off int,
-                        OUT off_minus_on int, OUT error text)
-LANGUAGE plpgsql AS $$
-DECLARE
-  l text;
-  r_on record;
-  r_off record;
-BEGIN
-  node := '';
-  PERFORM set_config('gpudb.enabled', 'on', true);
-  FOR l IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-    IF l ~ 'Custom Scan \(Gpu' THEN
-      node := node || CASE WHEN node = '' THEN '' ELSE ',' END ||
-              substring(l from 'Custom Scan \((Gpu[A-Za-z]+)\)');
-    END IF;
-  END LOOP;
-  r_on := nm_run(q, ordered);
-  PERFORM set_config('gpudb.enabled', 'off', true);
-  r_off := nm_run(q, ordered);
-  PERFORM set_config('gpudb.enabled', 'on', true);
-  IF r_on.err IS NOT NULL OR r_off.err IS NOT NULL THEN
-    error := CASE WHEN r_on.err IS NOT DISTINCT FROM r_off.err THEN 'same: ' || r_on.err
-                  ELSE 'DIFFERENT: on=' || coalesce(r_on.err, 'ok') || ' off=' || coalesce(r_off.err, 'ok') END;
-    RETURN;
-  END IF;
-  nrows := cardinality(r_off.rows);
-  IF ordered THEN
-    on_minus_off := (SELECT count(*) FROM generate_subscripts(r_off.rows, 1) i
-                     WHERE r_on.rows[i] IS DISTINCT FROM r_off.rows[i])
-                    + abs(cardinality(r_on.rows) - cardinality(r_off.rows));
-    off_minus_on := on_minus_off;
-  ELSE
-    on_minus_off := (SELECT count(*) FROM (SELECT unnest(r_on.rows) EXCEPT ALL SELECT unnest(r_off.rows)) x);
-    off_minus_on := (SELECT count(*) FROM (SELECT unnest(r_off.rows) EXCEPT ALL SELECT unnest(r_on.rows)) x);
-  END IF;
-END $$;
+-- (sql/include/differential.sql)
+\i sql/include/differential.sql
 
 -- negative control: a display scale that differs is a difference
 SELECT on_minus_off > 0 AS harness_detects_scale
-FROM nm_diff('SELECT CASE WHEN current_setting(''gpudb.enabled'') = ''on'' THEN a ELSE a::numeric(12,3) END FROM nm WHERE a = 1.5');
+FROM gpu_diff('SELECT CASE WHEN current_setting(''gpudb.enabled'') = ''on'' THEN a ELSE a::numeric(12,3) END FROM nm WHERE a = 1.5');
 
 -- ---- GpuScan: comparisons with constants of any scale ----
 EXPLAIN (COSTS OFF) SELECT id, a FROM nm WHERE a = 1.5;
 EXPLAIN (COSTS OFF) SELECT id, a, c FROM nm WHERE a BETWEEN -1.5 AND 2 AND c > 0.5;
 SELECT id, a, b, c FROM nm WHERE a = 1.5 ORDER BY id;
-SELECT * FROM nm_diff('SELECT id, a FROM nm WHERE a = 1.5');
-SELECT * FROM nm_diff('SELECT id, a FROM nm WHERE a = 1.50');
-SELECT * FROM nm_diff('SELECT id, a FROM nm WHERE a = 1.500000');
+SELECT * FROM gpu_diff('SELECT id, a FROM nm WHERE a = 1.5');
+SELECT * FROM gpu_diff('SELECT id, a FROM nm WHERE a = 1.50');
+SELECT * FROM gpu_diff('SELECT id, a FROM nm WHERE a = 1.500000');
 -- 1.505 has more digits than the column: = is never true, <> always
-SELECT * FROM nm_diff('SELECT id, a FROM nm WHERE a = 1.505');
-SELECT * FROM nm_diff('SELECT id, a FROM nm WHERE a <> 1.505 AND g = 1');
-SELECT * FROM nm_diff('SELECT id, a FROM nm WHERE a < 1.505 AND g = 1');
-SELECT * FROM nm_diff('SELECT id, a FROM nm WHERE a <= 1.505 AND g = 1');
-SELECT * FROM nm_diff('SELECT id, a FROM nm WHERE a > 1.505 AND g = 1');
-SELECT * FROM nm_diff('SELECT id, a FROM nm WHERE a >= 1.505 AND g = 1');
-SELECT * FROM nm_diff('SELECT id, a FROM nm WHERE a < -1.505 AND g = 1');
-SELECT * FROM nm_diff('SELECT id, a FROM nm WHERE a >= -1.505 AND g = 1');
-SELECT * FROM nm_diff('SELECT id, a FROM nm WHERE a > -1.495 AND g = 1');
+SELECT * FROM gpu_diff('SELECT id, a FROM nm WHERE a = 1.505');
+SELECT * FROM gpu_diff('SELECT id, a FROM nm WHERE a <> 1.505 AND g = 1');
+SELECT * FROM gpu_diff('SELECT id, a FROM nm WHERE a < 1.505 AND g = 1');
+SELECT * FROM gpu_diff('SELECT id, a FROM nm WHERE a <= 1.505 AND g = 1');
+SELECT * FROM gpu_diff('SELECT id, a FROM nm WHERE a > 1.505 AND g = 1');
+SELECT * FROM gpu_diff('SELECT id, a FROM nm WHERE a >= 1.505 AND g = 1');
+SELECT * FROM gpu_diff('SELECT id, a FROM nm WHERE a < -1.505 AND g = 1');
+SELECT * FROM gpu_diff('SELECT id, a FROM nm WHERE a >= -1.505 AND g = 1');
+SELECT * FROM gpu_diff('SELECT id, a FROM nm WHERE a > -1.495 AND g = 1');
 -- the constant written first
-SELECT * FROM nm_diff('SELECT id, a FROM nm WHERE 1.505 < a AND g = 1');
-SELECT * FROM nm_diff('SELECT id, a FROM nm WHERE -1.5 >= a AND g = 1');
+SELECT * FROM gpu_diff('SELECT id, a FROM nm WHERE 1.505 < a AND g = 1');
+SELECT * FROM gpu_diff('SELECT id, a FROM nm WHERE -1.5 >= a AND g = 1');
 -- integer constants, folded to numeric by the parser
-SELECT * FROM nm_diff('SELECT id, a FROM nm WHERE a = 2');
-SELECT * FROM nm_diff('SELECT id, a FROM nm WHERE a > 200');
-SELECT * FROM nm_diff('SELECT id, b FROM nm WHERE b = 999999999999999999');
-SELECT * FROM nm_diff('SELECT id, b FROM nm WHERE b < -500000::int8');
-SELECT * FROM nm_diff('SELECT id, b FROM nm WHERE b > 0.5 AND b < 2.5');
-SELECT * FROM nm_diff('SELECT id, c FROM nm WHERE c > 0.0000005 AND c < 0.0000015');
-SELECT * FROM nm_diff('SELECT id, c FROM nm WHERE c <= -142857.1428571');
+SELECT * FROM gpu_diff('SELECT id, a FROM nm WHERE a = 2');
+SELECT * FROM gpu_diff('SELECT id, a FROM nm WHERE a > 200');
+SELECT * FROM gpu_diff('SELECT id, b FROM nm WHERE b = 999999999999999999');
+SELECT * FROM gpu_diff('SELECT id, b FROM nm WHERE b < -500000::int8');
+SELECT * FROM gpu_diff('SELECT id, b FROM nm WHERE b > 0.5 AND b < 2.5');
+SELECT * FROM gpu_diff('SELECT id, c FROM nm WHERE c > 0.0000005 AND c < 0.0000015');
+SELECT * FROM gpu_diff('SELECT id, c FROM nm WHERE c <= -142857.1428571');
 -- BETWEEN, IN, NOT IN, IS DISTINCT FROM, IS NULL
-SELECT * FROM nm_diff('SELECT id, a, c FROM nm WHERE a BETWEEN -1.5 AND 2 AND c > 0.5');
-SELECT * FROM nm_diff('SELECT id, a FROM nm WHERE a BETWEEN SYMMETRIC 3.333 AND -2.5');
-SELECT * FROM nm_diff('SELECT id, a FROM nm WHERE a IN (1.5, 2, -3.25, 1.505, NULL)');
-SELECT * FROM nm_diff('SELECT id, a FROM nm WHERE a NOT IN (1.5, 2, -3.25, 1.505) AND g = 3');
-SELECT * FROM nm_diff('SELECT id, a FROM nm WHERE a IS DISTINCT FROM 1.5 AND g = 1');
-SELECT * FROM nm_diff('SELECT id, a FROM nm WHERE a IS NULL OR a = -1.50');
+SELECT * FROM gpu_diff('SELECT id, a, c FROM nm WHERE a BETWEEN -1.5 AND 2 AND c > 0.5');
+SELECT * FROM gpu_diff('SELECT id, a FROM nm WHERE a BETWEEN SYMMETRIC 3.333 AND -2.5');
+SELECT * FROM gpu_diff('SELECT id, a FROM nm WHERE a IN (1.5, 2, -3.25, 1.505, NULL)');
+SELECT * FROM gpu_diff('SELECT id, a FROM nm WHERE a NOT IN (1.5, 2, -3.25, 1.505) AND g = 3');
+SELECT * FROM gpu_diff('SELECT id, a FROM nm WHERE a IS DISTINCT FROM 1.5 AND g = 1');
+SELECT * FROM gpu_diff('SELECT id, a FROM nm WHERE a IS NULL OR a = -1.50');
 -- NaN: equal to itself, above every number; constants beyond the type
-SELECT * FROM nm_diff('SELECT id, a FROM nm WHERE a = ''NaN''');
-SELECT * FROM nm_diff('SELECT id, a FROM nm WHERE a <> ''NaN'' AND g = 2');
-SELECT * FROM nm_diff('SELECT id, a FROM nm WHERE a > 249.75');
-SELECT * FROM nm_diff('SELECT id, a FROM nm WHERE a < 1e30 AND g = 3');
-SELECT * FROM nm_diff('SELECT id, a FROM nm WHERE a > 1e30');
-SELECT * FROM nm_diff('SELECT id, a FROM nm WHERE a > -1e30 AND g = 4');
-SELECT * FROM nm_diff('SELECT id, a FROM nm WHERE a < ''Infinity'' AND g = 5');
-SELECT * FROM nm_diff('SELECT id, a FROM nm WHERE a > ''-Infinity'' AND a <> ''Infinity'' AND g = 6');
-SELECT * FROM nm_diff('SELECT id, a FROM nm WHERE a = ''-Infinity''');
+SELECT * FROM gpu_diff('SELECT id, a FROM nm WHERE a = ''NaN''');
+SELECT * FROM gpu_diff('SELECT id, a FROM nm WHERE a <> ''NaN'' AND g = 2');
+SELECT * FROM gpu_diff('SELECT id, a FROM nm WHERE a > 249.75');
+SELECT * FROM gpu_diff('SELECT id, a FROM nm WHERE a < 1e30 AND g = 3');
+SELECT * FROM gpu_diff('SELECT id, a FROM nm WHERE a > 1e30');
+SELECT * FROM gpu_diff('SELECT id, a FROM nm WHERE a > -1e30 AND g = 4');
+SELECT * FROM gpu_diff('SELECT id, a FROM nm WHERE a < ''Infinity'' AND g = 5');
+SELECT * FROM gpu_diff('SELECT id, a FROM nm WHERE a > ''-Infinity'' AND a <> ''Infinity'' AND g = 6');
+SELECT * FROM gpu_diff('SELECT id, a FROM nm WHERE a = ''-Infinity''');
 -- two columns of the same scale
-SELECT * FROM nm_diff('SELECT id, a, d FROM nm WHERE a = d');
-SELECT * FROM nm_diff('SELECT id, a, d FROM nm WHERE a < d AND g = 0');
-SELECT * FROM nm_diff('SELECT id, a, d FROM nm WHERE d >= a AND g = 0');
+SELECT * FROM gpu_diff('SELECT id, a, d FROM nm WHERE a = d');
+SELECT * FROM gpu_diff('SELECT id, a, d FROM nm WHERE a < d AND g = 0');
+SELECT * FROM gpu_diff('SELECT id, a, d FROM nm WHERE d >= a AND g = 0');
 
 -- ---- GpuAgg: group keys and aggregates ----
 EXPLAIN (COSTS OFF)
   SELECT g, count(*), count(a), sum(a), avg(a), min(a), max(a) FROM nm GROUP BY g;
 SELECT g, count(*), count(a), sum(a), avg(a), min(a), max(a) FROM nm GROUP BY g ORDER BY g;
-SELECT * FROM nm_diff('SELECT g, count(*), count(a), sum(a), avg(a), min(a), max(a) FROM nm GROUP BY g');
+SELECT * FROM gpu_diff('SELECT g, count(*), count(a), sum(a), avg(a), min(a), max(a) FROM nm GROUP BY g');
 SELECT g, sum(a), avg(a), sum(b), avg(b), sum(c), avg(c) FROM nm WHERE a <> 'NaN' AND c <> 'NaN' AND g < 3 GROUP BY g ORDER BY g;
-SELECT * FROM nm_diff('SELECT g, sum(b), avg(b), min(b), max(b), sum(c), avg(c), min(c), max(c) FROM nm GROUP BY g');
-SELECT * FROM nm_diff('SELECT sum(a), avg(a), sum(b), avg(b), sum(c), avg(c), sum(d), avg(d) FROM nm WHERE a <> ''NaN'' AND c <> ''NaN''');
-SELECT * FROM nm_diff('SELECT g, sum(a), avg(a), max(a) FROM nm WHERE a <> ''NaN'' GROUP BY g');
-SELECT * FROM nm_diff('SELECT g, sum(a), avg(a) FROM nm WHERE a > 240 GROUP BY g');
-SELECT * FROM nm_diff('SELECT sum(b), avg(b) FROM nm WHERE b > 0');
+SELECT * FROM gpu_diff('SELECT g, sum(b), avg(b), min(b), max(b), sum(c), avg(c), min(c), max(c) FROM nm GROUP BY g');
+SELECT * FROM gpu_diff('SELECT sum(a), avg(a), sum(b), avg(b), sum(c), avg(c), sum(d), avg(d) FROM nm WHERE a <> ''NaN'' AND c <> ''NaN''');
+SELECT * FROM gpu_diff('SELECT g, sum(a), avg(a), max(a) FROM nm WHERE a <> ''NaN'' GROUP BY g');
+SELECT * FROM gpu_diff('SELECT g, sum(a), avg(a) FROM nm WHERE a > 240 GROUP BY g');
+SELECT * FROM gpu_diff('SELECT sum(b), avg(b) FROM nm WHERE b > 0');
 -- past 2^63: the exact 128-bit sum
 SELECT sum(b), avg(b), count(b) FROM nm WHERE b > 900000000000000000;
-SELECT * FROM nm_diff('SELECT a, count(*), sum(c), min(d) FROM nm GROUP BY a');
-SELECT * FROM nm_diff('SELECT a, d, count(*) FROM nm WHERE g < 3 GROUP BY a, d');
-SELECT * FROM nm_diff('SELECT c, count(*) FROM nm WHERE g = 1 GROUP BY c');
-SELECT * FROM nm_diff('SELECT g, avg(a) FROM nm WHERE a <> ''NaN'' GROUP BY g HAVING sum(a) > 0');
+SELECT * FROM gpu_diff('SELECT a, count(*), sum(c), min(d) FROM nm GROUP BY a');
+SELECT * FROM gpu_diff('SELECT a, d, count(*) FROM nm WHERE g < 3 GROUP BY a, d');
+SELECT * FROM gpu_diff('SELECT c, count(*) FROM nm WHERE g = 1 GROUP BY c');
+SELECT * FROM gpu_diff('SELECT g, avg(a) FROM nm WHERE a <> ''NaN'' GROUP BY g HAVING sum(a) > 0');
 -- no rows: NULL sums
-SELECT * FROM nm_diff('SELECT sum(a), avg(a), min(a), max(c) FROM nm WHERE a > 1e30');
-SELECT * FROM nm_diff('SELECT g, sum(a), avg(a) FROM nm WHERE a IS NULL GROUP BY g');
+SELECT * FROM gpu_diff('SELECT sum(a), avg(a), min(a), max(c) FROM nm WHERE a > 1e30');
+SELECT * FROM gpu_diff('SELECT g, sum(a), avg(a) FROM nm WHERE a IS NULL GROUP BY g');
 
 -- ---- ORDER BY: GpuSort and the ordered GpuAgg ----
 EXPLAIN (COSTS OFF) SELECT id, a FROM nm ORDER BY a DESC NULLS FIRST, id LIMIT 12;
 SELECT id, a FROM nm ORDER BY a DESC NULLS LAST, id LIMIT 12;
-SELECT * FROM nm_diff('SELECT id, a FROM nm ORDER BY a DESC NULLS FIRST, id LIMIT 12', true);
-SELECT * FROM nm_diff('SELECT id, a FROM nm ORDER BY a DESC NULLS LAST, id LIMIT 40', true);
-SELECT * FROM nm_diff('SELECT id, a FROM nm ORDER BY a, id LIMIT 40', true);
-SELECT * FROM nm_diff('SELECT id, c, b FROM nm WHERE g = 2 ORDER BY c NULLS FIRST, b DESC, id', true);
+SELECT * FROM gpu_diff('SELECT id, a FROM nm ORDER BY a DESC NULLS FIRST, id LIMIT 12', true);
+SELECT * FROM gpu_diff('SELECT id, a FROM nm ORDER BY a DESC NULLS LAST, id LIMIT 40', true);
+SELECT * FROM gpu_diff('SELECT id, a FROM nm ORDER BY a, id LIMIT 40', true);
+SELECT * FROM gpu_diff('SELECT id, c, b FROM nm WHERE g = 2 ORDER BY c NULLS FIRST, b DESC, id', true);
 EXPLAIN (COSTS OFF)
   SELECT a, count(*) FROM nm GROUP BY a ORDER BY a DESC NULLS FIRST LIMIT 5;
-SELECT * FROM nm_diff('SELECT a, count(*) FROM nm GROUP BY a ORDER BY a DESC NULLS FIRST LIMIT 5', true);
-SELECT * FROM nm_diff('SELECT g, max(c), min(a) FROM nm GROUP BY g ORDER BY max(c) DESC, g LIMIT 3', true);
-SELECT * FROM nm_diff('SELECT g, min(a) FROM nm GROUP BY g ORDER BY min(a), g', true);
+SELECT * FROM gpu_diff('SELECT a, count(*) FROM nm GROUP BY a ORDER BY a DESC NULLS FIRST LIMIT 5', true);
+SELECT * FROM gpu_diff('SELECT g, max(c), min(a) FROM nm GROUP BY g ORDER BY max(c) DESC, g LIMIT 3', true);
+SELECT * FROM gpu_diff('SELECT g, min(a) FROM nm GROUP BY g ORDER BY min(a), g', true);
 
 -- ---- several batches ----
 SET gpudb.batch_rows = 1024;
-SELECT * FROM nm_diff('SELECT g, count(a), sum(a), avg(a), min(a), max(a), sum(b), avg(c) FROM nm GROUP BY g');
-SELECT * FROM nm_diff('SELECT a, count(*) FROM nm GROUP BY a ORDER BY a DESC NULLS FIRST LIMIT 5', true);
-SELECT * FROM nm_diff('SELECT id, c FROM nm ORDER BY c DESC NULLS LAST, id LIMIT 30', true);
-SELECT * FROM nm_diff('SELECT id, a, b, c FROM nm WHERE a > 200.005 OR c < -100000');
+SELECT * FROM gpu_diff('SELECT g, count(a), sum(a), avg(a), min(a), max(a), sum(b), avg(c) FROM nm GROUP BY g');
+SELECT * FROM gpu_diff('SELECT a, count(*) FROM nm GROUP BY a ORDER BY a DESC NULLS FIRST LIMIT 5', true);
+SELECT * FROM gpu_diff('SELECT id, c FROM nm ORDER BY c DESC NULLS LAST, id LIMIT 30', true);
+SELECT * FROM gpu_diff('SELECT id, a, b, c FROM nm WHERE a > 200.005 OR c < -100000');
 RESET gpudb.batch_rows;
 
 -- ---- the SQL functions: their rows as text against the same SQL's ----
@@ -221,10 +174,10 @@ EXPLAIN (COSTS OFF) SELECT var_samp(a) FROM nm;
 EXPLAIN (COSTS OFF) SELECT id FROM nm WHERE a < c;
 EXPLAIN (COSTS OFF) SELECT id FROM nm WHERE a + 1 > 3;
 EXPLAIN (COSTS OFF) SELECT id FROM nm WHERE g > 1.5;
-SELECT * FROM nm_diff('SELECT id, a FROM nm WHERE a < c AND g = 1');
-SELECT * FROM nm_diff('SELECT g, var_samp(a), stddev(c) FROM nm GROUP BY g');
+SELECT * FROM gpu_diff('SELECT id, a FROM nm WHERE a < c AND g = 1');
+SELECT * FROM gpu_diff('SELECT g, var_samp(a), stddev(c) FROM nm GROUP BY g');
 -- count() of an unsupported numeric reads only its NULL flags
-SELECT * FROM nm_diff('SELECT g, count(u), count(w) FROM nm GROUP BY g');
+SELECT * FROM gpu_diff('SELECT g, count(u), count(w) FROM nm GROUP BY g');
 SELECT * FROM gpu_groupby('nm', 'u', 'count(*)') AS t(u numeric, n bigint);
 SELECT * FROM gpu_groupby('nm', 'g', 'sum(w)') AS t(g int4, s numeric);
 SELECT * FROM gpu_groupby('nm', 'g', 'var_pop(a)') AS t(g int4, s numeric);
@@ -233,9 +186,9 @@ INSERT INTO nneg VALUES (12345, 0.00123), (-98700, -0.00999), (NULL, NULL);
 ANALYZE nneg;
 EXPLAIN (COSTS OFF) SELECT x FROM nneg WHERE x > 100;
 RESET gpudb.debug_unsupported;
-SELECT * FROM nm_diff('SELECT x, y FROM nneg WHERE y > 0.001');
-SELECT * FROM nm_diff('SELECT y FROM nneg WHERE y > 0.001 OR y < -0.009');
-SELECT * FROM nm_diff('SELECT y, count(*), sum(y) FROM nneg GROUP BY y');
+SELECT * FROM gpu_diff('SELECT x, y FROM nneg WHERE y > 0.001');
+SELECT * FROM gpu_diff('SELECT y FROM nneg WHERE y > 0.001 OR y < -0.009');
+SELECT * FROM gpu_diff('SELECT y, count(*), sum(y) FROM nneg GROUP BY y');
 
 -- ---- the cached path (with shared_preload_libraries = gpudb) ----
 SELECT current_setting('shared_preload_libraries') LIKE '%gpudb%' AS preloaded \gset
@@ -258,10 +211,10 @@ BEGIN
 END $$;
 SELECT nm_source('SELECT g, sum(a), avg(c) FROM nm GROUP BY g')
        = CASE WHEN :'preloaded'::bool THEN 'cache' ELSE 'heap' END AS expected_source;
-SELECT * FROM nm_diff('SELECT g, count(a), sum(a), avg(a), min(a), max(a), sum(b), avg(c) FROM nm GROUP BY g');
-SELECT * FROM nm_diff('SELECT id, a, c FROM nm WHERE a > 1.505 AND c <> ''NaN'' AND g = 2');
-SELECT * FROM nm_diff('SELECT id, a FROM nm ORDER BY a DESC NULLS FIRST, id LIMIT 12', true);
-SELECT * FROM nm_diff('SELECT a, count(*) FROM nm GROUP BY a ORDER BY a DESC NULLS FIRST LIMIT 5', true);
+SELECT * FROM gpu_diff('SELECT g, count(a), sum(a), avg(a), min(a), max(a), sum(b), avg(c) FROM nm GROUP BY g');
+SELECT * FROM gpu_diff('SELECT id, a, c FROM nm WHERE a > 1.505 AND c <> ''NaN'' AND g = 2');
+SELECT * FROM gpu_diff('SELECT id, a FROM nm ORDER BY a DESC NULLS FIRST, id LIMIT 12', true);
+SELECT * FROM gpu_diff('SELECT a, count(*) FROM nm GROUP BY a ORDER BY a DESC NULLS FIRST LIMIT 5', true);
 -- committed changes reach the cache (captured by its triggers)
 INSERT INTO nm VALUES (9101, 1, 'NaN', 5, 1.25, 1.25, NULL, NULL),
                       (9102, 4, -0.01, -5, -1.25, NULL, NULL, NULL);
@@ -269,17 +222,17 @@ UPDATE nm SET a = 77.77, c = 'NaN' WHERE id = 9003;
 DELETE FROM nm WHERE id = 9005;
 SELECT nm_source('SELECT g, sum(a), avg(c) FROM nm GROUP BY g')
        = CASE WHEN :'preloaded'::bool THEN 'cache' ELSE 'heap' END AS expected_source;
-SELECT * FROM nm_diff('SELECT g, count(a), sum(a), avg(a), min(a), max(a), sum(b), avg(c) FROM nm GROUP BY g');
-SELECT * FROM nm_diff('SELECT id, a, c FROM nm WHERE a = 77.77 OR a = -0.01 OR id > 9000');
+SELECT * FROM gpu_diff('SELECT g, count(a), sum(a), avg(a), min(a), max(a), sum(b), avg(c) FROM nm GROUP BY g');
+SELECT * FROM gpu_diff('SELECT id, a, c FROM nm WHERE a = 77.77 OR a = -0.01 OR id > 9000');
 -- the histogram aggregates over numeric(p,s): values at the column's scale, NaN last
-SELECT * FROM nm_diff('SELECT g, count(DISTINCT a), mode() WITHIN GROUP (ORDER BY a), percentile_disc(0.3) WITHIN GROUP (ORDER BY c), count(DISTINCT b) FROM nm GROUP BY g');
-SELECT * FROM nm_diff('SELECT count(DISTINCT d), percentile_disc(0.9) WITHIN GROUP (ORDER BY a) FROM nm');
+SELECT * FROM gpu_diff('SELECT g, count(DISTINCT a), mode() WITHIN GROUP (ORDER BY a), percentile_disc(0.3) WITHIN GROUP (ORDER BY c), count(DISTINCT b) FROM nm GROUP BY g');
+SELECT * FROM gpu_diff('SELECT count(DISTINCT d), percentile_disc(0.9) WITHIN GROUP (ORDER BY a) FROM nm');
 -- a type change that needs no rewrite: the cached copy stops answering
 ALTER TABLE nm ALTER COLUMN a TYPE numeric(30,2);
 INSERT INTO nm VALUES (9103, 1, 1e20, 5, 1.25, 1.25, NULL, NULL);
 SELECT nm_source('SELECT g, sum(c) FROM nm GROUP BY g') AS source_after_alter;
-SELECT * FROM nm_diff('SELECT g, count(a), sum(c), avg(c) FROM nm GROUP BY g');
-SELECT * FROM nm_diff('SELECT g, sum(a) FROM nm GROUP BY g');
+SELECT * FROM gpu_diff('SELECT g, count(a), sum(c), avg(c) FROM nm GROUP BY g');
+SELECT * FROM gpu_diff('SELECT g, sum(a) FROM nm GROUP BY g');
 DO $$ BEGIN
   IF current_setting('shared_preload_libraries') LIKE '%gpudb%' THEN
     PERFORM gpu_cache_drop('nm');
@@ -287,4 +240,4 @@ DO $$ BEGIN
 END $$;
 
 DROP TABLE nm, nneg;
-DROP FUNCTION nm_diff, nm_run, nm_source, nm_same;
+DROP FUNCTION gpu_diff, gpu_diff_rows, nm_source, nm_same;

@@ -38,57 +38,9 @@ FROM generate_series(1, 60000) i;
 ANALYZE pf;
 SELECT pg_relation_size('pf') >= 1024 * 1024 AS above_threshold;
 
--- pf_diff(query, ordered): the Gpu nodes in the plan with gpudb on, and how
--- many rows differ between gpudb on and off (EXCEPT ALL both ways, or row
--- by row for ordered queries).  Errors are part of the answer.
-CREATE FUNCTION pf_rows(q text, ordered bool, OUT rows text[], OUT err text)
-LANGUAGE plpgsql AS $$
-BEGIN
-  EXECUTE format('SELECT coalesce(array_agg(x::text %s), ''{}'') FROM (%s) x',
-                 CASE WHEN ordered THEN '' ELSE 'ORDER BY x::text' END, q) INTO rows;
-EXCEPTION WHEN OTHERS THEN
-  err := SQLSTATE || ': ' || SQLERRM;
-END $$;
-
-CREATE FUNCTION pf_diff(q text, ordered bool DEFAULT false,
-                        OUT node text, OUT nrows int, OUT on_minus_off int,
-                        OUT off_minus_on int, OUT error text)
-LANGUAGE plpgsql AS $$
-DECLARE
-  l text;
-  r_on record;
-  r_off record;
-BEGIN
-  node := '';
-  PERFORM set_config('gpudb.enabled', 'on', true);
-  FOR l IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-    IF l ~ 'Custom Scan \(Gpu' THEN
-      node := node || CASE WHEN node = '' THEN '' ELSE ',' END ||
-              substring(l from 'Custom Scan \((Gpu[A-Za-z]+)\)');
-    END IF;
-  END LOOP;
-  r_on := pf_rows(q, ordered);
-  PERFORM set_config('gpudb.enabled', 'off', true);
-  r_off := pf_rows(q, ordered);
-  PERFORM set_config('gpudb.enabled', 'on', true);
-  IF r_on.err IS NOT NULL OR r_off.err IS NOT NULL THEN
-    error := CASE WHEN r_on.err IS NOT DISTINCT FROM r_off.err THEN 'same: ' || r_on.err
-                  ELSE 'DIFFERENT: on=' || coalesce(r_on.err, 'ok') || ' off=' || coalesce(r_off.err, 'ok') END;
-    RETURN;
-  END IF;
-  nrows := cardinality(r_off.rows);
-  IF ordered THEN
-    on_minus_off := (SELECT count(*) FROM generate_subscripts(r_off.rows, 1) i
-                     WHERE r_on.rows[i] IS DISTINCT FROM r_off.rows[i])
-                    + abs(cardinality(r_on.rows) - cardinality(r_off.rows));
-    off_minus_on := on_minus_off;
-  ELSE
-    on_minus_off := (SELECT count(*) FROM (SELECT unnest(r_on.rows) EXCEPT ALL
-                                           SELECT unnest(r_off.rows)) d);
-    off_minus_on := (SELECT count(*) FROM (SELECT unnest(r_off.rows) EXCEPT ALL
-                                           SELECT unnest(r_on.rows)) d);
-  END IF;
-END $$;
+-- gpu_diff(query, ordered): the Gpu nodes in the plan with gpudb on, and how
+-- many rows differ between gpudb on and off (sql/include/differential.sql)
+\i sql/include/differential.sql
 
 -- EXPLAIN ANALYZE with what depends on the workers' timing masked
 CREATE FUNCTION pf_explain(q text) RETURNS SETOF text
@@ -106,80 +58,80 @@ END $$;
 -- the benchmark shapes: B1 (group-by) and B2 (filter + aggregate)
 SELECT * FROM pf_explain('SELECT g, count(*), sum(v), avg(v) FROM pf GROUP BY g');
 SELECT * FROM pf_explain('SELECT count(*), sum(v) FROM pf WHERE v BETWEEN 100 AND 700');
-SELECT * FROM pf_diff('SELECT g, count(*), sum(v), avg(v) FROM pf GROUP BY g');
-SELECT * FROM pf_diff('SELECT count(*), sum(v) FROM pf WHERE v BETWEEN 100 AND 700');
-SELECT * FROM pf_diff('SELECT g, count(v), min(v), max(v), sum(f), avg(f), min(f), max(f) FROM pf WHERE id % 3 <> 1 GROUP BY g');
-SELECT * FROM pf_diff('SELECT count(*), sum(id), min(f), max(id) FROM pf WHERE f > 0');
+SELECT * FROM gpu_diff('SELECT g, count(*), sum(v), avg(v) FROM pf GROUP BY g');
+SELECT * FROM gpu_diff('SELECT count(*), sum(v) FROM pf WHERE v BETWEEN 100 AND 700');
+SELECT * FROM gpu_diff('SELECT g, count(v), min(v), max(v), sum(f), avg(f), min(f), max(f) FROM pf WHERE id % 3 <> 1 GROUP BY g');
+SELECT * FROM gpu_diff('SELECT count(*), sum(id), min(f), max(id) FROM pf WHERE f > 0');
 -- no row passes: one row of no-key aggregates, no group of a keyed one
-SELECT * FROM pf_diff('SELECT count(*), sum(v), max(f) FROM pf WHERE v > 5000');
-SELECT * FROM pf_diff('SELECT g, count(*) FROM pf WHERE v > 5000 GROUP BY g');
+SELECT * FROM gpu_diff('SELECT count(*), sum(v), max(f) FROM pf WHERE v > 5000');
+SELECT * FROM gpu_diff('SELECT g, count(*) FROM pf WHERE v > 5000 GROUP BY g');
 
 -- selection, and ORDER BY ... LIMIT (GpuSort): every participant's top-k
 -- sorted together again
 SELECT * FROM pf_explain('SELECT id, v, s FROM pf WHERE v < 20');
-SELECT * FROM pf_diff('SELECT id, v, s FROM pf WHERE v < 20');
-SELECT * FROM pf_diff('SELECT id, f, t, s FROM pf WHERE f < -95');
+SELECT * FROM gpu_diff('SELECT id, v, s FROM pf WHERE v < 20');
+SELECT * FROM gpu_diff('SELECT id, f, t, s FROM pf WHERE f < -95');
 SELECT * FROM pf_explain('SELECT id, v FROM pf WHERE v > 900 ORDER BY v DESC, id LIMIT 20');
-SELECT * FROM pf_diff('SELECT id, v FROM pf WHERE v > 900 ORDER BY v DESC, id LIMIT 20', true);
-SELECT * FROM pf_diff('SELECT id, f, v FROM pf ORDER BY f NULLS FIRST, id LIMIT 50', true);
-SELECT * FROM pf_diff('SELECT id, v FROM pf WHERE id % 97 = 0 ORDER BY v, id', true);
+SELECT * FROM gpu_diff('SELECT id, v FROM pf WHERE v > 900 ORDER BY v DESC, id LIMIT 20', true);
+SELECT * FROM gpu_diff('SELECT id, f, v FROM pf ORDER BY f NULLS FIRST, id LIMIT 50', true);
+SELECT * FROM gpu_diff('SELECT id, v FROM pf WHERE id % 97 = 0 ORDER BY v, id', true);
 
 -- ordered GpuAgg: the groups are ordered and cut once, after every
 -- participant's partial states are combined
 SELECT * FROM pf_explain('SELECT g, count(*) FROM pf GROUP BY g ORDER BY count(*) DESC LIMIT 5');
-SELECT * FROM pf_diff('SELECT g, count(*) FROM pf GROUP BY g ORDER BY count(*) DESC LIMIT 5', true);
-SELECT * FROM pf_diff('SELECT g, sum(v), count(*) FROM pf GROUP BY g ORDER BY g DESC LIMIT 7', true);
+SELECT * FROM gpu_diff('SELECT g, count(*) FROM pf GROUP BY g ORDER BY count(*) DESC LIMIT 5', true);
+SELECT * FROM gpu_diff('SELECT g, sum(v), count(*) FROM pf GROUP BY g ORDER BY g DESC LIMIT 7', true);
 SELECT g, count(*) FROM pf GROUP BY g ORDER BY count(*) DESC LIMIT 5;
 
 -- text keys and text output: each worker's dictionary codes are rewritten
 -- into the leader's (filter constants keep theirs)
 SELECT * FROM pf_explain('SELECT s, count(*), sum(v) FROM pf WHERE s <> ''k3'' GROUP BY s');
-SELECT * FROM pf_diff('SELECT s, count(*), sum(v) FROM pf WHERE s <> ''k3'' GROUP BY s');
-SELECT * FROM pf_diff('SELECT t, s, count(*), min(id) FROM pf GROUP BY t, s');
-SELECT * FROM pf_diff('SELECT id, s, t FROM pf WHERE t = ''w17'' OR s = ''k5'' AND id < 2000');
-SELECT * FROM pf_diff('SELECT t, count(*) FROM pf WHERE t IN (''w1'', ''nowhere'', ''w299'') GROUP BY t');
+SELECT * FROM gpu_diff('SELECT s, count(*), sum(v) FROM pf WHERE s <> ''k3'' GROUP BY s');
+SELECT * FROM gpu_diff('SELECT t, s, count(*), min(id) FROM pf GROUP BY t, s');
+SELECT * FROM gpu_diff('SELECT id, s, t FROM pf WHERE t = ''w17'' OR s = ''k5'' AND id < 2000');
+SELECT * FROM gpu_diff('SELECT t, count(*) FROM pf WHERE t IN (''w1'', ''nowhere'', ''w299'') GROUP BY t');
 SELECT s, count(*), sum(v) FROM pf WHERE s <> 'k3' GROUP BY s ORDER BY s;
 
 -- NULL keys group together, NULL values are not counted
-SELECT * FROM pf_diff('SELECT v, count(*), count(f) FROM pf GROUP BY v');
-SELECT * FROM pf_diff('SELECT s, g, count(*), count(v), sum(f) FROM pf WHERE g < 10 GROUP BY s, g');
-SELECT * FROM pf_diff('SELECT f, count(*) FROM pf WHERE id % 5 = 0 GROUP BY f');
+SELECT * FROM gpu_diff('SELECT v, count(*), count(f) FROM pf GROUP BY v');
+SELECT * FROM gpu_diff('SELECT s, g, count(*), count(v), sum(f) FROM pf WHERE g < 10 GROUP BY s, g');
+SELECT * FROM gpu_diff('SELECT f, count(*) FROM pf WHERE id % 5 = 0 GROUP BY f');
 
 -- small batches: many batches per participant, combined as they come
 SET gpudb.batch_rows = 1024;
 SELECT * FROM pf_explain('SELECT g, count(*), sum(v), avg(v) FROM pf GROUP BY g');
-SELECT * FROM pf_diff('SELECT g, count(*), sum(v), avg(v) FROM pf GROUP BY g');
-SELECT * FROM pf_diff('SELECT s, t, count(*) FROM pf GROUP BY s, t');
-SELECT * FROM pf_diff('SELECT id, v FROM pf WHERE v > 990');
-SELECT * FROM pf_diff('SELECT id, v FROM pf WHERE v > 900 ORDER BY v DESC, id LIMIT 20', true);
-SELECT * FROM pf_diff('SELECT g, count(*) FROM pf GROUP BY g ORDER BY count(*) DESC LIMIT 5', true);
+SELECT * FROM gpu_diff('SELECT g, count(*), sum(v), avg(v) FROM pf GROUP BY g');
+SELECT * FROM gpu_diff('SELECT s, t, count(*) FROM pf GROUP BY s, t');
+SELECT * FROM gpu_diff('SELECT id, v FROM pf WHERE v > 990');
+SELECT * FROM gpu_diff('SELECT id, v FROM pf WHERE v > 900 ORDER BY v DESC, id LIMIT 20', true);
+SELECT * FROM gpu_diff('SELECT g, count(*) FROM pf GROUP BY g ORDER BY count(*) DESC LIMIT 5', true);
 RESET gpudb.batch_rows;
 
 -- parallel_workers = 0, or a threshold above the table: the backend reads
 -- the heap alone (no Workers Launched), same answers
 SET gpudb.parallel_workers = 0;
 SELECT * FROM pf_explain('SELECT g, count(*), sum(v), avg(v) FROM pf GROUP BY g');
-SELECT * FROM pf_diff('SELECT g, count(*), sum(v), avg(v) FROM pf GROUP BY g');
-SELECT * FROM pf_diff('SELECT s, count(*), sum(v) FROM pf WHERE s <> ''k3'' GROUP BY s');
+SELECT * FROM gpu_diff('SELECT g, count(*), sum(v), avg(v) FROM pf GROUP BY g');
+SELECT * FROM gpu_diff('SELECT s, count(*), sum(v) FROM pf WHERE s <> ''k3'' GROUP BY s');
 RESET gpudb.parallel_workers;
 SET gpudb.min_parallel_table_size = '64MB';
 SELECT * FROM pf_explain('SELECT count(*), sum(v) FROM pf WHERE v BETWEEN 100 AND 700');
 SET gpudb.min_parallel_table_size = '1MB';
 -- as many workers as the server allows (max_parallel_workers caps the GUC)
 SET gpudb.parallel_workers = 1024;
-SELECT * FROM pf_diff('SELECT g, count(*), sum(v), avg(v) FROM pf GROUP BY g');
+SELECT * FROM gpu_diff('SELECT g, count(*), sum(v), avg(v) FROM pf GROUP BY g');
 SET gpudb.parallel_workers = 3;
 
 -- errors inside the workers arrive as PostgreSQL's errors: a division by
 -- zero on one row, integer and bigint overflows on many
-SELECT * FROM pf_diff('SELECT count(*) FROM pf WHERE 1000 / (id - 59000) > -1000');
-SELECT * FROM pf_diff('SELECT g, count(*) FROM pf WHERE v * 3000000 > 0 GROUP BY g');
-SELECT * FROM pf_diff('SELECT id FROM pf WHERE id * 200000000000000 > 0');
+SELECT * FROM gpu_diff('SELECT count(*) FROM pf WHERE 1000 / (id - 59000) > -1000');
+SELECT * FROM gpu_diff('SELECT g, count(*) FROM pf WHERE v * 3000000 > 0 GROUP BY g');
+SELECT * FROM gpu_diff('SELECT id FROM pf WHERE id * 200000000000000 > 0');
 -- (a worker's error carries CONTEXT "parallel worker"; who read the row varies)
 \set SHOW_CONTEXT never
 SELECT count(*) FROM pf WHERE 1000 / (id - 59000) > -1000;
 -- and the session goes on
-SELECT * FROM pf_diff('SELECT count(*), sum(v) FROM pf WHERE v BETWEEN 100 AND 700');
+SELECT * FROM gpu_diff('SELECT count(*), sum(v) FROM pf WHERE v BETWEEN 100 AND 700');
 
 -- a read-write transaction: the workers see its own inserted and updated
 -- rows (its snapshot and command ids travel to them)
@@ -188,8 +140,8 @@ INSERT INTO pf SELECT 100000 + i, 500, i, i, 'new', 'x' FROM generate_series(1, 
 UPDATE pf SET v = v + 1 WHERE id % 100 = 0;
 DELETE FROM pf WHERE id % 1000 = 7;
 SELECT * FROM pf_explain('SELECT g, count(*), sum(v), avg(v) FROM pf GROUP BY g');
-SELECT * FROM pf_diff('SELECT g, count(*), sum(v), avg(v) FROM pf GROUP BY g');
-SELECT * FROM pf_diff('SELECT s, count(*), sum(v) FROM pf GROUP BY s');
+SELECT * FROM gpu_diff('SELECT g, count(*), sum(v), avg(v) FROM pf GROUP BY g');
+SELECT * FROM gpu_diff('SELECT s, count(*), sum(v) FROM pf GROUP BY s');
 SELECT g, count(*), sum(v) FROM pf WHERE g = 500 GROUP BY g;
 SELECT count(*), sum(v) FROM pf WHERE v BETWEEN 100 AND 700;
 SET gpudb.enabled = off;
@@ -219,15 +171,15 @@ COMMIT;
 
 -- serializable and repeatable read transactions
 BEGIN ISOLATION LEVEL SERIALIZABLE;
-SELECT * FROM pf_diff('SELECT g, count(*), sum(v), avg(v) FROM pf GROUP BY g');
+SELECT * FROM gpu_diff('SELECT g, count(*), sum(v), avg(v) FROM pf GROUP BY g');
 COMMIT;
 BEGIN ISOLATION LEVEL REPEATABLE READ;
-SELECT * FROM pf_diff('SELECT s, count(*), sum(v) FROM pf WHERE s <> ''k3'' GROUP BY s');
+SELECT * FROM gpu_diff('SELECT s, count(*), sum(v) FROM pf WHERE s <> ''k3'' GROUP BY s');
 COMMIT;
 
 -- no column read (count(*) alone), and the SQL function over the heap
 SELECT * FROM pf_explain('SELECT count(*) FROM pf');
-SELECT * FROM pf_diff('SELECT count(*) FROM pf');
+SELECT * FROM gpu_diff('SELECT count(*) FROM pf');
 SELECT * FROM gpu_groupby('pf', 's', 'count(*), sum(v)', 'v > 10')
   AS r(s text, n int8, sv int8) ORDER BY s;
 SELECT s, count(*), sum(v) FROM pf WHERE v > 10 GROUP BY s ORDER BY s;
@@ -236,17 +188,17 @@ SELECT s, count(*), sum(v) FROM pf WHERE v > 10 GROUP BY s ORDER BY s;
 CREATE TEMP TABLE pf_tmp AS SELECT * FROM pf;
 ANALYZE pf_tmp;
 SELECT * FROM pf_explain('SELECT g, count(*), sum(v) FROM pf_tmp GROUP BY g');
-SELECT * FROM pf_diff('SELECT g, count(*), sum(v) FROM pf_tmp GROUP BY g');
+SELECT * FROM gpu_diff('SELECT g, count(*), sum(v) FROM pf_tmp GROUP BY g');
 DROP TABLE pf_tmp;
 
 -- every row deleted (the heap keeps its blocks): no key, one row
 DELETE FROM pf;
 SELECT * FROM pf_explain('SELECT count(*), sum(v) FROM pf WHERE v BETWEEN 100 AND 700');
-SELECT * FROM pf_diff('SELECT count(*), sum(v) FROM pf WHERE v BETWEEN 100 AND 700');
-SELECT * FROM pf_diff('SELECT g, count(*), sum(v) FROM pf GROUP BY g');
-SELECT * FROM pf_diff('SELECT id, v FROM pf WHERE v > 900 ORDER BY v DESC, id LIMIT 20', true);
+SELECT * FROM gpu_diff('SELECT count(*), sum(v) FROM pf WHERE v BETWEEN 100 AND 700');
+SELECT * FROM gpu_diff('SELECT g, count(*), sum(v) FROM pf GROUP BY g');
+SELECT * FROM gpu_diff('SELECT id, v FROM pf WHERE v > 900 ORDER BY v DESC, id LIMIT 20', true);
 
 DROP FUNCTION pf_explain(text);
-DROP FUNCTION pf_diff(text, bool);
-DROP FUNCTION pf_rows(text, bool);
+DROP FUNCTION gpu_diff(text, bool);
+DROP FUNCTION gpu_diff_rows(text, bool);
 DROP TABLE pf;

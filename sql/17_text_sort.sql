@@ -41,62 +41,13 @@ SELECT i, i % 7,
 FROM generate_series(1, 6000) i;
 ANALYZE ts;
 
--- ts_diff(query, ordered): the Gpu nodes in the plan with gpudb on, the
--- rows, and how many differ between gpudb on and off (row by row for
--- ordered queries, else EXCEPT ALL both ways).  Errors are part of the
--- answer.
-CREATE FUNCTION ts_rows(q text, ordered bool, OUT rows text[], OUT err text)
-LANGUAGE plpgsql AS $$
-BEGIN
-  IF ordered THEN
-    EXECUTE format('SELECT coalesce(array_agg(r ORDER BY o), ''{}'') FROM '
-                   '(SELECT x::text AS r, row_number() OVER () AS o FROM (%s) x) y', q) INTO rows;
-  ELSE
-    EXECUTE format('SELECT coalesce(array_agg(x::text ORDER BY x::text), ''{}'') FROM (%s) x', q) INTO rows;
-  END IF;
-EXCEPTION WHEN OTHERS THEN
-  err := SQLSTATE || ': ' || SQLERRM;
-END $$;
-
+-- ts_diff(query, ordered): gpu_diff (sql/include/differential.sql),
+-- ordered by default
+\i sql/include/differential.sql
 CREATE FUNCTION ts_diff(q text, ordered bool DEFAULT true,
                         OUT node text, OUT nrows int, OUT on_minus_off int,
                         OUT off_minus_on int, OUT error text)
-LANGUAGE plpgsql AS $$
-DECLARE
-  l text;
-  r_on record;
-  r_off record;
-BEGIN
-  node := '';
-  PERFORM set_config('gpudb.enabled', 'on', true);
-  FOR l IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-    IF l ~ 'Custom Scan \(Gpu' THEN
-      node := node || CASE WHEN node = '' THEN '' ELSE ',' END ||
-              substring(l from 'Custom Scan \((Gpu[A-Za-z]+)\)');
-    END IF;
-  END LOOP;
-  r_on := ts_rows(q, ordered);
-  PERFORM set_config('gpudb.enabled', 'off', true);
-  r_off := ts_rows(q, ordered);
-  PERFORM set_config('gpudb.enabled', 'on', true);
-  IF r_on.err IS NOT NULL OR r_off.err IS NOT NULL THEN
-    error := CASE WHEN r_on.err IS NOT DISTINCT FROM r_off.err THEN 'same: ' || r_on.err
-                  ELSE 'DIFFERENT: on=' || coalesce(r_on.err, 'ok') || ' off=' || coalesce(r_off.err, 'ok') END;
-    RETURN;
-  END IF;
-  nrows := cardinality(r_off.rows);
-  IF ordered THEN
-    on_minus_off := (SELECT count(*) FROM generate_subscripts(r_off.rows, 1) i
-                     WHERE r_on.rows[i] IS DISTINCT FROM r_off.rows[i])
-                    + abs(cardinality(r_on.rows) - cardinality(r_off.rows));
-    off_minus_on := on_minus_off;
-  ELSE
-    on_minus_off := (SELECT count(*) FROM (SELECT unnest(r_on.rows) EXCEPT ALL
-                                           SELECT unnest(r_off.rows)) d);
-    off_minus_on := (SELECT count(*) FROM (SELECT unnest(r_off.rows) EXCEPT ALL
-                                           SELECT unnest(r_on.rows)) d);
-  END IF;
-END $$;
+LANGUAGE sql AS $$ SELECT * FROM gpu_diff(q, ordered) $$;
 
 -- the plan: GpuSort with the text key, the top-k limit on the device
 EXPLAIN (COSTS OFF) SELECT id, t FROM ts ORDER BY t, id;
@@ -238,3 +189,5 @@ SELECT * FROM ts_diff('SELECT id, t FROM ts ORDER BY t, id LIMIT 100');
 SELECT * FROM ts_diff('SELECT id, v, t FROM ts ORDER BY v DESC, t, id LIMIT 50');
 SELECT * FROM ts_diff($q$SELECT * FROM gpu_sort('ts', 'id, t', 't, id', 30) AS x(id int8, t text)$q$);
 SELECT gpu_cache_drop('ts');
+
+DROP FUNCTION ts_diff(text, bool), gpu_diff(text, bool), gpu_diff_rows(text, bool);
