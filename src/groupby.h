@@ -186,6 +186,14 @@ typedef enum GdbRunSource
 extern void gdb_query_run_source(GdbQuery *q, GdbRunInfo *info,
 								 GdbRunSource source);
 
+/*
+ * gdb_concat_batches: all rows of parts (a list of result batches of one
+ * request: the same columns), in order, in one batch packed to its rows:
+ * an executor batch of ex (what the GPU server reads), or palloc'd when ex
+ * is NULL.  XX000 when the parts' columns differ.
+ */
+extern GdbBatch *gdb_concat_batches(GdbExecutor *ex, List *parts);
+
 /* gdb_query_natts: values per result row (keys + aggregates, or nout). */
 extern int	gdb_query_natts(const GdbQuery *q);
 

@@ -256,12 +256,7 @@ value_at(const OsetValue *vals, int nvals, int64 pos)
 static double
 value_as_double(uint32 kind, int64 raw)
 {
-	double		d;
-
-	if (kind != GDB_KIND_FLOAT64)
-		return (double) raw;
-	memcpy(&d, &raw, sizeof(d));
-	return d;
+	return kind == GDB_KIND_FLOAT64 ? gdb_bits_double(raw) : (double) raw;
 }
 
 /* A value of column col as a Datum of the column's type. */

@@ -213,9 +213,9 @@ gdb_columnset_layout(const GdbColumnSet *cs, GdbBatch *batch, uint64 capacity,
 	return gdb_batch_layout(batch, cs->ncols + 1, kinds, has_nulls, capacity);
 }
 
-/* see gpudb.h */
-GdbHeapReader *
-gdb_heap_reader_begin(Relation rel, GdbColumnSet *cs, uint64 capacity)
+/* A reader of rel's columns cs, without its scan yet. */
+static GdbHeapReader *
+reader_new(Relation rel, GdbColumnSet *cs)
 {
 	GdbHeapReader *reader = palloc0(sizeof(GdbHeapReader));
 	int			i;
@@ -224,13 +224,22 @@ gdb_heap_reader_begin(Relation rel, GdbColumnSet *cs, uint64 capacity)
 	reader->cs = cs;
 	for (i = 0; i < cs->ncols; i++)
 		reader->max_attnum = Max(reader->max_attnum, cs->attnums[i]);
+	reader->slot = table_slot_create(rel, NULL);
+	return reader;
+}
+
+/* see gpudb.h */
+GdbHeapReader *
+gdb_heap_reader_begin(Relation rel, GdbColumnSet *cs, uint64 capacity)
+{
+	GdbHeapReader *reader = reader_new(rel, cs);
+
 	/*
 	 * No synchronized scan: a cache load records heap addresses in
 	 * ascending order, and the server searches them that way.
 	 */
 	reader->scan = table_beginscan_strat(rel, GetActiveSnapshot(), 0, NULL,
 										 true, false);
-	reader->slot = table_slot_create(rel, NULL);
 	(void) capacity;
 	return reader;
 }
@@ -240,16 +249,10 @@ GdbHeapReader *
 gdb_heap_reader_begin_parallel(Relation rel, GdbColumnSet *cs,
 							   struct ParallelTableScanDescData *pscan)
 {
-	GdbHeapReader *reader = palloc0(sizeof(GdbHeapReader));
-	int			i;
+	GdbHeapReader *reader = reader_new(rel, cs);
 
-	reader->rel = rel;
-	reader->cs = cs;
-	for (i = 0; i < cs->ncols; i++)
-		reader->max_attnum = Max(reader->max_attnum, cs->attnums[i]);
 	/* the snapshot is the one serialised into pscan by the leader */
 	reader->scan = table_beginscan_parallel(rel, pscan);
-	reader->slot = table_slot_create(rel, NULL);
 	return reader;
 }
 

@@ -183,6 +183,9 @@ gdb_scaled_int128_to_numeric(int64 hi, int64 lo, int scale)
 	char		buf[80];
 
 	Assert(scale >= 0 && scale <= GDB_NUMERIC_MAX_PRECISION);
+	/* an int64: numeric.c's own v / 10^scale, display scale scale */
+	if (hi == (lo < 0 ? -1 : 0))
+		return NumericGetDatum(int64_div_fast_to_numeric(lo, scale));
 	/* numeric_in keeps the written digits after the point as display scale */
 	return DirectFunctionCall3(numeric_in,
 							   CStringGetDatum(scaled_int128_text(hi, lo, scale, buf)),

@@ -142,64 +142,6 @@ gdb_parallel_feed_workers(Relation rel, BlockNumber nblocks)
 	return Min(n, (int) Min(nblocks - 1, (BlockNumber) INT_MAX));
 }
 
-/*
- * All rows of parts (result batches of one request: same columns) in one
- * batch packed to its rows: an executor batch of ex, or palloc'd when ex is
- * NULL.  XX000 when the parts' columns differ.
- */
-static GdbBatch *
-concat_parts(GdbExecutor *ex, List *parts)
-{
-	const GdbBatch *first = (const GdbBatch *) linitial(parts);
-	uint32		kinds[GDB_MAX_COLUMNS];
-	uint32		has_nulls[GDB_MAX_COLUMNS];
-	uint64		rows = 0;
-	uint64		at = 0;
-	GdbBatch	layout;
-	GdbBatch   *out;
-	ListCell   *lc;
-	uint32		c;
-
-	for (c = 0; c < first->ncols; c++)
-	{
-		kinds[c] = first->cols[c].kind;
-		has_nulls[c] = first->cols[c].has_nulls;
-	}
-	foreach(lc, parts)
-	{
-		const GdbBatch *b = (const GdbBatch *) lfirst(lc);
-
-		if (b->ncols != first->ncols)
-			elog(ERROR, "gpudb: partial results of different columns");
-		for (c = 0; c < b->ncols; c++)
-			if (b->cols[c].kind != kinds[c] || b->cols[c].has_nulls != has_nulls[c])
-				elog(ERROR, "gpudb: partial results of different columns");
-		rows += b->nrows;
-	}
-	gdb_batch_layout(&layout, first->ncols, kinds, has_nulls, Max(rows, 1));
-	out = ex ? gdb_executor_alloc_batch(ex, layout.total_bytes) :
-		palloc_extended(layout.total_bytes, MCXT_ALLOC_HUGE);
-	memcpy(out, &layout, sizeof(GdbBatch));
-	out->nrows = rows;
-	foreach(lc, parts)
-	{
-		const GdbBatch *b = (const GdbBatch *) lfirst(lc);
-
-		for (c = 0; c < b->ncols; c++)
-		{
-			uint64		w = gdb_kind_width(kinds[c]);
-
-			memcpy(GDB_COL_PTR(out, out, c, char) + at * w,
-				   GDB_COL_PTR(b, b, c, char), b->nrows * w);
-			if (has_nulls[c])
-				memcpy((char *) out + out->cols[c].nulls_off + at,
-					   (const char *) b + b->cols[c].nulls_off, b->nrows);
-		}
-		at += b->nrows;
-	}
-	return out;
-}
-
 /* Does result column c of req carry dictionary codes of cs? */
 static bool
 text_result_column(const GdbRequest *req, const GdbColumnSet *cs, uint32 c)
@@ -223,7 +165,7 @@ fold_part(GdbExecutor *ex, const GdbRequest *req, const GdbRequest *combine,
 	if (req->oper != GDB_OPER_GROUPBY || acc == NIL)
 		return lappend(acc, part);
 	return list_make1(gdb_executor_groupby(ex, combine,
-										   concat_parts(ex, lappend(acc, part))));
+										   gdb_concat_batches(ex, lappend(acc, part))));
 }
 
 /*
@@ -324,7 +266,7 @@ send_results(shm_mq_handle *mqh, List *parts, const GdbColumnSet *cs,
 	memset(&h, 0, sizeof(h));
 	foreach(lc, parts)
 	{
-		GdbBatch   *b = concat_parts(NULL, list_make1(lfirst(lc)));
+		GdbBatch   *b = gdb_concat_batches(NULL, list_make1(lfirst(lc)));
 		uint32		c;
 
 		for (c = 0; c < b->ncols; c++)
@@ -720,6 +662,6 @@ gdb_parallel_feed(GdbQuery *q, GdbExecutor *ex, const GdbRequest *req,
 	*nbatches += fl.nbatches;
 	all = list_concat(own, fl.parts);
 	if (req->oper == GDB_OPER_GROUPBY)
-		return list_make1(concat_parts(ex, all));
+		return list_make1(gdb_concat_batches(ex, all));
 	return all;
 }

@@ -87,43 +87,56 @@ gdb_open_scannable_relation(Oid relid, const char *fname)
 	return rel;
 }
 
-/* Concatenate two batches of the same column layout (a may be NULL). */
-static GdbBatch *
-concat_batches(GdbExecutor *ex, const GdbBatch *a, const GdbBatch *b)
+/* see groupby.h */
+GdbBatch *
+gdb_concat_batches(GdbExecutor *ex, List *parts)
 {
+	const GdbBatch *first = (const GdbBatch *) linitial(parts);
 	uint32		kinds[GDB_MAX_COLUMNS];
 	uint32		has_nulls[GDB_MAX_COLUMNS];
-	uint64		na = a ? a->nrows : 0;
-	uint64		rows = na + b->nrows;
+	uint64		rows = 0;
+	uint64		at = 0;
 	GdbBatch	layout;
 	GdbBatch   *out;
+	ListCell   *lc;
 	uint32		c;
 
-	for (c = 0; c < b->ncols; c++)
+	for (c = 0; c < first->ncols; c++)
 	{
-		kinds[c] = b->cols[c].kind;
-		has_nulls[c] = b->cols[c].has_nulls;
+		kinds[c] = first->cols[c].kind;
+		has_nulls[c] = first->cols[c].has_nulls;
 	}
-	gdb_batch_layout(&layout, b->ncols, kinds, has_nulls, Max(rows, 1));
-	out = gdb_executor_alloc_batch(ex, layout.total_bytes);
+	foreach(lc, parts)
+	{
+		const GdbBatch *b = (const GdbBatch *) lfirst(lc);
+
+		if (b->ncols != first->ncols)
+			elog(ERROR, "gpudb: partial results of different columns");
+		for (c = 0; c < b->ncols; c++)
+			if (b->cols[c].kind != kinds[c] || b->cols[c].has_nulls != has_nulls[c])
+				elog(ERROR, "gpudb: partial results of different columns");
+		rows += b->nrows;
+	}
+	gdb_batch_layout(&layout, first->ncols, kinds, has_nulls, Max(rows, 1));
+	out = ex ? gdb_executor_alloc_batch(ex, layout.total_bytes) :
+		palloc_extended(layout.total_bytes, MCXT_ALLOC_HUGE);
 	memcpy(out, &layout, sizeof(GdbBatch));
 	out->nrows = rows;
-	for (c = 0; c < b->ncols; c++)
+	foreach(lc, parts)
 	{
-		uint64		w = gdb_kind_width(kinds[c]);
-		char	   *dst = GDB_COL_PTR(out, out, c, char);
+		const GdbBatch *b = (const GdbBatch *) lfirst(lc);
 
-		if (a)
-			memcpy(dst, GDB_COL_PTR(a, a, c, char), na * w);
-		memcpy(dst + na * w, GDB_COL_PTR(b, b, c, char), b->nrows * w);
-		if (has_nulls[c])
+		for (c = 0; c < b->ncols; c++)
 		{
-			char	   *ndst = (char *) out + out->cols[c].nulls_off;
+			uint64		w = gdb_kind_width(kinds[c]);
 
-			if (a)
-				memcpy(ndst, (const char *) a + a->cols[c].nulls_off, na);
-			memcpy(ndst + na, (const char *) b + b->cols[c].nulls_off, b->nrows);
+			memcpy(GDB_COL_PTR(out, out, c, char) + at * w,
+				   GDB_COL_PTR(b, b, c, char), b->nrows * w);
+			if (has_nulls[c])
+				memcpy((char *) out + out->cols[c].nulls_off + at,
+					   (const char *) b + b->cols[c].nulls_off, b->nrows);
 		}
+		at += b->nrows;
 	}
 	return out;
 }
@@ -176,33 +189,11 @@ make_unordered_request(const GdbRequest *req)
 	return u;
 }
 
-/* A signed 128-bit integer (hi:lo) as numeric. */
+/* A signed 128-bit integer (hi:lo) as numeric (display scale 0). */
 static Numeric
 int128_to_numeric_value(int64 hi, int64 lo)
 {
-	int128		v;
-	char		buf[48];
-	char	   *p = buf + sizeof(buf) - 1;
-	bool		neg;
-	uint128		u;
-
-	if (hi == (lo < 0 ? -1 : 0))
-		return int64_to_numeric(lo);
-
-	v = (int128) (((uint128) (uint64) hi << 64) | (uint64) lo);
-	neg = v < 0;
-	u = neg ? (uint128) 0 - (uint128) v : (uint128) v;
-	*p = '\0';
-	do
-	{
-		*--p = '0' + (int) (u % 10);
-		u /= 10;
-	} while (u != 0);
-	if (neg)
-		*--p = '-';
-	return DatumGetNumeric(DirectFunctionCall3(numeric_in, CStringGetDatum(p),
-											   ObjectIdGetDatum(InvalidOid),
-											   Int32GetDatum(-1)));
+	return DatumGetNumeric(gdb_scaled_int128_to_numeric(hi, lo, 0));
 }
 
 /* PostgreSQL's float accumulators raise on overflow from finite inputs. */
@@ -532,7 +523,7 @@ accumulate(GdbQuery *q, GdbExecutor *ex, List *acc, GdbBatch *part,
 		if (final_combine)
 			*ordered_done = true;
 		return list_make1(gdb_executor_groupby(ex, final_combine ? final_combine : combine,
-											   concat_batches(ex, linitial(acc), part)));
+											   gdb_concat_batches(ex, list_make2(linitial(acc), part))));
 	}
 	/* SORT: keep the parts; they are sorted together at the end */
 	return lappend(acc, part);
@@ -650,15 +641,12 @@ combined:
 	 */
 	if (ordered && !ordered_done)
 		acc = list_make1(gdb_executor_groupby(ex, final_combine,
-											  concat_batches(ex, NULL, linitial(acc))));
+											  gdb_concat_batches(ex, acc)));
 
 	if (q->req->oper == GDB_OPER_SORT && list_length(acc) > 1)
 	{
-		GdbBatch   *all = NULL;
-		ListCell   *lc;
+		GdbBatch   *all = gdb_concat_batches(ex, acc);
 
-		foreach(lc, acc)
-			all = concat_batches(ex, all, (GdbBatch *) lfirst(lc));
 		/* text sort keys: each part ranked under its own dictionary state */
 		gdb_result_fill_ranks(&q->cs, q->req, all);
 		acc = list_make1(gdb_executor_groupby(ex, make_resort_request(q->req), all));
