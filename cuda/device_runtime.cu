@@ -454,6 +454,37 @@ gdb_cuda_host_free(GdbCudaExec *exec, void *p)
 	}
 }
 
+/*
+ * gdb_cuda_host_register: see gpudb_device.h.  cudaHostRegister with the
+ * default flags: the server maps the buffer read-write, and the pages are
+ * shared memory of the backend that made them, kept alive by the mapping.
+ */
+extern "C" int
+gdb_cuda_host_register(GdbCudaExec *exec, void *p, size_t bytes)
+{
+	if (exec == NULL || p == NULL || bytes == 0 || gdb_exec_lost(exec))
+		return 0;
+	if (cudaSetDevice(exec->ordinal) != cudaSuccess ||
+		cudaHostRegister(p, bytes, cudaHostRegisterDefault) != cudaSuccess)
+	{
+		(void) cudaGetLastError();
+		return 0;
+	}
+	return 1;
+}
+
+/* gdb_cuda_host_unregister: see gpudb_device.h. */
+extern "C" void
+gdb_cuda_host_unregister(GdbCudaExec *exec, void *p)
+{
+	if (exec == NULL || p == NULL || gdb_exec_lost(exec))
+		return;
+	(void) cudaSetDevice(exec->ordinal);
+	(void) cudaStreamSynchronize(exec->stream);
+	(void) cudaHostUnregister(p);
+	(void) cudaGetLastError();
+}
+
 /* ---- recovery from sticky errors ---- */
 
 /*

@@ -79,6 +79,24 @@ gdb_cuda_host_free(GdbCudaExec *exec, void *p)
 	(void) p;
 }
 
+/* gdb_cuda_host_register: nothing to page-lock for; 0. */
+int
+gdb_cuda_host_register(GdbCudaExec *exec, void *p, size_t bytes)
+{
+	(void) exec;
+	(void) p;
+	(void) bytes;
+	return 0;
+}
+
+/* gdb_cuda_host_unregister: no-op. */
+void
+gdb_cuda_host_unregister(GdbCudaExec *exec, void *p)
+{
+	(void) exec;
+	(void) p;
+}
+
 /* gdb_cuda_groupby: *result = NULL, GDB_ERR_NO_DEVICE. */
 int
 gdb_cuda_groupby(GdbCudaExec *exec, const GdbRequest *req,

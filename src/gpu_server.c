@@ -327,28 +327,6 @@ handle_server_status(int s)
 	srv_reply(s, &st, &ss, sizeof(ss), NULL, 0);
 }
 
-/* Map a memfd batch passed by a backend; NULL if it is malformed. */
-GdbBatch *
-srv_map_batch(int fd, size_t *len)
-{
-	struct stat st;
-	GdbBatch   *b;
-
-	if (fd < 0 || fstat(fd, &st) < 0 || (size_t) st.st_size < sizeof(GdbBatch))
-		return NULL;
-	b = mmap(NULL, st.st_size, PROT_READ, MAP_SHARED, fd, 0);
-	if (b == MAP_FAILED)
-		return NULL;
-	*len = st.st_size;
-	if (b->magic != GDB_BATCH_MAGIC || b->total_bytes > (uint64) st.st_size ||
-		b->ncols > GDB_MAX_COLUMNS || b->nrows > b->capacity)
-	{
-		munmap(b, st.st_size);
-		return NULL;
-	}
-	return b;
-}
-
 /*
  * Device scratch memory of a query over nrows rows, bounded with the cache
  * by gpudb.device_memory_limit: about 64 bytes a row (flags, row ids, sort
@@ -382,11 +360,10 @@ handle_groupby(int s, GdbRequest *req, int fd)
 	GdbStatusReply st;
 	GdbBatch   *input;
 	GdbBatch   *result = NULL;
-	size_t		len = 0;
 	int			rc;
 
 	memset(&st, 0, sizeof(st));
-	input = srv_map_batch(fd, &len);
+	input = srv_map_batch(s, fd);
 	if (input == NULL)
 	{
 		srv_reply_error(s, GDB_ERR_BAD_REQUEST, "malformed batch");
@@ -403,7 +380,7 @@ handle_groupby(int s, GdbRequest *req, int fd)
 	else
 		rc = gdb_cpu_groupby(req, input, srv_request_alloc, NULL, &result,
 							 &st.stats, &st.err);
-	munmap(input, len);
+	srv_unmap_batch(input);
 	st.err.status = rc;
 	srv_check_device(rc);
 	if (rc == GDB_OK)

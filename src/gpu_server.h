@@ -39,8 +39,18 @@ extern void srv_check_device(int status);
 extern int	srv_fault_alloc(GdbError *err);
 extern int	srv_fault_request(GdbError *err);
 
-/* Map a memfd batch a backend passed; NULL if malformed.  *len: mapping. */
-extern GdbBatch *srv_map_batch(int fd, size_t *len);
+/* ---- server_batches.c ---- */
+
+/*
+ * The batch in memfd fd that client's backend passed, mapped (and in GPU
+ * mode page-locked) the first time and kept for the next requests; NULL
+ * if it cannot be mapped or its header is malformed.  Released with
+ * srv_unmap_batch after the request; a client's mappings go with
+ * srv_forget_batches when its socket closes.
+ */
+extern GdbBatch *srv_map_batch(int client, int fd);
+extern void srv_unmap_batch(GdbBatch *batch);
+extern void srv_forget_batches(int client);
 
 /* Device scratch of a query over nrows rows within device_memory_limit. */
 extern int	srv_check_scratch(uint64 nrows, uint32 naggs, GdbError *err);

@@ -330,7 +330,6 @@ srv_handle_cache_append(int s, char *payload, size_t len, int fd)
 	GdbStatusReply st;
 	CacheEntry *e;
 	GdbBatch   *batch;
-	size_t		blen = 0;
 	int			rc;
 
 	memset(&st, 0, sizeof(st));
@@ -340,11 +339,11 @@ srv_handle_cache_append(int s, char *payload, size_t len, int fd)
 		srv_reply_error(s, GDB_ERR_BAD_REQUEST, "no cache entry being loaded by this session");
 		return;
 	}
-	batch = srv_map_batch(fd, &blen);
+	batch = srv_map_batch(s, fd);
 	if (batch == NULL || len < sizeof(GdbCacheRef) + batch->nrows * sizeof(uint64))
 	{
 		if (batch)
-			munmap(batch, blen);
+			srv_unmap_batch(batch);
 		srv_reply_error(s, GDB_ERR_BAD_REQUEST, "malformed batch");
 		return;
 	}
@@ -364,7 +363,7 @@ srv_handle_cache_append(int s, char *payload, size_t len, int fd)
 		snprintf(st.err.message, sizeof(st.err.message),
 				 "out of host memory for the row addresses");
 	}
-	munmap(batch, blen);
+	srv_unmap_batch(batch);
 	if (rc == GDB_OK && srv_cache_bytes(NULL) > budget_bytes() &&
 		!make_room(gdb_store_bytes(e->store), e))
 	{
@@ -1264,6 +1263,7 @@ srv_client_gone(int s)
 		if (e->owner == s && e->state != GDB_CACHE_STATE_READY)
 			entry_unlink(e, true);
 	}
+	srv_forget_batches(s);
 	close(s);
 }
 
