@@ -70,6 +70,7 @@ import json
 import math
 import os
 import re
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -251,6 +252,8 @@ def fmt_run(m):
         return "error"
     if m.get("skipped"):
         return "same plan, not run"
+    if m.get("timed_out"):
+        return "> %s (cancelled)" % fmt_ms(m["limit_ms"])
     s = "%s (%s–%s)" % (fmt_ms(m["median"]), fmt_ms(m["min"]), fmt_ms(m["max"]))
     if m.get("warmup_only"):
         s += " [1 cold run]"
@@ -265,6 +268,18 @@ def build_cell(d):
     ph = d.get("build_phases") or {}
     return "%.0f s%s" % (d["build_s"], " (insert %.0f s, VACUUM %.0f s)" % (ph["insert_s"], ph["vacuum_analyze_s"])
                          if ph else "")
+
+
+def speedup_cell(r):
+    """off / on; a bound where one side was cancelled (--max-run)."""
+    if r.get("speedup") is not None:
+        return fmt_speedup(r["speedup"])
+    on, off = r.get("on") or {}, r.get("off") or {}
+    if off.get("timed_out") and med(on):
+        return "> " + fmt_speedup(off["limit_ms"] / med(on))
+    if on.get("timed_out") and med(off):
+        return "< " + fmt_speedup(med(off) / on["limit_ms"])
+    return "-"
 
 
 def fmt_count(x):
@@ -406,18 +421,25 @@ def measure_sides(sides, args, reps=None, min_s=0.0, max_runs=1000, first_alone=
     side 0 / side 1 of the runs taken in turn."""
     reps = args.reps if reps is None else reps
     budget_ms = args.budget * 1000.0
+    max_run_ms = int(getattr(args, "max_run", 0) * 1000.0)
     state = []
     for setup, query in sides:
         state.append({"setup": setup, "query": query, "session": None, "times": [], "device": [], "warm": None,
-                      "spent": 0.0, "single": False, "done": False, "error": None, "reps": reps})
+                      "spent": 0.0, "single": False, "done": False, "error": None, "reps": reps,
+                      "timed_out": False})
 
     def step(s):
         if s["session"] is None:
-            s["session"] = Session(s["setup"])
+            s["session"] = Session(s["setup"] + (" SET statement_timeout = %d;" % max_run_ms if max_run_ms else ""))
         t, dev = s["session"].run(s["query"])
         if t is None:
-            s["error"], s["done"] = s["session"].error, True
-            log("  error: %s" % s["error"])
+            s["done"] = True
+            if max_run_ms and "statement timeout" in (s["session"].error or ""):
+                s["timed_out"] = True
+                log("  cancelled after %s s (--max-run)" % fmt_ms(max_run_ms / 1000.0))
+            else:
+                s["error"] = s["session"].error
+                log("  error: %s" % s["error"])
             return False
         s["spent"] += t
         if s["warm"] is None:
@@ -461,6 +483,10 @@ def measure_sides(sides, args, reps=None, min_s=0.0, max_runs=1000, first_alone=
             results[i] = {"error": s["error"]}
         elif s["times"]:
             results[i] = _summary(s)
+            if s["timed_out"]:
+                results[i]["cancelled_runs"] = 1
+        elif s["timed_out"]:
+            results[i] = {"timed_out": True, "limit_ms": max_run_ms}
     pair = None
     if len(state) >= 2 and all(results[k] and not results[k].get("error") for k in (0, 1)):
         a, b = state[0]["times"], state[1]["times"]
@@ -844,11 +870,14 @@ def plan_workload(args, suite, table, rows, wid, name, query, cols=None):
            "plan_on": on_plan.get("shape"), "plan_off": off_plan.get("shape"),
            "cols": list(cols) if cols else None}
     rec["same_plan"] = bool(not rec["nodes"] and rec["plan_on"] and rec["plan_on"] == rec["plan_off"])
-    if rec["same_plan"]:
+    if rec["same_plan"] and args.skip_same_plan:
+        rec["on"] = rec["off"] = {"skipped": "PostgreSQL's plan on both sides (--skip-same-plan)"}
+        rec["pair_ratio"] = None
+    elif rec["same_plan"]:
         # PostgreSQL's plan on both sides: off first, and where one run of it
         # takes longer than the budget, that run alone (on would repeat it)
         (rec["off"], on), pair = measure_sides([(off_setup, query), (on_setup, query)], args,
-                                               first_alone=lambda s: s["single"])
+                                               first_alone=lambda s: s["single"] or s["timed_out"])
         rec["on"] = on or {"skipped": SAME_PLAN_SKIPPED}
         rec["pair_ratio"] = 1.0 / pair if pair else None
     else:
@@ -956,7 +985,7 @@ def run_flights(args, res, table, rows):
                                                  name + suffix, q.format(t=table, where=w)))
 
 
-def run_small(args, res):
+def run_small(args, res, save=None):
     par = "SET max_parallel_workers_per_gather = %d;" % args.workers
     on_setup, off_setup = par, "SET gpudb.enabled = off; " + par
     for n in SMALL_SIZES:
@@ -985,6 +1014,8 @@ def run_small(args, res):
                 n, label, ",".join(nodes) or "none", fmt_ms(med(on)), fmt_ms(med(off)),
                 "-" if r is None else "%.3f" % r, " (same plan)" if rec["same_plan"] else ""))
             res["small"].append(rec)
+        if save:
+            save()
 
 
 def copy_bandwidth(args):
@@ -1119,10 +1150,13 @@ def coverage(res):
     out = ["**Sections in this run: %s**%s." % (
         "; ".join(what[s] for s in sections) or "none",
         "; not in this run: %s" % ", ".join(left) if left else " (all of them)")]
-    if m.get("only") or m.get("skip"):
-        out.append("Workloads: %s." % "; ".join(
-            ([("only those matching `%s`" % m["only"])] if m.get("only") else []) +
-            (["leaving out those matching %s" % ", ".join("`%s`" % s for s in m["skip"])] if m.get("skip") else [])))
+    limits = ([("only those matching `%s`" % m["only"])] if m.get("only") else []) + \
+        (["leaving out those matching %s" % ", ".join("`%s`" % s for s in m["skip"])] if m.get("skip") else []) + \
+        (["neither side run where gpudb on would run PostgreSQL's plan (--skip-same-plan)"]
+         if m.get("skip_same_plan") else []) + \
+        (["runs over %g s cancelled (--max-run)" % m["max_run_s"]] if m.get("max_run_s") else [])
+    if limits:
+        out.append("Workloads: %s." % "; ".join(limits))
     if not m.get("finished"):
         out.append("**Unfinished: written while the run went on (or after it was cut short); sections "
                    "finished: %s.**" % (", ".join(done) or "none"))
@@ -1131,7 +1165,7 @@ def coverage(res):
 
 def markdown(res):
     m = res["meta"]
-    partial = m.get("sections", SECTIONS) != SECTIONS or m.get("only") or m.get("skip")
+    partial = m.get("sections", SECTIONS) != SECTIONS or m.get("only") or m.get("skip") or m.get("skip_same_plan")
     out = ["# gpudb benchmark — %s, commit %s, %s%s" % (
                m["device"], m["commit"], m["date"],
                " — %s only" % ", ".join(m.get("sections", [])) if m.get("sections", SECTIONS) != SECTIONS else ""),
@@ -1145,7 +1179,8 @@ def markdown(res):
            "those), and where its warm-up alone took longer, that run is its single measurement ([1 cold "
            "run]). "
            "\"same plan, not run\": gpudb on would have run PostgreSQL's plan, as off did, and one run "
-           "of it took longer than the budget. PostgreSQL (gpudb.enabled = off) ran with "
+           "of it took longer than the budget (or, with --skip-same-plan, neither side ran). \"> N "
+           "(cancelled)\": one run took longer than --max-run and was cancelled. PostgreSQL (gpudb.enabled = off) ran with "
            "max_parallel_workers_per_gather = %d and each table's parallel_workers = %d; the Workers "
            "column is what its plan asked for. Device times: gpu_last_execution() (CUDA events), per phase "
            "from EXPLAIN (ANALYZE, FORMAT JSON) of the Gpu nodes (median of up to %d, as many as fit in "
@@ -1209,7 +1244,7 @@ def markdown(res):
                 out.append("| %s | %s | %s | %s | %s | %s | %s |" % (
                     r["workload"], nodes_cell(r), fmt_run(r["on"]),
                     fmt_ms(r["on"].get("device_ms")) if r["nodes"] else "-", fmt_run(r["off"]),
-                    r["workers_off"] if r["workers_off"] is not None else "-", fmt_speedup(r["speedup"])))
+                    r["workers_off"] if r["workers_off"] is not None else "-", speedup_cell(r)))
             withex = [r for r in rows if r.get("explain")]
             if withex:
                 out += ["", "Where the time goes (gpudb on; ms; EXPLAIN ANALYZE of the Gpu nodes, psql's end to "
@@ -1243,7 +1278,7 @@ def markdown(res):
             out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
                 r["workload"], size_label(r["rows"]), r["mode"], nodes_cell(r), fmt_run(r["on"]),
                 fmt_count(launched), fmt_ms(dev), fmt_run(r["off"]), fmt_count(exo.get("workers_launched")),
-                fmt_speedup(r["speedup"])))
+                speedup_cell(r)))
         out.append("")
 
     if res["kernels"]:
@@ -1349,6 +1384,12 @@ def main():
     ap.add_argument("--no-heap", action="store_true", help="skip gpu_groupby over the heap (uncached)")
     ap.add_argument("--only", default=os.environ.get("BENCH_ONLY", ""),
                     help="regular expression: run only the workloads whose name matches")
+    ap.add_argument("--skip-same-plan", action="store_true",
+                    help="run neither side of a synthetic or flights workload where gpudb on would run "
+                         "PostgreSQL's plan, as off does (shown as \"same plan, not run\")")
+    ap.add_argument("--max-run", type=float, default=0,
+                    help="seconds one run may take (statement_timeout; default 0: no limit): a longer run is "
+                         "cancelled and shown as > N (cancelled), its speedup as a lower bound")
     ap.add_argument("--skip", action="append", default=[], metavar="REGEX",
                     help="leave out the workloads whose name matches (repeatable; e.g. --skip '^F2x' "
                          "--skip '^F4 ' for the flights workloads without a Gpu node)")
@@ -1416,13 +1457,14 @@ def main():
         settings[s] = psql("SELECT current_setting(%s, true)" % sql_literal(s))
     settings["max_parallel_workers_per_gather"] = "%d (set by the harness)" % args.workers
     res = {"meta": {"date": date, "device": device, "path": path, "commit": commit, "stem": stem,
-                    "command": " ".join(["python3", "test/bench/bench.py"] + sys.argv[1:]),
+                    "command": shlex.join(["python3", "test/bench/bench.py"] + sys.argv[1:]),
                     "host": "%s, %d CPUs" % (os.uname().nodename, os.cpu_count() or 0),
                     "pg_version": psql("SELECT version()").split(",")[0], "settings": settings,
                     "reps": args.reps, "budget_s": args.budget, "workers": args.workers,
                     "explain_reps": args.explain_reps, "sizes": sizes, "flights_sizes": fsizes,
                     "sections": sections, "sections_done": [], "finished": False,
-                    "only": args.only or None, "skip": args.skip},
+                    "only": args.only or None, "skip": args.skip, "skip_same_plan": args.skip_same_plan,
+                    "max_run_s": args.max_run or None},
            "copy_bandwidth": None, "data": [], "loads": [], "plan": [], "heap": [], "functions": [],
            "small": [], "kernels": [], "targets": [], "notes": [], "flights_ranges": {}}
     log("gpudb benchmark: %s, path %s, commit %s; results to %s" % (device, path, commit, outdir))
@@ -1520,7 +1562,7 @@ def main():
             res["notes"].append("Small tables: not run (--only %s)." % args.only)
         else:
             log("small tables")
-            run_small(args, res)
+            run_small(args, res, lambda: write_results(res, outdir, stem))
         res["meta"]["sections_done"].append("small")
 
     res["meta"]["finished"] = True
