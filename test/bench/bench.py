@@ -16,7 +16,8 @@ One run does all of this:
     it to the GPU host (which has the driver but no CUDA runtime):
         /usr/local/cuda/bin/nvcc -O2 -cudart static -o test/bench/copy_bandwidth test/bench/copy_bandwidth.cu
  2. The data, kept between runs (a table whose comment says it was built the
-    same way is reused; --rebuild builds again):
+    same way, and holds the rows it should, is reused; --rebuild builds
+    again; the build's insert and VACUUM times are kept):
     - synthetic t(g int4: 1,000 groups, h int4: rows/5 groups (20M at 100M
       rows), v float8 in [0, 1), id int8, k text: 100 keys), NULLs in h, v and
       k, at each --rows size; the largest is table "t", the others t_<size>;
@@ -41,24 +42,46 @@ One run does all of this:
  3. Per table: gpu_cache_load (time, bytes of column data, GB/s), then every
     workload with gpudb.enabled on (the plan nodes, from the cache) and off
     (PostgreSQL's plan, max_parallel_workers_per_gather = W and the table's
-    parallel_workers = W): one warm-up, then R repetitions (fewer where one
-    run takes longer than --budget allows); median and min-max of psql's end
-    to end time (\\timing, rows fetched by psql), the device time from
-    gpu_last_execution(), and the device time per phase from the Custom Scan
-    nodes of EXPLAIN (ANALYZE, FORMAT JSON) ("Transfer In Time", "Filter
-    Time", "Sort Time", "Aggregate Time", "Transfer Out Time" next to
-    "Device Time" and "Run Time"; absent properties show as -).
- 4. At the largest size: B1/B2 uncached (gpudb.use_cache = off) against the
-    same PostgreSQL runs; gpu_groupby (the SQL function) over the heap and
-    the cache.  Kernel bandwidth of B1/B2: bytes of the columns the query
-    reads / device kernel time, against the copy bandwidth.  Small tables
-    (1k, 10k, 100k rows): gpudb on must stay within 5 % of off.
- 5. Results: <date>-<gpu>-<commit>.md (tables, the targets of issue 5 and by
-    how much each is missed), .json (everything measured; chart.py reads it),
+    parallel_workers = W), each side in a psql session of its own, taking
+    turns: one warm-up of each, then on, off, on, off, ... up to R runs a
+    side.  --budget is each side's time, its warm-up included: a side stops
+    where its next run would not fit in it ([n runs]), and a side whose
+    warm-up alone took longer keeps that run as its one measurement ([1 cold
+    run]); where gpudb on would run PostgreSQL's plan, as off does, off runs
+    first and, past the budget, alone ("same plan, not run";
+    --skip-same-plan runs neither side of those); --max-run cancels a longer
+    run (statement_timeout; "> N (cancelled)").  Median and min-max of
+    psql's end to end time (\\timing, rows fetched by psql), the device time
+    from gpu_last_execution(), and the device time per phase from the
+    Custom Scan nodes of EXPLAIN (ANALYZE, FORMAT JSON) ("Transfer In Time",
+    "Filter Time", "Sort Time", "Aggregate Time", "Transfer Out Time" next
+    to "Device Time" and "Run Time"; absent properties show as -; as many
+    runs as fit in the budget, at most --explain-reps).
+ 4. At the largest size: B1/B2 uncached (gpudb.use_cache = off) against
+    PostgreSQL measured again beside them (taking turns the same way), with
+    the workers each side launched; gpu_groupby (the SQL function) over the
+    heap and the cache, taking turns with the plain SQL.  Kernel bandwidth
+    of B1/B2: bytes of the columns the query reads / device kernel time,
+    against the copy bandwidth.  Small tables (1k, 10k, 100k rows): gpudb on
+    must stay within 5 % of off: at least 30 runs a side and until 0.5 s of
+    them, judged on the median ratio of the runs taken in turn, with each
+    side's plan and whether both ran the same.
+ 5. Results: <date>-<gpu>-<commit>[-<sections>].md (the sections in the name
+    where not all of them ran; tables, the targets of issue 5 and by how much
+    each is missed), .json (everything measured; chart.py reads it),
     -speedup.png and -scaling.png (time against table size), written to
-    --out DIR, by default test/bench/results/<date>-<gpu>-<commit>/.  The
-    JSON and markdown are rewritten after each section, so a run cut short
-    keeps what it measured.
+    --out DIR, by default test/bench/results/<that name>/ (-2, -3, ... where
+    that folder exists).  The JSON and markdown are rewritten after each
+    section, so a run cut short keeps what it measured, and they say which
+    sections the run covers and whether it finished.
+
+--sections (default synthetic,heap,functions,flights,small) also decides what
+is built: the synthetic tables only for synthetic, heap or functions (heap and
+functions alone: the largest only), the flights tables only for flights (the
+file's table and the --flights sizes; e.g. --sections flights --flights 300M
+builds flights_3m and flights_300m).  A flights-only run at 300M rows on the
+GPU host (about 7 minutes; test/gpu_host_run.sh bench-start):
+    --sections flights --flights 300M --budget 5 --skip-same-plan --max-run 60
 
 Speed is measured here, never asserted: CI runs this at a tiny scale
 (test/run_tests.sh: --rows 20000 --reps 1 --workers 0) so that it cannot rot.
@@ -1364,8 +1387,8 @@ def main():
     ap.add_argument("--flights-file", default="", help="the flights file (parquet, csv or csv.gz)")
     ap.add_argument("--reps", type=int, default=5, help="repetitions after one warm-up (default 5)")
     ap.add_argument("--budget", type=float, default=float(os.environ.get("BENCH_BUDGET", "60")),
-                    help="seconds a workload's repetitions may take on one side (default 60): slower "
-                         "queries run fewer times, and past it the warm-up is the only run")
+                    help="seconds each side of a workload may take, its warm-up included (default 60): "
+                         "slower queries run fewer times (one at least), and a warm-up past it is the only run")
     ap.add_argument("--explain-reps", type=int, default=3, help="EXPLAIN ANALYZE runs per workload (default 3)")
     ap.add_argument("--workers", type=int, default=int(os.environ.get("BENCH_WORKERS", "2")),
                     help="PostgreSQL's parallel workers (max_parallel_workers_per_gather and each table's "
