@@ -89,7 +89,7 @@ fi
 #   synthetic 100M, uncached and small tables (~5 minutes on a fresh machine):
 #     BENCH_ROWS=100M BENCH_FLIGHTS=0 BENCH_ARGS="--sections synthetic,heap,small --budget 10"
 #   flights at 300M rows only (builds flights_3m and flights_300m only; ~7 minutes):
-#     BENCH_FLIGHTS=300M BENCH_ARGS="--sections flights --budget 5 --skip-same-plan --max-run 60"
+#     BENCH_FLIGHTS=300M BENCH_ARGS="--sections flights --budget 5 --skip-same-plan --max-run 120"
 # Each run's results name its sections (<date>-<gpu>-<commit>-flights.md, ...).
 #   BENCH_CACHE_SIZE  gpudb.cache_size for the run (default 32GB)
 #   BENCH_COMMIT      the commit to name the results by (default: git's, where .git is here)

@@ -81,7 +81,7 @@ functions alone: the largest only), the flights tables only for flights (the
 file's table and the --flights sizes; e.g. --sections flights --flights 300M
 builds flights_3m and flights_300m).  A flights-only run at 300M rows on the
 GPU host (about 7 minutes; test/gpu_host_run.sh bench-start):
-    --sections flights --flights 300M --budget 5 --skip-same-plan --max-run 60
+    --sections flights --flights 300M --budget 5 --skip-same-plan --max-run 120
 
 Speed is measured here, never asserted: CI runs this at a tiny scale
 (test/run_tests.sh: --rows 20000 --reps 1 --workers 0) so that it cannot rot.
@@ -437,7 +437,7 @@ def measure_sides(sides, args, reps=None, min_s=0.0, max_runs=1000, first_alone=
     most max_runs.  --budget is each side's time, its warm-up included: a side
     stops where its next run would not fit in it (after one run at least),
     and a side whose warm-up alone took longer keeps that as its single
-    measurement ([1 run]).  first_alone(result of side 0's warm-up) -> True
+    measurement ([1 cold run]).  first_alone(result of side 0's warm-up) -> True
     stops there, before the other sides start (the same plan on both sides,
     past the budget).  Returns [result per side] ({"error": ...} for a side
     that failed; None for a side not run) and the median of the ratios
@@ -676,7 +676,9 @@ def build_synthetic(name, n, jobs, workers, rebuild):
     drop_table(name)
     psql("CREATE TABLE %s (g int4, h int4, v float8, id int8, k text)" % name)
     groups = max(n // 5, 1)
-    chunk = max(1, min(5000000, -(-n // max(jobs, 1))))
+    # statements of at most 5M rows, in whole rounds of the sessions
+    jobs = max(jobs, 1)
+    chunk = max(1, -(-n // (jobs * -(-n // (jobs * 5000000)))))
     stmts = ["""INSERT INTO %s
         SELECT (i %% 1000)::int4,
                CASE WHEN i %% 89 = 0 THEN NULL ELSE ((hashint8(i)::int8 & 2147483647) %% %d)::int4 END,
