@@ -39,7 +39,9 @@ fi
 [ -f /tmp/gpudb-pg/env.sh ] && (source /tmp/gpudb-pg/env.sh; psql -X -Atqc 'SELECT 1' >/dev/null 2>&1) ||
 bash .gpu-bundle/start.sh "gpudb.device = gpu" "shared_buffers = '16GB'" \
     "max_parallel_workers_per_gather = 16" "max_worker_processes = 32" "max_parallel_workers = 32" \
-    "work_mem = '1GB'" > "$OUT/start.log" 2>&1 || { cat "$OUT/start.log"; exit 1; }
+    "work_mem = '1GB'" "max_wal_size = '8GB'" > "$OUT/start.log" 2>&1 || { cat "$OUT/start.log"; exit 1; }
+# (max_wal_size: the benchmark's builds write ~25 GB of heap, flights_300m 18 GB
+# of it; at the default 1GB a checkpoint came every few hundred MB of it)
 # shellcheck disable=SC1091
 source /tmp/gpudb-pg/env.sh
 chmod -R a+rwX . 2>/dev/null   # the server runs as user gpudb; pg_regress writes results/
@@ -78,9 +80,17 @@ fi
 # ---- the benchmark -----------------------------------------------------------
 # Environment (each optional):
 #   BENCH_ROWS        synthetic sizes, default 1M,10M,100M (the largest is table t)
-#   BENCH_FLIGHTS     flights sizes, default 3M,30M; 300M adds ~18 GB of heap and a long
+#   BENCH_FLIGHTS     flights sizes, default 3M,30M; 300M adds ~18 GB of heap and a ~2 minute
 #                     build (0: no flights)
 #   BENCH_ARGS        more bench.py arguments, e.g. "--reps 3 --budget 20 --sections synthetic,flights,small"
+#                     (shell syntax; no '|': quote a regular expression's alternatives away
+#                     with repeated --skip)
+# Runs that fit one device call of under 9 minutes each (bench-start, then bench-wait):
+#   synthetic 100M, uncached and small tables (~5 minutes on a fresh machine):
+#     BENCH_ROWS=100M BENCH_FLIGHTS=0 BENCH_ARGS="--sections synthetic,heap,small --budget 10"
+#   flights at 300M rows only (builds flights_3m and flights_300m only; ~7 minutes):
+#     BENCH_FLIGHTS=300M BENCH_ARGS="--sections flights --budget 5 --skip-same-plan --max-run 120"
+# Each run's results name its sections (<date>-<gpu>-<commit>-flights.md, ...).
 #   BENCH_CACHE_SIZE  gpudb.cache_size for the run (default 32GB)
 #   BENCH_COMMIT      the commit to name the results by (default: git's, where .git is here)
 # Data: the synthetic tables are built by the run and kept in the cluster (a

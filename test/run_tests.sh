@@ -165,7 +165,8 @@ if [ "${1:-}" = "--inside" ]; then
         section "benchmark smoke run"
         bench_out="$(mktemp -d)"
         if python3 test/bench/bench.py --rows 20000 --reps 1 --workers 0 --out "$bench_out" &&
-            grep -q '^| B1 ' "$bench_out"/*.md; then
+            grep -q '^| B1 ' "$bench_out"/*.md && grep -q '^| 1000 rows | B1 ' "$bench_out"/*.md &&
+            grep -q '^\*\*Sections in this run: synthetic' "$bench_out"/*.md; then
             result PASS bench_smoke
         else
             result FAIL bench_smoke

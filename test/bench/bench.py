@@ -16,7 +16,8 @@ One run does all of this:
     it to the GPU host (which has the driver but no CUDA runtime):
         /usr/local/cuda/bin/nvcc -O2 -cudart static -o test/bench/copy_bandwidth test/bench/copy_bandwidth.cu
  2. The data, kept between runs (a table whose comment says it was built the
-    same way is reused; --rebuild builds again):
+    same way, and holds the rows it should, is reused; --rebuild builds
+    again; the build's insert and VACUUM times are kept):
     - synthetic t(g int4: 1,000 groups, h int4: rows/5 groups (20M at 100M
       rows), v float8 in [0, 1), id int8, k text: 100 keys), NULLs in h, v and
       k, at each --rows size; the largest is table "t", the others t_<size>;
@@ -41,24 +42,46 @@ One run does all of this:
  3. Per table: gpu_cache_load (time, bytes of column data, GB/s), then every
     workload with gpudb.enabled on (the plan nodes, from the cache) and off
     (PostgreSQL's plan, max_parallel_workers_per_gather = W and the table's
-    parallel_workers = W): one warm-up, then R repetitions (fewer where one
-    run takes longer than --budget allows); median and min-max of psql's end
-    to end time (\\timing, rows fetched by psql), the device time from
-    gpu_last_execution(), and the device time per phase from the Custom Scan
-    nodes of EXPLAIN (ANALYZE, FORMAT JSON) ("Transfer In Time", "Filter
-    Time", "Sort Time", "Aggregate Time", "Transfer Out Time" next to
-    "Device Time" and "Run Time"; absent properties show as -).
- 4. At the largest size: B1/B2 uncached (gpudb.use_cache = off) against the
-    same PostgreSQL runs; gpu_groupby (the SQL function) over the heap and
-    the cache.  Kernel bandwidth of B1/B2: bytes of the columns the query
-    reads / device kernel time, against the copy bandwidth.  Small tables
-    (1k, 10k, 100k rows): gpudb on must stay within 5 % of off.
- 5. Results: <date>-<gpu>-<commit>.md (tables, the targets of issue 5 and by
-    how much each is missed), .json (everything measured; chart.py reads it),
+    parallel_workers = W), each side in a psql session of its own, taking
+    turns: one warm-up of each, then on, off, on, off, ... up to R runs a
+    side.  --budget is each side's time, its warm-up included: a side stops
+    where its next run would not fit in it ([n runs]), and a side whose
+    warm-up alone took longer keeps that run as its one measurement ([1 cold
+    run]); where gpudb on would run PostgreSQL's plan, as off does, off runs
+    first and, past the budget, alone ("same plan, not run";
+    --skip-same-plan runs neither side of those); --max-run cancels a longer
+    run (statement_timeout; "> N (cancelled)").  Median and min-max of
+    psql's end to end time (\\timing, rows fetched by psql), the device time
+    from gpu_last_execution(), and the device time per phase from the
+    Custom Scan nodes of EXPLAIN (ANALYZE, FORMAT JSON) ("Transfer In Time",
+    "Filter Time", "Sort Time", "Aggregate Time", "Transfer Out Time" next
+    to "Device Time" and "Run Time"; absent properties show as -; as many
+    runs as fit in the budget, at most --explain-reps).
+ 4. At the largest size: B1/B2 uncached (gpudb.use_cache = off) against
+    PostgreSQL measured again beside them (taking turns the same way), with
+    the workers each side launched; gpu_groupby (the SQL function) over the
+    heap and the cache, taking turns with the plain SQL.  Kernel bandwidth
+    of B1/B2: bytes of the columns the query reads / device kernel time,
+    against the copy bandwidth.  Small tables (1k, 10k, 100k rows): gpudb on
+    must stay within 5 % of off: at least 30 runs a side and until 0.5 s of
+    them, judged on the median ratio of the runs taken in turn, with each
+    side's plan and whether both ran the same.
+ 5. Results: <date>-<gpu>-<commit>[-<sections>].md (the sections in the name
+    where not all of them ran; tables, the targets of issue 5 and by how much
+    each is missed), .json (everything measured; chart.py reads it),
     -speedup.png and -scaling.png (time against table size), written to
-    --out DIR, by default test/bench/results/<date>-<gpu>-<commit>/.  The
-    JSON and markdown are rewritten after each section, so a run cut short
-    keeps what it measured.
+    --out DIR, by default test/bench/results/<that name>/ (-2, -3, ... where
+    that folder exists).  The JSON and markdown are rewritten after each
+    section, so a run cut short keeps what it measured, and they say which
+    sections the run covers and whether it finished.
+
+--sections (default synthetic,heap,functions,flights,small) also decides what
+is built: the synthetic tables only for synthetic, heap or functions (heap and
+functions alone: the largest only), the flights tables only for flights (the
+file's table and the --flights sizes; e.g. --sections flights --flights 300M
+builds flights_3m and flights_300m).  A flights-only run at 300M rows on the
+GPU host (about 7 minutes; test/gpu_host_run.sh bench-start):
+    --sections flights --flights 300M --budget 5 --skip-same-plan --max-run 120
 
 Speed is measured here, never asserted: CI runs this at a tiny scale
 (test/run_tests.sh: --rows 20000 --reps 1 --workers 0) so that it cannot rot.
@@ -70,10 +93,12 @@ import json
 import math
 import os
 import re
+import shlex
 import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -160,7 +185,11 @@ FLIGHTS_WORKLOADS = [
      "FROM {t}{where} GROUP BY origin"),
 ]
 
+SECTIONS = ["synthetic", "heap", "functions", "flights", "small"]
+SYNTH_SECTIONS = {"synthetic", "heap", "functions"}
+
 SMALL_SIZES = [1000, 10000, 100000]
+SMALL_MIN_RUNS, SMALL_MIN_S, SMALL_MAX_RUNS = 30, 0.5, 500
 SMALL_WORKLOADS = [
     ("B1", "SELECT g, count(*), sum(v), avg(v) FROM {t} GROUP BY g"),
     ("B2 1 %", "SELECT count(*), sum(v) FROM {t} WHERE v BETWEEN 0 AND 0.01"),
@@ -168,7 +197,11 @@ SMALL_WORKLOADS = [
 ]
 
 PHASES = ["Transfer In Time", "Filter Time", "Sort Time", "Aggregate Time", "Transfer Out Time"]
-NODE_NUMBERS = ["Device Time", "Run Time", "Bytes To Device", "Bytes From Device"] + PHASES
+NODE_NUMBERS = ["Device Time", "Run Time", "Bytes To Device", "Bytes From Device", "Batches",
+                "Workers Launched"] + PHASES
+
+SAME_PLAN_SKIPPED = ("PostgreSQL's plan, as with gpudb off, and one run of it took longer than the budget: "
+                     "run on the off side only")
 
 SYNTH_MARK = "gpudb bench synthetic v2"
 FLIGHTS_BASE_MARK = "gpudb bench flights base v1"
@@ -240,12 +273,47 @@ def fmt_run(m):
         return "-"
     if m.get("error"):
         return "error"
+    if m.get("skipped"):
+        return "same plan, not run"
+    if m.get("timed_out"):
+        return "> %s (cancelled)" % fmt_ms(m["limit_ms"])
     s = "%s (%s–%s)" % (fmt_ms(m["median"]), fmt_ms(m["min"]), fmt_ms(m["max"]))
     if m.get("warmup_only"):
-        s += " [1 run]"
+        s += " [1 cold run]"
     elif m.get("short"):
         s += " [%d run%s]" % (m["n"], "" if m["n"] == 1 else "s")
     return s
+
+
+def build_cell(d):
+    if not d["built"]:
+        return "(reused)"
+    ph = d.get("build_phases") or {}
+    return "%.0f s%s" % (d["build_s"], " (insert %.0f s, VACUUM %.0f s)" % (ph["insert_s"], ph["vacuum_analyze_s"])
+                         if ph else "")
+
+
+def speedup_cell(r):
+    """off / on; a bound where one side was cancelled (--max-run)."""
+    if r.get("speedup") is not None:
+        return fmt_speedup(r["speedup"])
+    on, off = r.get("on") or {}, r.get("off") or {}
+    if off.get("timed_out") and med(on):
+        return "> " + fmt_speedup(off["limit_ms"] / med(on))
+    if on.get("timed_out") and med(off):
+        return "< " + fmt_speedup(med(off) / on["limit_ms"])
+    return "-"
+
+
+def fmt_count(x):
+    return "-" if x is None else "%g" % x
+
+
+def nodes_cell(r):
+    """The Gpu nodes of gpudb's plan; 'none (same plan)' where it ran PostgreSQL's plan, as off did."""
+    if r.get("nodes"):
+        return ",".join(r["nodes"])
+    return "none (same plan)" if r.get("same_plan") else "none"
 
 
 def fmt_speedup(x):
@@ -254,10 +322,17 @@ def fmt_speedup(x):
     return ("%.0fx" if x >= 100 else "%.1fx" if x >= 1 else "%.2fx") % x
 
 
-def ratio(a, b):
-    if not a or not b or a.get("error") or b.get("error") or not b["median"]:
+def med(m):
+    """A measurement's median, or None (not run, failed)."""
+    if not m or m.get("error"):
         return None
-    return a["median"] / b["median"]
+    return m.get("median")
+
+
+def ratio(a, b):
+    if med(a) is None or not med(b):
+        return None
+    return med(a) / med(b)
 
 
 def table_mark(name):
@@ -285,50 +360,187 @@ def run_parallel(statements, jobs):
 # measuring
 # ---------------------------------------------------------------------------
 
-def _session(setup, query, runs):
-    """psql end-to-end times (ms) and gpu_last_execution() device times of runs
-    executions of query in one session; the rows go to /dev/null (fetched, as a
-    client would)."""
-    script = setup + "\n\\timing on\n" + "\n".join(
-        ["\\o /dev/null", "%s;" % query, "\\o",
-         "SELECT 'device:' || device_ms FROM gpu_last_execution();"] * runs)
-    r = psql_script(script)
-    if r.returncode != 0:
-        return None, None, (r.stderr.strip().splitlines() or ["failed"])[-1]
-    times = [float(x) for x in re.findall(r"^Time: ([0-9.]+) ms", r.stdout, re.M)]
-    device = [float(x) for x in re.findall(r"^device:([-0-9.e+]+)$", r.stdout, re.M)]
-    return times[0::2], device, None
+class Session:
+    """One psql session kept open, so that runs of several sides can take
+    turns (psql over pipes: each exchange ends with an \\echo marker)."""
+
+    def __init__(self, setup):
+        self.err = tempfile.TemporaryFile(mode="w+")
+        self.p = subprocess.Popen(PSQL, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.err,
+                                  text=True, bufsize=1)
+        self.error = None
+        self.count = 0
+        self.exchange((setup or "") + "\n\\timing on")
+
+    def exchange(self, text):
+        """The lines psql printed for text; None (and self.error) when it failed."""
+        if self.error:
+            return None
+        self.count += 1
+        marker = "@@bench-%d@@" % self.count
+        try:
+            self.p.stdin.write("%s\n\\echo %s\n" % (text, marker))
+            self.p.stdin.flush()
+        except (BrokenPipeError, OSError):
+            pass
+        lines = []
+        while True:
+            line = self.p.stdout.readline()
+            if not line:
+                self.p.wait()
+                self.err.seek(0)
+                self.error = (self.err.read().strip().splitlines() or ["psql failed"])[-1]
+                return None
+            if line.rstrip("\n") == marker:
+                return lines
+            lines.append(line)
+
+    def run(self, query):
+        """(psql's ms for one execution of query, gpu_last_execution().device_ms or None);
+        (None, None) when it failed.  The rows go to /dev/null (fetched, as a client would)."""
+        out = self.exchange("\\o /dev/null\n%s;\n\\o\n"
+                            "SELECT 'device:' || device_ms FROM gpu_last_execution();" % query)
+        if out is None:
+            return None, None
+        times = [float(x) for x in re.findall(r"^Time: ([0-9.]+) ms", "".join(out), re.M)]
+        device = re.findall(r"^device:([-0-9.e+]+)$", "".join(out), re.M)
+        if not times:
+            self.error = "no timing from psql: %s" % "".join(out).strip()[:200]
+            return None, None
+        return times[0], float(device[0]) if device else None
+
+    def close(self):
+        try:
+            self.p.stdin.close()
+        except OSError:
+            pass
+        self.p.wait()
+        self.err.close()
 
 
-_MEMO = {}
-
-
-def measure(setup, query, args, memo=False):
-    """One warm-up, then up to args.reps runs (fewer where args.budget seconds
-    would not hold them; the warm-up alone when it took longer than that)."""
-    key = (setup, query)
-    if memo and key in _MEMO:
-        return dict(_MEMO[key], reused=True)
-    warm, wdev, err = _session(setup, query, 1)
-    if err:
-        log("  error: %s" % err)
-        return {"error": err}
-    w = warm[0]
-    if w / 1000.0 >= args.budget:
-        times, device, res = warm, wdev, {"warmup_only": True}
-    else:
-        runs = max(1, min(args.reps, int(args.budget * 1000.0 / max(w, 0.001))))
-        times, device, err = _session(setup, query, runs)
-        if err:
-            log("  error: %s" % err)
-            return {"error": err}
-        res = {"short": runs < args.reps}
-    res.update({"times": times, "n": len(times), "median": statistics.median(times),
-                "min": min(times), "max": max(times), "warmup_ms": w,
-                "device_ms": statistics.median(device) if device else None})
-    if memo:
-        _MEMO[key] = res
+def _summary(side):
+    times = side["times"]
+    res = {"times": times, "n": len(times), "median": statistics.median(times), "min": min(times),
+           "max": max(times), "warmup_ms": side["warm"], "spent_s": round(side["spent"] / 1000.0, 2),
+           "device_ms": statistics.median(side["device"]) if side["device"] else None}
+    if side["single"]:
+        res["warmup_only"] = True
+    elif len(times) < side["reps"]:
+        res["short"] = True
     return res
+
+
+def measure_sides(sides, args, reps=None, min_s=0.0, max_runs=1000, first_alone=None):
+    """Runs each of sides ([(setup, query)]) in a session of its own, taking
+    turns: one warm-up of each, then one run of each in turn (on, off, on,
+    off, ...) until each side has reps runs (and min_s seconds of them), at
+    most max_runs.  --budget is each side's time, its warm-up included: a side
+    stops where its next run would not fit in it (after one run at least),
+    and a side whose warm-up alone took longer keeps that as its single
+    measurement ([1 cold run]).  first_alone(result of side 0's warm-up) -> True
+    stops there, before the other sides start (the same plan on both sides,
+    past the budget).  Returns [result per side] ({"error": ...} for a side
+    that failed; None for a side not run) and the median of the ratios
+    side 0 / side 1 of the runs taken in turn."""
+    reps = args.reps if reps is None else reps
+    budget_ms = args.budget * 1000.0
+    max_run_ms = int(getattr(args, "max_run", 0) * 1000.0)
+    state = []
+    for setup, query in sides:
+        state.append({"setup": setup, "query": query, "session": None, "times": [], "device": [], "warm": None,
+                      "spent": 0.0, "single": False, "done": False, "error": None, "reps": reps,
+                      "timed_out": False})
+
+    def step(s):
+        if s["session"] is None:
+            s["session"] = Session(s["setup"] + (" SET statement_timeout = %d;" % max_run_ms if max_run_ms else ""))
+        t, dev = s["session"].run(s["query"])
+        if t is None:
+            s["done"] = True
+            if max_run_ms and "statement timeout" in (s["session"].error or ""):
+                s["timed_out"] = True
+                log("  cancelled after %s s (--max-run)" % fmt_ms(max_run_ms / 1000.0))
+            else:
+                s["error"] = s["session"].error
+                log("  error: %s" % s["error"])
+            return False
+        s["spent"] += t
+        if s["warm"] is None:
+            s["warm"] = t
+            if t >= budget_ms:
+                s["times"], s["single"], s["done"] = [t], True, True
+                if dev is not None:
+                    s["device"].append(dev)
+        else:
+            s["times"].append(t)
+            if dev is not None:
+                s["device"].append(dev)
+        return True
+
+    results = [None] * len(state)
+    try:
+        for i, s in enumerate(state):
+            step(s)
+            if i == 0 and first_alone is not None and not s["error"] and first_alone(s):
+                for other in state[1:]:
+                    other["done"] = True
+                break
+        while not all(s["done"] for s in state):
+            for s in state:
+                if s["done"]:
+                    continue
+                n = len(s["times"])
+                measured = sum(s["times"])
+                est = statistics.median(s["times"]) if s["times"] else s["warm"]
+                if n >= max_runs or (n >= s["reps"] and measured >= min_s * 1000.0) or \
+                        (n >= 1 and s["spent"] + est > budget_ms):
+                    s["done"] = True
+                    continue
+                step(s)
+    finally:
+        for s in state:
+            if s["session"] is not None:
+                s["session"].close()
+    for i, s in enumerate(state):
+        if s["error"]:
+            results[i] = {"error": s["error"]}
+        elif s["times"]:
+            results[i] = _summary(s)
+            if s["timed_out"]:
+                results[i]["cancelled_runs"] = 1
+        elif s["timed_out"]:
+            results[i] = {"timed_out": True, "limit_ms": max_run_ms}
+    pair = None
+    if len(state) >= 2 and all(results[k] and not results[k].get("error") for k in (0, 1)):
+        a, b = state[0]["times"], state[1]["times"]
+        if not state[0]["single"] and not state[1]["single"]:
+            k = min(len(a), len(b))
+            if k:
+                pair = statistics.median([a[j] / b[j] for j in range(k) if b[j] > 0] or [float("nan")])
+    return results, pair
+
+
+AGG_NAMES = {"Hashed": "HashAggregate", "Sorted": "GroupAggregate", "Plain": "Aggregate",
+             "Mixed": "MixedAggregate"}
+
+
+def plan_shape(plan):
+    """The plan's nodes as one line, e.g. 'Finalize HashAggregate > Gather >
+    Partial HashAggregate > Parallel Seq Scan' (costs and numbers left out)."""
+    t = plan.get("Node Type", "?")
+    if t == "Custom Scan":
+        name = plan.get("Custom Plan Provider", t)
+    elif t == "Aggregate":
+        mode = plan.get("Partial Mode", "Simple")
+        name = ("" if mode == "Simple" else mode + " ") + AGG_NAMES.get(plan.get("Strategy"), t)
+    else:
+        name = ("Parallel " if plan.get("Parallel Aware") else "") + t
+    kids = [plan_shape(c) for c in plan.get("Plans", [])]
+    if not kids:
+        return name
+    if len(kids) == 1:
+        return name + " > " + kids[0]
+    return name + " (" + ", ".join(kids) + ")"
 
 
 def _walk(plan, found):
@@ -339,6 +551,8 @@ def _walk(plan, found):
                 found["sums"][k] = found["sums"].get(k, 0.0) + plan[k]
         if plan.get("Source"):
             found["source"].add(plan["Source"])
+    elif isinstance(plan.get("Workers Launched"), int):
+        found["launched"] = max(found["launched"] or 0, plan["Workers Launched"])
     if "Workers Planned" in plan:
         found["workers"] = max(found["workers"], plan["Workers Planned"])
     for child in plan.get("Plans", []):
@@ -346,10 +560,11 @@ def _walk(plan, found):
 
 
 def explain(setup, query, analyze_runs=0):
-    """The Gpu nodes and parallel workers of query's plan; with analyze_runs,
-    the medians over that many EXPLAIN (ANALYZE, FORMAT JSON) of the Gpu
-    nodes' numbers (summed over the nodes of a plan) and the execution time."""
-    opts = "ANALYZE, TIMING OFF, FORMAT JSON" if analyze_runs else "FORMAT JSON"
+    """The Gpu nodes, parallel workers and shape (plan_shape) of query's plan;
+    with analyze_runs, the medians over that many EXPLAIN (ANALYZE, FORMAT
+    JSON) of the Gpu nodes' numbers (summed over the nodes of a plan), of the
+    workers PostgreSQL's Gather launched, and of the execution time."""
+    opts = "ANALYZE, TIMING OFF, FORMAT JSON" if analyze_runs else "COSTS OFF, FORMAT JSON"
     script = setup + "\n" + "\n".join(["\\echo @@@", "EXPLAIN (%s) %s;" % (opts, query)]
                                       * max(1, analyze_runs))
     r = psql_script(script)
@@ -361,22 +576,33 @@ def explain(setup, query, analyze_runs=0):
             doc = json.loads(part.strip())[0]
         except (ValueError, IndexError, KeyError):
             continue
-        found = {"nodes": [], "sums": {}, "source": set(), "workers": 0}
+        found = {"nodes": [], "sums": {}, "source": set(), "workers": 0, "launched": None,
+                 "shape": plan_shape(doc["Plan"])}
         _walk(doc["Plan"], found)
         found["execution_ms"] = doc.get("Execution Time")
         runs.append(found)
     if not runs:
         return {"error": "no EXPLAIN output", "nodes": []}
-    out = {"nodes": runs[0]["nodes"], "workers": runs[0]["workers"]}
+    out = {"nodes": runs[0]["nodes"], "workers": runs[0]["workers"], "shape": runs[0]["shape"]}
     if analyze_runs:
         out["runs"] = len(runs)
         out["source"] = ",".join(sorted(runs[0]["source"])) or None
         ex = [x["execution_ms"] for x in runs if x["execution_ms"] is not None]
         out["execution_ms"] = statistics.median(ex) if ex else None
+        la = [x["launched"] for x in runs if x["launched"] is not None]
+        out["workers_launched"] = statistics.median(la) if la else None
         for k in NODE_NUMBERS:
             vals = [x["sums"][k] for x in runs if k in x["sums"]]
             out[k] = statistics.median(vals) if vals else None
     return out
+
+
+def analyze_reps(args, on_ms):
+    """EXPLAIN ANALYZE runs that fit in the budget (at most --explain-reps;
+    none where one run takes longer than the budget)."""
+    if not on_ms:
+        return 0
+    return max(0, min(args.explain_reps, int(args.budget * 1000.0 // on_ms)))
 
 
 def kernel_ms(rec):
@@ -404,31 +630,55 @@ def drop_table(name):
 
 
 def finish_table(name, mark, workers):
+    """VACUUM (ANALYZE) (hint bits and the visibility map set before anything
+    is timed), the parallel workers, then the comment that marks it complete;
+    returns the seconds VACUUM took."""
+    t0 = time.time()
     psql("VACUUM (ANALYZE) %s" % name)
+    took = time.time() - t0
     if workers > 0:
         psql("ALTER TABLE %s SET (parallel_workers = %d)" % (name, workers))
     psql("COMMENT ON TABLE %s IS %s" % (name, sql_literal(mark)))
+    return took
 
 
-def table_info(name, kind, t0, built):
+def table_info(name, kind, t0, built, phases=None):
     rows = int(psql("SELECT count(*) FROM %s" % name))
     size = int(psql("SELECT pg_table_size(%s)" % sql_literal(name)))
-    return {"table": name, "kind": kind, "rows": rows, "heap_bytes": size, "built": built,
+    info = {"table": name, "kind": kind, "rows": rows, "heap_bytes": size, "built": built,
             "build_s": round(time.time() - t0, 1) if built else None}
+    if phases:
+        info["build_phases"] = {k: round(v, 1) for k, v in phases.items()}
+    return info
+
+
+def reusable(name, mark, rows, workers, rebuild):
+    """table_info of name where it was built as mark says (its comment, set
+    last) and holds rows rows (None: any number but 0); else None."""
+    if rebuild or table_mark(name) != mark:
+        return None
+    info = table_info(name, "", time.time(), False)
+    if info["rows"] != rows if rows is not None else info["rows"] == 0:
+        log("table %s: %d rows where %s were built: building it again" % (name, info["rows"], rows or "some"))
+        return None
+    if workers > 0:
+        psql("ALTER TABLE %s SET (parallel_workers = %d)" % (name, workers))
+    return info
 
 
 def build_synthetic(name, n, jobs, workers, rebuild):
     mark = "%s rows=%d" % (SYNTH_MARK, n)
     t0 = time.time()
-    if not rebuild and table_mark(name) == mark:
-        if workers > 0:
-            psql("ALTER TABLE %s SET (parallel_workers = %d)" % (name, workers))
-        return table_info(name, "synthetic", t0, False)
+    info = reusable(name, mark, n, workers, rebuild)
+    if info:
+        return dict(info, kind="synthetic")
     log("building %s: %d rows (%d sessions)" % (name, n, jobs))
     drop_table(name)
     psql("CREATE TABLE %s (g int4, h int4, v float8, id int8, k text)" % name)
     groups = max(n // 5, 1)
-    chunk = max(1, min(5000000, -(-n // max(jobs, 1))))
+    # statements of at most 5M rows, in whole rounds of the sessions
+    jobs = max(jobs, 1)
+    chunk = max(1, -(-n // (jobs * -(-n // (jobs * 5000000)))))
     stmts = ["""INSERT INTO %s
         SELECT (i %% 1000)::int4,
                CASE WHEN i %% 89 = 0 THEN NULL ELSE ((hashint8(i)::int8 & 2147483647) %% %d)::int4 END,
@@ -437,9 +687,11 @@ def build_synthetic(name, n, jobs, workers, rebuild):
                CASE WHEN i %% 101 = 0 THEN NULL ELSE 'key' || (i %% 100) END
           FROM generate_series(%d::int8, %d::int8) i""" % (name, groups, a, min(a + chunk - 1, n))
              for a in range(1, n + 1, chunk)]
+    t1 = time.time()
     run_parallel(stmts, jobs)
-    finish_table(name, mark, workers)
-    return table_info(name, "synthetic", t0, True)
+    inserted = time.time() - t1
+    vac = finish_table(name, mark, workers)
+    return table_info(name, "synthetic", t0, True, {"insert_s": inserted, "vacuum_analyze_s": vac})
 
 
 def flights_candidates(arg):
@@ -524,9 +776,10 @@ def build_flights(sizes, args):
                  "AND d.classoid = 'pg_class'::regclass AND d.objsubid = 0 "
                  "WHERE c.relkind = 'r' AND d.description = %s LIMIT 1" % sql_literal(base_mark))
     t0 = time.time()
-    if found and not args.rebuild:
+    info = reusable(found, base_mark, None, args.workers, args.rebuild) if found else None
+    if info:
         base = found
-        infos.append(table_info(base, "flights", t0, False))
+        infos.append(dict(info, kind="flights"))
     else:
         log("loading flights from %s" % path)
         drop_table("flights_load")
@@ -564,8 +817,9 @@ def build_flights(sizes, args):
             name = "flights_" + table_suffix(rows)
             mark = "%s rows=%d copies=%d shift=%d months of %s" % (FLIGHTS_MARK, rows, copies, months,
                                                                    base_mark)
-        if not args.rebuild and table_mark(name) == mark:
-            infos.append(table_info(name, "flights", t0, False))
+        info = reusable(name, mark, rows, args.workers, args.rebuild)
+        if info:
+            infos.append(dict(info, kind="flights"))
             bench.append(infos[-1])
             continue
         drop_table(name)
@@ -576,16 +830,18 @@ def build_flights(sizes, args):
         else:
             log("building %s: %d copies of %s, %d months apart (%d sessions)"
                 % (name, copies, base, months, args.load_jobs))
-            per = max(1, -(-copies // max(args.load_jobs, 1)))
+            # the copies spread evenly over the sessions
+            k = max(1, min(args.load_jobs, copies))
             stmts = ["""INSERT INTO %s
                 SELECT date + c * interval '%d months', delay, distance, origin, destination,
                        date_trunc('month', date + c * interval '%d months')::date
-                  FROM %s, generate_series(%d, %d) c""" % (name, months, months, base, a,
-                                                           min(a + per, copies) - 1)
-                     for a in range(0, copies, per)]
+                  FROM %s, generate_series(%d, %d) c""" % (name, months, months, base, j * copies // k,
+                                                           (j + 1) * copies // k - 1)
+                     for j in range(k)]
             run_parallel(stmts, args.load_jobs)
-        finish_table(name, mark, args.workers)
-        infos.append(table_info(name, "flights", t0, True))
+        inserted = time.time() - t0
+        vac = finish_table(name, mark, args.workers)
+        infos.append(table_info(name, "flights", t0, True, {"insert_s": inserted, "vacuum_analyze_s": vac}))
         bench.append(infos[-1])
     return infos, sorted(bench, key=lambda i: i["rows"]), "flights from %s" % path
 
@@ -626,7 +882,7 @@ def column_bytes(table, cols, rows):
 # ---------------------------------------------------------------------------
 
 def selected(args, name):
-    return not args.only or re.search(args.only, name)
+    return (not args.only or re.search(args.only, name)) and not any(re.search(s, name) for s in args.skip)
 
 
 def plan_workload(args, suite, table, rows, wid, name, query, cols=None):
@@ -636,12 +892,24 @@ def plan_workload(args, suite, table, rows, wid, name, query, cols=None):
     off_plan = explain(off_setup, query)
     rec = {"suite": suite, "table": table, "rows": rows, "id": wid, "workload": name, "query": query,
            "nodes": on_plan.get("nodes", []), "workers_off": off_plan.get("workers"),
+           "plan_on": on_plan.get("shape"), "plan_off": off_plan.get("shape"),
            "cols": list(cols) if cols else None}
-    rec["on"] = measure(on_setup, query, args)
-    rec["off"] = measure(off_setup, query, args, memo=True)
+    rec["same_plan"] = bool(not rec["nodes"] and rec["plan_on"] and rec["plan_on"] == rec["plan_off"])
+    if rec["same_plan"] and args.skip_same_plan:
+        rec["on"] = rec["off"] = {"skipped": "PostgreSQL's plan on both sides (--skip-same-plan)"}
+        rec["pair_ratio"] = None
+    elif rec["same_plan"]:
+        # PostgreSQL's plan on both sides: off first, and where one run of it
+        # takes longer than the budget, that run alone (on would repeat it)
+        (rec["off"], on), pair = measure_sides([(off_setup, query), (on_setup, query)], args,
+                                               first_alone=lambda s: s["single"] or s["timed_out"])
+        rec["on"] = on or {"skipped": SAME_PLAN_SKIPPED}
+        rec["pair_ratio"] = 1.0 / pair if pair else None
+    else:
+        (rec["on"], rec["off"]), rec["pair_ratio"] = measure_sides([(on_setup, query), (off_setup, query)], args)
     rec["speedup"] = ratio(rec["off"], rec["on"])
-    if rec["nodes"] and not rec["on"].get("error"):
-        reps = args.explain_reps if rec["on"]["median"] < 1000 else 1
+    reps = analyze_reps(args, med(rec["on"]))
+    if rec["nodes"] and reps:
         rec["explain"] = explain(on_setup + " SET gpudb.explain_hardware = on;", query, reps)
     log("  %-58s %-14s on %-24s off %-24s %s" % (name, ",".join(rec["nodes"]) or "none",
                                                   fmt_run(rec["on"]), fmt_run(rec["off"]),
@@ -658,11 +926,13 @@ def run_synthetic(args, res, table, rows):
 
 def run_heap(args, res, table, rows):
     par = "SET max_parallel_workers_per_gather = %d;" % args.workers
+    off_setup = par + " SET gpudb.enabled = off;"
     for wid, name, q, _ in SYNTH_WORKLOADS:
         if name not in HEAP_WORKLOADS or not selected(args, name):
             continue
         query = q.format(t=table, n10=max(rows // 10, 1))
-        off = measure(par + " SET gpudb.enabled = off;", query, args, memo=True)
+        off_plan = explain(off_setup, query)
+        off_ex = None
         # the same number of workers on both sides: PostgreSQL's per Gather,
         # gpudb's reading the heap into batches (gpudb.parallel_workers)
         modes = [("planner", par + " SET gpudb.use_cache = off; SET gpudb.parallel_workers = %d;"
@@ -672,12 +942,24 @@ def run_heap(args, res, table, rows):
                           " SET gpudb.gpu_setup_cost = 0; SET gpudb.gpu_tuple_cost = 0;"
                           " SET gpudb.gpu_transfer_cost = 0;"))
         for mode, setup in modes:
-            nodes = explain(setup, query).get("nodes", [])
-            on = measure(setup, query, args)
+            on_plan = explain(setup, query)
+            nodes = on_plan.get("nodes", [])
+            # off measured again here, taking turns with on (not reused from
+            # the synthetic section, minutes earlier)
+            (on, off), pair = measure_sides([(setup, query), (off_setup, query)], args)
             rec = {"table": table, "rows": rows, "id": wid, "workload": name, "mode": mode, "query": query,
-                   "nodes": nodes, "on": on, "off": off, "speedup": ratio(off, on)}
-            if nodes and not on.get("error"):
-                rec["explain"] = explain(setup + " SET gpudb.explain_hardware = on;", query, 1)
+                   "nodes": nodes, "plan_on": on_plan.get("shape"), "plan_off": off_plan.get("shape"),
+                   "workers_off": off_plan.get("workers"), "on": on, "off": off, "speedup": ratio(off, on),
+                   "pair_ratio": pair}
+            rec["same_plan"] = bool(not nodes and rec["plan_on"] and rec["plan_on"] == rec["plan_off"])
+            # one EXPLAIN ANALYZE a side, within the budget: the workers each
+            # launched (gpudb's heap readers, PostgreSQL's Gather) and the
+            # device time of the Gpu nodes
+            if analyze_reps(args, med(on)):
+                rec["explain"] = explain(setup + (" SET gpudb.explain_hardware = on;" if nodes else ""), query, 1)
+            if off_ex is None and analyze_reps(args, med(off)):
+                off_ex = explain(off_setup, query, 1)
+            rec["explain_off"] = off_ex
             log("  heap %-40s %-30s %-14s on %-22s off %-22s %s" % (
                 name, mode, ",".join(nodes) or "none", fmt_run(on), fmt_run(off), fmt_speedup(rec["speedup"])))
             res["heap"].append(rec)
@@ -690,9 +972,17 @@ def run_functions(args, res, table, rows, cached):
             continue
         gq, sq = gq.format(t=table), sq.format(t=table)
         rec = {"table": table, "rows": rows, "workload": name, "query": gq, "sql": sq}
-        rec["heap"] = None if args.no_heap else measure("SET gpudb.use_cache = off;", gq, args)
-        rec["cached"] = measure("", gq, args) if cached else None
-        rec["pg"] = measure(par + " SET gpudb.enabled = off;", sq, args, memo=True)
+        # the function over the heap and over the cache, and the plain SQL,
+        # taking turns
+        sides = [("pg", par + " SET gpudb.enabled = off;", sq)]
+        if not args.no_heap:
+            sides.append(("heap", "SET gpudb.use_cache = off;", gq))
+        if cached:
+            sides.append(("cached", "", gq))
+        got, _ = measure_sides([(s, q) for _, s, q in sides], args)
+        rec["heap"] = rec["cached"] = None
+        for (key, _, _), m in zip(sides, got):
+            rec[key] = m
         rec["speedup_cached"] = ratio(rec["pg"], rec["cached"])
         rec["speedup_heap"] = ratio(rec["pg"], rec["heap"])
         log("  gpu_groupby %-36s heap %-22s cached %-22s PG %-22s" % (
@@ -701,14 +991,18 @@ def run_functions(args, res, table, rows, cached):
 
 
 def run_flights(args, res, table, rows):
-    lo, hi, frac = psql(
-        "WITH r AS (SELECT min(date) AS a, max(date) AS b FROM %s), "
-        "w AS (SELECT date_trunc('hour', a + (b - a) * 0.45) AS lo, date_trunc('hour', a + (b - a) * 0.55) AS hi FROM r) "
-        "SELECT lo, hi, (SELECT count(*) FROM %s, w WHERE date >= w.lo AND date < w.hi)::float8 / "
-        "greatest((SELECT count(*) FROM %s), 1) FROM w" % (table, table, table)).split("|")
+    # the middle tenth of the dates: two plain queries (over the cache where
+    # the plan nodes take them), the row count known already
+    par = "SET max_parallel_workers_per_gather = %d; " % args.workers
+    a, b = psql(par + "SELECT min(date), max(date) FROM %s" % table).split("|")
+    lo, hi = psql("SELECT date_trunc('hour', %s::timestamp + (%s::timestamp - %s::timestamp) * 0.45), "
+                  "date_trunc('hour', %s::timestamp + (%s::timestamp - %s::timestamp) * 0.55)"
+                  % ((sql_literal(a), sql_literal(b), sql_literal(a)) * 2)).split("|")
     where = " WHERE date >= '%s' AND date < '%s'" % (lo, hi)
-    res["flights_ranges"][table] = {"from": lo, "to": hi, "fraction": float(frac)}
-    log("  date range of %s: %s to %s, %.1f %% of the rows" % (table, lo, hi, 100 * float(frac)))
+    n = int(psql(par + "SELECT count(*) FROM %s%s" % (table, where)))
+    frac = n / float(max(rows, 1))
+    res["flights_ranges"][table] = {"from": lo, "to": hi, "fraction": frac}
+    log("  date range of %s: %s to %s, %.1f %% of the rows" % (table, lo, hi, 100 * frac))
     for wid, name, q in FLIGHTS_WORKLOADS:
         for w, suffix in (("", ""), (where, ", date range")):
             if selected(args, name + suffix):
@@ -716,26 +1010,37 @@ def run_flights(args, res, table, rows):
                                                  name + suffix, q.format(t=table, where=w)))
 
 
-def run_small(args, res):
+def run_small(args, res, save=None):
     par = "SET max_parallel_workers_per_gather = %d;" % args.workers
-    small = argparse.Namespace(**vars(args))
-    # sub-millisecond queries: many runs, so a median moves by less than 5 %
-    small.reps = max(args.reps * 2, 30)
+    on_setup, off_setup = par, "SET gpudb.enabled = off; " + par
     for n in SMALL_SIZES:
         name = "t_small_%d" % n
         build_synthetic(name, n, 1, 0, args.rebuild)
         for label, q in SMALL_WORKLOADS:
+            if not selected(args, "small %s" % label):
+                continue
             query = q.format(t=name)
-            nodes = explain(par, query).get("nodes", [])
-            on = measure(par, query, small)
-            off = measure("SET gpudb.enabled = off; " + par, query, small)
-            r = ratio(on, off)
-            rec = {"rows": n, "workload": label, "query": query, "nodes": nodes, "on": on, "off": off,
-                   "ratio": r, "within": r is not None and r <= TARGET_SMALL_RATIO}
-            log("  small %7d rows %-7s %-10s on %8s off %8s %s" % (
-                n, label, ",".join(nodes) or "none", fmt_ms(on.get("median")), fmt_ms(off.get("median")),
-                "-" if r is None else "%.2f" % r))
+            on_plan, off_plan = explain(on_setup, query), explain(off_setup, query)
+            nodes = on_plan.get("nodes", [])
+            # sub-millisecond queries: on and off take turns (after a warm-up
+            # of each), SMALL_MIN_RUNS runs a side at least and until
+            # SMALL_MIN_S seconds of them; the verdict is on the median of the
+            # ratios of the runs taken one after the other
+            (on, off), pair = measure_sides([(on_setup, query), (off_setup, query)], args,
+                                            reps=max(args.reps, SMALL_MIN_RUNS), min_s=SMALL_MIN_S,
+                                            max_runs=SMALL_MAX_RUNS)
+            r = pair if pair is not None else ratio(on, off)
+            rec = {"rows": n, "workload": label, "query": query, "nodes": nodes,
+                   "plan_on": on_plan.get("shape"), "plan_off": off_plan.get("shape"),
+                   "same_plan": bool(on_plan.get("shape") and on_plan.get("shape") == off_plan.get("shape")),
+                   "on": on, "off": off, "ratio": r, "ratio_of_medians": ratio(on, off),
+                   "within": r is not None and r <= TARGET_SMALL_RATIO}
+            log("  small %7d rows %-7s %-10s on %8s off %8s %s%s" % (
+                n, label, ",".join(nodes) or "none", fmt_ms(med(on)), fmt_ms(med(off)),
+                "-" if r is None else "%.3f" % r, " (same plan)" if rec["same_plan"] else ""))
             res["small"].append(rec)
+        if save:
+            save()
 
 
 def copy_bandwidth(args):
@@ -786,9 +1091,9 @@ def targets(res):
     largest = max((r["rows"] for r in synth), default=None)
     note = "" if largest == 100000000 else " (the target is set for 100M rows)"
     for rec in synth:
-        if rec["rows"] != largest or rec["id"] not in TARGET_MS or rec["on"].get("error"):
+        if rec["rows"] != largest or rec["id"] not in TARGET_MS or med(rec["on"]) is None:
             continue
-        t, v = TARGET_MS[rec["id"]], rec["on"]["median"]
+        t, v = TARGET_MS[rec["id"]], med(rec["on"])
         out.append({"what": "%s at %s rows%s" % (rec["workload"], size_label(largest), note),
                     "value": "%s ms end to end" % fmt_ms(v), "target": "<= %g ms" % t, "met": v <= t,
                     "miss": None if v <= t else "missed by %s ms (%.1fx the target)" % (fmt_ms(v - t), v / t)})
@@ -831,14 +1136,18 @@ def targets(res):
                     "the target)" % (TARGET_KERNEL_PCT - k["pct"], TARGET_KERNEL_PCT / k["pct"])})
     if res["small"]:
         bad = [r for r in res["small"] if not r["within"]]
+        same = [r for r in res["small"] if r.get("same_plan")]
         worst = max((r for r in res["small"] if r["ratio"] is not None), key=lambda r: r["ratio"], default=None)
         out.append({"what": "small tables (1k-100k rows): gpudb on within 5 % of off",
-                    "value": "%d of %d within" % (len(res["small"]) - len(bad), len(res["small"])),
+                    "value": "%d of %d within (%d of the %d with PostgreSQL's plan on both sides)" % (
+                        len(res["small"]) - len(bad), len(res["small"]), len([r for r in same if r["within"]]),
+                        len(same)),
                     "target": "all", "met": not bad,
                     "miss": None if not bad or not worst else "missed; worst: %s at %d rows, %.2fx off's time (%s ms "
-                    "against %s ms), %.0f %% over" % (worst["workload"], worst["rows"], worst["ratio"],
-                                                      fmt_ms(worst["on"]["median"]), fmt_ms(worst["off"]["median"]),
-                                                      100 * (worst["ratio"] - 1))})
+                    "against %s ms%s), %.0f %% over" % (worst["workload"], worst["rows"], worst["ratio"],
+                                                        fmt_ms(med(worst["on"])), fmt_ms(med(worst["off"])),
+                                                        ", the same plan" if worst.get("same_plan") else "",
+                                                        100 * (worst["ratio"] - 1))})
     return out
 
 
@@ -847,19 +1156,62 @@ def phase_cell(ex, key):
     return "-" if v is None else "%.3f" % v if v < 10 else fmt_ms(v)
 
 
+def coverage(res):
+    """Lines saying what the run covers, which sections it left out, and
+    whether it finished."""
+    m = res["meta"]
+    sections, done = m.get("sections", SECTIONS), m.get("sections_done", [])
+    tables = {}
+    for d in res["data"]:
+        tables.setdefault(d["kind"], []).append(d)
+    synth = [size_label(d["rows"]) for d in tables.get("synthetic", [])]
+    flights = [size_label(n) for n in m.get("flights_sizes", [])]
+    what = {"synthetic": "synthetic (%s rows)" % ", ".join(synth or ["-"]),
+            "heap": "heap (uncached, %s rows)" % (synth[-1] if synth else "-"),
+            "functions": "functions (gpu_groupby, %s rows)" % (synth[-1] if synth else "-"),
+            "flights": "flights (%s)" % ("%s rows" % ", ".join(flights) if flights else "no table: --flights names none"),
+            "small": "small (%s rows)" % ", ".join(size_label(n) for n in SMALL_SIZES)}
+    left = [s for s in SECTIONS if s not in sections]
+    out = ["**Sections in this run: %s**%s." % (
+        "; ".join(what[s] for s in sections) or "none",
+        "; not in this run: %s" % ", ".join(left) if left else " (all of them)")]
+    limits = ([("only those matching `%s`" % m["only"])] if m.get("only") else []) + \
+        (["leaving out those matching %s" % ", ".join("`%s`" % s for s in m["skip"])] if m.get("skip") else []) + \
+        (["neither side run where gpudb on would run PostgreSQL's plan (--skip-same-plan)"]
+         if m.get("skip_same_plan") else []) + \
+        (["runs over %g s cancelled (--max-run)" % m["max_run_s"]] if m.get("max_run_s") else [])
+    if limits:
+        out.append("Workloads: %s." % "; ".join(limits))
+    if not m.get("finished"):
+        out.append("**Unfinished: written while the run went on (or after it was cut short); sections "
+                   "finished: %s.**" % (", ".join(done) or "none"))
+    return out + [""]
+
+
 def markdown(res):
     m = res["meta"]
-    out = ["# gpudb benchmark — %s, commit %s, %s" % (m["device"], m["commit"], m["date"]), "",
+    partial = m.get("sections", SECTIONS) != SECTIONS or m.get("only") or m.get("skip") or m.get("skip_same_plan")
+    out = ["# gpudb benchmark — %s, commit %s, %s%s" % (
+               m["device"], m["commit"], m["date"],
+               " — %s only" % ", ".join(m.get("sections", [])) if m.get("sections", SECTIONS) != SECTIONS else ""),
+           ""] + coverage(res) + [
            "`%s` on %s (gpudb path `%s`); %s." % (m["command"], m["host"], m["path"], m["pg_version"]),
            "Settings: %s." % ", ".join("%s = %s" % kv for kv in m["settings"].items()), "",
-           "Times are end to end in psql (rows fetched by the client), median (min–max) of %d runs after "
-           "one warm-up, gpudb on and off in the same run on the same server and data; [n runs] marks "
-           "workloads cut short by the %g s budget. PostgreSQL (gpudb.enabled = off) ran with "
+           "Times are end to end in psql (rows fetched by the client), median (min–max) of up to %d runs "
+           "a side after one warm-up of each, gpudb on and off in two sessions of the same run on the same "
+           "server and data, taking turns (on, off, on, off, ...). Each side's time, its warm-up included, "
+           "stays within the %g s budget: a side stops where its next run would not fit ([n runs] marks "
+           "those), and where its warm-up alone took longer, that run is its single measurement ([1 cold "
+           "run]). "
+           "\"same plan, not run\": gpudb on would have run PostgreSQL's plan, as off did, and one run "
+           "of it took longer than the budget (or, with --skip-same-plan, neither side ran). \"> N "
+           "(cancelled)\": one run took longer than --max-run and was cancelled. PostgreSQL (gpudb.enabled = off) ran with "
            "max_parallel_workers_per_gather = %d and each table's parallel_workers = %d; the Workers "
            "column is what its plan asked for. Device times: gpu_last_execution() (CUDA events), per phase "
-           "from EXPLAIN (ANALYZE, FORMAT JSON) of the Gpu nodes (median of up to %d)."
+           "from EXPLAIN (ANALYZE, FORMAT JSON) of the Gpu nodes (median of up to %d, as many as fit in "
+           "the budget)."
            % (m["reps"], m["budget_s"], m["workers"], m["workers"], m["explain_reps"]), "",
-           "Harness time: %.0f s." % m.get("elapsed_s", 0), ""]
+           "Harness time: %.0f s%s." % (m.get("elapsed_s", 0), "" if partial else " (all sections)"), ""]
     for chart in res.get("charts", []):
         out += ["![%s](%s)" % (os.path.basename(chart), os.path.basename(chart)), ""]
     if res.get("chart_note"):
@@ -895,7 +1247,7 @@ def markdown(res):
         ld = loads.get(d["table"], {})
         out.append("| %s | %s | %.1f GB | %s | %s | %s | %s |" % (
             d["table"], "{:,}".format(d["rows"]), d["heap_bytes"] / 1e9,
-            "%.0f s" % d["build_s"] if d["built"] else "(reused)",
+            build_cell(d),
             "error: " + ld["error"].splitlines()[-1] if ld.get("error") else fmt_ms(ld.get("ms")),
             "%.1f MB" % (ld["bytes"] / 1e6) if ld.get("bytes") else "-",
             "%.2f" % ld["gbps"] if ld.get("gbps") else "-"))
@@ -915,9 +1267,9 @@ def markdown(res):
                     "|---|---|---|---|---|---|---|"]
             for r in rows:
                 out.append("| %s | %s | %s | %s | %s | %s | %s |" % (
-                    r["workload"], ",".join(r["nodes"]) or "none", fmt_run(r["on"]),
+                    r["workload"], nodes_cell(r), fmt_run(r["on"]),
                     fmt_ms(r["on"].get("device_ms")) if r["nodes"] else "-", fmt_run(r["off"]),
-                    r["workers_off"] if r["workers_off"] is not None else "-", fmt_speedup(r["speedup"])))
+                    r["workers_off"] if r["workers_off"] is not None else "-", speedup_cell(r)))
             withex = [r for r in rows if r.get("explain")]
             if withex:
                 out += ["", "Where the time goes (gpudb on; ms; EXPLAIN ANALYZE of the Gpu nodes, psql's end to "
@@ -937,12 +1289,21 @@ def markdown(res):
 
     if res["heap"]:
         out += ["## Uncached (gpudb.use_cache = off) vs PostgreSQL", "",
-                "| workload | rows | mode | nodes | gpudb on ms | device ms | PostgreSQL ms | speedup |",
-                "|---|---|---|---|---|---|---|---|"]
+                "Both sides measured here, taking turns (on, off, on, off, ... after a warm-up of each). Workers "
+                "launched: from one EXPLAIN ANALYZE a side (gpudb's heap readers where a Gpu node ran, else "
+                "PostgreSQL's Gather); device ms: the Gpu nodes' Device Time there, summed over batches.", "",
+                "| workload | rows | mode | nodes | gpudb on ms | workers launched | device ms | PostgreSQL ms "
+                "| workers launched | speedup |",
+                "|---|---|---|---|---|---|---|---|---|---|"]
         for r in res["heap"]:
-            out.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
-                r["workload"], size_label(r["rows"]), r["mode"], ",".join(r["nodes"]) or "none", fmt_run(r["on"]),
-                fmt_ms((r.get("explain") or {}).get("Device Time")), fmt_run(r["off"]), fmt_speedup(r["speedup"])))
+            ex, exo = r.get("explain") or {}, r.get("explain_off") or {}
+            launched = ex.get("Workers Launched") if r["nodes"] else ex.get("workers_launched")
+            dev = ex.get("Device Time") if ex.get("Device Time") is not None else (
+                (r["on"] or {}).get("device_ms") if r["nodes"] else None)
+            out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                r["workload"], size_label(r["rows"]), r["mode"], nodes_cell(r), fmt_run(r["on"]),
+                fmt_count(launched), fmt_ms(dev), fmt_run(r["off"]), fmt_count(exo.get("workers_launched")),
+                speedup_cell(r)))
         out.append("")
 
     if res["kernels"]:
@@ -972,13 +1333,21 @@ def markdown(res):
 
     if res["small"]:
         out += ["## Small tables: gpudb on vs off (must stay within 5 %)", "",
-                "| table | query | nodes | gpudb on ms | gpudb off ms | on/off |", "|---|---|---|---|---|---|"]
+                "On and off take turns (on, off, on, off, ... after a warm-up of each), at least %d runs a side "
+                "and until %.1f s of them (at most %d); on/off is the median of the ratios of the runs taken one "
+                "after the other. Plan: \"same\" where gpudb on ran PostgreSQL's plan, as off did (then the "
+                "difference is gpudb's planning hooks, or noise)." % (SMALL_MIN_RUNS, SMALL_MIN_S, SMALL_MAX_RUNS),
+                "", "| table | query | nodes | plan | gpudb on ms | gpudb off ms | runs | on/off |",
+                "|---|---|---|---|---|---|---|---|"]
         for r in res["small"]:
-            out.append("| %d rows | %s | %s | %s | %s | %s |" % (
-                r["rows"], r["workload"], ",".join(r["nodes"]) or "none",
-                "%.3f" % r["on"]["median"] if "median" in r["on"] else "error",
-                "%.3f" % r["off"]["median"] if "median" in r["off"] else "error",
-                "-" if r["ratio"] is None else "%.2f%s" % (r["ratio"], "" if r["within"] else " (over 5 %)")))
+            plan = ("same: %s" % r.get("plan_on")) if r.get("same_plan") else "on: %s; off: %s" % (
+                r.get("plan_on") or "-", r.get("plan_off") or "-")
+            out.append("| %d rows | %s | %s | %s | %s | %s | %s | %s |" % (
+                r["rows"], r["workload"], ",".join(r["nodes"]) or "none", plan,
+                "%.3f" % med(r["on"]) if med(r["on"]) is not None else "error",
+                "%.3f" % med(r["off"]) if med(r["off"]) is not None else "error",
+                "%s / %s" % ((r["on"] or {}).get("n", "-"), (r["off"] or {}).get("n", "-")),
+                "-" if r["ratio"] is None else "%.3f%s" % (r["ratio"], "" if r["within"] else " (over 5 %)")))
         out.append("")
     return "\n".join(out)
 
@@ -1020,17 +1389,19 @@ def main():
     ap.add_argument("--flights-file", default="", help="the flights file (parquet, csv or csv.gz)")
     ap.add_argument("--reps", type=int, default=5, help="repetitions after one warm-up (default 5)")
     ap.add_argument("--budget", type=float, default=float(os.environ.get("BENCH_BUDGET", "60")),
-                    help="seconds a workload's repetitions may take on one side (default 60): slower "
-                         "queries run fewer times, and past it the warm-up is the only run")
+                    help="seconds each side of a workload may take, its warm-up included (default 60): "
+                         "slower queries run fewer times (one at least), and a warm-up past it is the only run")
     ap.add_argument("--explain-reps", type=int, default=3, help="EXPLAIN ANALYZE runs per workload (default 3)")
     ap.add_argument("--workers", type=int, default=int(os.environ.get("BENCH_WORKERS", "2")),
                     help="PostgreSQL's parallel workers (max_parallel_workers_per_gather and each table's "
                          "parallel_workers; default 2)")
-    ap.add_argument("--load-jobs", type=int, default=min(8, os.cpu_count() or 1),
-                    help="parallel sessions building the data (default min(8, CPUs))")
-    ap.add_argument("--sections", default="synthetic,heap,functions,flights,small",
-                    help="what to run (default all): synthetic,heap,functions,flights,small")
-    ap.add_argument("--out", default="", help="results folder (default test/bench/results/<date>-<gpu>-<commit>)")
+    ap.add_argument("--load-jobs", type=int, default=min(16, os.cpu_count() or 1),
+                    help="parallel sessions building the data (default min(16, CPUs))")
+    ap.add_argument("--sections", default=",".join(SECTIONS),
+                    help="what to run (default all): %s; the synthetic tables are built only for "
+                         "synthetic, heap and functions" % ",".join(SECTIONS))
+    ap.add_argument("--out", default="", help="results folder (default test/bench/results/<date>-<gpu>-<commit>"
+                                              "[-<sections>], with -2, -3, ... where that exists)")
     ap.add_argument("--rebuild", action="store_true", help="build the tables even when they exist")
     ap.add_argument("--skip-load", action="store_true",
                     help="use table t as it is, whatever its size (no building)")
@@ -1038,13 +1409,26 @@ def main():
     ap.add_argument("--no-heap", action="store_true", help="skip gpu_groupby over the heap (uncached)")
     ap.add_argument("--only", default=os.environ.get("BENCH_ONLY", ""),
                     help="regular expression: run only the workloads whose name matches")
+    ap.add_argument("--skip-same-plan", action="store_true",
+                    help="run neither side of a synthetic or flights workload where gpudb on would run "
+                         "PostgreSQL's plan, as off does (shown as \"same plan, not run\")")
+    ap.add_argument("--max-run", type=float, default=0,
+                    help="seconds one run may take (statement_timeout; default 0: no limit): a longer run is "
+                         "cancelled and shown as > N (cancelled), its speedup as a lower bound")
+    ap.add_argument("--skip", action="append", default=[], metavar="REGEX",
+                    help="leave out the workloads whose name matches (repeatable; e.g. --skip '^F2x' "
+                         "--skip '^F4 ' for the flights workloads without a Gpu node)")
     ap.add_argument("--cache-size", default=os.environ.get("BENCH_CACHE_SIZE", ""),
                     help="set gpudb.cache_size (ALTER SYSTEM, reload) first, e.g. 32GB")
     ap.add_argument("--copy-bandwidth", default=os.path.join(HERE, "copy_bandwidth"),
                     help="the copy bandwidth binary (default test/bench/copy_bandwidth)")
     ap.add_argument("--copy-gb", type=float, default=4.0, help="GB the copy bandwidth binary copies (default 4)")
     args = ap.parse_args()
-    sections = {s.strip() for s in args.sections.split(",") if s.strip()}
+    wanted = {s.strip() for s in args.sections.split(",") if s.strip()}
+    if wanted - set(SECTIONS):
+        sys.exit("bench: unknown section(s) %s (known: %s)" % (",".join(sorted(wanted - set(SECTIONS))),
+                                                               ",".join(SECTIONS)))
+    sections = [s for s in SECTIONS if s in wanted]
     sizes = parse_sizes(args.rows)
     if not sizes:
         sys.exit("bench: --rows names no size")
@@ -1054,6 +1438,10 @@ def main():
         fsizes = parse_sizes(args.flights)
     if "flights" not in sections:
         fsizes = []
+    if not set(sections) & SYNTH_SECTIONS:
+        sizes = []          # no section reads the synthetic tables: none built
+    elif "synthetic" not in sections:
+        sizes = sizes[-1:]  # heap and functions run at the largest size only
 
     psql("CREATE EXTENSION IF NOT EXISTS gpudb")
     if args.cache_size:
@@ -1074,8 +1462,19 @@ def main():
             commit = ""
     commit = commit or "nocommit"
     date = datetime.date.today().isoformat()
+    # a run of some sections only says which in its name, and a run never
+    # takes the default folder of another
     stem = "%s-%s-%s" % (date, device, commit)
-    outdir = args.out or os.path.join(HERE, "results", stem)
+    if sections != SECTIONS:
+        stem += "-" + "-".join(sections)
+    if args.out:
+        outdir = args.out
+    else:
+        base_stem, k = stem, 1
+        while os.path.exists(os.path.join(HERE, "results", stem)):
+            k += 1
+            stem = "%s-%d" % (base_stem, k)
+        outdir = os.path.join(HERE, "results", stem)
     preload = psql("SELECT current_setting('shared_preload_libraries') LIKE '%gpudb%'") == "t"
     settings = {}
     for s in ("max_parallel_workers_per_gather", "max_parallel_workers", "shared_buffers", "work_mem", "jit",
@@ -1083,11 +1482,14 @@ def main():
         settings[s] = psql("SELECT current_setting(%s, true)" % sql_literal(s))
     settings["max_parallel_workers_per_gather"] = "%d (set by the harness)" % args.workers
     res = {"meta": {"date": date, "device": device, "path": path, "commit": commit, "stem": stem,
-                    "command": " ".join(["python3", "test/bench/bench.py"] + sys.argv[1:]),
+                    "command": shlex.join(["python3", "test/bench/bench.py"] + sys.argv[1:]),
                     "host": "%s, %d CPUs" % (os.uname().nodename, os.cpu_count() or 0),
                     "pg_version": psql("SELECT version()").split(",")[0], "settings": settings,
                     "reps": args.reps, "budget_s": args.budget, "workers": args.workers,
-                    "explain_reps": args.explain_reps, "sizes": sizes, "flights_sizes": fsizes},
+                    "explain_reps": args.explain_reps, "sizes": sizes, "flights_sizes": fsizes,
+                    "sections": sections, "sections_done": [], "finished": False,
+                    "only": args.only or None, "skip": args.skip, "skip_same_plan": args.skip_same_plan,
+                    "max_run_s": args.max_run or None},
            "copy_bandwidth": None, "data": [], "loads": [], "plan": [], "heap": [], "functions": [],
            "small": [], "kernels": [], "targets": [], "notes": [], "flights_ranges": {}}
     log("gpudb benchmark: %s, path %s, commit %s; results to %s" % (device, path, commit, outdir))
@@ -1137,8 +1539,6 @@ def main():
         table, rows = info["table"], info["rows"]
         largest = i == len(synth) - 1
         cached = False
-        if not sections & {"synthetic", "heap", "functions"}:
-            break
         if preload:
             ld = cache_load(table)
             res["loads"].append(ld)
@@ -1151,14 +1551,18 @@ def main():
         if "synthetic" in sections:
             log("plan nodes on %s (%d rows)" % (table, rows))
             run_synthetic(args, res, table, rows)
+            if largest:
+                res["meta"]["sections_done"].append("synthetic")
             write_results(res, outdir, stem)
         if largest and "heap" in sections:
             log("uncached B1/B2 on %s" % table)
             run_heap(args, res, table, rows)
+            res["meta"]["sections_done"].append("heap")
             write_results(res, outdir, stem)
         if largest and "functions" in sections:
             log("gpu_groupby on %s" % table)
             run_functions(args, res, table, rows, cached)
+            res["meta"]["sections_done"].append("functions")
             write_results(res, outdir, stem)
         if cached and not largest:
             psql("SELECT gpu_cache_drop(%s)" % sql_literal(table), check=False)
@@ -1175,11 +1579,18 @@ def main():
         if preload:
             psql("SELECT gpu_cache_drop(%s)" % sql_literal(table), check=False)
         write_results(res, outdir, stem)
+    if "flights" in sections:
+        res["meta"]["sections_done"].append("flights")
 
-    if "small" in sections and not args.only:
-        log("small tables")
-        run_small(args, res)
+    if "small" in sections:
+        if args.only:
+            res["notes"].append("Small tables: not run (--only %s)." % args.only)
+        else:
+            log("small tables")
+            run_small(args, res, lambda: write_results(res, outdir, stem))
+        res["meta"]["sections_done"].append("small")
 
+    res["meta"]["finished"] = True
     base = write_results(res, outdir, stem, final=True)
     for t in res["targets"]:
         log("target: %s: %s (%s)%s" % (t["what"], t["value"], t["target"],
