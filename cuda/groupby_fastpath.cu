@@ -359,6 +359,61 @@ gdb_acc_atomic_add(int kind, GdbAccRef a, int64_t v, int isnull)
 	}
 }
 
+/*
+ * gdb_acc_atomic_add_counting_nulls: gdb_acc_atomic_add for a block's
+ * shared-memory table, where a.count counts the NULL inputs instead: the
+ * slot's row count less them is the non-NULL count (at the merge), so a
+ * non-NULL value costs one atomic fewer and count(x) none at all.
+ */
+__device__ __forceinline__ void
+gdb_acc_atomic_add_counting_nulls(int kind, GdbAccRef a, int64_t v, int isnull)
+{
+	if (kind == GDB_AGG_COUNT_STAR)
+		return;
+	if (isnull)
+	{
+		atomicAdd(a.count, 1ULL);
+		return;
+	}
+	switch (kind)
+	{
+		case GDB_AGG_SUM_INT:
+			{
+				unsigned long long uv = (unsigned long long) v;
+				unsigned long long old = atomicAdd(a.w0, uv);
+				unsigned long long hi = (unsigned long long) (old + uv < old) +
+					(v < 0 ? ~0ULL : 0ULL);
+
+				if (hi)
+					atomicAdd(a.w1, hi);
+			}
+			break;
+		case GDB_AGG_MIN_INT:
+			atomicMin((long long *) a.w0, (long long) v);
+			break;
+		case GDB_AGG_MAX_INT:
+			atomicMax((long long *) a.w0, (long long) v);
+			break;
+		case GDB_AGG_SUM_FLOAT:
+			{
+				double		d = __longlong_as_double((long long) v);
+
+				atomicAdd(a.f, d);
+				if (isinf(d))
+					atomicAdd(a.w0, 1ULL);
+			}
+			break;
+		case GDB_AGG_MIN_FLOAT:
+			atomicMin(a.w0, gdb_fenc(__longlong_as_double((long long) v)));
+			break;
+		case GDB_AGG_MAX_FLOAT:
+			atomicMax(a.w0, gdb_fenc(__longlong_as_double((long long) v)));
+			break;
+		default:
+			break;
+	}
+}
+
 /* Merge accumulator s (a block's) into d with atomics. */
 __device__ __forceinline__ void
 gdb_acc_atomic_merge(int kind, GdbAccRef d, const GdbAcc &s)
@@ -851,7 +906,10 @@ gdb_slot_of(const GdbSlotKeys &keys, uint64_t row, bool *ok)
  * dynamic shared memory (naggs * nslots GdbAccs as a structure of arrays,
  * then nslots counts), merged into the global table (table, rowcount) at
  * the end; else the global table directly.  A row outside the key ranges
- * sets *bad.  Each thread takes GDB_FAST_UNROLL grid-stride rows per step:
+ * sets *bad.  In the shared-memory table an accumulator's count counts its
+ * NULL inputs (gdb_acc_atomic_add_counting_nulls), turned into the
+ * non-NULL count at the merge.  Each thread takes GDB_FAST_UNROLL
+ * grid-stride rows per step:
  * their flags and slots first, then, aggregate by aggregate, their values
  * (loads together) and the atomics.
  */
@@ -920,10 +978,18 @@ gdb_slot_agg_kernel(GdbSlotKeys keys, GdbFastAggs aggs, uint32_t naggs,
 			}
 #pragma unroll
 			for (int u = 0; u < GDB_FAST_UNROLL; u++)
-				if (take[u])
+			{
+				if (!take[u])
+					continue;
+				if (SHARED)
+					gdb_acc_atomic_add_counting_nulls(ag.kind,
+													  gdb_slot_ref(tab, a, nslots, (uint32_t) slot[u]),
+													  v[u], isnull[u] != 0);
+				else
 					gdb_acc_atomic_add(ag.kind,
 									   gdb_slot_ref(tab, a, nslots, (uint32_t) slot[u]),
 									   v[u], isnull[u] != 0);
+			}
 		}
 	}
 	if (SHARED)
@@ -935,9 +1001,16 @@ gdb_slot_agg_kernel(GdbSlotKeys keys, GdbFastAggs aggs, uint32_t naggs,
 				continue;
 			atomicAdd(&rowcount[i], cnt[i]);
 			for (uint32_t a = 0; a < naggs; a++)
-				if (aggs.a[a].same == a)
-					gdb_acc_atomic_merge(aggs.a[a].kind, gdb_slot_ref(table, a, nslots, i),
-									 gdb_slot_load(gdb_slot_ref(tab, a, nslots, i)));
+			{
+				GdbAcc		acc;
+
+				if (aggs.a[a].same != a)
+					continue;
+				/* count held the NULL inputs: the rest are non-NULL */
+				acc = gdb_slot_load(gdb_slot_ref(tab, a, nslots, i));
+				acc.count = cnt[i] - acc.count;
+				gdb_acc_atomic_merge(aggs.a[a].kind, gdb_slot_ref(table, a, nslots, i), acc);
+			}
 		}
 	}
 }
