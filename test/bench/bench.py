@@ -938,9 +938,14 @@ def run_heap(args, res, table, rows):
         modes = [("planner", par + " SET gpudb.use_cache = off; SET gpudb.parallel_workers = %d;"
                   % args.workers)]
         if not explain(modes[0][1], query).get("nodes"):
+            # PostgreSQL's parallel plans are left out of the on side's
+            # choice (max_parallel_workers_per_gather = 0; gpudb's own
+            # workers are gpudb.parallel_workers), else their divided
+            # per-row costs can still beat the device path's
             modes.append(("forced (gpudb.gpu_*_cost = 0)", modes[0][1] +
                           " SET gpudb.gpu_setup_cost = 0; SET gpudb.gpu_tuple_cost = 0;"
-                          " SET gpudb.gpu_transfer_cost = 0;"))
+                          " SET gpudb.gpu_transfer_cost = 0;"
+                          " SET max_parallel_workers_per_gather = 0;"))
         for mode, setup in modes:
             on_plan = explain(setup, query)
             nodes = on_plan.get("nodes", [])
