@@ -10,7 +10,9 @@
  *	  !req->input_is_states; gdb_groupby_run picks them (see
  *	  gdb_fast_paths_enabled: GPUDB_FAST_PATHS=0 disables them).
  *
- *	 No group keys (gdb_fast_nokeys): one kernel over a 2-D grid, x the row
+ *	 No group keys (gdb_fast_nokeys; with a predicate filter the fused
+ *	   pass of fused_filter_agg.cu replaces the first kernel and the
+ *	   filter's flags): one kernel over a 2-D grid, x the row
  *	   range (grid-stride), y the aggregate (plus a last COUNT_STAR that
  *	   counts the selected rows): each thread folds its rows of the selected
  *	   set into a register accumulator specialised per aggregate kind, the
@@ -67,6 +69,7 @@
 
 #include "cuda_exec.cuh"
 #include "fast_acc.cuh"
+#include "fused_filter_agg.cuh"
 #include "gpudb_semantics.h"
 
 /* Shared-memory slot tables up to this size (bytes; opt-in above 48 KiB). */
@@ -473,6 +476,9 @@ gdb_fast_nokeys(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
 		GDB_NOKEYS_BLOCKS_PER_SM;
 	uint32_t	nblk = (uint32_t) (nblk64 < 1 ? 1 : (nblk64 > cap ? cap : nblk64));
 
+	if (r->fused)
+		nblk = gdb_fused_nokeys_blocks(ex, r->fused, r->nrows);
+
 	if (req->nkeys != 0 || req->naggs > GDB_MAX_AGGREGATES)
 		return gdb_error_set(err, GDB_ERR_BAD_REQUEST, "gdb_fast_nokeys: bad request");
 	gdb_fast_aggs(r, &fa);
@@ -487,9 +493,19 @@ gdb_fast_nokeys(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
 		fo.col[a] = GDB_COL_PTR(d_res, &lay, a, GdbAggState);
 
 	GDB_TRY(gdb_phase_begin(r, GDB_PHASE_AGGREGATE, err));
-	gdb_nokeys_partial_kernel<<<dim3(nblk, fa.n), GDB_BLOCK, 0, s>>>(fa, flags, r->nrows,
-																	 partials);
-	GDB_CUDA_CHECK_LAUNCH(err, "gdb_nokeys_partial_kernel");
+	if (r->fused)
+	{
+		/* the filter wrote no flags: the fused pass tests the predicate */
+		if (r->fused->nout != fa.n)
+			return gdb_error_set(err, GDB_ERR_DEVICE, "gdb_fast_nokeys: fused plan mismatch");
+		GDB_TRY(gdb_fused_nokeys_launch(ex, r->fused, r->nrows, nblk, partials, err));
+	}
+	else
+	{
+		gdb_nokeys_partial_kernel<<<dim3(nblk, fa.n), GDB_BLOCK, 0, s>>>(fa, flags, r->nrows,
+																		 partials);
+		GDB_CUDA_CHECK_LAUNCH(err, "gdb_nokeys_partial_kernel");
+	}
 	gdb_nokeys_final_kernel<<<fa.n, GDB_BLOCK, 0, s>>>(fa, partials, nblk, fo,
 													   &r->d_counters->nsel);
 	GDB_CUDA_CHECK_LAUNCH(err, "gdb_nokeys_final_kernel");
