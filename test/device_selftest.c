@@ -55,6 +55,14 @@
  *		 rows with a device) with the full sort forced too, all against
  *		 the CPU; with a device, a timing over 100M cached rows (top-k
  *		 against the full sort, printed, never asserted);
+ *	   - the fused no-keys filter + aggregation pass (cuda/fused_filter_agg.cu):
+ *		 predicates on the aggregated column and on others, every fast
+ *		 aggregate kind, float specials and NULLs, sizes around its tile
+ *		 and up to 5M rows, plain batches and stores; with a device, the
+ *		 GPU with fusion on against the CPU, the sort path and the two
+ *		 passes, and where it must (not) run; and a timing over 100M
+ *		 cached rows (B2 and id % 7 = 3 forms, fused against two passes,
+ *		 printed, never asserted);
  *	   - with a device, last: gdb_cuda_recover on a healthy device, then
  *		 after a planted illegal address (device reset, lost exec and store
  *		 fail cleanly, a new exec works).
@@ -3600,6 +3608,130 @@ test_topk_timing(uint64_t nrows)
 	free(b);
 }
 
+/*
+ * Fused no-keys timing on the device (printed, never asserted): the
+ * top-k timing's table (id int8, v float8 NULL for every 97th id) in a
+ * CUDA store of nrows rows; B2 (count(*), sum(v) WHERE v BETWEEN a AND b)
+ * at four selectivities and two id % 7 = 3 forms, each with the fused
+ * pass (best of 3) and with it off (the two passes; best of 3); the
+ * results must agree.  The bandwidth printed is the bytes the fused pass
+ * reads (values and NULL flags of its columns) over the Aggregate phase
+ * (the fused kernel and the small final combine).
+ */
+static void
+test_fused_timing(uint64_t nrows)
+{
+	uint32_t	kinds[2] = {GDB_KIND_INT64, GDB_KIND_FLOAT64};
+	uint32_t	hn[2] = {0, 1};
+	GdbBatch   *b = batch_new(2, kinds, hn, nrows);
+	GdbStore   *s = NULL;
+	GdbError	err;
+	uint64_t	i;
+	static const struct
+	{
+		const char *name;
+		const char *prog;
+		uint32_t	naggs;
+		GdbAggSpec	aggs[3];
+		double		bytes_per_row;	/* read by the fused pass */
+	}			q[] = {
+		{"B2 count(*), sum(v) WHERE v BETWEEN 0.25 AND 0.2501 (0.01 %)",
+			"$1 f0.25 flt_ge $1 f0.2501 flt_le and", 2,
+		{{GDB_AGG_COUNT_STAR, -1}, {GDB_AGG_SUM_FLOAT, 1}}, 9},
+		{"B2 count(*), sum(v) WHERE v BETWEEN 0.25 AND 0.35 (10 %)",
+			"$1 f0.25 flt_ge $1 f0.35 flt_le and", 2,
+		{{GDB_AGG_COUNT_STAR, -1}, {GDB_AGG_SUM_FLOAT, 1}}, 9},
+		{"B2 count(*), sum(v) WHERE v BETWEEN 0.25 AND 0.75 (50 %)",
+			"$1 f0.25 flt_ge $1 f0.75 flt_le and", 2,
+		{{GDB_AGG_COUNT_STAR, -1}, {GDB_AGG_SUM_FLOAT, 1}}, 9},
+		{"B2 count(*), sum(v) WHERE v BETWEEN 0 AND 1 (99 %)",
+			"$1 f0 flt_ge $1 f1 flt_le and", 2,
+		{{GDB_AGG_COUNT_STAR, -1}, {GDB_AGG_SUM_FLOAT, 1}}, 9},
+		{"count(*) WHERE id % 7 = 3", "$0 i7 int_mod/8 i3 int_eq", 1,
+		{{GDB_AGG_COUNT_STAR, -1}}, 8},
+		{"min(v), max(v), count(*) WHERE id % 7 = 3", "$0 i7 int_mod/8 i3 int_eq", 3,
+		{{GDB_AGG_MIN_FLOAT, 1}, {GDB_AGG_MAX_FLOAT, 1}, {GDB_AGG_COUNT_STAR, -1}}, 17},
+	};
+
+	b->nrows = nrows;
+	for (i = 0; i < nrows; i++)
+	{
+		uint64_t	id = i + 1;
+
+		col_i(b, 0)[i] = (int64_t) id;
+		col_n(b, 1)[i] = id % 97 == 0;
+		col_f(b, 1)[i] = id % 97 == 0 ? 0.0 : (double) (mix64(id * 31) & 1048575) / 1048576.0;
+	}
+	if (st_create(1, b, nrows, &s, &err) != GDB_OK || st_append(1, s, b, NULL, &err) != GDB_OK)
+	{
+		printf("  fused timing: store of %llu rows not built (%s); skipped\n",
+			   (unsigned long long) nrows, err.message);
+		if (s)
+			gdb_cuda_store_free(s);
+		free(b);
+		return;
+	}
+	for (size_t qi = 0; qi < sizeof(q) / sizeof(q[0]); qi++)
+	{
+		GdbRequest *r = request_new();
+		GdbBatch   *res[2] = {NULL, NULL};
+		GdbStats	best[2];
+		int			ran[2] = {-1, -1};
+		int			mode,
+					rep,
+					st;
+
+		memset(best, 0, sizeof(best));
+		r->nkeys = 0;
+		r->naggs = q[qi].naggs;
+		memcpy(r->aggs, q[qi].aggs, sizeof(q[qi].aggs));
+		assemble(r, q[qi].prog);
+		for (mode = 0; mode < 2; mode++)
+		{
+			gdb_cuda_set_fused(mode == 0 ? 1 : 0);
+			for (rep = 0; rep < 3; rep++)
+			{
+				GdbStats	stt;
+				GdbBatch   *out = NULL;
+
+				memset(&stt, 0, sizeof(stt));
+				st = st_groupby(1, s, r, &out, &stt, &err);
+				check(st == GDB_OK, "fused timing %s: status %d (%s)", q[qi].name, st,
+					  err.message);
+				if (st != GDB_OK)
+					break;
+				ran[mode] = gdb_cuda_last_fused();
+				if (res[mode] == NULL || stt.device_ms < best[mode].device_ms)
+					best[mode] = stt;
+				free(res[mode]);
+				res[mode] = out;
+			}
+		}
+		gdb_cuda_set_fused(-1);
+		if (res[0] && res[1])
+		{
+			double		agg_ms = best[0].phase_ms[GDB_PHASE_AGGREGATE];
+
+			check(results_equal(q[qi].name, r, res[0], res[1], 1),
+				  "fused timing %s: fused vs two passes", q[qi].name);
+			check(ran[0] == 1 && ran[1] == 0, "fused timing %s: fused pass ran %d / %d",
+				  q[qi].name, ran[0], ran[1]);
+			printf("  fused timing, %llu cached rows, %s: fused %.3f ms device (filter %.3f, "
+				   "aggregate %.3f: %.0f GB/s), two passes %.3f ms (filter %.3f, "
+				   "aggregate %.3f)\n", (unsigned long long) nrows, q[qi].name,
+				   best[0].device_ms, best[0].phase_ms[GDB_PHASE_FILTER], agg_ms,
+				   agg_ms > 0 ? q[qi].bytes_per_row * (double) nrows / (agg_ms * 1e6) : 0.0,
+				   best[1].device_ms, best[1].phase_ms[GDB_PHASE_FILTER],
+				   best[1].phase_ms[GDB_PHASE_AGGREGATE]);
+		}
+		free(res[0]);
+		free(res[1]);
+		free(r);
+	}
+	gdb_cuda_store_free(s);
+	free(b);
+}
+
 /* ---- ordered group-bys (GROUPBY with sort keys and a limit) ---- */
 
 /*
@@ -4321,6 +4453,8 @@ main(int argc, char **argv)
 	test_ordered_groupby();
 	if (gpu && HAVE_TOPK_HOOKS)
 		test_topk_timing(100000000);
+	if (gpu && HAVE_FUSED_HOOKS)
+		test_fused_timing(100000000);
 	{
 		static const uint64_t store_rows[] = {0, 100, 5000};
 
