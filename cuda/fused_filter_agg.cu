@@ -132,11 +132,9 @@ gdb_fused_rows(const GdbFusedArgs &f, const int64_t (&x)[NC][R],
 #pragma unroll
 	for (int u = 0; u < R; u++)
 		pass[u] = true;
-#pragma unroll
-	for (int k = 0; k < GDB_PRED_MAX_TERMS; k++)
+	/* a run-time loop: unrolled, 8 terms cost code size and spills */
+	for (int k = 0; k < (int) f.nterms; k++)
 	{
-		if (k >= (int) f.nterms)
-			break;
 #pragma unroll
 		for (int u = 0; u < R; u++)
 			pass[u] = pass[u] &&
