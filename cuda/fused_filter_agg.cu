@@ -34,7 +34,10 @@
  * so loaded values and accumulators live in registers with no local
  * memory; the aggregate kind is a run-time switch around each
  * accumulator's row loop (uniform across the grid).  COUNT_STAR needs no
- * accumulator: every one is the pass count.
+ * accumulator: every one is the pass count.  Check with -Xptxas -v: with
+ * nvcc 13.0 for sm_90, B2's instantiation <1, 1> takes 64 registers (4
+ * blocks, 1,024 threads and 72 KiB of loads in flight per SM), no
+ * instantiation spills.
  *
  * Errors: a predicate program never raises (gdb_predicate_compile
  * accepts no division and no modulus by zero), so the pass sets no
@@ -125,7 +128,8 @@ gdb_fused_add(GdbAcc &a, const int64_t (&y)[R], const uint8_t (&n)[R],
 template <int NC, int NA, int R>
 __device__ __forceinline__ void
 gdb_fused_rows(const GdbFusedArgs &f, const int64_t (&x)[NC][R],
-			   const uint8_t (&n)[NC][R], GdbAcc (&acc)[NA > 0 ? NA : 1], unsigned long long *npass)
+			   const uint8_t (&n)[NC][R], GdbAcc (&acc)[NA > 0 ? NA : 1],
+			   unsigned long long *npass)
 {
 	bool		pass[R];
 
