@@ -215,6 +215,13 @@ struct GdbRun
 	int			nmarks;			/* ex->ev_mark[0..nmarks) recorded */
 	int			mark_phase[GDB_MAX_MARKS];	/* GdbPhase from each mark on */
 	int			path;			/* GDB_PATH_* */
+	/*
+	 * no keys, a predicate filter: the fused pass's arguments
+	 * (fused_filter_agg.cuh; the caller's storage), or NULL.  When set,
+	 * gdb_phase_filter writes no flags and gdb_fast_nokeys tests the
+	 * predicate itself.
+	 */
+	const struct GdbFusedArgs *fused;
 	/* ordered GROUPBY (gdb_request_ordered; groupby_order.cu) */
 	GdbBatch	order_hdr;		/* layout of the unordered result, which
 								 * stays in the RESULT scratch */
@@ -280,10 +287,14 @@ int			gdb_filter_launch(GdbCudaExec *ex, const GdbBatch *hdr, const char *d_in,
  * gdb_phase_filter (Phase A, first half): reset r->d_counters (err_key to
  * all ones, nsel and nseg to 0), queue the copy of r->copy_src to r->d_in
  * when set (counted in r->to_device), and, when req->ninstr > 0 and there
- * are rows, copy the program and queue gdb_filter_kernel: r->flags[row] =
- * 1 for the rows the filter keeps; a failing row sets err_key to the
- * minimum of (row << 4 | status).  Does not wait.  r->flags, r->d_counters
- * and the scratch of PROGRAM must be ready; r->cur is set to 0.
+ * are rows, copy the program and (unless r->fused) queue
+ * gdb_filter_kernel: r->flags[row] = 1 for the rows the filter keeps; a
+ * failing row sets err_key to the minimum of (row << 4 | status).  With
+ * r->fused the GDB_PHASE_FILTER phase holds only the program's copy (the
+ * fused pass counts under GDB_PHASE_AGGREGATE; the program is still
+ * copied so that bytes_to_device is the same on every path).  Does not
+ * wait.  r->flags, r->d_counters and the scratch of PROGRAM must be
+ * ready; r->cur is set to 0.
  */
 int			gdb_phase_filter(GdbRun *r, GdbError *err);
 
@@ -362,7 +373,10 @@ int			gdb_order_groups(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
  * Fast paths (groupby_fastpath.cu).  Both run after the filter kernel was
  * queued (flags valid when req->ninstr) and produce the sort path's exact
  * result batch (float sums up to rounding).
- *	 gdb_fast_nokeys		req->nkeys == 0, !input_is_states: always taken.
+ *	 gdb_fast_nokeys		req->nkeys == 0, !input_is_states: always taken;
+ *							with r->fused, one fused pass tests the
+ *							predicate and aggregates (fused_filter_agg.cu)
+ *							in place of the flags the filter did not write.
  *	 gdb_fast_smallkeys		every key INT64, !input_is_states: reads the key
  *							ranges back (a column store's come from the
  *							exec's hints when it has them, checked by the
@@ -448,6 +462,8 @@ gdb_cub(GdbCudaExec *ex, const char *name, Call call, GdbError *err)
 /* Test hooks (C linkage; not in gpudb_device.h, the self-test binds them weakly). */
 extern "C" void gdb_cuda_set_fast_paths(int mode);	/* 1 on, 0 off, -1 env */
 extern "C" int gdb_cuda_last_path(void);	/* GDB_PATH_* of the last group-by */
+extern "C" void gdb_cuda_set_fused(int mode);	/* fused pass: 1 on, 0 off, -1 env */
+extern "C" int gdb_cuda_last_fused(void);	/* 1: the last group-by ran it */
 
 /* Shared with the CPU path (src/cpu_path.c). */
 extern "C" int gdb_cpu_validate_request(const GdbRequest *req,

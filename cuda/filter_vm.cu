@@ -47,6 +47,7 @@
 
 #include "cuda_exec.cuh"
 #include "gpudb_semantics.h"
+#include "predicate.cuh"
 
 /* Rows per thread of the tile interpreter, and its block size. */
 #define GDB_VM_TILE		4
@@ -205,32 +206,6 @@ gdb_filter_kernel(const char *base, const GdbInstr *prog, int ninstr,
 	}
 }
 
-/* Comparisons in a predicate of the fast path. */
-#define GDB_PRED_MAX_TERMS 8
-
-/*
- * One comparison of the predicate fast path: row passes when column col's
- * value (taken modulo modulus first when modulus != 0) is not NULL and its
- * encoding enc lies in [lo, hi] (outside it when negate: the <> test).
- */
-struct GdbPredTerm
-{
-	const int64_t *vals;		/* device address of the column's values */
-	const uint8_t *nulls;		/* its NULL flags, or NULL */
-	int64_t		modulus;		/* 0: none; else value % modulus (-1: 0) */
-	unsigned long long lo;
-	unsigned long long hi;
-	int			is_float;		/* encode as FLOAT64, else INT64 */
-	int			negate;
-};
-
-/* A conjunction of comparisons (gdb_predicate_compile). */
-struct GdbPredicate
-{
-	int			nterms;
-	GdbPredTerm t[GDB_PRED_MAX_TERMS];
-};
-
 /*
  * gdb_predicate_kernel: flags[row] = 1 when row passes every term of p,
  * for rows [0, nrows); GDB_VM_TILE grid-stride rows per thread, their
@@ -265,17 +240,7 @@ gdb_predicate_kernel(GdbPredicate p, uint64_t nrows, uint8_t *flags)
 			}
 #pragma unroll
 			for (int j = 0; j < GDB_VM_TILE; j++)
-			{
-				int64_t		x = v[j];
-				unsigned long long e;
-
-				if (term.modulus != 0)
-					x = term.modulus == -1 ? 0 : x % term.modulus;
-				e = term.is_float ? gdb_key_encode_float(__longlong_as_double(x)) :
-					gdb_key_encode_int(x);
-				pass[j] = pass[j] && !isnull[j] &&
-					((term.lo <= e && e <= term.hi) != (term.negate != 0));
-			}
+				pass[j] = pass[j] && gdb_pred_term_pass(term, v[j], isnull[j] != 0);
 		}
 #pragma unroll
 		for (int j = 0; j < GDB_VM_TILE; j++)
@@ -369,16 +334,16 @@ gdb_predicate_term(const GdbInstr *prog, int ninstr, int *pc, const GdbBatch *hd
 }
 
 /*
- * gdb_predicate_compile: 1 when the ninstr validated instructions at prog
- * are a conjunction of comparison terms (gdb_predicate_term), joined by
- * AND with any IS_TRUE and JUMP_IF_FALSE between them, at most
- * GDB_PRED_MAX_TERMS of them after merging the non-negated range tests of
- * one column; then *p holds them, with device addresses in the batch at
- * d_in whose host header is hdr.  Such a program is TRUE exactly when
+ * gdb_predicate_compile (declared in predicate.cuh): 1 when the ninstr
+ * validated instructions at prog are a conjunction of comparison terms
+ * (gdb_predicate_term), joined by AND with any IS_TRUE and JUMP_IF_FALSE
+ * between them, at most GDB_PRED_MAX_TERMS of them after merging the
+ * non-negated range tests of one column; then *p holds them, with device
+ * addresses in the batch at d_in whose host header is hdr.  Such a program is TRUE exactly when
  * every term is: no term raises, AND is TRUE only when both sides are,
  * IS_TRUE keeps TRUE, and a row that jumps on FALSE ends FALSE.
  */
-static int
+int
 gdb_predicate_compile(const GdbInstr *prog, int ninstr, const GdbBatch *hdr,
 					  const char *d_in, GdbPredicate *p)
 {

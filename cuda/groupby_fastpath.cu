@@ -10,7 +10,9 @@
  *	  !req->input_is_states; gdb_groupby_run picks them (see
  *	  gdb_fast_paths_enabled: GPUDB_FAST_PATHS=0 disables them).
  *
- *	 No group keys (gdb_fast_nokeys): one kernel over a 2-D grid, x the row
+ *	 No group keys (gdb_fast_nokeys; with a predicate filter the fused
+ *	   pass of fused_filter_agg.cu replaces the first kernel and the
+ *	   filter's flags): one kernel over a 2-D grid, x the row
  *	   range (grid-stride), y the aggregate (plus a last COUNT_STAR that
  *	   counts the selected rows): each thread folds its rows of the selected
  *	   set into a register accumulator specialised per aggregate kind, the
@@ -51,16 +53,9 @@
  *	   When the domain is too large, the ranges stay in the run
  *	   (r->kmin, r->kmax) and the sort path radix-sorts only their bits.
  *
- * GdbAcc is the accumulator of one aggregate (32 bytes, 4 words):
- *	 count		non-NULL inputs (not used for COUNT_STAR in slot tables: the
- *				slot's row count is its count)
- *	 w0			SUM_INT low 64 bits; MIN/MAX_INT the extreme; SUM_FLOAT the
- *				number of infinite inputs; MIN/MAX_FLOAT the extreme's
- *				gdb_fenc encoding
- *	 w1			SUM_INT high 64 bits
- *	 f			SUM_FLOAT sum, starting at -0.0 (the exact additive identity)
- * gdb_acc_state turns it into the GdbAggState that gdb_state_combine would
- * have produced (the identity when count == 0).
+ * GdbAcc, the accumulator of one aggregate, and its fold are in
+ * fast_acc.cuh (shared with fused_filter_agg.cu); in slot tables its count
+ * is not used for COUNT_STAR (the slot's row count is its count).
  *
  *-------------------------------------------------------------------------
  */
@@ -73,9 +68,9 @@
 #include <thrust/iterator/counting_iterator.h>
 
 #include "cuda_exec.cuh"
+#include "fast_acc.cuh"
+#include "fused_filter_agg.cuh"
 #include "gpudb_semantics.h"
-
-#define GDB_SIGN 0x8000000000000000ULL
 
 /* Shared-memory slot tables up to this size (bytes; opt-in above 48 KiB). */
 #define GDB_FAST_SMEM_MAX (192 * 1024)
@@ -89,15 +84,6 @@
 /* Blocks along x of the no-keys kernel: at most this many per SM. */
 #define GDB_NOKEYS_BLOCKS_PER_SM 4
 
-typedef struct GdbAcc
-{
-	unsigned long long count;
-	unsigned long long w0;
-	unsigned long long w1;
-	double		f;
-} GdbAcc;
-
-static_assert(sizeof(GdbAcc) == 32, "GdbAcc is 4 words");
 
 /* One aggregate's input: kind, column values and NULL flags (or NULL). */
 struct GdbFastAgg
@@ -135,17 +121,6 @@ struct GdbSlotKeys
 	unsigned long long stride[GDB_MAX_GROUP_KEYS];	/* mixed-radix weight */
 };
 
-/* The shared state combine as a CUB reduction operator. */
-struct GdbFastCombine
-{
-	int			kind;
-
-	__host__ __device__ GdbAggState
-	operator()(const GdbAggState &a, const GdbAggState &b) const
-	{
-		return gdb_state_combine(kind, a, b);
-	}
-};
 
 /* DeviceSelect::If predicate: slot i holds rows. */
 struct GdbSlotNonEmpty
@@ -158,105 +133,6 @@ struct GdbSlotNonEmpty
 		return rowcount[i] != 0;
 	}
 };
-
-/* ---- float order encoding ---- */
-
-/*
- * gdb_fenc: a uint64 whose unsigned order is the order in which
- * gdb_state_combine picks float min/max: gdb_float_cmp first (NaN above
- * everything), ties broken by gdb_float_total_cmp (-0 < +0, -NaN < +NaN,
- * payloads).  A bijection on bit patterns: the IEEE total-order key t,
- * shifted so that -NaNs (t in [0, 2^52 - 2]) move from below -Inf to just
- * above +Inf, under the +NaNs.
- */
-__device__ __forceinline__ unsigned long long
-gdb_fenc(double d)
-{
-	unsigned long long u = (unsigned long long) __double_as_longlong(d);
-	unsigned long long t = (u & GDB_SIGN) ? ~u : (u | GDB_SIGN);
-
-	if (isnan(d))
-		return (u & GDB_SIGN) ? t + 0xffe0000000000002ULL : t;
-	return t - 0x000fffffffffffffULL;
-}
-
-__device__ __forceinline__ double
-gdb_fdec(unsigned long long e)
-{
-	unsigned long long t,
-				u;
-
-	if (e <= 0xffe0000000000001ULL)
-		t = e + 0x000fffffffffffffULL;
-	else if (e <= 0xfff0000000000000ULL)
-		t = e - 0xffe0000000000002ULL;
-	else
-		t = e;
-	u = (t & GDB_SIGN) ? (t & ~GDB_SIGN) : ~t;
-	return __longlong_as_double((long long) u);
-}
-
-/* ---- accumulators ---- */
-
-__device__ __forceinline__ GdbAcc
-gdb_acc_init(int kind)
-{
-	GdbAcc		a;
-
-	a.count = 0;
-	a.w0 = kind == GDB_AGG_MIN_INT ? (unsigned long long) INT64_MAX :
-		kind == GDB_AGG_MAX_INT ? (unsigned long long) INT64_MIN :
-		kind == GDB_AGG_MIN_FLOAT ? ~0ULL : 0ULL;
-	a.w1 = 0;
-	a.f = -0.0;
-	return a;
-}
-
-/* Fold one row (raw value v, NULL flag) into a register accumulator. */
-template <int K>
-__device__ __forceinline__ void
-gdb_acc_add(GdbAcc &a, int64_t v, int isnull)
-{
-	if (K == GDB_AGG_COUNT_STAR)
-	{
-		a.count++;
-		return;
-	}
-	if (isnull)
-		return;
-	a.count++;
-	if (K == GDB_AGG_SUM_INT)
-	{
-		unsigned long long lo = a.w0 + (unsigned long long) v;
-
-		a.w1 += (unsigned long long) (lo < a.w0) + (v < 0 ? ~0ULL : 0ULL);
-		a.w0 = lo;
-	}
-	else if (K == GDB_AGG_MIN_INT)
-	{
-		if (v < (int64_t) a.w0)
-			a.w0 = (unsigned long long) v;
-	}
-	else if (K == GDB_AGG_MAX_INT)
-	{
-		if (v > (int64_t) a.w0)
-			a.w0 = (unsigned long long) v;
-	}
-	else if (K == GDB_AGG_SUM_FLOAT)
-	{
-		double		d = __longlong_as_double((long long) v);
-
-		a.f += d;
-		a.w0 += isinf(d) ? 1 : 0;
-	}
-	else if (K == GDB_AGG_MIN_FLOAT || K == GDB_AGG_MAX_FLOAT)
-	{
-		unsigned long long e = gdb_fenc(__longlong_as_double((long long) v));
-
-		if (K == GDB_AGG_MIN_FLOAT ? e < a.w0 : e > a.w0)
-			a.w0 = e;
-	}
-}
 
 /*
  * One accumulator's four words in a slot table.  A table holds, for
@@ -454,38 +330,6 @@ gdb_acc_atomic_merge(int kind, GdbAccRef d, const GdbAcc &s)
 	}
 }
 
-/* The GdbAggState that gdb_state_combine makes of the same inputs. */
-__device__ __forceinline__ GdbAggState
-gdb_acc_state(int kind, const GdbAcc &a)
-{
-	GdbAggState s = gdb_state_identity(kind);
-
-	if (a.count == 0)
-		return s;
-	s.count = (int64_t) a.count;
-	switch (kind)
-	{
-		case GDB_AGG_SUM_INT:
-			s.i0 = (int64_t) a.w0;
-			s.i1 = (int64_t) a.w1;
-			break;
-		case GDB_AGG_MIN_INT:
-		case GDB_AGG_MAX_INT:
-			s.i0 = (int64_t) a.w0;
-			break;
-		case GDB_AGG_SUM_FLOAT:
-			s.i0 = (int64_t) a.w0;
-			s.f = a.f;
-			break;
-		case GDB_AGG_MIN_FLOAT:
-		case GDB_AGG_MAX_FLOAT:
-			s.f = gdb_fdec(a.w0);
-			break;
-		default:
-			break;
-	}
-	return s;
-}
 
 /* ---- no keys ---- */
 
@@ -687,6 +531,9 @@ gdb_fast_nokeys(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
 		GDB_NOKEYS_BLOCKS_PER_SM;
 	uint32_t	nblk = (uint32_t) (nblk64 < 1 ? 1 : (nblk64 > cap ? cap : nblk64));
 
+	if (r->fused)
+		nblk = gdb_fused_nokeys_blocks(ex, r->fused, r->nrows);
+
 	if (req->nkeys != 0 || req->naggs > GDB_MAX_AGGREGATES)
 		return gdb_error_set(err, GDB_ERR_BAD_REQUEST, "gdb_fast_nokeys: bad request");
 	gdb_fast_aggs(r, &fa);
@@ -701,9 +548,19 @@ gdb_fast_nokeys(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
 		fo.col[a] = GDB_COL_PTR(d_res, &lay, a, GdbAggState);
 
 	GDB_TRY(gdb_phase_begin(r, GDB_PHASE_AGGREGATE, err));
-	gdb_nokeys_partial_kernel<<<dim3(nblk, fa.n), GDB_BLOCK, 0, s>>>(fa, flags, r->nrows,
-																	 partials);
-	GDB_CUDA_CHECK_LAUNCH(err, "gdb_nokeys_partial_kernel");
+	if (r->fused)
+	{
+		/* the filter wrote no flags: the fused pass tests the predicate */
+		if (r->fused->nout != fa.n)
+			return gdb_error_set(err, GDB_ERR_DEVICE, "gdb_fast_nokeys: fused plan mismatch");
+		GDB_TRY(gdb_fused_nokeys_launch(ex, r->fused, r->nrows, nblk, partials, err));
+	}
+	else
+	{
+		gdb_nokeys_partial_kernel<<<dim3(nblk, fa.n), GDB_BLOCK, 0, s>>>(fa, flags, r->nrows,
+																		 partials);
+		GDB_CUDA_CHECK_LAUNCH(err, "gdb_nokeys_partial_kernel");
+	}
 	gdb_nokeys_final_kernel<<<fa.n, GDB_BLOCK, 0, s>>>(fa, partials, nblk, fo,
 													   &r->d_counters->nsel);
 	GDB_CUDA_CHECK_LAUNCH(err, "gdb_nokeys_final_kernel");

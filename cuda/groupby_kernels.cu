@@ -71,7 +71,10 @@
  *
  * Fast paths (groupby_fastpath.cu; GPUDB_FAST_PATHS=0 turns them off):
  * after step 2, a request without keys skips everything else for one
- * reduction pass per aggregate (gdb_fast_nokeys), and one whose keys are
+ * reduction pass per aggregate (gdb_fast_nokeys; with a predicate filter,
+ * planned before step 2 by gdb_fused_nokeys_plan, step 2 writes no flags
+ * and one fused pass filters and aggregates, fused_filter_agg.cu; turned
+ * off alone by GPUDB_FUSED=0), and one whose keys are
  * all INT64 with at most GDB_FAST_MAX_SLOTS combinations over the selected
  * rows aggregates into dense slots with atomics (gdb_fast_smallkeys);
  * otherwise, or when that finds the domain too large, steps 3-11 run.
@@ -102,6 +105,7 @@
 #include <thrust/iterator/counting_iterator.h>
 
 #include "cuda_exec.cuh"
+#include "fused_filter_agg.cuh"
 #include "gpudb_semantics.h"
 
 static_assert(sizeof(GdbBatch) % 8 == 0, "batch header must be 8-byte sized");
@@ -531,9 +535,12 @@ gdb_phase_filter(GdbRun *r, GdbError *err)
 		GDB_CUDA_CHECK(err, cudaMemcpyAsync(d_prog, req->program, pbytes,
 											cudaMemcpyHostToDevice, s));
 		r->to_device += pbytes;
-		GDB_TRY(gdb_filter_launch(ex, r->input, r->d_in, req->program,
-								  (const GdbInstr *) d_prog, (int) req->ninstr,
-								  r->nrows, r->flags, &r->d_counters->err_key, err));
+		/* fused: the aggregation pass tests the predicate (no flags) */
+		if (r->fused == NULL)
+			GDB_TRY(gdb_filter_launch(ex, r->input, r->d_in, req->program,
+									  (const GdbInstr *) d_prog, (int) req->ninstr,
+									  r->nrows, r->flags, &r->d_counters->err_key,
+									  err));
 	}
 	return GDB_OK;
 }
@@ -951,6 +958,7 @@ gdb_groupby_run(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
 	size_t		n = (size_t) (r->nrows ? r->nrows : 1);
 	void	   *p;
 	int			compacted;
+	GdbFusedArgs fused;
 
 	GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_OFFSETS, (n + 2) * sizeof(uint32_t), &p, err));
 	r->offsets = (uint32_t *) p;
@@ -966,9 +974,17 @@ gdb_groupby_run(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
 		r->keys.nulls[k] = GDB_NULL_PTR(r->d_in, in, c);
 	}
 
+	/* no keys and a predicate filter: one fused pass (gdb_fast_nokeys) */
+	r->fused = gdb_fused_nokeys_plan(r, &fused) ? &fused : NULL;
 	GDB_TRY(gdb_phase_filter(r, err));
 	r->path = GDB_PATH_SORT;
 	compacted = 0;
+	if (r->fused)
+	{
+		/* no flags were written: only the fused pass can follow */
+		r->path = GDB_PATH_NOKEYS;
+		return gdb_fast_nokeys(r, alloc, alloc_arg, result, err);
+	}
 	if (!req->input_is_states && gdb_fast_paths_enabled() && gdb_fast_kinds(req))
 	{
 		if (req->nkeys == 0)
@@ -1019,6 +1035,7 @@ gdb_groupby_run(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
 static int	gdb_fast_env = -1;	/* -1 not read yet */
 static int	gdb_fast_override = -1;
 static thread_local int gdb_last_path = GDB_PATH_SORT;
+static thread_local int gdb_last_fused = 0;
 
 int
 gdb_fast_paths_enabled(void)
@@ -1044,6 +1061,13 @@ extern "C" int
 gdb_cuda_last_path(void)
 {
 	return gdb_last_path;
+}
+
+/* Test hook: 1 when the last group-by on this thread ran the fused pass. */
+extern "C" int
+gdb_cuda_last_fused(void)
+{
+	return gdb_last_fused;
 }
 
 /*
@@ -1143,6 +1167,7 @@ gdb_groupby_on_device(GdbCudaExec *exec, const GdbRequest *req,
 		if (st == GDB_OK && gdb_request_ordered(req))
 			st = gdb_order_groups(&run, alloc, alloc_arg, result, err);
 		gdb_last_path = run.path;	/* group-bys only (gdb_cuda_last_path) */
+		gdb_last_fused = run.fused != NULL;
 	}
 	else if (st == GDB_OK)
 	{

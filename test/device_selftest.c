@@ -55,6 +55,14 @@
  *		 rows with a device) with the full sort forced too, all against
  *		 the CPU; with a device, a timing over 100M cached rows (top-k
  *		 against the full sort, printed, never asserted);
+ *	   - the fused no-keys filter + aggregation pass (cuda/fused_filter_agg.cu):
+ *		 predicates on the aggregated column and on others, every fast
+ *		 aggregate kind, float specials and NULLs, sizes around its tile
+ *		 and up to 5M rows, plain batches and stores; with a device, the
+ *		 GPU with fusion on against the CPU, the sort path and the two
+ *		 passes, and where it must (not) run; and a timing over 100M
+ *		 cached rows (B2 and id % 7 = 3 forms, fused against two passes,
+ *		 printed, never asserted);
  *	   - with a device, last: gdb_cuda_recover on a healthy device, then
  *		 after a planted illegal address (device reset, lost exec and store
  *		 fail cleanly, a new exec works).
@@ -890,6 +898,17 @@ extern int	gdb_cuda_last_path(void) __attribute__((weak));
 #define HAVE_FAST_HOOKS (gdb_cuda_set_fast_paths != NULL && gdb_cuda_last_path != NULL)
 
 /*
+ * Fused no-keys pass (cuda/fused_filter_agg.cu), bound weakly likewise:
+ * gdb_cuda_set_fused(1 / 0) forces it on / off while the fast paths are on
+ * (-1: GPUDB_FUSED decides); gdb_cuda_last_fused: 1 when the last group-by
+ * ran it.
+ */
+extern void gdb_cuda_set_fused(int mode) __attribute__((weak));
+extern int	gdb_cuda_last_fused(void) __attribute__((weak));
+
+#define HAVE_FUSED_HOOKS (gdb_cuda_set_fused != NULL && gdb_cuda_last_fused != NULL)
+
+/*
  * Top-k hooks (cuda/topk_select.cu), bound weakly likewise:
  * gdb_cuda_set_topk(-1) default eligibility, 0 never (full sort), 1 top-k
  * whenever 0 < limit < selected rows, 2 likewise refining every bit of the
@@ -909,6 +928,13 @@ static int	topk_expect = -1;
 
 /* The path run_case expects of the GPU with fast paths on (-1: any). */
 static int	fast_expect = -1;
+
+/*
+ * Whether run_case expects the fused pass with fast paths on (-1: either).
+ * When 1, run_case also runs the GPU with the fast paths on and fusion off
+ * (the two-pass predicate + aggregation) and compares the three.
+ */
+static int	fused_expect = -1;
 
 typedef int (*GroupbyFn) (const GdbRequest *req, const GdbBatch *input,
 						  GdbAllocFn alloc, void *alloc_arg,
@@ -960,10 +986,13 @@ run_case(const char *name, const GdbRequest *req, const GdbBatch *in,
 				t_cpu,
 				t_gpu = 0,
 				t_gpu_sort = -1,
-				ms_sort = 0;
+				ms_sort = 0,
+				t_gpu_nf = -1;
+	GdbStats	nfst;
 
 	memset(&cst, 0, sizeof(cst));
 	memset(&gst, 0, sizeof(gst));
+	memset(&nfst, 0, sizeof(nfst));
 	t0 = now_ms();
 	snprintf(what, sizeof(what), "%s [cpu]", name);
 	cst_status = run_path(what, gdb_cpu_groupby, req, in, &cpu, &cst);
@@ -994,7 +1023,8 @@ run_case(const char *name, const GdbRequest *req, const GdbBatch *in,
 	 */
 	if (gpu)
 	{
-		int			nmodes = HAVE_FAST_HOOKS ? 2 : 1;
+		int			nmodes = HAVE_FAST_HOOKS ?
+			(fused_expect == 1 && HAVE_FUSED_HOOKS ? 3 : 2) : 1;
 		int			mode;
 
 		for (mode = 0; mode < nmodes; mode++)
@@ -1005,9 +1035,12 @@ run_case(const char *name, const GdbRequest *req, const GdbBatch *in,
 
 			memset(&mst, 0, sizeof(mst));
 			if (HAVE_FAST_HOOKS)
-				gdb_cuda_set_fast_paths(mode == 0 ? 1 : 0);
+				gdb_cuda_set_fast_paths(mode == 1 ? 0 : 1);
+			if (HAVE_FUSED_HOOKS)
+				gdb_cuda_set_fused(mode == 2 ? 0 : -1);
 			snprintf(what, sizeof(what), "%s [gpu%s]", name,
-					 nmodes == 1 ? "" : mode == 0 ? " fast" : " sort");
+					 nmodes == 1 ? "" : mode == 0 ? " fast" : mode == 1 ? " sort" :
+					 " fast, not fused");
 			t0 = now_ms();
 			gst_status = run_path(what, gpu_groupby, req, in, &out, &mst);
 			tm = now_ms() - t0;
@@ -1032,12 +1065,36 @@ run_case(const char *name, const GdbRequest *req, const GdbBatch *in,
 					check(want < 0 || got == want, "%s: ran path %d, expected %d",
 						  what, got, want);
 				}
+				if (HAVE_FUSED_HOOKS)
+				{
+					int			want = mode == 0 ? fused_expect : 0;
+					int			got = gdb_cuda_last_fused();
+
+					check(want < 0 || got == want, "%s: fused pass %d, expected %d",
+						  what, got, want);
+				}
 			}
 			if (mode == 0)
 			{
 				dev = out;
 				gst = mst;
 				t_gpu = tm;
+			}
+			else if (mode == 2)
+			{
+				if (dev && out)
+				{
+					snprintf(what, sizeof(what), "%s [gpu fused vs not fused]", name);
+					check(results_equal(what, req, dev, out, 1), "%s", what);
+					check(mst.rows_selected == gst.rows_selected &&
+						  mst.bytes_to_device == gst.bytes_to_device,
+						  "%s: stats %llu/%llu", what,
+						  (unsigned long long) mst.rows_selected,
+						  (unsigned long long) mst.bytes_to_device);
+				}
+				t_gpu_nf = tm;
+				nfst = mst;
+				free(out);
 			}
 			else
 			{
@@ -1053,6 +1110,8 @@ run_case(const char *name, const GdbRequest *req, const GdbBatch *in,
 		}
 		if (HAVE_FAST_HOOKS)
 			gdb_cuda_set_fast_paths(-1);
+		if (HAVE_FUSED_HOOKS)
+			gdb_cuda_set_fused(-1);
 	}
 
 	/* combine: halves' partial results, concatenated, fed back as states */
@@ -1113,6 +1172,10 @@ run_case(const char *name, const GdbRequest *req, const GdbBatch *in,
 			printf(", gpu %.1f ms (device %.1f ms)", t_gpu, gst.device_ms);
 		if (gpu && t_gpu_sort >= 0)
 			printf(", sort path %.1f ms (device %.1f ms)", t_gpu_sort, ms_sort);
+		if (gpu && t_gpu_nf >= 0)
+			printf("; filter + aggregate device ms: fused %.3f + %.3f, not fused %.3f + %.3f",
+				   gst.phase_ms[GDB_PHASE_FILTER], gst.phase_ms[GDB_PHASE_AGGREGATE],
+				   nfst.phase_ms[GDB_PHASE_FILTER], nfst.phase_ms[GDB_PHASE_AGGREGATE]);
 		printf("\n");
 	}
 	free(ref);
@@ -1317,6 +1380,230 @@ test_fast_paths(void)
 		}
 		fast_case(req, in, 0, 1, 0);
 		free(in);
+	}
+	free(req);
+	rng_state = saved_rng;
+}
+
+/* ---- the fused no-keys pass (cuda/fused_filter_agg.cu) ---- */
+
+/*
+ * Aggregate lists for the fused pass: 1-4 aggregates, every fast kind, on
+ * the predicate's column and on others, repeats sharing an accumulator;
+ * fused 0: too many distinct accumulators (5), or columns with the
+ * predicate's (4), so the two passes run.
+ */
+static const struct
+{
+	const char *name;
+	uint32_t	naggs;
+	GdbAggSpec	aggs[5];
+	int			fused;
+}			fused_aggsets[] = {
+	{"count(*)", 1, {{GDB_AGG_COUNT_STAR, -1}}, 1},
+	{"count(*), sum(vf)", 2, {{GDB_AGG_COUNT_STAR, -1}, {GDB_AGG_SUM_FLOAT, F_VF}}, 1},
+	{"min(vf), max(vf), count(vf)", 3,
+	{{GDB_AGG_MIN_FLOAT, F_VF}, {GDB_AGG_MAX_FLOAT, F_VF}, {GDB_AGG_COUNT, F_VF}}, 1},
+	{"sum(vi), min(vi), max(vi), count(vi)", 4,
+	{{GDB_AGG_SUM_INT, F_VI}, {GDB_AGG_MIN_INT, F_VI}, {GDB_AGG_MAX_INT, F_VI},
+	{GDB_AGG_COUNT, F_VI}}, 1},
+	{"sum(vi2), min(k1), max(vf), count(*)", 4,
+	{{GDB_AGG_SUM_INT, F_VI2}, {GDB_AGG_MIN_INT, F_K1}, {GDB_AGG_MAX_FLOAT, F_VF},
+	{GDB_AGG_COUNT_STAR, -1}}, 1},
+	{"sum(vf), sum(vf), count(vf), count(*) (shared)", 4,
+	{{GDB_AGG_SUM_FLOAT, F_VF}, {GDB_AGG_SUM_FLOAT, F_VF}, {GDB_AGG_COUNT, F_VF},
+	{GDB_AGG_COUNT_STAR, -1}}, 1},
+	{"max(k3), min(kb), sum(vi2) (no NULLs in k3, vi2)", 3,
+	{{GDB_AGG_MAX_INT, F_K3}, {GDB_AGG_MIN_INT, F_KB}, {GDB_AGG_SUM_INT, F_VI2}}, 1},
+	{"5 distinct accumulators (not fused)", 5,
+	{{GDB_AGG_SUM_INT, F_VI}, {GDB_AGG_MIN_INT, F_VI}, {GDB_AGG_MAX_INT, F_VI},
+	{GDB_AGG_COUNT, F_VI}, {GDB_AGG_SUM_INT, F_VI2}}, 0},
+};
+
+#define NFUSEDAGGS ((int) (sizeof(fused_aggsets) / sizeof(fused_aggsets[0])))
+
+/*
+ * Filters for the fused pass ($0 k1, $3 vi, $4 vf, $5 vi2; vi2 is uniform
+ * in [-1000, 1000], vf is 5 % NULL with NaN, +-Infinity, +-0 among its
+ * values, k1 and vi are nullable); fused 0: not a predicate (the
+ * interpreter's flags, then the two passes).  fused_ncols counts the
+ * columns they read with an aggregate set's (more than 3: not fused).
+ */
+static const struct
+{
+	const char *name;
+	const char *code;
+	int			fused;
+}			fused_programs[] = {
+	{"vf BETWEEN -1000 AND 1000", "$4 f-1000 flt_ge $4 f1000 flt_le and", 1},
+	{"vf BETWEEN -0 AND 0", "$4 f-0 flt_ge jump_if_false@8 $4 f0 flt_le and", 1},
+	{"vf = NaN", "$4 fnan flt_eq", 1},
+	{"vf >= -Infinity (all but NULLs)", "$4 f-inf flt_ge", 1},
+	{"vf < Infinity", "$4 finf flt_lt", 1},
+	{"vi2 < 0 (50 %)", "$5 i0 int_lt", 1},
+	{"vi2 BETWEEN 0 AND 1 (0.1 %)", "$5 i0 int_ge $5 i1 int_le and", 1},
+	{"vi2 > 5000 (0 %)", "$5 i5000 int_gt", 1},
+	{"vi2 >= -1000 (100 %)", "$5 i-1000 int_ge", 1},
+	{"vi2 % 7 = 3", "$5 i7 int_mod/8 i3 int_eq", 1},
+	{"k1 >= 0 AND vi2 <> 3 (nullable k1)", "$0 i0 int_ge is_true $5 i3 int_ne and", 1},
+	{"100 / vi2 > 0 (division by zero: not fused)", "i100 $5 int_div/8 i0 int_gt", 0},
+	{"vf * 2 > 1 (not a predicate)", "$4 f2 flt_mul/8 f1 flt_gt", 0},
+	{"vi > 0", "$3 i0 int_gt", 1},
+};
+
+#define NFUSEDPROGS ((int) (sizeof(fused_programs) / sizeof(fused_programs[0])))
+
+/* Column-store helpers (below, with the store tests). */
+static int	st_create(int on_gpu, const GdbBatch *like, uint64_t capacity, GdbStore **s,
+					  GdbError *err);
+static int	st_append(int on_gpu, GdbStore *s, const GdbBatch *b, GdbStats *stats,
+					  GdbError *err);
+static void store_compare(int on_gpu, GdbStore *s, const GdbRequest *req,
+						  const GdbBatch *whole, const char *name);
+
+/* Distinct columns of aggregate set a and program p together. */
+static int
+fused_ncols(int a, int p)
+{
+	int			seen[F_NCOLS] = {0};
+	int			n = 0;
+	uint32_t	i;
+	const char *c;
+
+	for (i = 0; i < fused_aggsets[a].naggs; i++)
+		if (fused_aggsets[a].aggs[i].input_col >= 0 && !seen[fused_aggsets[a].aggs[i].input_col]++)
+			n++;
+	for (c = fused_programs[p].code; (c = strchr(c, '$')) != NULL; c++)
+		if (!seen[atoi(c + 1)]++)
+			n++;
+	return n;
+}
+
+/* One no-keys request: aggregate set a, program p, over in (or a store). */
+static void
+fused_request(GdbRequest *req, int a, int p)
+{
+	req->nkeys = 0;
+	req->naggs = fused_aggsets[a].naggs;
+	memcpy(req->aggs, fused_aggsets[a].aggs, req->naggs * sizeof(GdbAggSpec));
+	assemble(req, fused_programs[p].code);
+}
+
+/* The fused pass run_case should see for set a and program p. */
+static int
+fused_want(int a, int p)
+{
+	return fused_aggsets[a].fused && fused_programs[p].fused && fused_ncols(a, p) <= 3;
+}
+
+static void
+fused_case(GdbRequest *req, const GdbBatch *in, int a, int p, int with_reference)
+{
+	char		name[256];
+
+	fused_request(req, a, p);
+	fast_expect = 1;			/* no keys: the no-keys path, fused or not */
+	fused_expect = fused_want(a, p);
+	if (strstr(fused_programs[p].name, "division by zero"))
+		fast_expect = -1;		/* the filter may raise: no path recorded */
+	snprintf(name, sizeof(name), "fused: %llu rows, %s, %s",
+			 (unsigned long long) in->nrows, fused_aggsets[a].name,
+			 fused_programs[p].name);
+	run_case(name, req, in, with_reference);
+	fast_expect = -1;
+	fused_expect = -1;
+}
+
+/*
+ * test_fused_paths: requests without keys whose filter is a predicate, so
+ * that the CUDA path runs the fused filter + aggregation pass, and near
+ * misses that must not; sizes around the pass's tile (2,048 rows) and pair
+ * width, up to 5M rows (many blocks, several tiles each).  run_case
+ * compares the fused pass with the CPU, the sort path and the two-pass
+ * fast path and checks which ran.  Then the same over column stores (the
+ * cached input the benchmarks use).  Without a device only the CPU and
+ * reference checks run.
+ */
+static void
+test_fused_paths(void)
+{
+	GdbRequest *req = request_new();
+	static const uint64_t sizes[] = {0, 1, 2, 3, 7, 2047, 2048, 2049, 6151};
+	size_t		si;
+	int			a,
+				p;
+	uint64_t	saved_rng = rng_state;
+
+	rng_state ^= 0xf05edf05edf05edULL;
+
+	/* the grid checks every program with every aggregate set */
+	for (si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++)
+	{
+		GdbBatch   *in = gen_fast_batch(sizes[si], -7, 12, 15);
+
+		for (a = 0; a < NFUSEDAGGS; a++)
+			for (p = 0; p < NFUSEDPROGS; p++)
+				fused_case(req, in, a, p, 1);
+		free(in);
+	}
+	/* many blocks: B2's shape at each selectivity, and every kind */
+	{
+		GdbBatch   *in = gen_fast_batch(300001, -7, 12, 15);
+
+		for (a = 0; a < NFUSEDAGGS; a++)
+			for (p = 0; p < NFUSEDPROGS; p += 3)
+				fused_case(req, in, a, p, 0);
+		free(in);
+		in = gen_fast_batch(5000000 + 1023, -2, 5, 10);
+		for (p = 5; p <= 8; p++)
+			fused_case(req, in, 1, p, 0);
+		fused_case(req, in, 0, 0, 0);
+		fused_case(req, in, 3, 10, 0);
+		fused_case(req, in, 4, 9, 0);
+		free(in);
+	}
+
+	/* column stores: the input already on the device (the cached case) */
+	{
+		static const uint64_t store_sizes[] = {0, 5, 2049, 70001};
+		int			on_gpu;
+
+		for (si = 0; si < sizeof(store_sizes) / sizeof(store_sizes[0]); si++)
+			for (on_gpu = 0; on_gpu < (gpu ? 2 : 1); on_gpu++)
+			{
+				GdbBatch   *in = gen_fast_batch(store_sizes[si], -7, 12, 15);
+				GdbStore   *st = NULL;
+				GdbError	err;
+				char		name[256];
+				int			ok;
+
+				ok = st_create(on_gpu, in, 1, &st, &err) == GDB_OK &&
+					st_append(on_gpu, st, in, NULL, &err) == GDB_OK;
+				check(ok, "fused: store of %llu rows [%s]: %s",
+					  (unsigned long long) in->nrows, on_gpu ? "gpu" : "cpu",
+					  ok ? "" : err.message);
+				for (a = 0; ok && a < NFUSEDAGGS; a++)
+					for (p = 0; p < NFUSEDPROGS; p++)
+					{
+						fused_request(req, a, p);
+						snprintf(name, sizeof(name), "fused store [%s]: %llu rows, %s, %s",
+								 on_gpu ? "gpu" : "cpu", (unsigned long long) in->nrows,
+								 fused_aggsets[a].name, fused_programs[p].name);
+						store_compare(on_gpu, st, req, in, name);
+						if (on_gpu && HAVE_FUSED_HOOKS)
+							check(gdb_cuda_last_fused() == fused_want(a, p),
+								  "%s: fused pass %d, expected %d", name,
+								  gdb_cuda_last_fused(), fused_want(a, p));
+					}
+				if (st)
+				{
+					if (on_gpu)
+						gdb_cuda_store_free(st);
+					else
+						gdb_cpu_store_free(st);
+				}
+				free(in);
+			}
 	}
 	free(req);
 	rng_state = saved_rng;
@@ -3321,6 +3608,130 @@ test_topk_timing(uint64_t nrows)
 	free(b);
 }
 
+/*
+ * Fused no-keys timing on the device (printed, never asserted): the
+ * top-k timing's table (id int8, v float8 NULL for every 97th id) in a
+ * CUDA store of nrows rows; B2 (count(*), sum(v) WHERE v BETWEEN a AND b)
+ * at four selectivities and two id % 7 = 3 forms, each with the fused
+ * pass (best of 3) and with it off (the two passes; best of 3); the
+ * results must agree.  The bandwidth printed is the bytes the fused pass
+ * reads (values and NULL flags of its columns) over the Aggregate phase
+ * (the fused kernel and the small final combine).
+ */
+static void
+test_fused_timing(uint64_t nrows)
+{
+	uint32_t	kinds[2] = {GDB_KIND_INT64, GDB_KIND_FLOAT64};
+	uint32_t	hn[2] = {0, 1};
+	GdbBatch   *b = batch_new(2, kinds, hn, nrows);
+	GdbStore   *s = NULL;
+	GdbError	err;
+	uint64_t	i;
+	static const struct
+	{
+		const char *name;
+		const char *prog;
+		uint32_t	naggs;
+		GdbAggSpec	aggs[3];
+		double		bytes_per_row;	/* read by the fused pass */
+	}			q[] = {
+		{"B2 count(*), sum(v) WHERE v BETWEEN 0.25 AND 0.2501 (0.01 %)",
+			"$1 f0.25 flt_ge $1 f0.2501 flt_le and", 2,
+		{{GDB_AGG_COUNT_STAR, -1}, {GDB_AGG_SUM_FLOAT, 1}}, 9},
+		{"B2 count(*), sum(v) WHERE v BETWEEN 0.25 AND 0.35 (10 %)",
+			"$1 f0.25 flt_ge $1 f0.35 flt_le and", 2,
+		{{GDB_AGG_COUNT_STAR, -1}, {GDB_AGG_SUM_FLOAT, 1}}, 9},
+		{"B2 count(*), sum(v) WHERE v BETWEEN 0.25 AND 0.75 (50 %)",
+			"$1 f0.25 flt_ge $1 f0.75 flt_le and", 2,
+		{{GDB_AGG_COUNT_STAR, -1}, {GDB_AGG_SUM_FLOAT, 1}}, 9},
+		{"B2 count(*), sum(v) WHERE v BETWEEN 0 AND 1 (99 %)",
+			"$1 f0 flt_ge $1 f1 flt_le and", 2,
+		{{GDB_AGG_COUNT_STAR, -1}, {GDB_AGG_SUM_FLOAT, 1}}, 9},
+		{"count(*) WHERE id % 7 = 3", "$0 i7 int_mod/8 i3 int_eq", 1,
+		{{GDB_AGG_COUNT_STAR, -1}}, 8},
+		{"min(v), max(v), count(*) WHERE id % 7 = 3", "$0 i7 int_mod/8 i3 int_eq", 3,
+		{{GDB_AGG_MIN_FLOAT, 1}, {GDB_AGG_MAX_FLOAT, 1}, {GDB_AGG_COUNT_STAR, -1}}, 17},
+	};
+
+	b->nrows = nrows;
+	for (i = 0; i < nrows; i++)
+	{
+		uint64_t	id = i + 1;
+
+		col_i(b, 0)[i] = (int64_t) id;
+		col_n(b, 1)[i] = id % 97 == 0;
+		col_f(b, 1)[i] = id % 97 == 0 ? 0.0 : (double) (mix64(id * 31) & 1048575) / 1048576.0;
+	}
+	if (st_create(1, b, nrows, &s, &err) != GDB_OK || st_append(1, s, b, NULL, &err) != GDB_OK)
+	{
+		printf("  fused timing: store of %llu rows not built (%s); skipped\n",
+			   (unsigned long long) nrows, err.message);
+		if (s)
+			gdb_cuda_store_free(s);
+		free(b);
+		return;
+	}
+	for (size_t qi = 0; qi < sizeof(q) / sizeof(q[0]); qi++)
+	{
+		GdbRequest *r = request_new();
+		GdbBatch   *res[2] = {NULL, NULL};
+		GdbStats	best[2];
+		int			ran[2] = {-1, -1};
+		int			mode,
+					rep,
+					st;
+
+		memset(best, 0, sizeof(best));
+		r->nkeys = 0;
+		r->naggs = q[qi].naggs;
+		memcpy(r->aggs, q[qi].aggs, sizeof(q[qi].aggs));
+		assemble(r, q[qi].prog);
+		for (mode = 0; mode < 2; mode++)
+		{
+			gdb_cuda_set_fused(mode == 0 ? 1 : 0);
+			for (rep = 0; rep < 3; rep++)
+			{
+				GdbStats	stt;
+				GdbBatch   *out = NULL;
+
+				memset(&stt, 0, sizeof(stt));
+				st = st_groupby(1, s, r, &out, &stt, &err);
+				check(st == GDB_OK, "fused timing %s: status %d (%s)", q[qi].name, st,
+					  err.message);
+				if (st != GDB_OK)
+					break;
+				ran[mode] = gdb_cuda_last_fused();
+				if (res[mode] == NULL || stt.device_ms < best[mode].device_ms)
+					best[mode] = stt;
+				free(res[mode]);
+				res[mode] = out;
+			}
+		}
+		gdb_cuda_set_fused(-1);
+		if (res[0] && res[1])
+		{
+			double		agg_ms = best[0].phase_ms[GDB_PHASE_AGGREGATE];
+
+			check(results_equal(q[qi].name, r, res[0], res[1], 1),
+				  "fused timing %s: fused vs two passes", q[qi].name);
+			check(ran[0] == 1 && ran[1] == 0, "fused timing %s: fused pass ran %d / %d",
+				  q[qi].name, ran[0], ran[1]);
+			printf("  fused timing, %llu cached rows, %s: fused %.3f ms device (filter %.3f, "
+				   "aggregate %.3f: %.0f GB/s), two passes %.3f ms (filter %.3f, "
+				   "aggregate %.3f)\n", (unsigned long long) nrows, q[qi].name,
+				   best[0].device_ms, best[0].phase_ms[GDB_PHASE_FILTER], agg_ms,
+				   agg_ms > 0 ? q[qi].bytes_per_row * (double) nrows / (agg_ms * 1e6) : 0.0,
+				   best[1].device_ms, best[1].phase_ms[GDB_PHASE_FILTER],
+				   best[1].phase_ms[GDB_PHASE_AGGREGATE]);
+		}
+		free(res[0]);
+		free(res[1]);
+		free(r);
+	}
+	gdb_cuda_store_free(s);
+	free(b);
+}
+
 /* ---- ordered group-bys (GROUPBY with sort keys and a limit) ---- */
 
 /*
@@ -3589,6 +4000,8 @@ ordered_case(const char *name, const GdbRequest *req, const GdbBatch *in)
 		}
 		if (HAVE_FAST_HOOKS)
 			gdb_cuda_set_fast_paths(-1);
+		if (HAVE_FUSED_HOOKS)
+			gdb_cuda_set_fused(-1);
 	}
 
 	/* combine: unordered partials, then the ordered final combine */
@@ -3956,6 +4369,7 @@ main(int argc, char **argv)
 	test_first_error();
 	test_text_constants();
 	test_fast_paths();
+	test_fused_paths();
 	test_store_errors();
 	{
 		static const uint64_t store_rows[] = {100, 3000, 50000};
@@ -4039,6 +4453,8 @@ main(int argc, char **argv)
 	test_ordered_groupby();
 	if (gpu && HAVE_TOPK_HOOKS)
 		test_topk_timing(100000000);
+	if (gpu && HAVE_FUSED_HOOKS)
+		test_fused_timing(100000000);
 	{
 		static const uint64_t store_rows[] = {0, 100, 5000};
 
