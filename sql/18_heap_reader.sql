@@ -147,6 +147,33 @@ SELECT * FROM hr_cols('hr_var', ARRAY['s', 'i4', 'f8', 'i8', 'b', 'vc', 'ts', 'n
 SELECT * FROM gpu_diff('SELECT vc, count(*), sum(f8), sum(n), min(ts), count(s) FROM hr_var GROUP BY vc');
 
 -- ---------------------------------------------------------------------------
+-- ADD COLUMN after fixed-width columns only: the added attributes have fixed
+-- offsets, which the older (shorter) tuples must not be read at
+-- ---------------------------------------------------------------------------
+CREATE TABLE hr_add (a int4, b int8);
+INSERT INTO hr_add SELECT i, i * 3 FROM generate_series(1, 3000) i;
+ALTER TABLE hr_add ADD COLUMN c int8 DEFAULT 7;
+ALTER TABLE hr_add ADD COLUMN d float8;
+ALTER TABLE hr_add ADD COLUMN e int2 DEFAULT -3;
+INSERT INTO hr_add SELECT i, i * 3, i % 5, i * 0.5, (i % 9)::int2 FROM generate_series(3001, 4000) i;
+ANALYZE hr_add;
+SELECT * FROM hr_explain('SELECT c, count(*) FROM hr_add GROUP BY c');
+SELECT * FROM hr_cols('hr_add', ARRAY['a', 'b', 'c', 'd', 'e']);
+SELECT * FROM gpu_diff('SELECT * FROM hr_add WHERE a % 100 < 3');
+
+-- a varlena at an offset its alignment does not give (after an int2): short
+-- values are stored there unaligned, longer ones after padding, so it has no
+-- fixed offset
+CREATE TABLE hr_pad (h int2, t text, x int4);
+INSERT INTO hr_pad
+SELECT i % 7, CASE WHEN i % 3 = 0 THEN repeat('long', 50) || (i % 4) ELSE 's' || (i % 5) END, i
+FROM generate_series(1, 3000) i;
+ANALYZE hr_pad;
+SELECT * FROM hr_explain('SELECT t, count(*) FROM hr_pad GROUP BY t');
+SELECT * FROM hr_cols('hr_pad', ARRAY['h', 't', 'x']);
+SELECT * FROM gpu_diff('SELECT * FROM hr_pad WHERE x % 10 = 0');
+
+-- ---------------------------------------------------------------------------
 -- the parallel feed: the backend and its workers read their shares of the
 -- same scan (sql/16_parallel_feed.sql)
 -- ---------------------------------------------------------------------------
@@ -181,6 +208,6 @@ SELECT gpu_cache_drop('hr_fix');
 SELECT gpu_cache_drop('hr_var');
 \endif
 
-DROP TABLE hr_fix, hr_var;
+DROP TABLE hr_fix, hr_var, hr_add, hr_pad;
 DROP FUNCTION gpu_diff(text, bool), gpu_diff_rows(text, bool), hr_cols(text, text[]),
   hr_explain(text);
