@@ -286,7 +286,10 @@ text_code(GdbHeapDeform *d, int i, const struct varlena *v)
 	}
 	data = VARDATA_ANY(v);
 	len = VARSIZE_ANY_EXHDR(v);
-	if (len == d->last_len[i] && memcmp(data, d->last_data[i], len) == 0)
+	/* the last byte first: cheap, and it tells most different strings apart */
+	if (len == d->last_len[i] &&
+		(len == 0 || (data[len - 1] == d->last_data[i][len - 1] &&
+					  memcmp(data, d->last_data[i], len - 1) == 0)))
 		code = d->last_code[i];
 	else
 	{
