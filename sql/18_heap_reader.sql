@@ -163,14 +163,18 @@ SELECT * FROM gpu_diff('SELECT * FROM hr_add WHERE a % 100 < 3');
 
 -- a varlena at an offset its alignment does not give (after an int2): short
 -- values are stored there unaligned, longer ones after padding, so it has no
--- fixed offset
-CREATE TABLE hr_pad (h int2, t text, x int4);
+-- fixed offset; and many distinct short strings of one length (4, 8 and 9
+-- bytes: the reader caches strings of up to 8 bytes by their bytes)
+CREATE TABLE hr_pad (h int2, t text, x int4, u4 text, u8 text, u9 text);
 INSERT INTO hr_pad
-SELECT i % 7, CASE WHEN i % 3 = 0 THEN repeat('long', 50) || (i % 4) ELSE 's' || (i % 5) END, i
+SELECT i % 7, CASE WHEN i % 3 = 0 THEN repeat('long', 50) || (i % 4) ELSE 's' || (i % 5) END, i,
+       to_char((i * 7919) % 2500, 'FM0000'), to_char((i * 7919) % 2600, 'FM00000000'),
+       to_char((i * 7919) % 2700, 'FM000000000')
 FROM generate_series(1, 3000) i;
 ANALYZE hr_pad;
 SELECT * FROM hr_explain('SELECT t, count(*) FROM hr_pad GROUP BY t');
-SELECT * FROM hr_cols('hr_pad', ARRAY['h', 't', 'x']);
+SELECT * FROM hr_cols('hr_pad', ARRAY['h', 't', 'x', 'u4', 'u8', 'u9']);
+SELECT * FROM gpu_diff('SELECT u4, u8, count(*), sum(x) FROM hr_pad GROUP BY u4, u8');
 SELECT * FROM gpu_diff('SELECT * FROM hr_pad WHERE x % 10 = 0');
 
 -- ---------------------------------------------------------------------------

@@ -49,6 +49,23 @@
 #include "heap_deform.h"
 #include "server_protocol.h"
 
+/*
+ * Text columns cache their strings of at most SHORT_STRING_MAX bytes in a
+ * direct-mapped table of 2^SHORT_CACHE_BITS slots (bytes packed into a
+ * word: no hash of the bytes, no compare loop), and remember the last
+ * longer string, so that most values skip gdb_dict_intern; a slot holds
+ * the code the dictionary gave, so codes stay in first-seen order.
+ */
+#define SHORT_STRING_MAX	8
+#define SHORT_CACHE_BITS	10
+
+typedef struct GdbShortString
+{
+	uint64		word;			/* the bytes, little-endian, zero-padded */
+	int32		len;			/* -1: empty slot */
+	int64		code;
+} GdbShortString;
+
 /* the offset of an attribute that is NULL in the walked tuple */
 #define OFF_NULL		(-1)
 /* the offset of an attribute past the walked tuple's natts */
@@ -68,7 +85,9 @@ struct GdbHeapDeform
 	int32		cacheoff[GDB_MAX_COLUMNS];	/* in a tuple without NULLs, or
 											 * -1 */
 	int			scale[GDB_MAX_COLUMNS]; /* numeric columns' scale */
-	/* text columns: the last string seen (in the dictionary) and its code */
+	/* text columns: the short-string cache, and the last longer string */
+	GdbDictionary *dict;		/* the dictionary the caches hold codes of */
+	GdbShortString *short_cache[GDB_MAX_COLUMNS];
 	const char *last_data[GDB_MAX_COLUMNS];
 	int			last_len[GDB_MAX_COLUMNS];
 	int64		last_code[GDB_MAX_COLUMNS];
@@ -80,6 +99,8 @@ struct GdbHeapDeform
 	char	   *attalign;
 	int32	   *offs;			/* offset, OFF_NULL or OFF_MISSING */
 };
+
+static void reset_text_caches(GdbHeapDeform *d);
 
 /* see heap_deform.h */
 GdbStoreKind
@@ -220,7 +241,9 @@ gdb_heap_deform_create(Relation rel, GdbColumnSet *cs)
 		d->kind[n] = kind;
 		d->scale[n] = kind == GDB_STORE_NUMERIC ?
 			gdb_column_numeric_scale(cs, i) : 0;
-		d->last_len[n] = -1;
+		if (kind == GDB_STORE_TEXT)
+			d->short_cache[n] = palloc(sizeof(GdbShortString) *
+									   (1 << SHORT_CACHE_BITS));
 		d->max_att = Max(d->max_att, cs->attnums[i]);
 	}
 
@@ -264,51 +287,98 @@ gdb_heap_deform_create(Relation rel, GdbColumnSet *cs)
 		if (d->cacheoff[i] < 0)
 			d->all_cached = false;
 	}
+	reset_text_caches(d);
 	return d;
 }
 
 /*
+ * The dictionary code of text column i's bytes data[0..len), through the
+ * column's caches (see GdbHeapDeform); on a miss, gdb_dict_intern.
+ */
+static pg_noinline int64
+text_code_miss(GdbHeapDeform *d, int i, const char *data, int len)
+{
+	int64		code = gdb_dict_intern(d->cs->dict, data, len);
+
+	d->last_code[i] = code;
+	d->last_len[i] = len;
+	d->last_data[i] = VARDATA(DatumGetPointer(gdb_dict_datum(d->cs->dict, code)));
+	return code;
+}
+
+/* Short strings: their bytes as one word, and its slot in a column's cache. */
+static inline uint64
+short_word(const char *data, int len)
+{
+	uint64		w = 0;
+	int			k;
+
+	for (k = 0; k < len; k++)
+		w |= (uint64) (uint8) data[k] << (8 * k);
+	return w;
+}
+
+static inline uint32
+short_slot(uint64 w, int len)
+{
+	return (uint32) (((w + (uint64) len) * UINT64CONST(0x9E3779B97F4A7C15)) >>
+					 (64 - SHORT_CACHE_BITS));
+}
+
+/* see text_code */
+static inline int64
+text_code_bytes(GdbHeapDeform *d, int i, const char *data, int len)
+{
+	if (len <= SHORT_STRING_MAX)
+	{
+		uint64		w = short_word(data, len);
+		GdbShortString *e = &d->short_cache[i][short_slot(w, len)];
+
+		if (e->len != len || e->word != w)
+		{
+			e->code = gdb_dict_intern(d->cs->dict, data, len);
+			e->word = w;
+			e->len = len;
+		}
+		return e->code;
+	}
+	/* the last byte first: cheap, and it tells most different strings apart */
+	if (len == d->last_len[i] &&
+		data[len - 1] == d->last_data[i][len - 1] &&
+		memcmp(data, d->last_data[i], len - 1) == 0)
+		return d->last_code[i];
+	return text_code_miss(d, i, data, len);
+}
+
+/* A compressed or out-of-line text value: detoasted, then as any other. */
+static pg_noinline int64
+text_code_toasted(GdbHeapDeform *d, int i, const struct varlena *v)
+{
+	struct varlena *copy = pg_detoast_datum_packed((struct varlena *) v);
+	int64		code = text_code_bytes(d, i, VARDATA_ANY(copy),
+									   VARSIZE_ANY_EXHDR(copy));
+
+	pfree(copy);
+	return code;
+}
+
+/*
  * The dictionary code of text column i's varlena v (any header: short,
- * compressed, out of line), through the column's last string.
+ * compressed, out of line).
  */
 static inline int64
 text_code(GdbHeapDeform *d, int i, const struct varlena *v)
 {
-	struct varlena *copy = NULL;
-	const char *data;
-	int			len;
-	int64		code;
-
-	if (VARATT_IS_EXTERNAL(v) || VARATT_IS_COMPRESSED(v))
-	{
-		copy = pg_detoast_datum_packed((struct varlena *) v);
-		v = copy;
-	}
-	data = VARDATA_ANY(v);
-	len = VARSIZE_ANY_EXHDR(v);
-	/* the last byte first: cheap, and it tells most different strings apart */
-	if (len == d->last_len[i] &&
-		(len == 0 || (data[len - 1] == d->last_data[i][len - 1] &&
-					  memcmp(data, d->last_data[i], len - 1) == 0)))
-		code = d->last_code[i];
-	else
-	{
-		code = gdb_dict_intern(d->cs->dict, data, len);
-		d->last_code[i] = code;
-		d->last_len[i] = len;
-		d->last_data[i] = VARDATA(DatumGetPointer(gdb_dict_datum(d->cs->dict,
-																  code)));
-	}
-	if (copy)
-		pfree(copy);
-	return code;
+	if (unlikely(VARATT_IS_EXTERNAL(v) || VARATT_IS_COMPRESSED(v)))
+		return text_code_toasted(d, i, v);
+	return text_code_bytes(d, i, VARDATA_ANY(v), VARSIZE_ANY_EXHDR(v));
 }
 
 /*
  * Store the non-NULL value at p (the attribute's bytes in the tuple) into
  * row r of read column i, as fetch_att and gdb_store_datum would.
  */
-static inline void
+static pg_attribute_always_inline void
 store_at(GdbHeapDeform *d, int i, uint64 r, const char *p)
 {
 	int64	   *iv = d->ivals[i];
@@ -382,6 +452,23 @@ walk_tuple(GdbHeapDeform *d, HeapTupleHeader tup, const char *tp)
 		d->offs[a] = OFF_MISSING;
 }
 
+/* Empty the text caches of d: they hold codes of dict, now cs->dict. */
+static void
+reset_text_caches(GdbHeapDeform *d)
+{
+	int			i,
+				j;
+
+	for (i = 0; i < d->nread; i++)
+	{
+		d->last_len[i] = -1;
+		if (d->short_cache[i])
+			for (j = 0; j < (1 << SHORT_CACHE_BITS); j++)
+				d->short_cache[i][j].len = -1;
+	}
+	d->dict = d->cs->dict;
+}
+
 /* see heap_deform.h */
 uint64
 gdb_heap_deform_fill(GdbHeapDeform *d, TableScanDesc scan, GdbBatch *batch,
@@ -390,6 +477,8 @@ gdb_heap_deform_fill(GdbHeapDeform *d, TableScanDesc scan, GdbBatch *batch,
 	uint64		n = 0;
 	int			i;
 
+	if (d->dict != d->cs->dict)
+		reset_text_caches(d);
 	for (i = 0; i < d->nread; i++)
 	{
 		d->ivals[i] = GDB_COL_PTR(batch, batch, d->col[i], int64);
@@ -454,8 +543,13 @@ gdb_heap_deform_fill(GdbHeapDeform *d, TableScanDesc scan, GdbBatch *batch,
 void
 gdb_heap_deform_free(GdbHeapDeform *d)
 {
+	int			i;
+
 	pfree(d->attlen);
 	pfree(d->attalign);
 	pfree(d->offs);
+	for (i = 0; i < d->nread; i++)
+		if (d->short_cache[i])
+			pfree(d->short_cache[i]);
 	pfree(d);
 }
