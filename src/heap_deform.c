@@ -26,10 +26,13 @@
  *	  default, or NULL), as slot_getsomeattrs gives them.
  *
  * Each column's conversion is decided once (GdbStoreKind) instead of per
- * value by type oid.  Text is interned into the request's dictionary
- * (codes in order of first appearance, dictionary.c); a column remembers
- * its last string and code, so runs of equal strings skip the hash
- * lookup.  Compressed or out-of-line text and numerics are detoasted as
+ * value by type oid, and values are stored row by row (storing the
+ * fixed-width columns of a page column by column measured no faster).
+ * Text is interned into the request's dictionary (codes in order of first
+ * appearance, dictionary.c) through two per-column caches that hold codes
+ * the dictionary gave: strings of up to 8 bytes by their bytes in a small
+ * direct-mapped table, longer ones by the last string seen (runs of equal
+ * values).  Compressed or out-of-line text and numerics are detoasted as
  * PostgreSQL's own accessors do.
  *
  *-------------------------------------------------------------------------
