@@ -11,7 +11,9 @@
  * dictionary codes (dictionary.c) and numeric(p,s) by its fixed-point
  * integer (numeric_fixed.c).  A reader may also take its share of a
  * parallel block scan (parallel_feed.c: the leader and its workers each
- * read batches from the same scan).
+ * read batches from the same scan).  Relations of the heap access method
+ * are read straight from their pages (heap_deform.c); others through a
+ * tuple slot.
  *
  *-------------------------------------------------------------------------
  */
@@ -30,6 +32,7 @@
 #include "utils/timestamp.h"
 
 #include "gpudb.h"
+#include "heap_deform.h"
 #include "server_protocol.h"
 
 struct GdbHeapReader
@@ -37,7 +40,10 @@ struct GdbHeapReader
 	Relation	rel;
 	GdbColumnSet *cs;
 	TableScanDesc scan;
+	GdbHeapDeform *deform;		/* heap AM: read from the pages */
+	/* other table AMs: through a slot */
 	TupleTableSlot *slot;
+	GdbStoreKind kinds[GDB_MAX_COLUMNS];
 	AttrNumber	max_attnum;
 	bool		done;
 };
@@ -222,8 +228,16 @@ reader_new(Relation rel, GdbColumnSet *cs)
 
 	reader->rel = rel;
 	reader->cs = cs;
+	if (rel->rd_tableam == GetHeapamTableAmRoutine())
+	{
+		reader->deform = gdb_heap_deform_create(rel, cs);
+		return reader;
+	}
 	for (i = 0; i < cs->ncols; i++)
+	{
 		reader->max_attnum = Max(reader->max_attnum, cs->attnums[i]);
+		reader->kinds[i] = gdb_store_kind(cs, i);
+	}
 	reader->slot = table_slot_create(rel, NULL);
 	return reader;
 }
@@ -256,81 +270,6 @@ gdb_heap_reader_begin_parallel(Relation rel, GdbColumnSet *cs,
 	return reader;
 }
 
-/* Store one attribute value of the current tuple into row r of column c. */
-static void
-store_value(GdbColumnSet *cs, GdbBatch *batch, int c, uint64 r,
-			Datum d, bool isnull)
-{
-	int64	   *ivals = GDB_COL_PTR(batch, batch, c, int64);
-	double	   *fvals = GDB_COL_PTR(batch, batch, c, double);
-	uint8_t    *nulls = GDB_NULL_PTR(batch, batch, c);
-
-	nulls[r] = isnull;
-	if (isnull || cs->nulls_only[c])
-	{
-		ivals[r] = 0;
-		return;
-	}
-	switch (cs->typids[c])
-	{
-		case INT2OID:
-			ivals[r] = DatumGetInt16(d);
-			break;
-		case INT4OID:
-			ivals[r] = DatumGetInt32(d);
-			break;
-		case INT8OID:
-			ivals[r] = DatumGetInt64(d);
-			break;
-		case BOOLOID:
-			ivals[r] = DatumGetBool(d) ? 1 : 0;
-			break;
-		case DATEOID:
-			ivals[r] = DatumGetDateADT(d);
-			break;
-		case TIMESTAMPOID:
-		case TIMESTAMPTZOID:
-			ivals[r] = DatumGetTimestamp(d);
-			break;
-		case FLOAT4OID:
-			fvals[r] = (double) DatumGetFloat4(d);
-			break;
-		case FLOAT8OID:
-			fvals[r] = DatumGetFloat8(d);
-			break;
-		case TEXTOID:
-		case VARCHAROID:
-			{
-				struct varlena *p = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(d));
-
-				ivals[r] = gdb_dict_intern(cs->dict, VARDATA_ANY(p),
-										   VARSIZE_ANY_EXHDR(p));
-				if (p != (struct varlena *) DatumGetPointer(d))
-					pfree(p);
-			}
-			break;
-		case NUMERICOID:
-			{
-				/* a typmod'd column holds only exact values below 10^18 */
-				GdbNumericFit fit = gdb_numeric_to_scaled(d,
-														  gdb_column_numeric_scale(cs, c),
-														  &ivals[r]);
-
-				if (fit == GDB_NUMFIT_NAN)
-					ivals[r] = GDB_NUMERIC_NAN;
-				else if (fit != GDB_NUMFIT_EXACT)
-					ereport(ERROR,
-							(errcode(ERRCODE_DATA_CORRUPTED),
-							 errmsg("numeric value does not fit its column's type %s",
-									format_type_with_typemod(cs->typids[c],
-															 cs->typmods[c]))));
-			}
-			break;
-		default:
-			elog(ERROR, "gpudb: unexpected column type %u", cs->typids[c]);
-	}
-}
-
 /* see gpudb.h */
 uint64
 gdb_heap_reader_next(GdbHeapReader *reader, GdbBatch *batch, uint64 *ctids)
@@ -339,6 +278,15 @@ gdb_heap_reader_next(GdbHeapReader *reader, GdbBatch *batch, uint64 *ctids)
 	TupleTableSlot *slot = reader->slot;
 	uint64		n = 0;
 
+	if (reader->deform)
+	{
+		if (!reader->done)
+			n = gdb_heap_deform_fill(reader->deform, reader->scan, batch,
+									 ctids, &reader->done);
+		batch->nrows = n;
+		gdb_batch_fill_ranks(cs, batch);
+		return n;
+	}
 	while (!reader->done && n < batch->capacity)
 	{
 		int			c;
@@ -356,9 +304,9 @@ gdb_heap_reader_next(GdbHeapReader *reader, GdbBatch *batch, uint64 *ctids)
 		{
 			int			a = cs->attnums[c] - 1;
 
-			if (cs->rank_of[c] == 0)
-				store_value(cs, batch, c, n, slot->tts_values[a],
-							slot->tts_isnull[a]);
+			if (reader->kinds[c] != GDB_STORE_RANK)
+				gdb_store_datum(cs, reader->kinds[c], batch, c, n,
+								slot->tts_values[a], slot->tts_isnull[a]);
 		}
 		if (ctids)
 			ctids[n] = GDB_CTID(ItemPointerGetBlockNumber(&slot->tts_tid),
@@ -376,14 +324,18 @@ void
 gdb_batch_store_value(GdbColumnSet *cs, GdbBatch *batch, int col, uint64 row,
 					  Datum value, bool isnull)
 {
-	store_value(cs, batch, col, row, value, isnull);
+	gdb_store_datum(cs, gdb_store_kind(cs, col), batch, col, row, value,
+					isnull);
 }
 
 /* see gpudb.h */
 void
 gdb_heap_reader_end(GdbHeapReader *reader)
 {
-	ExecDropSingleTupleTableSlot(reader->slot);
+	if (reader->deform)
+		gdb_heap_deform_free(reader->deform);
+	else
+		ExecDropSingleTupleTableSlot(reader->slot);
 	table_endscan(reader->scan);
 	pfree(reader);
 }

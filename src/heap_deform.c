@@ -1,0 +1,558 @@
+/*-------------------------------------------------------------------------
+ *
+ * heap_deform.c
+ *	  Column batches straight from heap pages.
+ *
+ * The heap reader's path for relations of the heap table access method
+ * (heap_batch.c keeps the generic slot loop for others).  Tuples come from
+ * heap_getnext: visibility is decided a page at a time and the scan keeps
+ * the page pinned while its tuples are read, so no slot and no per-tuple
+ * buffer pin is involved.  Only the attributes the request reads are
+ * deformed, straight into the batch's column arrays:
+ *
+ *	- A tuple without a NULL bitmap that has every attribute up to the
+ *	  highest one read (its natts: ALTER TABLE ADD COLUMN leaves older
+ *	  tuples shorter) has each attribute at a fixed offset as long as
+ *	  every attribute before it is fixed-width: the offsets are computed
+ *	  once per reader from the descriptor (the rule PostgreSQL's
+ *	  attcacheoff follows: each fixed-width attribute aligned to its
+ *	  typalign; a varlena may start at a fixed offset only when that offset
+ *	  is already aligned, as a short varlena is stored unaligned).  When
+ *	  every column read has one, such a tuple is read by offset alone.
+ *	- Any other tuple is walked attribute by attribute up to the highest
+ *	  one read (NULL bitmap, alignment, varlena lengths: the layout
+ *	  heap_form_tuple writes), and attributes past the tuple's natts take
+ *	  the attribute's missing value (getmissingattr: its ADD COLUMN
+ *	  default, or NULL), as slot_getsomeattrs gives them.
+ *
+ * Each column's conversion is decided once (GdbStoreKind) instead of per
+ * value by type oid, and values are stored row by row (storing the
+ * fixed-width columns of a page column by column measured no faster).
+ * Text is interned into the request's dictionary (codes in order of first
+ * appearance, dictionary.c) through two per-column caches that hold codes
+ * the dictionary gave: strings of up to 8 bytes by their bytes in a small
+ * direct-mapped table, longer ones by the last string seen (runs of equal
+ * values).  Compressed or out-of-line text and numerics are detoasted as
+ * PostgreSQL's own accessors do.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/heapam.h"
+#include "access/htup_details.h"
+#include "access/tupmacs.h"
+#include "catalog/pg_type.h"
+#include "fmgr.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/rel.h"
+
+#include "gpudb.h"
+#include "heap_deform.h"
+#include "server_protocol.h"
+
+/*
+ * Text columns cache their strings of at most SHORT_STRING_MAX bytes in a
+ * direct-mapped table of 2^SHORT_CACHE_BITS slots (bytes packed into a
+ * word: no hash of the bytes, no compare loop), and remember the last
+ * longer string, so that most values skip gdb_dict_intern; a slot holds
+ * the code the dictionary gave, so codes stay in first-seen order.
+ */
+#define SHORT_STRING_MAX	8
+#define SHORT_CACHE_BITS	10
+
+typedef struct GdbShortString
+{
+	uint64		word;			/* the bytes, little-endian, zero-padded */
+	int32		len;			/* -1: empty slot */
+	int64		code;
+} GdbShortString;
+
+/* the offset of an attribute that is NULL in the walked tuple */
+#define OFF_NULL		(-1)
+/* the offset of an attribute past the walked tuple's natts */
+#define OFF_MISSING		(-2)
+
+struct GdbHeapDeform
+{
+	TupleDesc	desc;			/* the relation's descriptor */
+	GdbColumnSet *cs;
+	int			nread;			/* columns read from the heap */
+	int			max_att;		/* highest attribute number among them */
+	bool		all_cached;		/* every one has a fixed offset */
+	/* per column read, in batch order (rank columns left out) */
+	int			col[GDB_MAX_COLUMNS];	/* batch column index */
+	int			att[GDB_MAX_COLUMNS];	/* attribute index (attnum - 1) */
+	GdbStoreKind kind[GDB_MAX_COLUMNS];
+	int32		cacheoff[GDB_MAX_COLUMNS];	/* in a tuple without NULLs, or
+											 * -1 */
+	int			scale[GDB_MAX_COLUMNS]; /* numeric columns' scale */
+	/* text columns: the short-string cache, and the last longer string */
+	GdbDictionary *dict;		/* the dictionary the caches hold codes of */
+	GdbShortString *short_cache[GDB_MAX_COLUMNS];
+	const char *last_data[GDB_MAX_COLUMNS];
+	int			last_len[GDB_MAX_COLUMNS];
+	int64		last_code[GDB_MAX_COLUMNS];
+	/* the batch being filled */
+	int64	   *ivals[GDB_MAX_COLUMNS]; /* float columns: double */
+	uint8	   *nulls[GDB_MAX_COLUMNS];
+	/* the walk: per attribute up to max_att */
+	int16	   *attlen;
+	char	   *attalign;
+	int32	   *offs;			/* offset, OFF_NULL or OFF_MISSING */
+};
+
+static void reset_text_caches(GdbHeapDeform *d);
+
+/* see heap_deform.h */
+GdbStoreKind
+gdb_store_kind(const GdbColumnSet *cs, int col)
+{
+	if (cs->rank_of[col] != 0)
+		return GDB_STORE_RANK;
+	if (cs->nulls_only[col])
+		return GDB_STORE_NULLS_ONLY;
+	switch (cs->typids[col])
+	{
+		case INT2OID:
+			return GDB_STORE_INT16;
+		case INT4OID:
+		case DATEOID:
+			return GDB_STORE_INT32;
+		case INT8OID:
+		case TIMESTAMPOID:
+		case TIMESTAMPTZOID:
+			return GDB_STORE_INT64;
+		case BOOLOID:
+			return GDB_STORE_BOOL;
+		case FLOAT4OID:
+			return GDB_STORE_FLOAT4;
+		case FLOAT8OID:
+			return GDB_STORE_FLOAT8;
+		case TEXTOID:
+		case VARCHAROID:
+			return GDB_STORE_TEXT;
+		case NUMERICOID:
+			return GDB_STORE_NUMERIC;
+	}
+	elog(ERROR, "gpudb: unexpected column type %u", cs->typids[col]);
+	pg_unreachable();
+}
+
+/*
+ * The scaled integer of numeric datum value in a column of scale scale
+ * (typid/typmod for the message): a typmod'd column holds only exact values
+ * below 10^18, so anything else is corrupt data.
+ */
+static int64
+numeric_value(Datum value, int scale, Oid typid, int32 typmod)
+{
+	int64		out;
+	GdbNumericFit fit = gdb_numeric_to_scaled(value, scale, &out);
+
+	if (fit == GDB_NUMFIT_NAN)
+		return GDB_NUMERIC_NAN;
+	if (fit != GDB_NUMFIT_EXACT)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("numeric value does not fit its column's type %s",
+						format_type_with_typemod(typid, typmod))));
+	return out;
+}
+
+/* see heap_deform.h */
+void
+gdb_store_datum(GdbColumnSet *cs, GdbStoreKind kind, GdbBatch *batch,
+				int col, uint64 row, Datum value, bool isnull)
+{
+	int64	   *ivals = GDB_COL_PTR(batch, batch, col, int64);
+	double	   *fvals = GDB_COL_PTR(batch, batch, col, double);
+	uint8_t    *nulls = GDB_NULL_PTR(batch, batch, col);
+
+	nulls[row] = isnull;
+	if (isnull)
+	{
+		ivals[row] = 0;
+		return;
+	}
+	switch (kind)
+	{
+		case GDB_STORE_INT16:
+			ivals[row] = DatumGetInt16(value);
+			break;
+		case GDB_STORE_INT32:
+			ivals[row] = DatumGetInt32(value);
+			break;
+		case GDB_STORE_INT64:
+			ivals[row] = DatumGetInt64(value);
+			break;
+		case GDB_STORE_BOOL:
+			ivals[row] = DatumGetBool(value) ? 1 : 0;
+			break;
+		case GDB_STORE_FLOAT4:
+			fvals[row] = (double) DatumGetFloat4(value);
+			break;
+		case GDB_STORE_FLOAT8:
+			fvals[row] = DatumGetFloat8(value);
+			break;
+		case GDB_STORE_TEXT:
+			{
+				struct varlena *p = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(value));
+
+				ivals[row] = gdb_dict_intern(cs->dict, VARDATA_ANY(p),
+											 VARSIZE_ANY_EXHDR(p));
+				if (p != (struct varlena *) DatumGetPointer(value))
+					pfree(p);
+			}
+			break;
+		case GDB_STORE_NUMERIC:
+			ivals[row] = numeric_value(value,
+									   gdb_column_numeric_scale(cs, col),
+									   cs->typids[col], cs->typmods[col]);
+			break;
+		case GDB_STORE_NULLS_ONLY:
+			ivals[row] = 0;
+			break;
+		case GDB_STORE_RANK:
+			elog(ERROR, "gpudb: rank column %d is not stored from a value", col);
+	}
+}
+
+/* see heap_deform.h */
+GdbHeapDeform *
+gdb_heap_deform_create(Relation rel, GdbColumnSet *cs)
+{
+	GdbHeapDeform *d = palloc0(sizeof(GdbHeapDeform));
+	int32		off = 0;
+	int			a,
+				i;
+
+	Assert(rel->rd_tableam == GetHeapamTableAmRoutine());
+	d->desc = RelationGetDescr(rel);
+	d->cs = cs;
+	for (i = 0; i < cs->ncols; i++)
+	{
+		GdbStoreKind kind = gdb_store_kind(cs, i);
+		int			n;
+
+		if (kind == GDB_STORE_RANK)
+			continue;
+		n = d->nread++;
+		d->col[n] = i;
+		d->att[n] = cs->attnums[i] - 1;
+		d->kind[n] = kind;
+		d->scale[n] = kind == GDB_STORE_NUMERIC ?
+			gdb_column_numeric_scale(cs, i) : 0;
+		if (kind == GDB_STORE_TEXT)
+			d->short_cache[n] = palloc(sizeof(GdbShortString) *
+									   (1 << SHORT_CACHE_BITS));
+		d->max_att = Max(d->max_att, cs->attnums[i]);
+	}
+
+	/*
+	 * Per attribute up to the highest read: its length and alignment for
+	 * the walk, and its offset in a tuple without NULLs where that is fixed
+	 * (-1 from the first attribute whose start depends on the data).
+	 */
+	d->attlen = palloc(sizeof(int16) * Max(d->max_att, 1));
+	d->attalign = palloc(sizeof(char) * Max(d->max_att, 1));
+	d->offs = palloc(sizeof(int32) * Max(d->max_att, 1));
+	for (a = 0; a < d->max_att; a++)
+	{
+		Form_pg_attribute att = TupleDescAttr(d->desc, a);
+
+		d->attlen[a] = att->attlen;
+		d->attalign[a] = att->attalign;
+		if (off < 0)
+			d->offs[a] = -1;
+		else if (att->attlen > 0)
+		{
+			off = att_align_nominal(off, att->attalign);
+			d->offs[a] = off;
+			off += att->attlen;
+		}
+		else if (att->attlen == -1 && off == att_align_nominal(off, att->attalign))
+		{
+			d->offs[a] = off;
+			off = -1;
+		}
+		else
+		{
+			d->offs[a] = -1;
+			off = -1;
+		}
+	}
+	d->all_cached = true;
+	for (i = 0; i < d->nread; i++)
+	{
+		d->cacheoff[i] = d->offs[d->att[i]];
+		if (d->cacheoff[i] < 0)
+			d->all_cached = false;
+	}
+	reset_text_caches(d);
+	return d;
+}
+
+/*
+ * The dictionary code of text column i's bytes data[0..len), through the
+ * column's caches (see GdbHeapDeform); on a miss, gdb_dict_intern.
+ */
+static pg_noinline int64
+text_code_miss(GdbHeapDeform *d, int i, const char *data, int len)
+{
+	int64		code = gdb_dict_intern(d->cs->dict, data, len);
+
+	d->last_code[i] = code;
+	d->last_len[i] = len;
+	d->last_data[i] = VARDATA(DatumGetPointer(gdb_dict_datum(d->cs->dict, code)));
+	return code;
+}
+
+/* Short strings: their bytes as one word, and its slot in a column's cache. */
+static inline uint64
+short_word(const char *data, int len)
+{
+	uint64		w = 0;
+	int			k;
+
+	for (k = 0; k < len; k++)
+		w |= (uint64) (uint8) data[k] << (8 * k);
+	return w;
+}
+
+static inline uint32
+short_slot(uint64 w, int len)
+{
+	return (uint32) (((w + (uint64) len) * UINT64CONST(0x9E3779B97F4A7C15)) >>
+					 (64 - SHORT_CACHE_BITS));
+}
+
+/* see text_code */
+static inline int64
+text_code_bytes(GdbHeapDeform *d, int i, const char *data, int len)
+{
+	if (len <= SHORT_STRING_MAX)
+	{
+		uint64		w = short_word(data, len);
+		GdbShortString *e = &d->short_cache[i][short_slot(w, len)];
+
+		if (e->len != len || e->word != w)
+		{
+			e->code = gdb_dict_intern(d->cs->dict, data, len);
+			e->word = w;
+			e->len = len;
+		}
+		return e->code;
+	}
+	/* the last byte first: cheap, and it tells most different strings apart */
+	if (len == d->last_len[i] &&
+		data[len - 1] == d->last_data[i][len - 1] &&
+		memcmp(data, d->last_data[i], len - 1) == 0)
+		return d->last_code[i];
+	return text_code_miss(d, i, data, len);
+}
+
+/* A compressed or out-of-line text value: detoasted, then as any other. */
+static pg_noinline int64
+text_code_toasted(GdbHeapDeform *d, int i, const struct varlena *v)
+{
+	struct varlena *copy = pg_detoast_datum_packed((struct varlena *) v);
+	int64		code = text_code_bytes(d, i, VARDATA_ANY(copy),
+									   VARSIZE_ANY_EXHDR(copy));
+
+	pfree(copy);
+	return code;
+}
+
+/*
+ * The dictionary code of text column i's varlena v (any header: short,
+ * compressed, out of line).
+ */
+static inline int64
+text_code(GdbHeapDeform *d, int i, const struct varlena *v)
+{
+	if (unlikely(VARATT_IS_EXTERNAL(v) || VARATT_IS_COMPRESSED(v)))
+		return text_code_toasted(d, i, v);
+	return text_code_bytes(d, i, VARDATA_ANY(v), VARSIZE_ANY_EXHDR(v));
+}
+
+/*
+ * Store the non-NULL value at p (the attribute's bytes in the tuple) into
+ * row r of read column i, as fetch_att and gdb_store_datum would.
+ */
+static pg_attribute_always_inline void
+store_at(GdbHeapDeform *d, int i, uint64 r, const char *p)
+{
+	int64	   *iv = d->ivals[i];
+
+	d->nulls[i][r] = 0;
+	switch (d->kind[i])
+	{
+		case GDB_STORE_INT16:
+			iv[r] = *(const int16 *) p;
+			break;
+		case GDB_STORE_INT32:
+			iv[r] = *(const int32 *) p;
+			break;
+		case GDB_STORE_INT64:
+			iv[r] = *(const int64 *) p;
+			break;
+		case GDB_STORE_BOOL:
+			iv[r] = *p != 0 ? 1 : 0;
+			break;
+		case GDB_STORE_FLOAT4:
+			((double *) iv)[r] = (double) *(const float4 *) p;
+			break;
+		case GDB_STORE_FLOAT8:
+			((double *) iv)[r] = *(const float8 *) p;
+			break;
+		case GDB_STORE_TEXT:
+			iv[r] = text_code(d, i, (const struct varlena *) p);
+			break;
+		case GDB_STORE_NUMERIC:
+			iv[r] = numeric_value(PointerGetDatum(p), d->scale[i],
+								  d->cs->typids[d->col[i]],
+								  d->cs->typmods[d->col[i]]);
+			break;
+		case GDB_STORE_NULLS_ONLY:
+		case GDB_STORE_RANK:
+			iv[r] = 0;
+			break;
+	}
+}
+
+/*
+ * Walk tuple tup (data at tp) up to attribute max_att, setting d->offs to
+ * each attribute's offset, OFF_NULL or OFF_MISSING.
+ */
+static void
+walk_tuple(GdbHeapDeform *d, HeapTupleHeader tup, const char *tp)
+{
+	int			natts = Min(HeapTupleHeaderGetNatts(tup), d->max_att);
+	bool		hasnulls = (tup->t_infomask & HEAP_HASNULL) != 0;
+	const bits8 *bp = tup->t_bits;
+	uint32		off = 0;
+	int			a;
+
+	for (a = 0; a < natts; a++)
+	{
+		int16		len = d->attlen[a];
+
+		if (hasnulls && att_isnull(a, bp))
+		{
+			d->offs[a] = OFF_NULL;
+			continue;
+		}
+		if (len == -1)
+			off = att_align_pointer(off, d->attalign[a], -1, tp + off);
+		else
+			off = att_align_nominal(off, d->attalign[a]);
+		d->offs[a] = off;
+		off = att_addlength_pointer(off, len, tp + off);
+	}
+	for (; a < d->max_att; a++)
+		d->offs[a] = OFF_MISSING;
+}
+
+/* Empty the text caches of d: they hold codes of dict, now cs->dict. */
+static void
+reset_text_caches(GdbHeapDeform *d)
+{
+	int			i,
+				j;
+
+	for (i = 0; i < d->nread; i++)
+	{
+		d->last_len[i] = -1;
+		if (d->short_cache[i])
+			for (j = 0; j < (1 << SHORT_CACHE_BITS); j++)
+				d->short_cache[i][j].len = -1;
+	}
+	d->dict = d->cs->dict;
+}
+
+/* see heap_deform.h */
+uint64
+gdb_heap_deform_fill(GdbHeapDeform *d, TableScanDesc scan, GdbBatch *batch,
+					 uint64 *ctids, bool *done)
+{
+	uint64		n = 0;
+	int			i;
+
+	if (d->dict != d->cs->dict)
+		reset_text_caches(d);
+	for (i = 0; i < d->nread; i++)
+	{
+		d->ivals[i] = GDB_COL_PTR(batch, batch, d->col[i], int64);
+		d->nulls[i] = GDB_NULL_PTR(batch, batch, d->col[i]);
+	}
+	while (n < batch->capacity)
+	{
+		HeapTuple	tuple;
+		HeapTupleHeader tup;
+		const char *tp;
+
+		if ((n & 0xFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+		tuple = heap_getnext(scan, ForwardScanDirection);
+		if (tuple == NULL)
+		{
+			*done = true;
+			break;
+		}
+		tup = tuple->t_data;
+		tp = (const char *) tup + tup->t_hoff;
+		if (d->all_cached && (tup->t_infomask & HEAP_HASNULL) == 0 &&
+			HeapTupleHeaderGetNatts(tup) >= d->max_att)
+		{
+			for (i = 0; i < d->nread; i++)
+				store_at(d, i, n, tp + d->cacheoff[i]);
+		}
+		else
+		{
+			walk_tuple(d, tup, tp);
+			for (i = 0; i < d->nread; i++)
+			{
+				int32		off = d->offs[d->att[i]];
+
+				if (off >= 0)
+					store_at(d, i, n, tp + off);
+				else if (off == OFF_NULL)
+				{
+					d->nulls[i][n] = 1;
+					d->ivals[i][n] = 0;
+				}
+				else
+				{
+					bool		isnull;
+					Datum		value = getmissingattr(d->desc, d->att[i] + 1,
+													   &isnull);
+
+					gdb_store_datum(d->cs, d->kind[i], batch, d->col[i], n,
+									value, isnull);
+				}
+			}
+		}
+		if (ctids)
+			ctids[n] = GDB_CTID(ItemPointerGetBlockNumber(&tuple->t_self),
+								ItemPointerGetOffsetNumber(&tuple->t_self));
+		n++;
+	}
+	return n;
+}
+
+/* see heap_deform.h */
+void
+gdb_heap_deform_free(GdbHeapDeform *d)
+{
+	int			i;
+
+	pfree(d->attlen);
+	pfree(d->attalign);
+	pfree(d->offs);
+	for (i = 0; i < d->nread; i++)
+		if (d->short_cache[i])
+			pfree(d->short_cache[i]);
+	pfree(d);
+}
