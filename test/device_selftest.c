@@ -1070,6 +1070,9 @@ run_case(const char *name, const GdbRequest *req, const GdbBatch *in,
 					int			want = mode == 0 ? fused_expect : 0;
 					int			got = gdb_cuda_last_fused();
 
+					/* an empty batch runs no pass: the flag is the last call's */
+					if (in->nrows == 0)
+						want = -1;
 					check(want < 0 || got == want, "%s: fused pass %d, expected %d",
 						  what, got, want);
 				}
