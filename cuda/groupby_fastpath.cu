@@ -184,18 +184,14 @@ gdb_slot_store(const GdbAccRef &r, const GdbAcc &a)
 }
 
 /*
- * Fold one row into an accumulator in shared or global memory with
- * atomics; exact for every kind but SUM_FLOAT's sum.  SUM_INT: the low word
- * by atomicAdd, its carry found from the old value, carry plus the sign
- * extension added to the high word: exact in any order.  COUNT_STAR is
- * counted by the slot's row count instead.
+ * Fold non-NULL value v into a's words other than count, with atomics;
+ * exact for every kind but SUM_FLOAT's sum.  SUM_INT: the low word by
+ * atomicAdd, its carry found from the old value, carry plus the sign
+ * extension added to the high word: exact in any order.
  */
 __device__ __forceinline__ void
-gdb_acc_atomic_add(int kind, GdbAccRef a, int64_t v, int isnull)
+gdb_acc_atomic_fold(int kind, GdbAccRef a, int64_t v)
 {
-	if (kind == GDB_AGG_COUNT_STAR || isnull)
-		return;
-	atomicAdd(a.count, 1ULL);
 	switch (kind)
 	{
 		case GDB_AGG_SUM_INT:
@@ -236,6 +232,19 @@ gdb_acc_atomic_add(int kind, GdbAccRef a, int64_t v, int isnull)
 }
 
 /*
+ * Fold one row into an accumulator in shared or global memory with
+ * atomics.  COUNT_STAR is counted by the slot's row count instead.
+ */
+__device__ __forceinline__ void
+gdb_acc_atomic_add(int kind, GdbAccRef a, int64_t v, int isnull)
+{
+	if (kind == GDB_AGG_COUNT_STAR || isnull)
+		return;
+	atomicAdd(a.count, 1ULL);
+	gdb_acc_atomic_fold(kind, a, v);
+}
+
+/*
  * gdb_acc_atomic_add_counting_nulls: gdb_acc_atomic_add for a block's
  * shared-memory table, where a.count counts the NULL inputs instead: the
  * slot's row count less them is the non-NULL count (at the merge), so a
@@ -247,47 +256,9 @@ gdb_acc_atomic_add_counting_nulls(int kind, GdbAccRef a, int64_t v, int isnull)
 	if (kind == GDB_AGG_COUNT_STAR)
 		return;
 	if (isnull)
-	{
 		atomicAdd(a.count, 1ULL);
-		return;
-	}
-	switch (kind)
-	{
-		case GDB_AGG_SUM_INT:
-			{
-				unsigned long long uv = (unsigned long long) v;
-				unsigned long long old = atomicAdd(a.w0, uv);
-				unsigned long long hi = (unsigned long long) (old + uv < old) +
-					(v < 0 ? ~0ULL : 0ULL);
-
-				if (hi)
-					atomicAdd(a.w1, hi);
-			}
-			break;
-		case GDB_AGG_MIN_INT:
-			atomicMin((long long *) a.w0, (long long) v);
-			break;
-		case GDB_AGG_MAX_INT:
-			atomicMax((long long *) a.w0, (long long) v);
-			break;
-		case GDB_AGG_SUM_FLOAT:
-			{
-				double		d = __longlong_as_double((long long) v);
-
-				atomicAdd(a.f, d);
-				if (isinf(d))
-					atomicAdd(a.w0, 1ULL);
-			}
-			break;
-		case GDB_AGG_MIN_FLOAT:
-			atomicMin(a.w0, gdb_fenc(__longlong_as_double((long long) v)));
-			break;
-		case GDB_AGG_MAX_FLOAT:
-			atomicMax(a.w0, gdb_fenc(__longlong_as_double((long long) v)));
-			break;
-		default:
-			break;
-	}
+	else
+		gdb_acc_atomic_fold(kind, a, v);
 }
 
 /* Merge accumulator s (a block's) into d with atomics. */
