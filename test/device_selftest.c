@@ -3487,6 +3487,40 @@ mix64(uint64_t x)
 }
 
 /*
+ * The timings' cached table, the benchmark's t: nrows rows of (id int8,
+ * v float8) in b (two columns, v nullable), v = 20 random bits / 2^20 and
+ * NULL for every 97th id, copied into a CUDA store.  NULL when the store
+ * cannot be built (then b is freed and the timing, named what, is skipped).
+ */
+static GdbStore *
+timing_store(GdbBatch *b, uint64_t nrows, const char *what)
+{
+	GdbStore   *s = NULL;
+	GdbError	err;
+	uint64_t	i;
+
+	b->nrows = nrows;
+	for (i = 0; i < nrows; i++)
+	{
+		uint64_t	id = i + 1;
+
+		col_i(b, 0)[i] = (int64_t) id;
+		col_n(b, 1)[i] = id % 97 == 0;
+		col_f(b, 1)[i] = id % 97 == 0 ? 0.0 : (double) (mix64(id * 31) & 1048575) / 1048576.0;
+	}
+	if (st_create(1, b, nrows, &s, &err) != GDB_OK || st_append(1, s, b, NULL, &err) != GDB_OK)
+	{
+		printf("  %s timing: store of %llu rows not built (%s); skipped\n",
+			   what, (unsigned long long) nrows, err.message);
+		if (s)
+			gdb_cuda_store_free(s);
+		free(b);
+		return NULL;
+	}
+	return s;
+}
+
+/*
  * Top-k timing on the device (printed, never asserted): nrows rows of
  * (id int8, v float8) cached in a CUDA store, v = 20 random bits / 2^20
  * and NULL for every 97th id (the benchmark's table t), each query under
@@ -3501,7 +3535,6 @@ test_topk_timing(uint64_t nrows)
 	GdbBatch   *b = batch_new(2, kinds, hn, nrows);
 	GdbStore   *s = NULL;
 	GdbError	err;
-	uint64_t	i;
 	static const struct
 	{
 		const char *name;
@@ -3516,24 +3549,9 @@ test_topk_timing(uint64_t nrows)
 		{"ORDER BY id DESC LIMIT 10", "", 0, 1, 0},
 	};
 
-	b->nrows = nrows;
-	for (i = 0; i < nrows; i++)
-	{
-		uint64_t	id = i + 1;
-
-		col_i(b, 0)[i] = (int64_t) id;
-		col_n(b, 1)[i] = id % 97 == 0;
-		col_f(b, 1)[i] = id % 97 == 0 ? 0.0 : (double) (mix64(id * 31) & 1048575) / 1048576.0;
-	}
-	if (st_create(1, b, nrows, &s, &err) != GDB_OK || st_append(1, s, b, NULL, &err) != GDB_OK)
-	{
-		printf("  top-k timing: store of %llu rows not built (%s); skipped\n",
-			   (unsigned long long) nrows, err.message);
-		if (s)
-			gdb_cuda_store_free(s);
-		free(b);
+	s = timing_store(b, nrows, "top-k");
+	if (s == NULL)
 		return;
-	}
 	for (size_t qi = 0; qi < sizeof(q) / sizeof(q[0]); qi++)
 	{
 		GdbRequest *r = request_new();
@@ -3629,7 +3647,6 @@ test_fused_timing(uint64_t nrows)
 	GdbBatch   *b = batch_new(2, kinds, hn, nrows);
 	GdbStore   *s = NULL;
 	GdbError	err;
-	uint64_t	i;
 	static const struct
 	{
 		const char *name;
@@ -3656,24 +3673,9 @@ test_fused_timing(uint64_t nrows)
 		{{GDB_AGG_MIN_FLOAT, 1}, {GDB_AGG_MAX_FLOAT, 1}, {GDB_AGG_COUNT_STAR, -1}}, 17},
 	};
 
-	b->nrows = nrows;
-	for (i = 0; i < nrows; i++)
-	{
-		uint64_t	id = i + 1;
-
-		col_i(b, 0)[i] = (int64_t) id;
-		col_n(b, 1)[i] = id % 97 == 0;
-		col_f(b, 1)[i] = id % 97 == 0 ? 0.0 : (double) (mix64(id * 31) & 1048575) / 1048576.0;
-	}
-	if (st_create(1, b, nrows, &s, &err) != GDB_OK || st_append(1, s, b, NULL, &err) != GDB_OK)
-	{
-		printf("  fused timing: store of %llu rows not built (%s); skipped\n",
-			   (unsigned long long) nrows, err.message);
-		if (s)
-			gdb_cuda_store_free(s);
-		free(b);
+	s = timing_store(b, nrows, "fused");
+	if (s == NULL)
 		return;
-	}
 	for (size_t qi = 0; qi < sizeof(q) / sizeof(q[0]); qi++)
 	{
 		GdbRequest *r = request_new();
