@@ -190,6 +190,8 @@ SYNTH_SECTIONS = {"synthetic", "heap", "functions"}
 
 SMALL_SIZES = [1000, 10000, 100000]
 SMALL_MIN_RUNS, SMALL_MIN_S, SMALL_MAX_RUNS = 30, 0.5, 500
+# a small-table sample: executions back to back until about SMALL_SAMPLE_MS
+SMALL_SAMPLE_MS, SAMPLE_MAX_REPEAT = 5.0, 64
 SMALL_WORKLOADS = [
     ("B1", "SELECT g, count(*), sum(v), avg(v) FROM {t} GROUP BY g"),
     ("B2 1 %", "SELECT count(*), sum(v) FROM {t} WHERE v BETWEEN 0 AND 0.01"),
@@ -395,19 +397,22 @@ class Session:
                 return lines
             lines.append(line)
 
-    def run(self, query):
+    def run(self, query, repeat=1):
         """(psql's ms for one execution of query, gpu_last_execution().device_ms or None);
-        (None, None) when it failed.  The rows go to /dev/null (fetched, as a client would)."""
-        out = self.exchange("\\o /dev/null\n%s;\n\\o\n"
-                            "SELECT 'device:' || device_ms FROM gpu_last_execution();" % query)
+        (None, None) when it failed.  The rows go to /dev/null (fetched, as a client would).
+        repeat > 1: the query runs that many times back to back in the one exchange and
+        the time is the mean of psql's times for them (each still end to end)."""
+        out = self.exchange("\\o /dev/null\n%s\\o\n"
+                            "SELECT 'device:' || device_ms FROM gpu_last_execution();"
+                            % (("%s;\n" % query) * repeat))
         if out is None:
             return None, None
         times = [float(x) for x in re.findall(r"^Time: ([0-9.]+) ms", "".join(out), re.M)]
         device = re.findall(r"^device:([-0-9.e+]+)$", "".join(out), re.M)
-        if not times:
+        if len(times) < repeat:
             self.error = "no timing from psql: %s" % "".join(out).strip()[:200]
             return None, None
-        return times[0], float(device[0]) if device else None
+        return sum(times[:repeat]) / repeat, float(device[0]) if device else None
 
     def close(self):
         try:
@@ -430,7 +435,7 @@ def _summary(side):
     return res
 
 
-def measure_sides(sides, args, reps=None, min_s=0.0, max_runs=1000, first_alone=None):
+def measure_sides(sides, args, reps=None, min_s=0.0, max_runs=1000, first_alone=None, sample_ms=0.0):
     """Runs each of sides ([(setup, query)]) in a session of its own, taking
     turns: one warm-up of each, then one run of each in turn (on, off, on,
     off, ...) until each side has reps runs (and min_s seconds of them), at
@@ -441,7 +446,11 @@ def measure_sides(sides, args, reps=None, min_s=0.0, max_runs=1000, first_alone=
     stops there, before the other sides start (the same plan on both sides,
     past the budget).  Returns [result per side] ({"error": ...} for a side
     that failed; None for a side not run) and the median of the ratios
-    side 0 / side 1 of the runs taken in turn."""
+    side 0 / side 1 of the runs taken in turn.  sample_ms > 0 (sub-millisecond
+    queries, whose single runs scatter by 3x on a VM): after the warm-ups each
+    sample is the mean of N executions back to back (Session.run's repeat),
+    N the same for every side, ceil(sample_ms / the slower warm-up), at most
+    SAMPLE_MAX_REPEAT; a result's "repeat" says N."""
     reps = args.reps if reps is None else reps
     budget_ms = args.budget * 1000.0
     max_run_ms = int(getattr(args, "max_run", 0) * 1000.0)
@@ -451,10 +460,12 @@ def measure_sides(sides, args, reps=None, min_s=0.0, max_runs=1000, first_alone=
                       "spent": 0.0, "single": False, "done": False, "error": None, "reps": reps,
                       "timed_out": False})
 
+    repeat = [1]
+
     def step(s):
         if s["session"] is None:
             s["session"] = Session(s["setup"] + (" SET statement_timeout = %d;" % max_run_ms if max_run_ms else ""))
-        t, dev = s["session"].run(s["query"])
+        t, dev = s["session"].run(s["query"], repeat[0] if s["warm"] is not None else 1)
         if t is None:
             s["done"] = True
             if max_run_ms and "statement timeout" in (s["session"].error or ""):
@@ -485,6 +496,9 @@ def measure_sides(sides, args, reps=None, min_s=0.0, max_runs=1000, first_alone=
                 for other in state[1:]:
                     other["done"] = True
                 break
+        warms = [s["warm"] for s in state if s["warm"] is not None]
+        if sample_ms > 0 and warms:
+            repeat[0] = int(min(SAMPLE_MAX_REPEAT, max(1, math.ceil(sample_ms / max(max(warms), 1e-3)))))
         while not all(s["done"] for s in state):
             for s in state:
                 if s["done"]:
@@ -506,6 +520,7 @@ def measure_sides(sides, args, reps=None, min_s=0.0, max_runs=1000, first_alone=
             results[i] = {"error": s["error"]}
         elif s["times"]:
             results[i] = _summary(s)
+            results[i]["repeat"] = repeat[0]
             if s["timed_out"]:
                 results[i]["cancelled_runs"] = 1
         elif s["timed_out"]:
@@ -1033,7 +1048,7 @@ def run_small(args, res, save=None):
             # ratios of the runs taken one after the other
             (on, off), pair = measure_sides([(on_setup, query), (off_setup, query)], args,
                                             reps=max(args.reps, SMALL_MIN_RUNS), min_s=SMALL_MIN_S,
-                                            max_runs=SMALL_MAX_RUNS)
+                                            max_runs=SMALL_MAX_RUNS, sample_ms=SMALL_SAMPLE_MS)
             r = pair if pair is not None else ratio(on, off)
             rec = {"rows": n, "workload": label, "query": query, "nodes": nodes,
                    "plan_on": on_plan.get("shape"), "plan_off": off_plan.get("shape"),
@@ -1338,11 +1353,14 @@ def markdown(res):
 
     if res["small"]:
         out += ["## Small tables: gpudb on vs off (must stay within 5 %)", "",
-                "On and off take turns (on, off, on, off, ... after a warm-up of each), at least %d runs a side "
-                "and until %.1f s of them (at most %d); on/off is the median of the ratios of the runs taken one "
-                "after the other. Plan: \"same\" where gpudb on ran PostgreSQL's plan, as off did (then the "
-                "difference is gpudb's planning hooks, or noise)." % (SMALL_MIN_RUNS, SMALL_MIN_S, SMALL_MAX_RUNS),
-                "", "| table | query | nodes | plan | gpudb on ms | gpudb off ms | runs | on/off |",
+                "On and off take turns (on, off, on, off, ... after a warm-up of each), at least %d samples a side "
+                "and until %.1f s of them (at most %d); a sample is the mean of N executions back to back (N the "
+                "same on both sides, so that a sample takes about %.0f ms: single sub-millisecond runs scatter by "
+                "3x here), each timed end to end by psql; on/off is the median of the ratios of the samples taken "
+                "one after the other. Plan: \"same\" where gpudb on ran PostgreSQL's plan, as off did (then the "
+                "difference is gpudb's planning hooks, or noise)."
+                % (SMALL_MIN_RUNS, SMALL_MIN_S, SMALL_MAX_RUNS, SMALL_SAMPLE_MS),
+                "", "| table | query | nodes | plan | gpudb on ms | gpudb off ms | samples x N | on/off |",
                 "|---|---|---|---|---|---|---|---|"]
         for r in res["small"]:
             plan = ("same: %s" % r.get("plan_on")) if r.get("same_plan") else "on: %s; off: %s" % (
@@ -1351,7 +1369,8 @@ def markdown(res):
                 r["rows"], r["workload"], ",".join(r["nodes"]) or "none", plan,
                 "%.3f" % med(r["on"]) if med(r["on"]) is not None else "error",
                 "%.3f" % med(r["off"]) if med(r["off"]) is not None else "error",
-                "%s / %s" % ((r["on"] or {}).get("n", "-"), (r["off"] or {}).get("n", "-")),
+                "%s / %s x %s" % ((r["on"] or {}).get("n", "-"), (r["off"] or {}).get("n", "-"),
+                                  (r["on"] or {}).get("repeat", 1)),
                 "-" if r["ratio"] is None else "%.3f%s" % (r["ratio"], "" if r["within"] else " (over 5 %)")))
         out.append("")
     return "\n".join(out)
