@@ -43,7 +43,7 @@ One run does all of this:
     workload with gpudb.enabled on (the plan nodes, from the cache) and off
     (PostgreSQL's plan, max_parallel_workers_per_gather = W and the table's
     parallel_workers = W), each side in a psql session of its own, taking
-    turns: one warm-up of each, then on, off, on, off, ... up to R runs a
+    turns: one warm-up of each, then on, off, off, on, on, off, ... up to R runs a
     side.  --budget is each side's time, its warm-up included: a side stops
     where its next run would not fit in it ([n runs]), and a side whose
     warm-up alone took longer keeps that run as its one measurement ([1 cold
@@ -437,8 +437,8 @@ def _summary(side):
 
 def measure_sides(sides, args, reps=None, min_s=0.0, max_runs=1000, first_alone=None, sample_ms=0.0):
     """Runs each of sides ([(setup, query)]) in a session of its own, taking
-    turns: one warm-up of each, then one run of each in turn (on, off, on,
-    off, ...) until each side has reps runs (and min_s seconds of them), at
+    turns: one warm-up of each, then one run of each in turn, the order
+    alternating (on, off, off, on, ...) until each side has reps runs (and min_s seconds of them), at
     most max_runs.  --budget is each side's time, its warm-up included: a side
     stops where its next run would not fit in it (after one run at least),
     and a side whose warm-up alone took longer keeps that as its single
@@ -496,11 +496,19 @@ def measure_sides(sides, args, reps=None, min_s=0.0, max_runs=1000, first_alone=
                 for other in state[1:]:
                     other["done"] = True
                 break
-        warms = [s["warm"] for s in state if s["warm"] is not None]
-        if sample_ms > 0 and warms:
-            repeat[0] = int(min(SAMPLE_MAX_REPEAT, max(1, math.ceil(sample_ms / max(max(warms), 1e-3)))))
-        while not all(s["done"] for s in state):
+        if sample_ms > 0 and all(s["warm"] is not None and not s["done"] for s in state):
+            # the warm-up is a cold run: calibrate N on a second run a side (not kept)
+            calib = []
             for s in state:
+                t, _ = s["session"].run(s["query"])
+                calib.append(t if t is not None else s["warm"])
+            repeat[0] = int(min(SAMPLE_MAX_REPEAT, max(1, math.ceil(sample_ms / max(max(calib), 1e-3)))))
+        rounds = 0
+        while not all(s["done"] for s in state):
+            # the sides take turns in alternating order (on, off, off, on, on,
+            # off, ...): no side always runs right after the other
+            rounds += 1
+            for s in (state if rounds % 2 else state[::-1]):
                 if s["done"]:
                     continue
                 n = len(s["times"])
@@ -1219,7 +1227,7 @@ def markdown(res):
            "Settings: %s." % ", ".join("%s = %s" % kv for kv in m["settings"].items()), "",
            "Times are end to end in psql (rows fetched by the client), median (min–max) of up to %d runs "
            "a side after one warm-up of each, gpudb on and off in two sessions of the same run on the same "
-           "server and data, taking turns (on, off, on, off, ...). Each side's time, its warm-up included, "
+           "server and data, taking turns (on, off, off, on, on, off, ...). Each side's time, its warm-up included, "
            "stays within the %g s budget: a side stops where its next run would not fit ([n runs] marks "
            "those), and where its warm-up alone took longer, that run is its single measurement ([1 cold "
            "run]). "
@@ -1309,7 +1317,7 @@ def markdown(res):
 
     if res["heap"]:
         out += ["## Uncached (gpudb.use_cache = off) vs PostgreSQL", "",
-                "Both sides measured here, taking turns (on, off, on, off, ... after a warm-up of each). Workers "
+                "Both sides measured here, taking turns (on, off, off, on, on, off, ... after a warm-up of each). Workers "
                 "launched: from one EXPLAIN ANALYZE a side (gpudb's heap readers where a Gpu node ran, else "
                 "PostgreSQL's Gather); device ms: the Gpu nodes' Device Time there, summed over batches.", "",
                 "| workload | rows | mode | nodes | gpudb on ms | workers launched | device ms | PostgreSQL ms "
@@ -1353,7 +1361,7 @@ def markdown(res):
 
     if res["small"]:
         out += ["## Small tables: gpudb on vs off (must stay within 5 %)", "",
-                "On and off take turns (on, off, on, off, ... after a warm-up of each), at least %d samples a side "
+                "On and off take turns (on, off, off, on, on, off, ... after a warm-up of each), at least %d samples a side "
                 "and until %.1f s of them (at most %d); a sample is the mean of N executions back to back (N the "
                 "same on both sides, so that a sample takes about %.0f ms: single sub-millisecond runs scatter by "
                 "3x here), each timed end to end by psql; on/off is the median of the ratios of the samples taken "
