@@ -603,6 +603,7 @@ def explain(setup, query, analyze_runs=0):
                  "shape": plan_shape(doc["Plan"])}
         _walk(doc["Plan"], found)
         found["execution_ms"] = doc.get("Execution Time")
+        found["planning_ms"] = doc.get("Planning Time")
         runs.append(found)
     if not runs:
         return {"error": "no EXPLAIN output", "nodes": []}
@@ -610,8 +611,9 @@ def explain(setup, query, analyze_runs=0):
     if analyze_runs:
         out["runs"] = len(runs)
         out["source"] = ",".join(sorted(runs[0]["source"])) or None
-        ex = [x["execution_ms"] for x in runs if x["execution_ms"] is not None]
-        out["execution_ms"] = statistics.median(ex) if ex else None
+        for key in ("execution_ms", "planning_ms"):
+            vals = [x[key] for x in runs if x[key] is not None]
+            out[key] = statistics.median(vals) if vals else None
         la = [x["launched"] for x in runs if x["launched"] is not None]
         out["workers_launched"] = statistics.median(la) if la else None
         for k in NODE_NUMBERS:
@@ -1301,16 +1303,20 @@ def markdown(res):
             withex = [r for r in rows if r.get("explain")]
             if withex:
                 out += ["", "Where the time goes (gpudb on; ms; EXPLAIN ANALYZE of the Gpu nodes, psql's end to "
-                        "end median beside it):", "",
-                        "| workload | source | psql | Run Time | Device Time | Transfer In | Filter | Sort | "
-                        "Aggregate | Transfer Out | MB to / from device |",
-                        "|---|---|---|---|---|---|---|---|---|---|---|"]
+                        "end median beside it). Planning and Execution: EXPLAIN ANALYZE's own (Execution holds the "
+                        "node's Run Time and the forming of the result rows, not their sending: psql less the two "
+                        "is the protocol, the client, and the result rows' output functions). Run Time: the node's "
+                        "request to the GPU server and back; Device Time: CUDA events on the server, per phase:", "",
+                        "| workload | source | psql | Planning | Execution | Run Time | Device Time | Transfer In "
+                        "| Filter | Sort | Aggregate | Transfer Out | MB to / from device |",
+                        "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
                 for r in withex:
                     ex = r["explain"]
                     mb = "-" if ex.get("Bytes To Device") is None else "%.1f / %.1f" % (
                         ex["Bytes To Device"] / 1e6, (ex.get("Bytes From Device") or 0) / 1e6)
-                    out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                    out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
                         r["workload"], ex.get("source") or "-", fmt_ms(r["on"].get("median")),
+                        phase_cell(ex, "planning_ms"), phase_cell(ex, "execution_ms"),
                         phase_cell(ex, "Run Time"), phase_cell(ex, "Device Time"),
                         *[phase_cell(ex, k) for k in PHASES], mb))
             out.append("")
