@@ -68,3 +68,10 @@ test/device_selftest: test/device_selftest.c $(SELFTEST_C) src/column_store.h $(
 .PHONY: selftest
 selftest: test/device_selftest
 	./test/device_selftest
+
+# Bandwidth of the benchmark's B1 / B2 kernels over a cached store
+# (test/bench/kernel_bw.c; device only, prints timings).
+.PHONY: test/bench/kernel_bw
+test/bench/kernel_bw: test/bench/kernel_bw.c $(SELFTEST_C) $(CUDA_OBJS)
+	$(CC) -O2 -Isrc -o $@ test/bench/kernel_bw.c $(SELFTEST_C) $(CUDA_OBJS) \
+	    -L$(CUDA_HOME)/lib64 -lcudart_static -lrt -ldl -lpthread -lstdc++ -lm
