@@ -889,17 +889,21 @@ def cache_load(table):
 
 
 def column_bytes(table, cols, rows):
-    """The least a kernel reads of these columns: rows x width (4 for a text
-    column's dictionary code), plus a validity bit per row where NULLs occur."""
+    """(store, least): the bytes of these columns in the column store, which
+    the kernel reads (src/gpudb_device.h: 8 bytes a value of every type, int64
+    or float64, plus a NULL flag byte a row in a column with NULLs), and the
+    least a kernel could read: rows x width (4 for a text column's
+    dictionary code), plus a validity bit per row where NULLs occur."""
     out = psql("SELECT a.attname, a.attlen, coalesce((SELECT max(s.null_frac) FROM pg_stats s "
                "WHERE s.tablename = %s AND s.attname = a.attname), 0) > 0 FROM pg_attribute a "
                "WHERE a.attrelid = %s::regclass AND a.attname = ANY(%s::name[])"
                % (sql_literal(table), sql_literal(table), sql_literal("{" + ",".join(cols) + "}")))
-    total = 0
+    store = least = 0
     for line in out.splitlines():
         _, attlen, nulls = line.split("|")
-        total += rows * (int(attlen) if int(attlen) > 0 else 4) + (-(-rows // 8) if nulls == "t" else 0)
-    return total
+        least += rows * (int(attlen) if int(attlen) > 0 else 4) + (-(-rows // 8) if nulls == "t" else 0)
+        store += rows * 8 + (rows if nulls == "t" else 0)
+    return store, least
 
 
 # ---------------------------------------------------------------------------
@@ -1102,10 +1106,10 @@ def kernels(res):
         ms, how = kernel_ms(rec)
         if not ms:
             continue
-        nbytes = column_bytes(rec["table"], rec["cols"], rec["rows"])
+        nbytes, least = column_bytes(rec["table"], rec["cols"], rec["rows"])
         gbps = nbytes / 1e6 / ms
         out.append({"table": rec["table"], "rows": rec["rows"], "workload": rec["workload"],
-                    "bytes": nbytes, "kernel_ms": ms, "kernel_time_from": how, "gbps": gbps,
+                    "bytes": nbytes, "least_bytes": least, "kernel_ms": ms, "kernel_time_from": how, "gbps": gbps,
                     "source": (rec.get("explain") or {}).get("source"),
                     "copy_gbps": peak, "pct": 100.0 * gbps / peak if peak else None})
     return out
@@ -1342,15 +1346,21 @@ def markdown(res):
 
     if res["kernels"]:
         out += ["## Kernel bandwidth (cached B1/B2)", "",
-                "Bytes: the columns the query reads, at their width, plus a validity bit per row where they have "
-                "NULLs (the least a kernel must read). Kernel time: the filter, sort and aggregate phases (device "
-                "time less transfers where the phases are absent).", "",
-                "| workload | rows | source | MB read | kernel ms | GB/s | of copy bandwidth |",
-                "|---|---|---|---|---|---|---|"]
+                "MB read: the query's columns as the column store holds them, which the kernels read (8 bytes "
+                "a value, int64 or float64, and a NULL flag byte a row where a column has NULLs); GB/s and the "
+                "share of the copy bandwidth are of these. Least: what a store at each column's own width with "
+                "a validity bit a row would hold (GB/s at least: that over the same time). Kernel time: the "
+                "filter, sort and aggregate phases (device time less transfers where the phases are absent).", "",
+                "| workload | rows | source | MB read | kernel ms | GB/s | of copy bandwidth | MB least "
+                "| GB/s at least |",
+                "|---|---|---|---|---|---|---|---|---|"]
         for k in res["kernels"]:
-            out.append("| %s | %s | %s | %.1f | %.3f | %.0f | %s |" % (
+            least = k.get("least_bytes")
+            out.append("| %s | %s | %s | %.1f | %.3f | %.0f | %s | %s | %s |" % (
                 k["workload"], size_label(k["rows"]), k["source"] or "-", k["bytes"] / 1e6, k["kernel_ms"],
-                k["gbps"], "-" if k["pct"] is None else "%.0f %%" % k["pct"]))
+                k["gbps"], "-" if k["pct"] is None else "%.0f %%" % k["pct"],
+                "-" if least is None else "%.1f" % (least / 1e6),
+                "-" if least is None else "%.0f" % (least / 1e6 / k["kernel_ms"])))
         out.append("")
 
     if res["functions"]:
