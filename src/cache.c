@@ -62,10 +62,21 @@
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
 
+#include "gpudb_defaults.h"
 #include "groupby.h"
 #include "server_client.h"
 
 #define GDB_CHANGE_SLOTS	16384	/* relations with a change counter */
+
+/*
+ * The most bytes each of a load's two shared batch buffers takes.  The pair
+ * is reused batch after batch, and every page of it is new memory the first
+ * time it is written (a page fault and a page clear each, which measured as
+ * a third of a 10M-row load with buffers of gpudb.batch_rows rows); smaller
+ * buffers touch fewer new pages, and the server's copy of the last batch,
+ * which no reading overlaps, is shorter.
+ */
+#define GDB_LOAD_BUFFER_BYTES	((uint64) 32 * 1024 * 1024)
 #define GDB_TRIGGER_NAME	"gpudb_cache_invalidate"	/* statement level */
 /*
  * Row level.  Triggers fire in name order: the "!" makes this one fire
@@ -681,9 +692,20 @@ gpu_cache_load(PG_FUNCTION_ARGS)
 		*tail = p;
 	}
 
-	/* two shared buffers: fill one while the server copies the other */
+	/*
+	 * two shared buffers: fill one while the server copies the other; of
+	 * gpudb.batch_rows rows, or fewer where that takes more than
+	 * GDB_LOAD_BUFFER_BYTES
+	 */
 	capacity = Min((uint64) gpudb_batch_rows, cc->est_rows);
 	gdb_columnset_layout(&cs, &layout, capacity, true);
+	if (layout.total_bytes > GDB_LOAD_BUFFER_BYTES)
+	{
+		capacity = Max((uint64) GPUDB_MIN_BATCH_ROWS,
+					   (uint64) ((double) capacity * GDB_LOAD_BUFFER_BYTES /
+								 (double) layout.total_bytes));
+		gdb_columnset_layout(&cs, &layout, capacity, true);
+	}
 	for (i = 0; i < 2; i++)
 	{
 		buf[i] = gdb_memfd_alloc(layout.total_bytes, &fds[i]);

@@ -4,11 +4,15 @@
  *	  Column batches straight from heap pages.
  *
  * The heap reader's path for relations of the heap table access method
- * (heap_batch.c keeps the generic slot loop for others).  Tuples come from
- * heap_getnext: visibility is decided a page at a time and the scan keeps
- * the page pinned while its tuples are read, so no slot and no per-tuple
- * buffer pin is involved.  Only the attributes the request reads are
- * deformed, straight into the batch's column arrays:
+ * (heap_batch.c keeps the generic slot loop for others).  The reader takes
+ * the scan's blocks itself, as PostgreSQL's page-mode scan does (a parallel
+ * scan's from its shared block allocator, a serial scan's in order), and
+ * has heapgetpage pin each page and list the tuples visible under the
+ * scan's snapshot; it then reads those tuples straight from the pinned
+ * page, with no heap_getnext call, slot or buffer pin per tuple.  A scan
+ * without page mode (a non-MVCC snapshot) goes through heap_getnext.  Only
+ * the attributes the request reads are deformed, straight into the batch's
+ * column arrays:
  *
  *	- A tuple without a NULL bitmap that has every attribute up to the
  *	  highest one read (its natts: ALTER TABLE ADD COLUMN leaves older
@@ -41,10 +45,14 @@
 
 #include "access/heapam.h"
 #include "access/htup_details.h"
+#include "access/relscan.h"
+#include "access/syncscan.h"
 #include "access/tupmacs.h"
 #include "catalog/pg_type.h"
 #include "fmgr.h"
 #include "miscadmin.h"
+#include "pgstat.h"
+#include "storage/bufmgr.h"
 #include "utils/builtins.h"
 #include "utils/rel.h"
 
@@ -101,6 +109,13 @@ struct GdbHeapDeform
 	int16	   *attlen;
 	char	   *attalign;
 	int32	   *offs;			/* offset, OFF_NULL or OFF_MISSING */
+	/* page-at-a-time reading (fill_pages) */
+	int			use_pages;		/* -1 until the first batch decides */
+	bool		blocks_started; /* next_block has begun */
+	BlockNumber next_blk;		/* a serial scan's next block */
+	BlockNumber blocks_left;	/* and how many it has left */
+	int			vis_next;		/* next index into scan->rs_vistuples */
+	int			vis_count;		/* the pinned page's visible tuples */
 };
 
 static void reset_text_caches(GdbHeapDeform *d);
@@ -291,6 +306,7 @@ gdb_heap_deform_create(Relation rel, GdbColumnSet *cs)
 			d->all_cached = false;
 	}
 	reset_text_caches(d);
+	d->use_pages = -1;
 	return d;
 }
 
@@ -472,11 +488,178 @@ reset_text_caches(GdbHeapDeform *d)
 	d->dict = d->cs->dict;
 }
 
+/*
+ * Deform tuple tup (a visible tuple of a page the scan holds pinned) into
+ * row n of batch: by the fixed offsets when it has them, else by walking
+ * its attributes; attributes past its natts take their missing value.
+ */
+static pg_attribute_always_inline void
+deform_tuple(GdbHeapDeform *d, GdbBatch *batch, uint64 n, HeapTupleHeader tup)
+{
+	const char *tp = (const char *) tup + tup->t_hoff;
+	int			i;
+
+	if (d->all_cached && (tup->t_infomask & HEAP_HASNULL) == 0 &&
+		HeapTupleHeaderGetNatts(tup) >= d->max_att)
+	{
+		for (i = 0; i < d->nread; i++)
+			store_at(d, i, n, tp + d->cacheoff[i]);
+		return;
+	}
+	walk_tuple(d, tup, tp);
+	for (i = 0; i < d->nread; i++)
+	{
+		int32		off = d->offs[d->att[i]];
+
+		if (off >= 0)
+			store_at(d, i, n, tp + off);
+		else if (off == OFF_NULL)
+		{
+			d->nulls[i][n] = 1;
+			d->ivals[i][n] = 0;
+		}
+		else
+		{
+			bool		isnull;
+			Datum		value = getmissingattr(d->desc, d->att[i] + 1,
+											   &isnull);
+
+			gdb_store_datum(d->cs, d->kind[i], batch, d->col[i], n,
+							value, isnull);
+		}
+	}
+}
+
+/*
+ * Whether scan can be read page by page here: page mode (an MVCC snapshot:
+ * heapgetpage then lists the visible tuples), and a serial scan that covers
+ * the whole relation (no heap_setscanlimits).
+ */
+static bool
+page_mode_usable(HeapScanDesc scan)
+{
+	if ((scan->rs_base.rs_flags & SO_ALLOW_PAGEMODE) == 0)
+		return false;
+	if (scan->rs_base.rs_parallel != NULL)
+		return true;
+	return scan->rs_numblocks == InvalidBlockNumber;
+}
+
+/*
+ * The next block of scan to read, or InvalidBlockNumber when there is none:
+ * a parallel scan's next block from its shared state (the way
+ * heapgettup_pagemode takes them, so that leader and workers share the
+ * relation exactly as PostgreSQL's own parallel scan does), a serial scan's
+ * blocks from rs_startblock round to the block before it (the start is 0
+ * unless the scan is synchronized, whose position it reports).
+ */
+static BlockNumber
+next_block(GdbHeapDeform *d, HeapScanDesc scan)
+{
+	Relation	rel = scan->rs_base.rs_rd;
+	BlockNumber blk;
+
+	if (scan->rs_base.rs_parallel != NULL)
+	{
+		ParallelBlockTableScanDesc pbscan =
+			(ParallelBlockTableScanDesc) scan->rs_base.rs_parallel;
+
+		if (!d->blocks_started)
+		{
+			table_block_parallelscan_startblock_init(rel,
+													 scan->rs_parallelworkerdata,
+													 pbscan);
+			d->blocks_started = true;
+		}
+		return table_block_parallelscan_nextpage(rel,
+												 scan->rs_parallelworkerdata,
+												 pbscan);
+	}
+	if (!d->blocks_started)
+	{
+		d->next_blk = scan->rs_startblock;
+		d->blocks_left = scan->rs_nblocks;
+		d->blocks_started = true;
+	}
+	if (d->blocks_left == 0)
+		return InvalidBlockNumber;
+	blk = d->next_blk;
+	d->blocks_left--;
+	if (++d->next_blk >= scan->rs_nblocks)
+		d->next_blk = 0;
+	if (scan->rs_base.rs_flags & SO_ALLOW_SYNC)
+		ss_report_location(rel, d->next_blk);
+	return blk;
+}
+
+/*
+ * gdb_heap_deform_fill's page-at-a-time path: heapgetpage pins each block
+ * in turn and lists its tuples visible under the scan's snapshot in
+ * scan->rs_vistuples (the list PostgreSQL's own page-mode scan returns
+ * tuples from); they are read straight from the pinned page.  A page's
+ * remaining tuples carry over to the next batch.
+ */
+static uint64
+fill_pages(GdbHeapDeform *d, HeapScanDesc scan, GdbBatch *batch,
+		   uint64 *ctids, bool *done)
+{
+	Relation	rel = scan->rs_base.rs_rd;
+	uint64		capacity = batch->capacity;
+	uint64		n = 0;
+
+	while (n < capacity)
+	{
+		Page		page;
+		BlockNumber blk;
+		int			take;
+		int			k;
+
+		if (d->vis_next >= d->vis_count)
+		{
+			/* the page is done: the next one (heapgetpage serves interrupts) */
+			blk = next_block(d, scan);
+			if (blk == InvalidBlockNumber)
+			{
+				if (BufferIsValid(scan->rs_cbuf))
+				{
+					ReleaseBuffer(scan->rs_cbuf);
+					scan->rs_cbuf = InvalidBuffer;
+				}
+				*done = true;
+				break;
+			}
+			heapgetpage(&scan->rs_base, blk);
+			d->vis_next = 0;
+			d->vis_count = scan->rs_ntuples;
+			if (pgstat_should_count_relation(rel))
+				rel->pgstat_info->t_counts.t_tuples_returned += d->vis_count;
+			continue;
+		}
+		page = BufferGetPage(scan->rs_cbuf);
+		blk = scan->rs_cblock;
+		take = (int) Min((uint64) (d->vis_count - d->vis_next), capacity - n);
+		for (k = 0; k < take; k++)
+		{
+			OffsetNumber off = scan->rs_vistuples[d->vis_next + k];
+			HeapTupleHeader tup = (HeapTupleHeader)
+				PageGetItem(page, PageGetItemId(page, off));
+
+			deform_tuple(d, batch, n + k, tup);
+			if (ctids)
+				ctids[n + k] = GDB_CTID(blk, off);
+		}
+		d->vis_next += take;
+		n += take;
+	}
+	return n;
+}
+
 /* see heap_deform.h */
 uint64
-gdb_heap_deform_fill(GdbHeapDeform *d, TableScanDesc scan, GdbBatch *batch,
+gdb_heap_deform_fill(GdbHeapDeform *d, TableScanDesc sscan, GdbBatch *batch,
 					 uint64 *ctids, bool *done)
 {
+	HeapScanDesc scan = (HeapScanDesc) sscan;
 	uint64		n = 0;
 	int			i;
 
@@ -487,53 +670,25 @@ gdb_heap_deform_fill(GdbHeapDeform *d, TableScanDesc scan, GdbBatch *batch,
 		d->ivals[i] = GDB_COL_PTR(batch, batch, d->col[i], int64);
 		d->nulls[i] = GDB_NULL_PTR(batch, batch, d->col[i]);
 	}
+	if (d->use_pages < 0)
+		d->use_pages = page_mode_usable(scan) ? 1 : 0;
+	if (d->use_pages)
+		return fill_pages(d, scan, batch, ctids, done);
+
+	/* tuple by tuple through heap_getnext (no page mode) */
 	while (n < batch->capacity)
 	{
 		HeapTuple	tuple;
-		HeapTupleHeader tup;
-		const char *tp;
 
 		if ((n & 0xFFFF) == 0)
 			CHECK_FOR_INTERRUPTS();
-		tuple = heap_getnext(scan, ForwardScanDirection);
+		tuple = heap_getnext(sscan, ForwardScanDirection);
 		if (tuple == NULL)
 		{
 			*done = true;
 			break;
 		}
-		tup = tuple->t_data;
-		tp = (const char *) tup + tup->t_hoff;
-		if (d->all_cached && (tup->t_infomask & HEAP_HASNULL) == 0 &&
-			HeapTupleHeaderGetNatts(tup) >= d->max_att)
-		{
-			for (i = 0; i < d->nread; i++)
-				store_at(d, i, n, tp + d->cacheoff[i]);
-		}
-		else
-		{
-			walk_tuple(d, tup, tp);
-			for (i = 0; i < d->nread; i++)
-			{
-				int32		off = d->offs[d->att[i]];
-
-				if (off >= 0)
-					store_at(d, i, n, tp + off);
-				else if (off == OFF_NULL)
-				{
-					d->nulls[i][n] = 1;
-					d->ivals[i][n] = 0;
-				}
-				else
-				{
-					bool		isnull;
-					Datum		value = getmissingattr(d->desc, d->att[i] + 1,
-													   &isnull);
-
-					gdb_store_datum(d->cs, d->kind[i], batch, d->col[i], n,
-									value, isnull);
-				}
-			}
-		}
+		deform_tuple(d, batch, n, tuple->t_data);
 		if (ctids)
 			ctids[n] = GDB_CTID(ItemPointerGetBlockNumber(&tuple->t_self),
 								ItemPointerGetOffsetNumber(&tuple->t_self));

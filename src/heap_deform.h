@@ -62,11 +62,17 @@ typedef struct GdbHeapDeform GdbHeapDeform;
 extern GdbHeapDeform *gdb_heap_deform_create(Relation rel, GdbColumnSet *cs);
 
 /*
- * gdb_heap_deform_fill: read up to batch->capacity visible tuples of scan
- * (a heap scan begun on the relation given to gdb_heap_deform_create, in
- * page-at-a-time mode) with heap_getnext into batch, from row 0; ctids
- * (may be NULL) receives each row's GDB_CTID.  Sets *done when the scan
- * is exhausted.  Returns the number of rows; does not fill rank columns.
+ * gdb_heap_deform_fill: read up to batch->capacity tuples of scan visible
+ * under its snapshot into batch, from row 0, in the scan's block order;
+ * ctids (may be NULL, else batch->capacity entries) receives each row's
+ * GDB_CTID.  scan is a heap scan (serial or parallel) begun on the
+ * relation given to gdb_heap_deform_create and read by nothing else: in
+ * page mode the reader takes its blocks and pins them through heapgetpage
+ * (the visibility list PostgreSQL's own page-mode scan uses), a page's
+ * remaining tuples carrying over to the next call; otherwise tuples come
+ * from heap_getnext.  Serves interrupts at least once a page.  Sets *done
+ * when the scan is exhausted (its last page then unpinned).  Returns the
+ * number of rows; does not fill rank columns.
  */
 extern uint64 gdb_heap_deform_fill(GdbHeapDeform *d, TableScanDesc scan,
 								   GdbBatch *batch, uint64 *ctids,
