@@ -435,7 +435,8 @@ def _summary(side):
     return res
 
 
-def measure_sides(sides, args, reps=None, min_s=0.0, max_runs=1000, first_alone=None, sample_ms=0.0):
+def measure_sides(sides, args, reps=None, min_s=0.0, max_runs=1000, first_alone=None, sample_ms=0.0,
+                  one_session=False):
     """Runs each of sides ([(setup, query)]) in a session of its own, taking
     turns: one warm-up of each, then one run of each in turn, the order
     alternating (on, off, off, on, ...) until each side has reps runs (and min_s seconds of them), at
@@ -450,7 +451,12 @@ def measure_sides(sides, args, reps=None, min_s=0.0, max_runs=1000, first_alone=
     queries, whose single runs scatter by 3x on a VM): after the warm-ups each
     sample is the mean of N executions back to back (Session.run's repeat),
     N the same for every side, ceil(sample_ms / the slower warm-up), at most
-    SAMPLE_MAX_REPEAT; a result's "repeat" says N."""
+    SAMPLE_MAX_REPEAT; a result's "repeat" says N.  one_session: all sides
+    run in one session, each run preceded by its side's setup (untimed; the
+    setups must then set everything that differs, e.g. gpudb.enabled both
+    ways), so that no side gains or loses from its backend process (the
+    sub-millisecond small-table runs differed by up to 14 % between two
+    sessions of the same plan)."""
     reps = args.reps if reps is None else reps
     budget_ms = args.budget * 1000.0
     max_run_ms = int(getattr(args, "max_run", 0) * 1000.0)
@@ -462,10 +468,21 @@ def measure_sides(sides, args, reps=None, min_s=0.0, max_runs=1000, first_alone=
 
     repeat = [1]
 
+    shared = []
+
     def step(s):
         if s["session"] is None:
-            s["session"] = Session(s["setup"] + (" SET statement_timeout = %d;" % max_run_ms if max_run_ms else ""))
-        t, dev = s["session"].run(s["query"], repeat[0] if s["warm"] is not None else 1)
+            timeout = " SET statement_timeout = %d;" % max_run_ms if max_run_ms else ""
+            if not one_session:
+                s["session"] = Session(s["setup"] + timeout)
+            else:
+                if not shared:
+                    shared.append(Session(timeout))
+                s["session"] = shared[0]
+        if one_session and s["session"].exchange(s["setup"]) is None:
+            t, dev = None, None
+        else:
+            t, dev = s["session"].run(s["query"], repeat[0] if s["warm"] is not None else 1)
         if t is None:
             s["done"] = True
             if max_run_ms and "statement timeout" in (s["session"].error or ""):
@@ -500,6 +517,8 @@ def measure_sides(sides, args, reps=None, min_s=0.0, max_runs=1000, first_alone=
             # the warm-up is a cold run: calibrate N on a second run a side (not kept)
             calib = []
             for s in state:
+                if one_session:
+                    s["session"].exchange(s["setup"])
                 t, _ = s["session"].run(s["query"])
                 calib.append(t if t is not None else s["warm"])
             repeat[0] = int(min(SAMPLE_MAX_REPEAT, max(1, math.ceil(sample_ms / max(max(calib), 1e-3)))))
@@ -520,8 +539,10 @@ def measure_sides(sides, args, reps=None, min_s=0.0, max_runs=1000, first_alone=
                     continue
                 step(s)
     finally:
+        closed = set()
         for s in state:
-            if s["session"] is not None:
+            if s["session"] is not None and id(s["session"]) not in closed:
+                closed.add(id(s["session"]))
                 s["session"].close()
     for i, s in enumerate(state):
         if s["error"]:
@@ -1046,7 +1067,7 @@ def run_flights(args, res, table, rows):
 
 def run_small(args, res, save=None):
     par = "SET max_parallel_workers_per_gather = %d;" % args.workers
-    on_setup, off_setup = par, "SET gpudb.enabled = off; " + par
+    on_setup, off_setup = "SET gpudb.enabled = on; " + par, "SET gpudb.enabled = off; " + par
     for n in SMALL_SIZES:
         name = "t_small_%d" % n
         build_synthetic(name, n, 1, 0, args.rebuild)
@@ -1062,7 +1083,8 @@ def run_small(args, res, save=None):
             # ratios of the runs taken one after the other
             (on, off), pair = measure_sides([(on_setup, query), (off_setup, query)], args,
                                             reps=max(args.reps, SMALL_MIN_RUNS), min_s=SMALL_MIN_S,
-                                            max_runs=SMALL_MAX_RUNS, sample_ms=SMALL_SAMPLE_MS)
+                                            max_runs=SMALL_MAX_RUNS, sample_ms=SMALL_SAMPLE_MS,
+                                            one_session=True)
             r = pair if pair is not None else ratio(on, off)
             rec = {"rows": n, "workload": label, "query": query, "nodes": nodes,
                    "plan_on": on_plan.get("shape"), "plan_off": off_plan.get("shape"),
@@ -1377,7 +1399,9 @@ def markdown(res):
 
     if res["small"]:
         out += ["## Small tables: gpudb on vs off (must stay within 5 %)", "",
-                "On and off take turns (on, off, off, on, on, off, ... after a warm-up of each), at least %d samples a side "
+                "On and off take turns in one session (SET gpudb.enabled on or off before each sample, untimed: "
+                "two sessions' backends differed by up to 14 %% on the same plan), in the order on, off, off, on, "
+                "on, off, ... after a warm-up of each, at least %d samples a side "
                 "and until %.1f s of them (at most %d); a sample is the mean of N executions back to back (N the "
                 "same on both sides, so that a sample takes about %.0f ms: single sub-millisecond runs scatter by "
                 "3x here), each timed end to end by psql; on/off is the median of the ratios of the samples taken "
