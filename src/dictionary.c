@@ -88,8 +88,14 @@ gdb_dict_create(void)
 	GdbDictionary *dict = palloc0(sizeof(GdbDictionary));
 
 	dict->mcxt = CurrentMemoryContext;
-	dict->table = gdbdict_create(CurrentMemoryContext, 1024, NULL);
-	dict->capacity = 1024;
+
+	/*
+	 * Small at first (both grow by doubling): every column set makes one,
+	 * planning included, and most hold no string or a few (1,024 entries
+	 * were 4 % of a 10,000-row query's backend time, in memset).
+	 */
+	dict->table = gdbdict_create(CurrentMemoryContext, 16, NULL);
+	dict->capacity = 16;
 	dict->datums = palloc(sizeof(Datum) * dict->capacity);
 	return dict;
 }
