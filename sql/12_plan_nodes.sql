@@ -4,18 +4,7 @@
 -- in order), and EXPLAIN (COSTS OFF) is pinned so the node is really under
 -- test.  The cost constants are zeroed so that the nodes win on small tables;
 -- gpudb.explain_hardware = off hides the device and timings.
-LOAD 'gpudb';
-DO $$ BEGIN
-  -- CI has no GPU: plan the nodes for the CPU path (gpu on the GPU host)
-  IF current_setting('gpudb.device') = 'auto' THEN
-    PERFORM set_config('gpudb.device', 'cpu', false);
-  END IF;
-END $$;
-SET gpudb.gpu_setup_cost = 0;
-SET gpudb.gpu_tuple_cost = 0;
-SET gpudb.gpu_transfer_cost = 0;
-SET gpudb.explain_hardware = off;
-SET max_parallel_workers_per_gather = 0;
+\i sql/include/plan_node_settings.sql
 
 CREATE TABLE pn (id int8 PRIMARY KEY, g int4, h int8, i2 int2, s text,
                  v float8, f4 real, b bool, d date, ts timestamp, n numeric);

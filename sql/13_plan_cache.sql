@@ -4,17 +4,7 @@
 -- ANALYZE says "Source: cache") and from the heap otherwise (this
 -- transaction's own changes); every answer equals gpudb.enabled = off.
 -- Without preload there is no cache: the same queries read the heap.
-LOAD 'gpudb';
-DO $$ BEGIN
-  IF current_setting('gpudb.device') = 'auto' THEN
-    PERFORM set_config('gpudb.device', 'cpu', false);
-  END IF;
-END $$;
-SET gpudb.gpu_setup_cost = 0;
-SET gpudb.gpu_tuple_cost = 0;
-SET gpudb.gpu_transfer_cost = 0;
-SET gpudb.explain_hardware = off;
-SET max_parallel_workers_per_gather = 0;
+\i sql/include/plan_node_settings.sql
 SET client_min_messages = warning;
 
 CREATE TABLE pc (id int8, g int4, v float8, s text, d date);

@@ -4,17 +4,7 @@
 -- builds.  Every query runs with gpudb.enabled on and off; EXCEPT ALL both
 -- ways must be empty, and EXPLAIN (COSTS OFF) is pinned so that the GpuAgg
 -- node is really under test.
-LOAD 'gpudb';
-DO $$ BEGIN
-  IF current_setting('gpudb.device') = 'auto' THEN
-    PERFORM set_config('gpudb.device', 'cpu', false);
-  END IF;
-END $$;
-SET gpudb.gpu_setup_cost = 0;
-SET gpudb.gpu_tuple_cost = 0;
-SET gpudb.gpu_transfer_cost = 0;
-SET gpudb.explain_hardware = off;
-SET max_parallel_workers_per_gather = 0;
+\i sql/include/plan_node_settings.sql
 
 -- NULL group keys and inputs, ties, duplicates, -0/+0, NaN, infinities
 CREATE TABLE os (id int8, g int4, x int4, b int8, f float8, r real, s text,

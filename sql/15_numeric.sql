@@ -6,17 +6,7 @@
 -- reported with the result, and EXPLAIN (COSTS OFF) pins some plans.
 -- Unconstrained numeric, numeric(30,2) and negative scales keep
 -- PostgreSQL's plan.
-LOAD 'gpudb';
-DO $$ BEGIN
-  IF current_setting('gpudb.device') = 'auto' THEN
-    PERFORM set_config('gpudb.device', 'cpu', false);
-  END IF;
-END $$;
-SET gpudb.gpu_setup_cost = 0;
-SET gpudb.gpu_tuple_cost = 0;
-SET gpudb.gpu_transfer_cost = 0;
-SET gpudb.explain_hardware = off;
-SET max_parallel_workers_per_gather = 0;
+\i sql/include/plan_node_settings.sql
 
 -- a, d: numeric(10,2) (|v| < 10^8); b: numeric(18,0) up to 10^18 - 1, so
 -- sums pass 2^63; c: numeric(18,6); u: unconstrained; w: numeric(30,2)

@@ -7,19 +7,8 @@
 -- depends on free worker slots, so EXPLAIN shows "Workers Launched: >0"
 -- (and the batch and input row counts, which depend on who read what, are
 -- masked too).
-LOAD 'gpudb';
-DO $$ BEGIN
-  -- CI has no GPU: plan the nodes for the CPU path (gpu on the GPU host)
-  IF current_setting('gpudb.device') = 'auto' THEN
-    PERFORM set_config('gpudb.device', 'cpu', false);
-  END IF;
-END $$;
-SET gpudb.gpu_setup_cost = 0;
-SET gpudb.gpu_tuple_cost = 0;
-SET gpudb.gpu_transfer_cost = 0;
-SET gpudb.explain_hardware = off;
+\i sql/include/plan_node_settings.sql
 SET gpudb.use_cache = off;
-SET max_parallel_workers_per_gather = 0;
 SET gpudb.parallel_workers = 3;
 -- the table is about 500 blocks: below the default threshold (8MB)
 SET gpudb.min_parallel_table_size = '1MB';

@@ -6,18 +6,7 @@
 -- PostgreSQL's plan.  Every query runs with gpudb.enabled on and off and
 -- the rows are compared in order (ordered queries) or with EXCEPT ALL both
 -- ways; EXPLAIN (COSTS OFF) is pinned so that GpuSort is really under test.
-LOAD 'gpudb';
-DO $$ BEGIN
-  -- CI has no GPU: plan the nodes for the CPU path (gpu on the GPU host)
-  IF current_setting('gpudb.device') = 'auto' THEN
-    PERFORM set_config('gpudb.device', 'cpu', false);
-  END IF;
-END $$;
-SET gpudb.gpu_setup_cost = 0;
-SET gpudb.gpu_tuple_cost = 0;
-SET gpudb.gpu_transfer_cost = 0;
-SET gpudb.explain_hardware = off;
-SET max_parallel_workers_per_gather = 0;
+\i sql/include/plan_node_settings.sql
 
 -- t and v in the C collation: '' and NULL, prefixes ('a' < 'ab' < 'abc'),
 -- bytes above 0x7F (UTF-8 'é', 'ż' sort after every ASCII letter), upper

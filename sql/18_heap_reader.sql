@@ -6,18 +6,7 @@
 -- and read the heap (Source: heap).  Each column is checked on its own
 -- (GROUP BY the column: every distinct value, NULL included, and its count)
 -- and whole rows through GpuScan (SELECT * with a filter).
-LOAD 'gpudb';
-DO $$ BEGIN
-  -- CI has no GPU: plan the nodes for the CPU path (gpu on the GPU host)
-  IF current_setting('gpudb.device') = 'auto' THEN
-    PERFORM set_config('gpudb.device', 'cpu', false);
-  END IF;
-END $$;
-SET gpudb.gpu_setup_cost = 0;
-SET gpudb.gpu_tuple_cost = 0;
-SET gpudb.gpu_transfer_cost = 0;
-SET gpudb.explain_hardware = off;
-SET max_parallel_workers_per_gather = 0;
+\i sql/include/plan_node_settings.sql
 SET gpudb.parallel_workers = 0;
 
 -- gpu_diff(query, ordered): the Gpu nodes in the plan with gpudb on, and how

@@ -7,18 +7,7 @@
 -- transaction while another session deletes, must be the one honoured.
 -- Every query runs with gpudb.enabled on and off (EXCEPT ALL both ways
 -- empty), EXPLAIN pinned so that the Gpu node really reads the heap.
-LOAD 'gpudb';
-DO $$ BEGIN
-  -- CI has no GPU: plan the nodes for the CPU path (gpu on the GPU host)
-  IF current_setting('gpudb.device') = 'auto' THEN
-    PERFORM set_config('gpudb.device', 'cpu', false);
-  END IF;
-END $$;
-SET gpudb.gpu_setup_cost = 0;
-SET gpudb.gpu_tuple_cost = 0;
-SET gpudb.gpu_transfer_cost = 0;
-SET gpudb.explain_hardware = off;
-SET max_parallel_workers_per_gather = 0;
+\i sql/include/plan_node_settings.sql
 SET gpudb.parallel_workers = 0;
 SET gpudb.use_cache = off;
 
