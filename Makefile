@@ -61,7 +61,7 @@ endif
 # Always relinked, so that switching WITH_CUDA never leaves a stale binary.
 .PHONY: test/device_selftest
 SELFTEST_C   = src/cpu_path.c src/cpu_select_sort.c src/cpu_store.c
-test/device_selftest: test/device_selftest.c $(SELFTEST_C) src/column_store.h $(CUDA_OBJS)
+test/device_selftest: test/device_selftest.c test/splitmix64.h $(SELFTEST_C) src/column_store.h $(CUDA_OBJS)
 	$(CC) -O2 -Isrc -o $@ test/device_selftest.c $(SELFTEST_C) $(CUDA_OBJS) \
 	    $(if $(filter 1,$(WITH_CUDA)),-L$(CUDA_HOME)/lib64 -lcudart_static -lrt -ldl -lpthread -lstdc++,src/cuda_absent.c) -lm
 
@@ -72,6 +72,6 @@ selftest: test/device_selftest
 # Bandwidth of the benchmark's B1 / B2 kernels over a cached store
 # (test/bench/kernel_bw.c; device only, prints timings).
 .PHONY: test/bench/kernel_bw
-test/bench/kernel_bw: test/bench/kernel_bw.c $(SELFTEST_C) $(CUDA_OBJS)
+test/bench/kernel_bw: test/bench/kernel_bw.c test/splitmix64.h $(SELFTEST_C) $(CUDA_OBJS)
 	$(CC) -O2 -Isrc -o $@ test/bench/kernel_bw.c $(SELFTEST_C) $(CUDA_OBJS) \
 	    -L$(CUDA_HOME)/lib64 -lcudart_static -lrt -ldl -lpthread -lstdc++ -lm

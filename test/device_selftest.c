@@ -89,6 +89,7 @@
 
 #include "gpudb_semantics.h"
 #include "column_store.h"
+#include "splitmix64.h"
 
 /* ---- bookkeeping ---- */
 
@@ -154,17 +155,16 @@ failing_alloc(void *arg, size_t bytes)
 	return NULL;
 }
 
-/* splitmix64 */
+/* splitmix64's stream: the state steps by its increment, mix64 adds it */
 static uint64_t rng_state;
 
 static uint64_t
 rng(void)
 {
-	uint64_t	z = (rng_state += 0x9e3779b97f4a7c15ULL);
+	uint64_t	x = rng_state;
 
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
+	rng_state += 0x9e3779b97f4a7c15ULL;
+	return mix64(x);
 }
 
 static uint64_t
@@ -3473,17 +3473,6 @@ test_topk(uint64_t nrows)
 		topk_case(in, "5 NULLs last", 0, 10, 1, 2, n1);
 	}
 	free(in);
-}
-
-/* splitmix64 of x (the timing table's hash). */
-static uint64_t
-mix64(uint64_t x)
-{
-	uint64_t	z = x + 0x9e3779b97f4a7c15ULL;
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
 }
 
 /*

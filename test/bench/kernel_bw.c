@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "gpudb_device.h"
+#include "../splitmix64.h"
 
 #define NGROUPS 1000
 
@@ -45,17 +46,6 @@ bench_alloc(void *arg, size_t bytes)
 {
 	(void) arg;
 	return malloc(bytes ? bytes : 1);
-}
-
-/* splitmix64 (the self-test's timing table uses the same hash). */
-static uint64_t
-mix64(uint64_t x)
-{
-	uint64_t	z = x + 0x9e3779b97f4a7c15ULL;
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
 }
 
 static int
