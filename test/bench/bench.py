@@ -603,19 +603,37 @@ def _walk(plan, found):
         _walk(child, found)
 
 
-def explain(setup, query, analyze_runs=0):
+def explain(setup, query, analyze_runs=0, buffers=False, statio=None):
     """The Gpu nodes, parallel workers and shape (plan_shape) of query's plan;
     with analyze_runs, the medians over that many EXPLAIN (ANALYZE, FORMAT
     JSON) of the Gpu nodes' numbers (summed over the nodes of a plan), of the
-    workers PostgreSQL's Gather launched, and of the execution time."""
+    workers PostgreSQL's Gather launched, and of the execution time.
+    buffers (with analyze_runs): BUFFERS too, and the shared blocks hit and
+    read that the first run's top node reports ("shared_hit", "shared_read":
+    a Gather's include its workers'; a Gpu node's are its leader's alone, as
+    gpudb's heap readers do not pass their buffer use back to EXPLAIN).
+    statio (a table): that table's heap blocks hit and read by every process
+    over the runs ("table_hit", "table_read"): pg_statio_all_tables before
+    and after them, this session's counts flushed first
+    (pg_stat_force_next_flush, PostgreSQL 15), parallel workers' at their
+    exit, which the end of the query waits for."""
     opts = "ANALYZE, TIMING OFF, FORMAT JSON" if analyze_runs else "COSTS OFF, FORMAT JSON"
-    script = setup + "\n" + "\n".join(["\\echo @@@", "EXPLAIN (%s) %s;" % (opts, query)]
-                                      * max(1, analyze_runs))
+    if analyze_runs and buffers:
+        opts = "ANALYZE, BUFFERS, TIMING OFF, FORMAT JSON"
+    stat = ("SELECT 'statio:' || coalesce(heap_blks_hit, 0) || ':' || coalesce(heap_blks_read, 0) "
+            "FROM pg_statio_all_tables WHERE relid = %s::regclass;" % sql_literal(statio)) if statio else ""
+    # (before: a moment for the backends of the sessions just closed to
+    # exit, which is when they report their counts)
+    script = setup + "\n" + ("SELECT pg_sleep(0.1);\n" + stat + "\n" if stat else "") + \
+        "\n".join(["\\echo @@@", "EXPLAIN (%s) %s;" % (opts, query)] * max(1, analyze_runs)) + \
+        ("\nSELECT pg_stat_force_next_flush();\n" + stat if stat else "")
     r = psql_script(script)
     if r.returncode != 0:
         return {"error": (r.stderr.strip().splitlines() or ["failed"])[-1], "nodes": []}
+    counts = [(int(a), int(b)) for a, b in re.findall(r"^statio:(\d+):(\d+)$", r.stdout, re.M)]
+    stdout = re.sub(r"^statio:.*\n?", "", r.stdout, flags=re.M)
     runs = []
-    for part in r.stdout.split("@@@")[1:]:
+    for part in stdout.split("@@@")[1:]:
         try:
             doc = json.loads(part.strip())[0]
         except (ValueError, IndexError, KeyError):
@@ -625,10 +643,17 @@ def explain(setup, query, analyze_runs=0):
         _walk(doc["Plan"], found)
         found["execution_ms"] = doc.get("Execution Time")
         found["planning_ms"] = doc.get("Planning Time")
+        found["shared_hit"] = doc["Plan"].get("Shared Hit Blocks")
+        found["shared_read"] = doc["Plan"].get("Shared Read Blocks")
         runs.append(found)
     if not runs:
         return {"error": "no EXPLAIN output", "nodes": []}
     out = {"nodes": runs[0]["nodes"], "workers": runs[0]["workers"], "shape": runs[0]["shape"]}
+    if analyze_runs and buffers:
+        out["shared_hit"], out["shared_read"] = runs[0]["shared_hit"], runs[0]["shared_read"]
+    if stat and len(counts) == 2:
+        out["table_hit"] = counts[1][0] - counts[0][0]
+        out["table_read"] = counts[1][1] - counts[0][1]
     if analyze_runs:
         out["runs"] = len(runs)
         out["source"] = ",".join(sorted(runs[0]["source"])) or None
