@@ -59,13 +59,18 @@ One run does all of this:
     runs as fit in the budget, at most --explain-reps).
  4. At the largest size: B1/B2 uncached (gpudb.use_cache = off) against
     PostgreSQL measured again beside them (taking turns the same way), with
-    the workers each side launched; gpu_groupby (the SQL function) over the
-    heap and the cache, taking turns with the plain SQL.  Kernel bandwidth
-    of B1/B2: bytes of the columns the query reads / device kernel time,
-    against the copy bandwidth.  Small tables (1k, 10k, 100k rows): gpudb on
-    must stay within 5 % of off: at least 30 runs a side and until 0.5 s of
-    them, judged on the median ratio of the runs taken in turn, with each
-    side's plan and whether both ran the same.
+    the workers each side launched, in two buffer states (--heap-buffers),
+    one block of runs each: t in the OS page cache, as the bulk-read ring of
+    a sequential scan leaves it, then t read into shared_buffers first by a
+    TID range scan (which takes no ring; only where its heap is under 0.8 x
+    shared_buffers), each side's shared blocks hit and read there from one
+    EXPLAIN (ANALYZE, BUFFERS) and pg_statio_all_tables; gpu_groupby (the
+    SQL function) over the heap and the cache, taking turns with the plain
+    SQL.  Kernel bandwidth of B1/B2: bytes of the columns the query reads /
+    device kernel time, against the copy bandwidth.  Small tables (1k, 10k,
+    100k rows): gpudb on must stay within 5 % of off: at least 30 runs a
+    side and until 0.5 s of them, judged on the median ratio of the runs
+    taken in turn, with each side's plan and whether both ran the same.
  5. Results: <date>-<gpu>-<commit>[-<sections>].md (the sections in the name
     where not all of them ran; tables, the targets of issue 5 and by how much
     each is missed), .json (everything measured; chart.py reads it),
@@ -142,6 +147,14 @@ SYNTH_WORKLOADS = [
 
 # Uncached: these, with gpudb.use_cache = off, against the same PostgreSQL runs.
 HEAP_WORKLOADS = ("B1 group by g (1,000 groups)", "B2 filter + sum, 1 %", "B2 filter + sum, 50 %")
+
+# Their buffer states (--heap-buffers), in this order: t as the ring leaves
+# it, then t read into shared_buffers by WARM_QUERY (a TID range scan, which
+# takes no ring), where its heap is under HEAP_FIT x shared_buffers.
+HEAP_BUFFERS = {"os": "OS page cache", "shared": "shared_buffers"}
+HEAP_FIT = 0.8
+WARM_QUERY = "SELECT count(*) FROM {t} WHERE ctid >= '(0,0)'::tid"
+WARM_SETUP = "SET gpudb.enabled = off; SET max_parallel_workers_per_gather = 0; SET enable_seqscan = off;"
 
 # gpu_groupby (the SQL function) against the same query as plain SQL.
 FUNCTION_WORKLOADS = [
@@ -309,6 +322,23 @@ def speedup_cell(r):
 
 def fmt_count(x):
     return "-" if x is None else "%g" % x
+
+
+def buffers_cell(ex):
+    """Shared blocks hit / read from an EXPLAIN (ANALYZE, BUFFERS) (explain()),
+    its top node's, then the table's by every process in brackets."""
+    if not ex or ex.get("shared_hit") is None and ex.get("table_hit") is None:
+        return "-"
+    blocks = lambda x: "-" if x is None else "{:,}".format(int(x))
+    out = "%s / %s" % (blocks(ex.get("shared_hit")), blocks(ex.get("shared_read")))
+    if ex.get("table_hit") is not None:
+        out += " (t: %s / %s)" % (blocks(ex["table_hit"]), blocks(ex["table_read"]))
+    return out
+
+
+def buffers_state(rec):
+    """Where t's pages were for a heap-section record."""
+    return "t in shared_buffers" if rec.get("buffers") == "shared" else "t in the OS page cache"
 
 
 def nodes_cell(r):
@@ -999,15 +1029,62 @@ def run_synthetic(args, res, table, rows):
                                              q.format(t=table, n10=max(rows // 10, 1)), cols))
 
 
-def run_heap(args, res, table, rows):
+def heap_buffers_info(table):
+    """table's main fork and shared_buffers, in bytes and blocks; "ring":
+    whether a sequential scan of it reads through the bulk-read ring (more
+    blocks than shared_buffers / 4: heapam.c's initscan); "fits": whether it
+    is under HEAP_FIT x shared_buffers."""
+    heap, bs, sb = (int(x) for x in psql(
+        "SELECT pg_relation_size(%s), current_setting('block_size')::int, "
+        "pg_size_bytes(current_setting('shared_buffers'))" % sql_literal(table)).split("|"))
+    return {"table": table, "heap_bytes": heap, "blocks": heap // bs, "block_size": bs, "shared_buffers_bytes": sb,
+            "ring": heap // bs > (sb // bs) // 4, "fits": heap < HEAP_FIT * sb}
+
+
+def warm_shared_buffers(table):
+    """Reads table once with a TID range scan, which leaves its pages in
+    shared_buffers (no ring: PostgreSQL begins it without SO_ALLOW_STRAT),
+    as EXPLAIN ANALYZE: its plan, time and blocks hit and read, or "error"
+    where the plan is not a TID range scan."""
+    query = WARM_QUERY.format(t=table)
+    ex = explain(WARM_SETUP, query, 1, buffers=True, statio=table)
+    out = {"query": query, "setup": WARM_SETUP, "shape": ex.get("shape"), "ms": ex.get("execution_ms")}
+    for k in ("shared_hit", "shared_read", "table_hit", "table_read"):
+        out[k] = ex.get(k)
+    if ex.get("error"):
+        out["error"] = ex["error"]
+    elif "Tid Range Scan" not in (ex.get("shape") or ""):
+        out["error"] = "its plan is %s, not a TID range scan" % ex.get("shape")
+    return out
+
+
+def heap_os_check(res):
+    """Why the OS-page-cache state was not that (or None): from PostgreSQL's
+    side's blocks hit and read in that state."""
+    info = res.get("heap_buffers")
+    if not info or not info["ring"]:
+        return None     # (no ring: the states are the same, which heap_buffers_text says)
+    hit = read = 0
+    for r in res["heap"]:
+        ex = r.get("explain_off") or {}
+        if r.get("buffers", "os") == "os" and ex.get("table_hit") is not None:
+            hit, read = hit + ex["table_hit"], read + ex["table_read"]
+    if hit + read and read < 0.5 * (hit + read):
+        return ("In the first state PostgreSQL's runs found %.0f %% of t's blocks in shared_buffers already "
+                "(from its build, or a warm-up earlier in this server's life, which stays): that state was "
+                "not the OS page cache; a server restarted after the build measures it" % (100.0 * hit / (hit + read)))
+    return None
+
+
+def run_heap(args, res, table, rows, save=None):
     par = "SET max_parallel_workers_per_gather = %d;" % args.workers
     off_setup = par + " SET gpudb.enabled = off;"
+    work = []
     for wid, name, q, _ in SYNTH_WORKLOADS:
         if name not in HEAP_WORKLOADS or not selected(args, name):
             continue
         query = q.format(t=table, n10=max(rows // 10, 1))
         off_plan = explain(off_setup, query)
-        off_ex = None
         # the same number of workers on both sides: PostgreSQL's per Gather,
         # gpudb's reading the heap into batches (gpudb.parallel_workers)
         modes = [("planner", par + " SET gpudb.use_cache = off; SET gpudb.parallel_workers = %d;"
@@ -1021,28 +1098,61 @@ def run_heap(args, res, table, rows):
                           " SET gpudb.gpu_setup_cost = 0; SET gpudb.gpu_tuple_cost = 0;"
                           " SET gpudb.gpu_transfer_cost = 0;"
                           " SET max_parallel_workers_per_gather = 0;"))
-        for mode, setup in modes:
-            on_plan = explain(setup, query)
-            nodes = on_plan.get("nodes", [])
-            # off measured again here, taking turns with on (not reused from
-            # the synthetic section, minutes earlier)
-            (on, off), pair = measure_sides([(setup, query), (off_setup, query)], args)
-            rec = {"table": table, "rows": rows, "id": wid, "workload": name, "mode": mode, "query": query,
-                   "nodes": nodes, "plan_on": on_plan.get("shape"), "plan_off": off_plan.get("shape"),
-                   "workers_off": off_plan.get("workers"), "on": on, "off": off, "speedup": ratio(off, on),
-                   "pair_ratio": pair}
-            rec["same_plan"] = bool(not nodes and rec["plan_on"] and rec["plan_on"] == rec["plan_off"])
-            # one EXPLAIN ANALYZE a side, within the budget: the workers each
-            # launched (gpudb's heap readers, PostgreSQL's Gather) and the
-            # device time of the Gpu nodes
-            if analyze_reps(args, med(on)):
-                rec["explain"] = explain(setup + (" SET gpudb.explain_hardware = on;" if nodes else ""), query, 1)
-            if off_ex is None and analyze_reps(args, med(off)):
-                off_ex = explain(off_setup, query, 1)
-            rec["explain_off"] = off_ex
-            log("  heap %-40s %-30s %-14s on %-22s off %-22s %s" % (
-                name, mode, ",".join(nodes) or "none", fmt_run(on), fmt_run(off), fmt_speedup(rec["speedup"])))
-            res["heap"].append(rec)
+        work.append((wid, name, query, off_plan, modes))
+    info = heap_buffers_info(table)
+    info["states"] = []
+    res["heap_buffers"] = info
+    log("  t's heap %.2f GB (%d blocks), shared_buffers %.2f GB: %s" % (
+        info["heap_bytes"] / 1e9, info["blocks"], info["shared_buffers_bytes"] / 1e9,
+        "sequential scans read through the bulk-read ring" if info["ring"] else "no ring (not over shared_buffers / 4)"))
+    # the OS page cache first: once warmed, t stays in shared_buffers
+    for state in [b for b in HEAP_BUFFERS if b in args.heap_buffers]:
+        if state == "shared":
+            if not info["fits"]:
+                info["shared_skipped"] = "t's heap, %.2f GB, is not under %g x shared_buffers (%.2f GB)" % (
+                    info["heap_bytes"] / 1e9, HEAP_FIT, info["shared_buffers_bytes"] / 1e9)
+                log("  buffers: shared_buffers skipped: %s" % info["shared_skipped"])
+                continue
+            warm = info["warm"] = warm_shared_buffers(table)
+            if warm.get("error"):
+                info["shared_skipped"] = "the warm-up failed: %s" % warm["error"]
+                log("  buffers: shared_buffers skipped: %s" % info["shared_skipped"])
+                continue
+            log("  warmed t into shared_buffers: %s, %s ms, blocks hit / read %s" % (
+                warm["shape"], fmt_ms(warm["ms"]), buffers_cell(warm)))
+        info["states"].append(state)
+        log("  buffers: %s" % HEAP_BUFFERS[state])
+        for wid, name, query, off_plan, modes in work:
+            off_ex = None
+            for mode, setup in modes:
+                on_plan = explain(setup, query)
+                nodes = on_plan.get("nodes", [])
+                # off measured again here, taking turns with on (not reused
+                # from the synthetic section, minutes earlier)
+                (on, off), pair = measure_sides([(setup, query), (off_setup, query)], args)
+                rec = {"table": table, "rows": rows, "id": wid, "workload": name, "mode": mode, "buffers": state,
+                       "query": query, "nodes": nodes, "plan_on": on_plan.get("shape"),
+                       "plan_off": off_plan.get("shape"), "workers_off": off_plan.get("workers"), "on": on,
+                       "off": off, "speedup": ratio(off, on), "pair_ratio": pair}
+                rec["same_plan"] = bool(not nodes and rec["plan_on"] and rec["plan_on"] == rec["plan_off"])
+                # one EXPLAIN (ANALYZE, BUFFERS) a side in each state: the
+                # workers each launched (gpudb's heap readers, PostgreSQL's
+                # Gather), the device time of the Gpu nodes, and the blocks
+                # found in shared_buffers and read into them
+                if med(on) is not None:
+                    rec["explain"] = explain(setup + (" SET gpudb.explain_hardware = on;" if nodes else ""), query,
+                                             1, buffers=True, statio=table)
+                if off_ex is None and med(off) is not None:
+                    off_ex = explain(off_setup, query, 1, buffers=True, statio=table)
+                rec["explain_off"] = off_ex
+                log("  heap %-14s %-40s %-30s %-14s on %-22s off %-22s %s; hit / read on %s, off %s" % (
+                    HEAP_BUFFERS[state], name, mode, ",".join(nodes) or "none", fmt_run(on), fmt_run(off),
+                    fmt_speedup(rec["speedup"]), buffers_cell(rec.get("explain")), buffers_cell(off_ex)))
+                res["heap"].append(rec)
+        if state == "os" and heap_os_check(res):
+            log("  note: %s" % heap_os_check(res))
+        if save:
+            save()
 
 
 def run_functions(args, res, table, rows, cached):
@@ -1182,8 +1292,9 @@ def targets(res):
         s = rec["speedup"]
         if s is None:
             continue
-        out.append({"what": "uncached %s at %s rows, %s, %s" % (rec["workload"], size_label(rec["rows"]), rec["mode"],
-                                                              ",".join(rec["nodes"]) or "PostgreSQL's plan"),
+        out.append({"what": "uncached %s at %s rows, %s, %s, %s" % (
+                        rec["workload"], size_label(rec["rows"]), rec["mode"],
+                        ",".join(rec["nodes"]) or "PostgreSQL's plan", buffers_state(rec)),
                     "value": "%s PostgreSQL's time (%s ms against %s ms)" % (
                         fmt_speedup(s), fmt_ms(rec["on"]["median"]), fmt_ms(rec["off"]["median"])),
                     "target": ">= %gx" % TARGET_UNCACHED_SPEEDUP, "met": s >= TARGET_UNCACHED_SPEEDUP,
@@ -1248,7 +1359,8 @@ def coverage(res):
     synth = [size_label(d["rows"]) for d in tables.get("synthetic", [])]
     flights = [size_label(n) for n in m.get("flights_sizes", [])]
     what = {"synthetic": "synthetic (%s rows)" % ", ".join(synth or ["-"]),
-            "heap": "heap (uncached, %s rows)" % (synth[-1] if synth else "-"),
+            "heap": "heap (uncached, %s rows; buffers: %s)" % (
+                synth[-1] if synth else "-", ", ".join(HEAP_BUFFERS[b] for b in m.get("heap_buffers", HEAP_BUFFERS))),
             "functions": "functions (gpu_groupby, %s rows)" % (synth[-1] if synth else "-"),
             "flights": "flights (%s)" % ("%s rows" % ", ".join(flights) if flights else "no table: --flights names none"),
             "small": "small (%s rows)" % ", ".join(size_label(n) for n in SMALL_SIZES)}
@@ -1267,6 +1379,55 @@ def coverage(res):
         out.append("**Unfinished: written while the run went on (or after it was cut short); sections "
                    "finished: %s.**" % (", ".join(done) or "none"))
     return out + [""]
+
+
+def heap_buffers_text(res):
+    """The uncached section's paragraphs on its two buffer states."""
+    info = res.get("heap_buffers")
+    if not info:
+        return []
+    gb = lambda b: "%.2f GB" % (b / 1e9) if b >= 1e9 else "%.1f MB" % (b / 1e6)
+    out = ["Each workload is measured in up to two buffer states, one block of runs each (every workload "
+           "in the first, then every workload in the second), shown in the buffers column:", "",
+           "- **OS page cache**: t as the earlier sections left it. A sequential scan of a table of more "
+           "than shared_buffers / 4 reads it through a 256 kB ring of buffers (BAS_BULKREAD, heapam.c's "
+           "initscan): a page it does not find in shared_buffers is read into the ring, evicting the ring's "
+           "previous page, so t does not stay in shared_buffers (bar the pages a ring leaves behind, where "
+           "it could not reuse a buffer) and each run, PostgreSQL's and gpudb's heap readers alike, copies "
+           "it again from the OS page cache. The ring decides only what a miss evicts: a page already in "
+           "shared_buffers is a hit either way.",
+           "- **shared_buffers**: t read once beforehand by a TID range scan, `%s` (%s): PostgreSQL begins a "
+           "TID range scan without SO_ALLOW_STRAT (tableam.h's table_beginscan_tidrange), so it reads with "
+           "no ring and its pages stay in shared_buffers; the runs then find every page there, on both sides "
+           "(only where t's heap is under %g x shared_buffers; pg_prewarm would do the same but is not in "
+           "every server)." % (WARM_QUERY.format(t=info["table"]), WARM_SETUP.rstrip(";"), HEAP_FIT), "",
+           "Hit / read: shared blocks found in shared_buffers / read into them, from one EXPLAIN (ANALYZE, "
+           "BUFFERS) of each side in that state: first as its top node reports them (PostgreSQL's Gather "
+           "includes its workers'; a Gpu node's are its leader's share alone, since gpudb's heap readers do "
+           "not pass their buffer use back to EXPLAIN), then, in brackets, t's heap blocks hit / read by "
+           "every process over that run (pg_statio_all_tables before and after it)."]
+    line = "Here t's heap is %s (%s blocks of %d bytes) and shared_buffers %s: %s." % (
+        gb(info["heap_bytes"]), "{:,}".format(info["blocks"]), info["block_size"], gb(info["shared_buffers_bytes"]),
+        "sequential scans of t read through the ring" if info["ring"] else
+        "t is no larger than shared_buffers / 4 (%s blocks), so its sequential scans use no ring and t stays in "
+        "shared_buffers after its first run in the first state too: both states are the same"
+        % "{:,}".format(info["shared_buffers_bytes"] // info["block_size"] // 4))
+    states = info.get("states", [])
+    line += " States measured: %s." % (", ".join(HEAP_BUFFERS[b] for b in states) or "none")
+    if info.get("shared_skipped"):
+        line += " shared_buffers not measured: %s." % info["shared_skipped"]
+    warm = info.get("warm") or {}
+    if "shared" in states:
+        line += (" The warm-up (%s) took %s ms, blocks hit / read %s; t stays in shared_buffers after this "
+                 "section, so the sections after it read it from there." % (warm.get("shape"), fmt_ms(warm.get("ms")),
+                                                                          buffers_cell(warm)))
+    elif "shared" not in res["meta"].get("heap_buffers", HEAP_BUFFERS) and not info.get("shared_skipped"):
+        line += " shared_buffers not measured: --heap-buffers left it out."
+    out += ["", line]
+    note = heap_os_check(res) if "os" in states else None
+    if note:
+        out += ["", "**Note: %s.**" % note]
+    return out
 
 
 def markdown(res):
@@ -1372,23 +1533,30 @@ def markdown(res):
                         *[phase_cell(ex, k) for k in PHASES], mb))
             out.append("")
 
-    if res["heap"]:
+    if res["heap"] or res.get("heap_buffers"):
         out += ["## Uncached (gpudb.use_cache = off) vs PostgreSQL", "",
                 "Both sides measured here, taking turns (on, off, off, on, on, off, ... after a warm-up of each). Workers "
                 "launched: from one EXPLAIN ANALYZE a side (gpudb's heap readers where a Gpu node ran, else "
-                "PostgreSQL's Gather); device ms: the Gpu nodes' Device Time there, summed over batches.", "",
-                "| workload | rows | mode | nodes | gpudb on ms | workers launched | device ms | PostgreSQL ms "
-                "| workers launched | speedup |",
-                "|---|---|---|---|---|---|---|---|---|---|"]
+                "PostgreSQL's Gather); device ms: the Gpu nodes' Device Time there, summed over batches.", ""]
+        out += heap_buffers_text(res) + [""]
+        out += ["| workload | rows | buffers | mode | nodes | gpudb on ms | workers launched | device ms "
+                "| hit / read | PostgreSQL ms | workers launched | hit / read | speedup |",
+                "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+        first = {}
         for r in res["heap"]:
+            first.setdefault(r["workload"], len(first))
+            first.setdefault((r["workload"], r["mode"]), len(first))
+        order = list(HEAP_BUFFERS)
+        for r in sorted(res["heap"], key=lambda r: (first[r["workload"]], first[(r["workload"], r["mode"])],
+                                                    order.index(r.get("buffers", "os")))):
             ex, exo = r.get("explain") or {}, r.get("explain_off") or {}
             launched = ex.get("Workers Launched") if r["nodes"] else ex.get("workers_launched")
             dev = ex.get("Device Time") if ex.get("Device Time") is not None else (
                 (r["on"] or {}).get("device_ms") if r["nodes"] else None)
-            out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-                r["workload"], size_label(r["rows"]), r["mode"], nodes_cell(r), fmt_run(r["on"]),
-                fmt_count(launched), fmt_ms(dev), fmt_run(r["off"]), fmt_count(exo.get("workers_launched")),
-                speedup_cell(r)))
+            out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                r["workload"], size_label(r["rows"]), HEAP_BUFFERS[r.get("buffers", "os")], r["mode"],
+                nodes_cell(r), fmt_run(r["on"]), fmt_count(launched), fmt_ms(dev), buffers_cell(ex),
+                fmt_run(r["off"]), fmt_count(exo.get("workers_launched")), buffers_cell(exo), speedup_cell(r)))
         out.append("")
 
     if res["kernels"]:
@@ -1411,8 +1579,12 @@ def markdown(res):
         out.append("")
 
     if res["functions"]:
-        out += ["## gpu_groupby (the SQL function) vs plain SQL, %s rows" % size_label(res["functions"][0]["rows"]), "",
-                "| workload | gpu_groupby heap ms | device ms | gpu_groupby cached ms | device ms | PostgreSQL ms "
+        out += ["## gpu_groupby (the SQL function) vs plain SQL, %s rows" % size_label(res["functions"][0]["rows"]), ""]
+        hb = res.get("heap_buffers") or {}
+        if "shared" in hb.get("states", []) and hb.get("ring"):
+            out += ["The uncached section before this one read t into shared_buffers (a TID range scan), so "
+                    "these runs find it there rather than in the OS page cache.", ""]
+        out += ["| workload | gpu_groupby heap ms | device ms | gpu_groupby cached ms | device ms | PostgreSQL ms "
                 "| speedup (cached) |", "|---|---|---|---|---|---|---|"]
         for r in res["functions"]:
             h, c = r["heap"] or {}, r["cached"] or {}
@@ -1504,6 +1676,11 @@ def main():
                     help="use table t as it is, whatever its size (no building)")
     ap.add_argument("--load-only", action="store_true", help="build the data, then stop")
     ap.add_argument("--no-heap", action="store_true", help="skip gpu_groupby over the heap (uncached)")
+    ap.add_argument("--heap-buffers", default="os,shared",
+                    help="the buffer states the heap section measures, in this order whatever the order given "
+                         "(default both): os (t as the bulk-read ring leaves it, read again from the OS page "
+                         "cache), shared (t first read into shared_buffers by a TID range scan; only where its "
+                         "heap is under %g x shared_buffers)" % HEAP_FIT)
     ap.add_argument("--only", default=os.environ.get("BENCH_ONLY", ""),
                     help="regular expression: run only the workloads whose name matches")
     ap.add_argument("--skip-same-plan", action="store_true",
@@ -1526,6 +1703,9 @@ def main():
         sys.exit("bench: unknown section(s) %s (known: %s)" % (",".join(sorted(wanted - set(SECTIONS))),
                                                                ",".join(SECTIONS)))
     sections = [s for s in SECTIONS if s in wanted]
+    args.heap_buffers = [b.strip() for b in args.heap_buffers.split(",") if b.strip()]
+    if set(args.heap_buffers) - set(HEAP_BUFFERS) or not args.heap_buffers:
+        sys.exit("bench: --heap-buffers takes %s (got %s)" % (",".join(HEAP_BUFFERS), ",".join(args.heap_buffers)))
     sizes = parse_sizes(args.rows)
     if not sizes:
         sys.exit("bench: --rows names no size")
@@ -1586,8 +1766,9 @@ def main():
                     "explain_reps": args.explain_reps, "sizes": sizes, "flights_sizes": fsizes,
                     "sections": sections, "sections_done": [], "finished": False,
                     "only": args.only or None, "skip": args.skip, "skip_same_plan": args.skip_same_plan,
-                    "max_run_s": args.max_run or None},
-           "copy_bandwidth": None, "data": [], "loads": [], "plan": [], "heap": [], "functions": [],
+                    "max_run_s": args.max_run or None,
+                    "heap_buffers": [b for b in HEAP_BUFFERS if b in args.heap_buffers]},
+           "copy_bandwidth": None, "data": [], "loads": [], "plan": [], "heap": [], "heap_buffers": None, "functions": [],
            "small": [], "kernels": [], "targets": [], "notes": [], "flights_ranges": {}}
     log("gpudb benchmark: %s, path %s, commit %s; results to %s" % (device, path, commit, outdir))
 
@@ -1653,7 +1834,7 @@ def main():
             write_results(res, outdir, stem)
         if largest and "heap" in sections:
             log("uncached B1/B2 on %s" % table)
-            run_heap(args, res, table, rows)
+            run_heap(args, res, table, rows, lambda: write_results(res, outdir, stem))
             res["meta"]["sections_done"].append("heap")
             write_results(res, outdir, stem)
         if largest and "functions" in sections:
