@@ -106,8 +106,12 @@ def draw(res, base):
             panels.append((title, recs, lambda r: (r["rows"], "%s rows" % _label(r["rows"]))))
     heap = [r for r in res.get("heap", []) if r.get("speedup")]
     if heap:
+        # the buffer state (bench.py's --heap-buffers) where the run has one
+        state = {"os": "t in the OS page cache", "shared": "t in shared_buffers"}
         panels.append(("uncached (gpudb.use_cache = off)", heap,
-                       lambda r: (r["rows"], "%s rows, %s" % (_label(r["rows"]), r["mode"]))))
+                       lambda r: (r["rows"], "%s rows, %s%s" % (_label(r["rows"]), r["mode"],
+                                                               ", " + state[r["buffers"]] if r.get("buffers") in state
+                                                               else ""))))
     if panels:
         fig, axes = plt.subplots(len(panels), 1, figsize=(14, 4.6 * len(panels)), squeeze=False)
         for ax, (title, recs, key) in zip(axes[:, 0], panels):
