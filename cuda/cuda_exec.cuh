@@ -388,6 +388,15 @@ int			gdb_order_groups(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
  * the override of gdb_cuda_set_fast_paths (a test hook).
  */
 int			gdb_fast_paths_enabled(void);
+
+/*
+ * gdb_fast_lean_enabled: whether the fast paths use their lean forms (the
+ * fused pass's float range test, fused_filter_agg.cu; the one-key slot
+ * pass, groupby_fastpath.cu): GPUDB_LEAN (read once; "0" disables), or
+ * the override of gdb_cuda_set_lean (a test hook: 1 on, 0 off, -1 back to
+ * the environment).  Same results either way.
+ */
+int			gdb_fast_lean_enabled(void);
 int			gdb_fast_smallkeys_eligible(const GdbRun *r);
 int			gdb_fast_nokeys(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
 							GdbBatch **result, GdbError *err);

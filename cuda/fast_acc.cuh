@@ -87,6 +87,24 @@ gdb_fdec(unsigned long long e)
 	return __longlong_as_double((long long) u);
 }
 
+/*
+ * gdb_pick: the value of row u of column c among NC loaded columns x[NC][R]
+ * (a thread's rows of a step): a select chain rather than x[c][u], so that
+ * x stays in registers for any run-time c.
+ */
+template <int NC, int R, typename T>
+__device__ __forceinline__ T
+gdb_pick(const T (&x)[NC][R], int c, int u)
+{
+	T			v = x[0][u];
+
+#pragma unroll
+	for (int k = 1; k < NC; k++)
+		if (c == k)
+			v = x[k][u];
+	return v;
+}
+
 /* ---- accumulators ---- */
 
 __device__ __forceinline__ GdbAcc

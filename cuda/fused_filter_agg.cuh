@@ -35,6 +35,10 @@
  *					naggs, the layout of gdb_fast_nokeys' partials -- the
  *					accumulator it copies, or -1: the row count (every
  *					COUNT_STAR, which needs no column)
+ *	 ftest, fr		ftest 1 when every term is a float range test (no
+ *					modulus, not negated): term k then passes a non-NULL
+ *					value x when gdb_float_range_pass(x, fr[k])
+ *					(gpudb_semantics.h), the same rows as its encoded test
  */
 struct GdbFusedArgs
 {
@@ -49,6 +53,8 @@ struct GdbFusedArgs
 	int			akind[GDB_FUSED_MAX_ACCS];
 	int			acol[GDB_FUSED_MAX_ACCS];
 	int8_t		out_acc[GDB_MAX_AGGREGATES + 1];
+	int			ftest;
+	GdbFloatRange fr[GDB_PRED_MAX_TERMS];
 };
 
 /*

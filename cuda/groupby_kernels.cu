@@ -1051,6 +1051,33 @@ gdb_fast_paths_enabled(void)
 	return gdb_fast_env;
 }
 
+/*
+ * gdb_fast_lean_enabled: GPUDB_LEAN (read once; "0" disables), or
+ * gdb_cuda_set_lean's override.
+ */
+static int	gdb_lean_env = -1;
+static int	gdb_lean_override = -1;
+
+int
+gdb_fast_lean_enabled(void)
+{
+	if (gdb_lean_override >= 0)
+		return gdb_lean_override;
+	if (gdb_lean_env < 0)
+	{
+		const char *v = getenv("GPUDB_LEAN");
+
+		gdb_lean_env = (v != NULL && strcmp(v, "0") == 0) ? 0 : 1;
+	}
+	return gdb_lean_env;
+}
+
+extern "C" void
+gdb_cuda_set_lean(int mode)
+{
+	gdb_lean_override = mode < 0 ? -1 : (mode ? 1 : 0);
+}
+
 extern "C" void
 gdb_cuda_set_fast_paths(int mode)
 {

@@ -522,6 +522,76 @@ gdb_key_encode_float(double v)
 	return (x.u & 0x8000000000000000ULL) ? ~x.u : (x.u | 0x8000000000000000ULL);
 }
 
+
+/*
+ * A range of float key encodings as IEEE comparisons (the predicate fast
+ * path's float terms, cuda/fused_filter_agg.cu): the non-NULL x with
+ * lo <= gdb_key_encode_float(x) <= hi are exactly those with
+ * gdb_float_range_pass(x, r) -- one or two double comparisons instead of
+ * the encoding and two 64-bit ones.
+ *	 flo, fhi	the non-NaN x that pass are those with flo <= x <= fhi in
+ *				IEEE order (-0 == +0); flo > fhi when none does
+ *	 fnan		whether NaN passes (lo <= the NaN encoding <= hi)
+ * The bounds are lo and hi clamped to the encodings of -Inf and +Inf and
+ * decoded.  One bit pattern needs care: no value encodes as -0's own
+ * (0x7fff...ff, just under +0's: -0 encodes as +0), so hi there means
+ * "below zero" and is lowered to -0's neighbour, the negative denormal
+ * closest to zero (a bound of -0.0 would let +-0 pass in IEEE order); lo
+ * there decodes to -0.0, which +-0 pass, as they should.
+ */
+typedef struct GdbFloatRange
+{
+	double		flo;
+	double		fhi;
+	int			fnan;
+} GdbFloatRange;
+
+GDB_HOSTDEV double
+gdb_float_key_decode(uint64_t e)
+{
+	union
+	{
+		double		d;
+		uint64_t	u;
+	}			x;
+
+	x.u = (e & 0x8000000000000000ULL) ? (e & ~0x8000000000000000ULL) : ~e;
+	return x.d;
+}
+
+GDB_HOSTDEV GdbFloatRange
+gdb_float_range(uint64_t lo, uint64_t hi)
+{
+	const uint64_t neg_inf = 0x000fffffffffffffULL;	/* encodes -Inf */
+	const uint64_t pos_inf = 0xfff0000000000000ULL;	/* +Inf */
+	const uint64_t nan = 0xfff8000000000000ULL;	/* every NaN */
+	const uint64_t neg_zero = 0x7fffffffffffffffULL;	/* no value */
+	uint64_t	l = lo > neg_inf ? lo : neg_inf;
+	uint64_t	h = hi < pos_inf ? hi : pos_inf;
+	GdbFloatRange r;
+
+	r.fnan = lo <= nan && nan <= hi;
+	if (h == neg_zero)
+		h--;
+	if (l > h)
+	{
+		r.flo = 1.0;
+		r.fhi = 0.0;
+	}
+	else
+	{
+		r.flo = gdb_float_key_decode(l);
+		r.fhi = gdb_float_key_decode(h);
+	}
+	return r;
+}
+
+/* Does non-NULL x lie in r (see gdb_float_range)? */
+GDB_HOSTDEV int
+gdb_float_range_pass(double x, GdbFloatRange r)
+{
+	return (x >= r.flo && x <= r.fhi) || (r.fnan && isnan(x));
+}
 /*
  * Sort encodings (SORT requests): the key encoding of a non-NULL value of
  * kind (raw is the 64-bit column word), bitwise inverted for a descending

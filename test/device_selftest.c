@@ -1756,6 +1756,57 @@ test_semantics(void)
 			  "float key encoding order at %g", vals[i]);
 	}
 	check(gdb_key_encode_float(nan_n) == gdb_key_encode_float(nan_p), "NaN encodings");
+
+	/*
+	 * gdb_float_range: the IEEE form of an encoded range passes exactly
+	 * the values the encoded test passes, for bounds at every special
+	 * value's encoding and its neighbours (so every < and > form, and -0's
+	 * unused encoding), over the special values and their neighbours.
+	 */
+	{
+		uint64_t	enc[3 * (sizeof(vals) / sizeof(vals[0])) + 4];
+		double		xs[3 * (sizeof(vals) / sizeof(vals[0])) + 1];
+		size_t		ne = 0,
+					nx = 0,
+					l,
+					h,
+					x;
+		int			bad = 0;
+
+		for (i = 0; i < sizeof(vals) / sizeof(vals[0]); i++)
+		{
+			uint64_t	e = gdb_key_encode_float(vals[i]);
+
+			enc[ne++] = e - 1;
+			enc[ne++] = e;
+			enc[ne++] = e + 1;
+			xs[nx++] = vals[i];
+			xs[nx++] = nextafter(vals[i], -INFINITY);
+			xs[nx++] = nextafter(vals[i], INFINITY);
+		}
+		enc[ne++] = 0;
+		enc[ne++] = UINT64_MAX;
+		enc[ne++] = 0x7fffffffffffffffULL;	/* -0's own, unused */
+		enc[ne++] = 0xfff0000000000001ULL;	/* between +Inf and NaN */
+		xs[nx++] = nan_n;
+		for (l = 0; l < ne; l++)
+			for (h = 0; h < ne; h++)
+			{
+				GdbFloatRange fr = gdb_float_range(enc[l], enc[h]);
+
+				for (x = 0; x < nx; x++)
+				{
+					uint64_t	e = gdb_key_encode_float(xs[x]);
+					int			want = enc[l] <= e && e <= enc[h];
+
+					if (gdb_float_range_pass(xs[x], fr) != want && bad++ < 5)
+						check(0, "float range [%016llx, %016llx] at %a: %d, encoded test %d",
+							  (unsigned long long) enc[l], (unsigned long long) enc[h],
+							  xs[x], !want, want);
+				}
+			}
+		check(bad == 0, "float range tests agree with encoded ones (%d differ)", bad);
+	}
 	check(gdb_key_encode_int(INT64_MIN) < gdb_key_encode_int(-1) &&
 		  gdb_key_encode_int(-1) < gdb_key_encode_int(0) &&
 		  gdb_key_encode_int(0) < gdb_key_encode_int(INT64_MAX), "int key encoding order");
