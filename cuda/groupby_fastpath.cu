@@ -43,7 +43,9 @@
  *		  block's end when the table fits, else in the global table.  The
  *		  tables are structures of arrays (GdbAccRef), so that a warp's
  *		  random slots fall in different shared-memory banks; each thread
- *		  takes GDB_FAST_UNROLL rows per step, loads first.
+ *		  takes GDB_FAST_UNROLL rows per step, loads first.  With one key
+ *		  column, slot_agg_onekey.cu's lean form runs instead where it
+ *		  qualifies (gdb_slot1_launch): the same table and results.
  *	   3. cub::DeviceSelect::If: the non-empty slots in slot order.
  *	   4. gdb_slot_output_kernel: each group's key values (min + digit:
  *		  INT64 keys group by raw equality, so every row of a group -- the
@@ -54,7 +56,9 @@
  *	   (r->kmin, r->kmax) and the sort path radix-sorts only their bits.
  *
  * GdbAcc, the accumulator of one aggregate, and its fold are in
- * fast_acc.cuh (shared with fused_filter_agg.cu); in slot tables its count
+ * fast_acc.cuh (shared with fused_filter_agg.cu); the slot tables, their
+ * atomics and the aggregates' arguments in slot_table.cuh (shared with
+ * slot_agg_onekey.cu); in slot tables its count
  * is not used for COUNT_STAR (the slot's row count is its count).
  *
  *-------------------------------------------------------------------------
@@ -71,9 +75,7 @@
 #include "fast_acc.cuh"
 #include "fused_filter_agg.cuh"
 #include "gpudb_semantics.h"
-
-/* Shared-memory slot tables up to this size (bytes; opt-in above 48 KiB). */
-#define GDB_FAST_SMEM_MAX (192 * 1024)
+#include "slot_table.cuh"
 
 /* Threads per block of the shared-memory slot kernel (fewer, fuller blocks). */
 #define GDB_SLOT_SMEM_BLOCK 1024
@@ -83,223 +85,6 @@
 
 /* Blocks along x of the no-keys kernel: at most this many per SM. */
 #define GDB_NOKEYS_BLOCKS_PER_SM 4
-
-
-/* One aggregate's input: kind, column values and NULL flags (or NULL). */
-struct GdbFastAgg
-{
-	int			kind;
-	const int64_t *col;			/* NULL for COUNT_STAR */
-	const uint8_t *nulls;		/* NULL: no NULL flags */
-	uint32_t	same;			/* the first aggregate of the same kind over
-								 * the same column (this one's index when
-								 * none): the slot path accumulates only
-								 * that one (sum(v) and avg(v) share) */
-};
-
-/* The aggregates of a request, plus one COUNT_STAR for the row count. */
-struct GdbFastAggs
-{
-	uint32_t	n;
-	GdbFastAgg	a[GDB_MAX_AGGREGATES + 1];
-};
-
-/* Result state column of each aggregate (device addresses in d_res). */
-struct GdbFastOut
-{
-	GdbAggState *col[GDB_MAX_AGGREGATES];
-};
-
-/* Key digits of the slot path. */
-struct GdbSlotKeys
-{
-	uint32_t	nkeys;
-	const int64_t *vals[GDB_MAX_GROUP_KEYS];
-	const uint8_t *nulls[GDB_MAX_GROUP_KEYS];
-	int64_t		minv[GDB_MAX_GROUP_KEYS];
-	unsigned long long range[GDB_MAX_GROUP_KEYS];	/* values max - min + 1 */
-	unsigned long long stride[GDB_MAX_GROUP_KEYS];	/* mixed-radix weight */
-};
-
-
-/* DeviceSelect::If predicate: slot i holds rows. */
-struct GdbSlotNonEmpty
-{
-	const unsigned *rowcount;
-
-	__host__ __device__ bool
-	operator()(const uint32_t &i) const
-	{
-		return rowcount[i] != 0;
-	}
-};
-
-/*
- * One accumulator's four words in a slot table.  A table holds, for
- * aggregate a and slot i of nslots, word w at [(a * 4 + w) * nslots + i]
- * (a structure of arrays): random slots of a warp then hit different
- * shared-memory banks, where 32-byte GdbAccs side by side would put every
- * slot's word w in one of four bank pairs.
- */
-struct GdbAccRef
-{
-	unsigned long long *count;
-	unsigned long long *w0;
-	unsigned long long *w1;
-	double	   *f;
-};
-
-__device__ __forceinline__ GdbAccRef
-gdb_slot_ref(unsigned long long *table, uint32_t a, uint32_t nslots, uint32_t i)
-{
-	unsigned long long *p = table + (size_t) a * 4 * nslots + i;
-	GdbAccRef	r;
-
-	r.count = p;
-	r.w0 = p + nslots;
-	r.w1 = p + 2 * (size_t) nslots;
-	r.f = (double *) (p + 3 * (size_t) nslots);
-	return r;
-}
-
-__device__ __forceinline__ GdbAcc
-gdb_slot_load(const GdbAccRef &r)
-{
-	GdbAcc		a;
-
-	a.count = *r.count;
-	a.w0 = *r.w0;
-	a.w1 = *r.w1;
-	a.f = *r.f;
-	return a;
-}
-
-__device__ __forceinline__ void
-gdb_slot_store(const GdbAccRef &r, const GdbAcc &a)
-{
-	*r.count = a.count;
-	*r.w0 = a.w0;
-	*r.w1 = a.w1;
-	*r.f = a.f;
-}
-
-/*
- * Fold non-NULL value v into a's words other than count, with atomics;
- * exact for every kind but SUM_FLOAT's sum.  SUM_INT: the low word by
- * atomicAdd, its carry found from the old value, carry plus the sign
- * extension added to the high word: exact in any order.
- */
-__device__ __forceinline__ void
-gdb_acc_atomic_fold(int kind, GdbAccRef a, int64_t v)
-{
-	switch (kind)
-	{
-		case GDB_AGG_SUM_INT:
-			{
-				unsigned long long uv = (unsigned long long) v;
-				unsigned long long old = atomicAdd(a.w0, uv);
-				unsigned long long hi = (unsigned long long) (old + uv < old) +
-					(v < 0 ? ~0ULL : 0ULL);
-
-				if (hi)
-					atomicAdd(a.w1, hi);
-			}
-			break;
-		case GDB_AGG_MIN_INT:
-			atomicMin((long long *) a.w0, (long long) v);
-			break;
-		case GDB_AGG_MAX_INT:
-			atomicMax((long long *) a.w0, (long long) v);
-			break;
-		case GDB_AGG_SUM_FLOAT:
-			{
-				double		d = __longlong_as_double((long long) v);
-
-				atomicAdd(a.f, d);
-				if (isinf(d))
-					atomicAdd(a.w0, 1ULL);
-			}
-			break;
-		case GDB_AGG_MIN_FLOAT:
-			atomicMin(a.w0, gdb_fenc(__longlong_as_double((long long) v)));
-			break;
-		case GDB_AGG_MAX_FLOAT:
-			atomicMax(a.w0, gdb_fenc(__longlong_as_double((long long) v)));
-			break;
-		default:
-			break;
-	}
-}
-
-/*
- * Fold one row into an accumulator in shared or global memory with
- * atomics.  COUNT_STAR is counted by the slot's row count instead.
- */
-__device__ __forceinline__ void
-gdb_acc_atomic_add(int kind, GdbAccRef a, int64_t v, int isnull)
-{
-	if (kind == GDB_AGG_COUNT_STAR || isnull)
-		return;
-	atomicAdd(a.count, 1ULL);
-	gdb_acc_atomic_fold(kind, a, v);
-}
-
-/*
- * gdb_acc_atomic_add_counting_nulls: gdb_acc_atomic_add for a block's
- * shared-memory table, where a.count counts the NULL inputs instead: the
- * slot's row count less them is the non-NULL count (at the merge), so a
- * non-NULL value costs one atomic fewer and count(x) none at all.
- */
-__device__ __forceinline__ void
-gdb_acc_atomic_add_counting_nulls(int kind, GdbAccRef a, int64_t v, int isnull)
-{
-	if (kind == GDB_AGG_COUNT_STAR)
-		return;
-	if (isnull)
-		atomicAdd(a.count, 1ULL);
-	else
-		gdb_acc_atomic_fold(kind, a, v);
-}
-
-/* Merge accumulator s (a block's) into d with atomics. */
-__device__ __forceinline__ void
-gdb_acc_atomic_merge(int kind, GdbAccRef d, const GdbAcc &s)
-{
-	if (kind == GDB_AGG_COUNT_STAR || s.count == 0)
-		return;
-	atomicAdd(d.count, s.count);
-	switch (kind)
-	{
-		case GDB_AGG_SUM_INT:
-			{
-				unsigned long long old = atomicAdd(d.w0, s.w0);
-				unsigned long long hi = s.w1 + (unsigned long long) (old + s.w0 < old);
-
-				if (hi)
-					atomicAdd(d.w1, hi);
-			}
-			break;
-		case GDB_AGG_MIN_INT:
-			atomicMin((long long *) d.w0, (long long) s.w0);
-			break;
-		case GDB_AGG_MAX_INT:
-			atomicMax((long long *) d.w0, (long long) s.w0);
-			break;
-		case GDB_AGG_SUM_FLOAT:
-			atomicAdd(d.f, s.f);
-			if (s.w0)
-				atomicAdd(d.w0, s.w0);
-			break;
-		case GDB_AGG_MIN_FLOAT:
-			atomicMin(d.w0, s.w0);
-			break;
-		case GDB_AGG_MAX_FLOAT:
-			atomicMax(d.w0, s.w0);
-			break;
-		default:
-			break;
-	}
-}
 
 
 /* ---- no keys ---- */
@@ -756,13 +541,7 @@ gdb_slot_agg_kernel(GdbSlotKeys keys, GdbFastAggs aggs, uint32_t naggs,
 	if (SHARED)
 	{
 		tab = gdb_fast_smem;
-		cnt = (unsigned *) (tab + (size_t) naggs * 4 * nslots);
-		for (uint32_t i = threadIdx.x; i < naggs * nslots; i += blockDim.x)
-			gdb_slot_store(gdb_slot_ref(tab, i / nslots, nslots, i % nslots),
-						   gdb_acc_init(aggs.a[i / nslots].kind));
-		for (uint32_t i = threadIdx.x; i < nslots; i += blockDim.x)
-			cnt[i] = 0;
-		__syncthreads();
+		cnt = gdb_slot_init_block(aggs, naggs, [](uint32_t j) { return j; }, nslots, tab);
 	}
 	for (uint64_t row = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x;
 		 row < nrows; row += GDB_FAST_UNROLL * stride)
@@ -821,26 +600,8 @@ gdb_slot_agg_kernel(GdbSlotKeys keys, GdbFastAggs aggs, uint32_t naggs,
 		}
 	}
 	if (SHARED)
-	{
-		__syncthreads();
-		for (uint32_t i = threadIdx.x; i < nslots; i += blockDim.x)
-		{
-			if (cnt[i] == 0)
-				continue;
-			atomicAdd(&rowcount[i], cnt[i]);
-			for (uint32_t a = 0; a < naggs; a++)
-			{
-				GdbAcc		acc;
-
-				if (aggs.a[a].same != a)
-					continue;
-				/* count held the NULL inputs: the rest are non-NULL */
-				acc = gdb_slot_load(gdb_slot_ref(tab, a, nslots, i));
-				acc.count = cnt[i] - acc.count;
-				gdb_acc_atomic_merge(aggs.a[a].kind, gdb_slot_ref(table, a, nslots, i), acc);
-			}
-		}
-	}
+		gdb_slot_merge_block(aggs, naggs, [](uint32_t j) { return j; }, nslots, tab, cnt,
+							 table, rowcount);
 }
 
 /*
@@ -1078,7 +839,8 @@ gdb_fast_smallkeys_run(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
 	uint32_t	naggs = req->naggs;
 	size_t		tbytes,
 				smem;
-	int			hinted;
+	int			hinted,
+				lean;
 
 	*taken = 0;
 	if (!gdb_fast_smallkeys_eligible(r))
@@ -1150,7 +912,11 @@ gdb_fast_smallkeys_run(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
 	gdb_slot_init_kernel<<<gdb_blocks(ex, (uint64_t) naggs * ns32 + ns32), GDB_BLOCK, 0, s>>>(
 		fa, naggs, ns32, table, rowcount);
 	GDB_CUDA_CHECK_LAUNCH(err, "gdb_slot_init_kernel");
-	smem = gdb_slot_smem(ex, naggs, ns32);
+	smem = 0;
+	GDB_TRY(gdb_slot1_launch(ex, sk, fa, naggs, flags, r->nrows, ns32, table, rowcount,
+							 &r->d_counters->fast_bad, &lean, err));
+	if (!lean)
+		smem = gdb_slot_smem(ex, naggs, ns32);
 	if (smem > 0)
 	{
 		int			per_sm = 0;
@@ -1177,7 +943,7 @@ gdb_fast_smallkeys_run(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
 		else
 			smem = 0;
 	}
-	if (smem == 0)
+	if (smem == 0 && !lean)
 	{
 		gdb_slot_agg_kernel<false><<<gdb_blocks(ex, r->nrows), GDB_BLOCK, 0, s>>>(
 			sk, fa, naggs, flags, r->nrows, ns32, table, rowcount,
