@@ -46,6 +46,7 @@
 #include "nodes/makefuncs.h"
 #include "parser/parse_func.h"
 #include "port/atomics.h"
+#include "portability/instr_time.h"
 #include "storage/ipc.h"
 #include "storage/procarray.h"
 #include "storage/lwlock.h"
@@ -558,6 +559,46 @@ raise_reply(GdbReply *r, const char *what)
 	gdb_raise_status(&err);
 }
 
+/* Milliseconds in *t, then *t set to now: one step of a load's clock. */
+static double
+lap_ms(instr_time *t)
+{
+	instr_time	now;
+	double		ms;
+
+	INSTR_TIME_SET_CURRENT(now);
+	ms = INSTR_TIME_GET_MILLISEC(now) - INSTR_TIME_GET_MILLISEC(*t);
+	*t = now;
+	return ms;
+}
+
+/*
+ * DEBUG1 report of a finished load of rel: rows rows, whose column data
+ * (cs's columns and the visibility column: 8 bytes a value plus a NULL flag
+ * byte per row of each column, as gdb_columnset_layout lays them out) took
+ * total_ms in all, of which read_ms reading the heap into batches and
+ * wait_ms waiting on the server (sending each batch, its reply, and the
+ * dictionary at the end); the rest is the lock, the triggers and setting
+ * the entry up.
+ */
+static void
+load_report(Relation rel, GdbColumnSet *cs, uint64 rows, double total_ms,
+			double read_ms, double wait_ms)
+{
+	GdbBatch	layout;
+	double		mb;
+
+	if (!message_level_is_interesting(DEBUG1))
+		return;
+	mb = (double) (gdb_columnset_layout(cs, &layout, rows, true) -
+				   gdb_columnset_layout(cs, &layout, 0, true)) / 1e6;
+	elog(DEBUG1, "gpu_cache_load of \"%s\": " UINT64_FORMAT " rows, %.1f MB of column data in %.1f ms (%.2f GB/s, %.1f ns a row): reading the heap %.1f ms, waiting on the server %.1f ms",
+		 RelationGetRelationName(rel), rows, mb, total_ms,
+		 total_ms > 0 ? mb / total_ms : 0.0,
+		 rows > 0 ? total_ms * 1e6 / (double) rows : 0.0,
+		 read_ms, wait_ms);
+}
+
 /*
  * gpu_cache_load(relation regclass, columns name[] DEFAULT NULL) -> bigint
  *
@@ -566,7 +607,8 @@ raise_reply(GdbReply *r, const char *what)
  * gpudb.batch_rows rows while the server copies the previous batch; returns
  * the rows loaded.  Locks the table SHARE ROW EXCLUSIVE until the end of
  * the transaction; the entry is usable once the transaction commits.
- * NOTICE every 10 s of a long load.  Errors: 55000 without the server,
+ * NOTICE every 10 s of a long load; at DEBUG1, where the load's time went
+ * (see load_report).  Errors: 55000 without the server,
  * 42501 unless owner or gpudb_cache_admin member, 42809 for what is not a
  * plain table, 42703 / 0A000 for unknown or unsupported columns, 53200 when
  * it does not fit gpudb.cache_size.
@@ -595,8 +637,13 @@ gpu_cache_load(PG_FUNCTION_ARGS)
 	int			cur = 0;
 	bool		in_flight = false;
 	TimestampTz last_notice;
+	instr_time	start,
+				clock;
+	double		read_ms = 0,
+				wait_ms = 0;
 	int			i;
 
+	INSTR_TIME_SET_CURRENT(start);
 	if (PG_ARGISNULL(0))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
@@ -715,12 +762,14 @@ gpu_cache_load(PG_FUNCTION_ARGS)
 	PushActiveSnapshot(snap);
 	reader = gdb_heap_reader_begin(rel, &cs, capacity);
 	last_notice = GetCurrentTimestamp();
+	INSTR_TIME_SET_CURRENT(clock);
 	for (;;)
 	{
 		uint64		n = gdb_heap_reader_next(reader, buf[cur], ctids[cur]);
 		GdbCacheRef ref = {cache_id, 0};
 
 		gdb_cache_batch_set_visible(buf[cur], cs.ncols, 1);
+		read_ms += lap_ms(&clock);
 
 		if (in_flight)
 		{
@@ -730,13 +779,17 @@ gpu_cache_load(PG_FUNCTION_ARGS)
 				raise_reply(r, psprintf("relation \"%s\"", RelationGetRelationName(rel)));
 		}
 		if (n == 0)
+		{
+			wait_ms += lap_ms(&clock);
 			break;
+		}
 		parts[0].data = (const char *) &ref;
 		parts[0].len = sizeof(ref);
 		parts[1].data = (const char *) ctids[cur];
 		parts[1].len = sizeof(uint64) * n;
 		gdb_server_send(GDB_MSG_CACHE_APPEND, parts, 2, fds[cur]);
 		in_flight = true;
+		wait_ms += lap_ms(&clock);
 		rows += n;
 		cur = 1 - cur;
 		if (TimestampDifferenceExceeds(last_notice, GetCurrentTimestamp(),
@@ -773,11 +826,14 @@ gpu_cache_load(PG_FUNCTION_ARGS)
 		parts[0].len = sizeof(ref);
 		parts[1].data = dict.data;
 		parts[1].len = dict.len;
+		INSTR_TIME_SET_CURRENT(clock);
 		r = gdb_server_call(GDB_MSG_CACHE_FINISH, parts, 2, -1);
+		wait_ms += lap_ms(&clock);
 		if (r->status->err.status != GDB_OK)
 			raise_reply(r, psprintf("relation \"%s\"", RelationGetRelationName(rel)));
 	}
 
+	load_report(rel, &cs, rows, lap_ms(&start), read_ms, wait_ms);
 	relation_close(rel, NoLock);
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(work);
