@@ -755,9 +755,11 @@ gpu_cache_load(PG_FUNCTION_ARGS)
 	}
 	for (i = 0; i < 2; i++)
 	{
-		buf[i] = gdb_memfd_alloc(layout.total_bytes, &fds[i]);
+		/* the rows' ctids go right after the batch (server_protocol.h) */
+		buf[i] = gdb_memfd_alloc(layout.total_bytes + sizeof(uint64) * capacity,
+								 &fds[i]);
 		memcpy(buf[i], &layout, sizeof(GdbBatch));
-		ctids[i] = palloc(sizeof(uint64) * capacity);
+		ctids[i] = (uint64 *) ((char *) buf[i] + layout.total_bytes);
 	}
 	PushActiveSnapshot(snap);
 	reader = gdb_heap_reader_begin(rel, &cs, capacity);
@@ -785,9 +787,7 @@ gpu_cache_load(PG_FUNCTION_ARGS)
 		}
 		parts[0].data = (const char *) &ref;
 		parts[0].len = sizeof(ref);
-		parts[1].data = (const char *) ctids[cur];
-		parts[1].len = sizeof(uint64) * n;
-		gdb_server_send(GDB_MSG_CACHE_APPEND, parts, 2, fds[cur]);
+		gdb_server_send(GDB_MSG_CACHE_APPEND, parts, 1, fds[cur]);
 		in_flight = true;
 		wait_ms += lap_ms(&clock);
 		rows += n;

@@ -48,6 +48,7 @@ typedef struct CacheEntry
 	uint64	   *ctids;			/* heap address of every row, host memory */
 	uint64		nctids;
 	uint64		cap_ctids;
+	uint64		est_rows;		/* the load's estimate: ctids' first size */
 	uint64		nloaded;		/* rows 0..nloaded-1: loaded, ctids ascending */
 	HTAB	   *inserted;		/* ctid -> row, for rows appended by changes */
 	HTAB	   *pending;		/* row -> (xmin, xmax) while they matter */
@@ -247,6 +248,7 @@ srv_handle_cache_create(int s, char *payload, size_t len)
 	memcpy(e->xip, payload + sizeof(GdbCacheCreate), sizeof(uint32) * cc->snapshot.nxip);
 	e->load_start = GetCurrentTimestamp();
 	e->vis_col = cc->ncols;
+	e->est_rows = Max(cc->est_rows, 1);
 	{
 		HASHCTL		ctl;
 
@@ -287,13 +289,19 @@ srv_handle_cache_create(int s, char *payload, size_t len)
 	srv_reply(s, &st, NULL, 0, NULL, 0);
 }
 
-/* Record the heap addresses of rows appended to e's store. */
+/*
+ * Record the heap addresses of rows appended to e's store.  The array
+ * starts at the load's row estimate (so that a load whose estimate holds
+ * allocates it once, instead of copying it at every doubling) and doubles
+ * from there.
+ */
 static bool
 add_ctids(CacheEntry *e, const uint64 *ctids, uint64 n)
 {
 	if (e->nctids + n > e->cap_ctids)
 	{
-		uint64		cap = Max(e->cap_ctids * 2, e->nctids + n);
+		uint64		cap = Max(Max(e->cap_ctids * 2, e->nctids + n),
+							  e->cap_ctids == 0 ? e->est_rows : 0);
 		uint64	   *nc = MemoryContextAllocExtended(e->mcxt, sizeof(uint64) * cap,
 												   MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
 		uint8	   *nd = MemoryContextAllocExtended(e->mcxt, cap / 8 + 1,
@@ -330,6 +338,7 @@ srv_handle_cache_append(int s, char *payload, size_t len, int fd)
 	GdbStatusReply st;
 	CacheEntry *e;
 	GdbBatch   *batch;
+	struct stat fst;
 	int			rc;
 
 	memset(&st, 0, sizeof(st));
@@ -339,8 +348,11 @@ srv_handle_cache_append(int s, char *payload, size_t len, int fd)
 		srv_reply_error(s, GDB_ERR_BAD_REQUEST, "no cache entry being loaded by this session");
 		return;
 	}
+	/* the rows' ctids follow the batch in its buffer (server_protocol.h) */
 	batch = srv_map_batch(s, fd);
-	if (batch == NULL || len < sizeof(GdbCacheRef) + batch->nrows * sizeof(uint64))
+	if (batch == NULL || fstat(fd, &fst) < 0 ||
+		(uint64) fst.st_size < batch->total_bytes ||
+		((uint64) fst.st_size - batch->total_bytes) / sizeof(uint64) < batch->nrows)
 	{
 		if (batch)
 			srv_unmap_batch(batch);
@@ -357,7 +369,8 @@ srv_handle_cache_append(int s, char *payload, size_t len, int fd)
 	else
 		rc = gdb_cpu_store_append(e->store, batch, &st.err);
 	if (rc == GDB_OK &&
-		!add_ctids(e, (const uint64 *) (payload + sizeof(GdbCacheRef)), batch->nrows))
+		!add_ctids(e, (const uint64 *) ((const char *) batch + batch->total_bytes),
+				   batch->nrows))
 	{
 		rc = GDB_ERR_OUT_OF_MEMORY;
 		snprintf(st.err.message, sizeof(st.err.message),

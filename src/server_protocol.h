@@ -133,7 +133,8 @@ typedef struct GdbCacheChanges
 #define GDB_CTID(blk, off)	(((uint64_t) (blk) << 16) | (uint64_t) (off))
 
 /*
- * CACHE_APPEND carries GdbCacheRef then batch->nrows uint64 ctids (the
+ * CACHE_APPEND carries GdbCacheRef, and its batch buffer holds, right after
+ * the batch (at offset batch->total_bytes), batch->nrows uint64 ctids (the
  * rows' heap addresses, ascending); FINISH carries nstrings dictionary
  * strings (uint32 length + bytes) in code order.
  */
