@@ -62,19 +62,19 @@
 
 /*
  * Text columns cache their strings of at most SHORT_STRING_MAX bytes in a
- * direct-mapped table of 2^SHORT_CACHE_BITS slots (bytes packed into a
- * word: no hash of the bytes, no compare loop), and remember the last
- * longer string, so that most values skip gdb_dict_intern; a slot holds
- * the code the dictionary gave, so codes stay in first-seen order.
+ * direct-mapped table of 2^SHORT_CACHE_BITS slots (keyed by a word that
+ * tells every such string apart, short_word: no hash of the bytes, no
+ * compare loop), and remember the last longer string, so that most values
+ * skip gdb_dict_intern; a slot holds the code the dictionary gave, so codes
+ * stay in first-seen order.
  */
 #define SHORT_STRING_MAX	8
 #define SHORT_CACHE_BITS	10
 
 typedef struct GdbShortString
 {
-	uint64		word;			/* the bytes, little-endian, zero-padded */
-	int32		len;			/* -1: empty slot */
-	int64		code;
+	uint64		word;			/* short_word of the string */
+	int64		tag;			/* code << 4 | length; -1: empty slot */
 } GdbShortString;
 
 /* the offset of an attribute that is NULL in the walked tuple */
@@ -311,32 +311,33 @@ gdb_heap_deform_create(Relation rel, GdbColumnSet *cs)
 }
 
 /*
- * The dictionary code of text column i's bytes data[0..len), through the
- * column's caches (see GdbHeapDeform); on a miss, gdb_dict_intern.
+ * A string of at most SHORT_STRING_MAX bytes as one word that, with the
+ * length, tells it apart from every other such string: of 4 to 8 bytes,
+ * its first four bytes and its last four (overlapping below 8); of 1 to 3,
+ * its first, middle and last byte; 0 for the empty string.  Two loads
+ * instead of a loop over the bytes, so nothing branches on the length but
+ * the one test below 4.
  */
-static pg_noinline int64
-text_code_miss(GdbHeapDeform *d, int i, const char *data, int len)
-{
-	int64		code = gdb_dict_intern(d->cs->dict, data, len);
-
-	d->last_code[i] = code;
-	d->last_len[i] = len;
-	d->last_data[i] = VARDATA(DatumGetPointer(gdb_dict_datum(d->cs->dict, code)));
-	return code;
-}
-
-/* Short strings: their bytes as one word, and its slot in a column's cache. */
 static inline uint64
 short_word(const char *data, int len)
 {
-	uint64		w = 0;
-	int			k;
+	if (likely(len >= 4))
+	{
+		uint32		lo,
+					hi;
 
-	for (k = 0; k < len; k++)
-		w |= (uint64) (uint8) data[k] << (8 * k);
-	return w;
+		memcpy(&lo, data, sizeof(lo));
+		memcpy(&hi, data + len - 4, sizeof(hi));
+		return (uint64) lo | ((uint64) hi << 32);
+	}
+	if (len == 0)
+		return 0;
+	return (uint64) (uint8) data[0] |
+		((uint64) (uint8) data[len >> 1] << 8) |
+		((uint64) (uint8) data[len - 1] << 16);
 }
 
+/* The slot of short_word w of a string of len bytes in a column's cache. */
 static inline uint32
 short_slot(uint64 w, int len)
 {
@@ -344,53 +345,89 @@ short_slot(uint64 w, int len)
 					 (64 - SHORT_CACHE_BITS));
 }
 
-/* see text_code */
-static inline int64
+/* A short string missing from its slot e: interned, then cached there. */
+static pg_noinline int64
+short_code_miss(GdbHeapDeform *d, GdbShortString *e, uint64 w,
+				const char *data, int len)
+{
+	int64		code = gdb_dict_intern(d->cs->dict, data, len);
+
+	e->word = w;
+	e->tag = (code << 4) | len;
+	return code;
+}
+
+/* The code of text column i's string data[0..len), len <= SHORT_STRING_MAX. */
+static pg_attribute_always_inline int64
+short_code(GdbHeapDeform *d, int i, const char *data, int len)
+{
+	uint64		w = short_word(data, len);
+	GdbShortString *e = &d->short_cache[i][short_slot(w, len)];
+
+	if (likely(e->word == w && (e->tag & 15) == len))
+		return e->tag >> 4;
+	return short_code_miss(d, e, w, data, len);
+}
+
+/*
+ * The code of text column i's string data[0..len) of any length: a short
+ * one through the column's slots, a longer one through its last string
+ * (runs of equal values), else gdb_dict_intern.
+ */
+static pg_noinline int64
 text_code_bytes(GdbHeapDeform *d, int i, const char *data, int len)
 {
-	if (len <= SHORT_STRING_MAX)
-	{
-		uint64		w = short_word(data, len);
-		GdbShortString *e = &d->short_cache[i][short_slot(w, len)];
+	int64		code;
 
-		if (e->len != len || e->word != w)
-		{
-			e->code = gdb_dict_intern(d->cs->dict, data, len);
-			e->word = w;
-			e->len = len;
-		}
-		return e->code;
-	}
+	if (len <= SHORT_STRING_MAX)
+		return short_code(d, i, data, len);
 	/* the last byte first: cheap, and it tells most different strings apart */
 	if (len == d->last_len[i] &&
 		data[len - 1] == d->last_data[i][len - 1] &&
 		memcmp(data, d->last_data[i], len - 1) == 0)
 		return d->last_code[i];
-	return text_code_miss(d, i, data, len);
+	code = gdb_dict_intern(d->cs->dict, data, len);
+	d->last_code[i] = code;
+	d->last_len[i] = len;
+	d->last_data[i] = VARDATA(DatumGetPointer(gdb_dict_datum(d->cs->dict, code)));
+	return code;
 }
 
-/* A compressed or out-of-line text value: detoasted, then as any other. */
+/*
+ * Any other text value: a 4-byte header, or compressed or out of line
+ * (detoasted, as PostgreSQL's own accessors do).
+ */
 static pg_noinline int64
-text_code_toasted(GdbHeapDeform *d, int i, const struct varlena *v)
+text_code_other(GdbHeapDeform *d, int i, const struct varlena *v)
 {
-	struct varlena *copy = pg_detoast_datum_packed((struct varlena *) v);
-	int64		code = text_code_bytes(d, i, VARDATA_ANY(copy),
-									   VARSIZE_ANY_EXHDR(copy));
+	struct varlena *copy;
+	int64		code;
 
+	if (!VARATT_IS_EXTERNAL(v) && !VARATT_IS_COMPRESSED(v))
+		return text_code_bytes(d, i, VARDATA_ANY(v), VARSIZE_ANY_EXHDR(v));
+	copy = pg_detoast_datum_packed((struct varlena *) v);
+	code = text_code_bytes(d, i, VARDATA_ANY(copy), VARSIZE_ANY_EXHDR(copy));
 	pfree(copy);
 	return code;
 }
 
 /*
  * The dictionary code of text column i's varlena v (any header: short,
- * compressed, out of line).
+ * compressed, out of line).  Inline only for what heap tuples hold most:
+ * a short (1-byte header) string of at most SHORT_STRING_MAX bytes.
  */
-static inline int64
+static pg_attribute_always_inline int64
 text_code(GdbHeapDeform *d, int i, const struct varlena *v)
 {
-	if (unlikely(VARATT_IS_EXTERNAL(v) || VARATT_IS_COMPRESSED(v)))
-		return text_code_toasted(d, i, v);
-	return text_code_bytes(d, i, VARDATA_ANY(v), VARSIZE_ANY_EXHDR(v));
+	if (likely(VARATT_IS_1B(v) && !VARATT_IS_1B_E(v)))
+	{
+		int			len = VARSIZE_1B(v) - VARHDRSZ_SHORT;
+
+		if (likely(len <= SHORT_STRING_MAX))
+			return short_code(d, i, VARDATA_1B(v), len);
+		return text_code_bytes(d, i, VARDATA_1B(v), len);
+	}
+	return text_code_other(d, i, v);
 }
 
 /*
@@ -483,7 +520,10 @@ reset_text_caches(GdbHeapDeform *d)
 		d->last_len[i] = -1;
 		if (d->short_cache[i])
 			for (j = 0; j < (1 << SHORT_CACHE_BITS); j++)
-				d->short_cache[i][j].len = -1;
+			{
+				d->short_cache[i][j].word = 0;
+				d->short_cache[i][j].tag = -1;
+			}
 	}
 	d->dict = d->cs->dict;
 }
