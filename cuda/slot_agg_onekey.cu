@@ -296,6 +296,15 @@ gdb_slot1_plan(const GdbSlotKeys &sk, const GdbFastAggs &fa, uint32_t naggs,
 		k->col[k->nacc] = (int) c;
 		k->nacc++;
 	}
+	/*
+	 * no value column (count(*) alone): the kernel of one column loads the
+	 * key's values again, a valid address, and folds nothing from them
+	 */
+	if (k->ncols == 0)
+	{
+		k->vals[0] = k->key;
+		k->nulls[0] = NULL;
+	}
 	return gdb_slot1_kernels[k->ncols > 0 ? k->ncols - 1 : 0][flags != NULL];
 }
 

@@ -1339,6 +1339,43 @@ fast_case(GdbRequest *req, const GdbBatch *in, int ks, int prog, int with_refere
 			 (unsigned long long) in->nrows, fast_keysets[ks].name,
 			 fast_programs[prog].name);
 	run_case(name, req, in, with_reference && !fast_keysets[ks].wide);
+
+	/*
+	 * One key: aggregate lists of at most two distinct columns, the shapes
+	 * the lean one-key slot pass (cuda/slot_agg_onekey.cu) takes -- no
+	 * column at all, B1's and B5's, two columns -- which fast_aggs (more
+	 * columns) never reaches.
+	 */
+	if (fast_keysets[ks].nkeys == 1)
+	{
+		static const struct
+		{
+			const char *name;
+			int			naggs;
+			GdbAggSpec	aggs[4];
+		}			lean_sets[] = {
+			{"count(*)", 1, {{GDB_AGG_COUNT_STAR, -1}}},
+			{"count(*), sum(vf), avg(vf)", 4,
+			{{GDB_AGG_COUNT_STAR, -1}, {GDB_AGG_SUM_FLOAT, F_VF},
+			{GDB_AGG_SUM_FLOAT, F_VF}, {GDB_AGG_COUNT, F_VF}}},
+			{"min(vf), max(vf), count(*)", 3,
+			{{GDB_AGG_MIN_FLOAT, F_VF}, {GDB_AGG_MAX_FLOAT, F_VF}, {GDB_AGG_COUNT_STAR, -1}}},
+			{"sum(vi), count(vf), sum(vf), max(vi)", 4,
+			{{GDB_AGG_SUM_INT, F_VI}, {GDB_AGG_COUNT, F_VF}, {GDB_AGG_SUM_FLOAT, F_VF},
+			{GDB_AGG_MAX_INT, F_VI}}},
+		};
+		int			i;
+
+		for (i = 0; i < (int) (sizeof(lean_sets) / sizeof(lean_sets[0])); i++)
+		{
+			req->naggs = (uint32_t) lean_sets[i].naggs;
+			memcpy(req->aggs, lean_sets[i].aggs, sizeof(GdbAggSpec) * lean_sets[i].naggs);
+			snprintf(name, sizeof(name), "fast: %llu rows, keys %s, %s, aggregates %s",
+					 (unsigned long long) in->nrows, fast_keysets[ks].name,
+					 fast_programs[prog].name, lean_sets[i].name);
+			run_case(name, req, in, with_reference && !fast_keysets[ks].wide);
+		}
+	}
 	fast_expect = -1;
 }
 
