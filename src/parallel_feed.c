@@ -65,6 +65,10 @@
 #define FEED_KEY_QUEUES		UINT64CONST(0xD6B0000000000004)
 
 /* one queue per worker; larger messages stream through it */
+/* Batches a participant fills at least, and their least size (rows). */
+#define FEED_BATCHES_PER_PARTICIPANT 4
+#define FEED_MIN_BATCH_ROWS 65536
+
 #define FEED_QUEUE_SIZE		((Size) 1024 * 1024)
 #define FEED_CHUNK_BYTES	((Size) 8 * 1024 * 1024)
 
@@ -571,10 +575,23 @@ gdb_parallel_feed(GdbQuery *q, GdbExecutor *ex, const GdbRequest *req,
 	uint64		capacity;
 	int64		i;
 
-	/* every participant's two batches hold at most its share of the heap */
-	capacity = Min((uint64) gpudb_batch_rows,
-				   Max((uint64) 1024,
-					   (uint64) nblocks * MaxHeapTuplesPerPage / (uint64) (nworkers + 1)));
+	/*
+	 * A batch holds at most a quarter of a participant's share of the heap's
+	 * rows (reltuples; nblocks full pages when the table was never
+	 * analyzed), at least FEED_MIN_BATCH_ROWS: each participant then fills
+	 * four or more batches, so that none is left filling one last big batch
+	 * while the others wait (H200, 20M rows, 16 workers: 342-367 ms with
+	 * batches of 4M rows, 219 ms with 1M).
+	 */
+	{
+		double		tuples = q->rel->rd_rel->reltuples;
+		uint64		est = tuples > 0 ? (uint64) tuples :
+			(uint64) nblocks * MaxHeapTuplesPerPage;
+
+		capacity = Min((uint64) gpudb_batch_rows,
+					   Max((uint64) FEED_MIN_BATCH_ROWS,
+						   est / ((uint64) (nworkers + 1) * FEED_BATCHES_PER_PARTICIPANT)));
+	}
 	for (i = 0; i < ndict; i++)
 		dict_bytes += sizeof(uint32) +
 			VARSIZE_ANY_EXHDR(DatumGetPointer(gdb_dict_datum(q->cs.dict, i)));
