@@ -390,6 +390,15 @@ int			gdb_order_groups(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
 int			gdb_fast_paths_enabled(void);
 
 /*
+ * gdb_env_switch: a switch of the server's environment -- override when
+ * it is >= 0, else variable name read once into *env (-1: not read yet):
+ * 0 when it is "0", 1 otherwise or when unset.  Plain ints: every writer
+ * stores the same value, so a race between threads is benign.  Used by
+ * gdb_fast_paths_enabled, gdb_fast_lean_enabled and the fused pass's switch.
+ */
+int			gdb_env_switch(const char *name, int *env, int override);
+
+/*
  * gdb_fast_lean_enabled: whether the fast paths use their lean forms (the
  * fused pass's float range test, fused_filter_agg.cu; the one-key slot
  * pass, groupby_fastpath.cu): GPUDB_LEAN (read once; "0" disables), or

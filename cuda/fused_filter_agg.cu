@@ -96,15 +96,7 @@ static int	gdb_fused_override = -1;
 static int
 gdb_fused_enabled(void)
 {
-	if (gdb_fused_override >= 0)
-		return gdb_fused_override;
-	if (gdb_fused_env < 0)
-	{
-		const char *v = getenv("GPUDB_FUSED");
-
-		gdb_fused_env = (v != NULL && strcmp(v, "0") == 0) ? 0 : 1;
-	}
-	return gdb_fused_env;
+	return gdb_env_switch("GPUDB_FUSED", &gdb_fused_env, gdb_fused_override);
 }
 
 extern "C" void

@@ -1037,18 +1037,25 @@ static int	gdb_fast_override = -1;
 static thread_local int gdb_last_path = GDB_PATH_SORT;
 static thread_local int gdb_last_fused = 0;
 
+/* gdb_env_switch: see cuda_exec.cuh. */
+int
+gdb_env_switch(const char *name, int *env, int override)
+{
+	if (override >= 0)
+		return override;
+	if (*env < 0)
+	{
+		const char *v = getenv(name);
+
+		*env = (v != NULL && strcmp(v, "0") == 0) ? 0 : 1;
+	}
+	return *env;
+}
+
 int
 gdb_fast_paths_enabled(void)
 {
-	if (gdb_fast_override >= 0)
-		return gdb_fast_override;
-	if (gdb_fast_env < 0)
-	{
-		const char *v = getenv("GPUDB_FAST_PATHS");
-
-		gdb_fast_env = (v != NULL && strcmp(v, "0") == 0) ? 0 : 1;
-	}
-	return gdb_fast_env;
+	return gdb_env_switch("GPUDB_FAST_PATHS", &gdb_fast_env, gdb_fast_override);
 }
 
 /*
@@ -1061,15 +1068,7 @@ static int	gdb_lean_override = -1;
 int
 gdb_fast_lean_enabled(void)
 {
-	if (gdb_lean_override >= 0)
-		return gdb_lean_override;
-	if (gdb_lean_env < 0)
-	{
-		const char *v = getenv("GPUDB_LEAN");
-
-		gdb_lean_env = (v != NULL && strcmp(v, "0") == 0) ? 0 : 1;
-	}
-	return gdb_lean_env;
+	return gdb_env_switch("GPUDB_LEAN", &gdb_lean_env, gdb_lean_override);
 }
 
 extern "C" void
