@@ -475,14 +475,10 @@ device_cost(RelOptInfo *baserel, int ncols, bool cached, double work)
 		double		spc_seq_page_cost;
 
 		/*
-		 * Not divided among the parallel workers that would feed the device
-		 * (parallel_feed.c): on the H200 host at d366ed3 17 processes
-		 * deformed the heap at about 0.6x the speed of PostgreSQL's own 17
-		 * scanning it (uncached B2 714 ms against 430 ms).  Since e72ca4f
-		 * (smaller feed batches) they run 1.6-2.6x faster than PostgreSQL's
-		 * 17 (uncached B1 447 against 1,177 ms, B2 1 % 304 against 476):
-		 * dividing this part among them is the next step, once a GPU run
-		 * shows that the small tables keep PostgreSQL's plan with it.
+		 * Not divided among the feed's parallel workers (parallel_feed.c),
+		 * measured 0.6x PostgreSQL's 17 processes at d366ed3 but 1.6-2.6x
+		 * since e72ca4f (H200): dividing it is the next step, once a GPU run
+		 * shows the small tables keep PostgreSQL's plan with it.
 		 */
 		get_tablespace_page_costs(baserel->reltablespace, NULL, &spc_seq_page_cost);
 		cost += GPUDB_UNCACHED_SETUP_FACTOR * gpudb_gpu_setup_cost +
