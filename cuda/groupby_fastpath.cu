@@ -77,6 +77,24 @@
 #include "gpudb_semantics.h"
 #include "slot_table.cuh"
 
+/* Result state column of each aggregate (device addresses in d_res). */
+struct GdbFastOut
+{
+	GdbAggState *col[GDB_MAX_AGGREGATES];
+};
+
+/* DeviceSelect::If predicate: slot i holds rows. */
+struct GdbSlotNonEmpty
+{
+	const unsigned *rowcount;
+
+	__host__ __device__ bool
+	operator()(const uint32_t &i) const
+	{
+		return rowcount[i] != 0;
+	}
+};
+
 /* Threads per block of the shared-memory slot kernel (fewer, fuller blocks). */
 #define GDB_SLOT_SMEM_BLOCK 1024
 

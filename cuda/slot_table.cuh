@@ -40,12 +40,6 @@ struct GdbFastAggs
 	GdbFastAgg	a[GDB_MAX_AGGREGATES + 1];
 };
 
-/* Result state column of each aggregate (device addresses in d_res). */
-struct GdbFastOut
-{
-	GdbAggState *col[GDB_MAX_AGGREGATES];
-};
-
 /* Key digits of the slot path. */
 struct GdbSlotKeys
 {
@@ -55,19 +49,6 @@ struct GdbSlotKeys
 	int64_t		minv[GDB_MAX_GROUP_KEYS];
 	unsigned long long range[GDB_MAX_GROUP_KEYS];	/* values max - min + 1 */
 	unsigned long long stride[GDB_MAX_GROUP_KEYS];	/* mixed-radix weight */
-};
-
-
-/* DeviceSelect::If predicate: slot i holds rows. */
-struct GdbSlotNonEmpty
-{
-	const unsigned *rowcount;
-
-	__host__ __device__ bool
-	operator()(const uint32_t &i) const
-	{
-		return rowcount[i] != 0;
-	}
 };
 
 /*
