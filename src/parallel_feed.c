@@ -46,15 +46,19 @@
 #include "access/table.h"
 #include "access/tableam.h"
 #include "access/xact.h"
+#include "catalog/pg_class.h"
 #include "miscadmin.h"
 #include "pgstat.h"
+#include "portability/instr_time.h"
 #include "storage/latch.h"
 #include "storage/proc.h"
 #include "storage/shm_mq.h"
 #include "storage/shm_toc.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
+#include "utils/timestamp.h"
 
 #include "parallel_feed.h"
 
@@ -85,10 +89,24 @@ typedef struct FeedShared
 	bool		nulls_only[GDB_MAX_COLUMNS];
 	int			rank_of[GDB_MAX_COLUMNS];
 	bool		has_combine;
+	TimestampTz launched_at;	/* the leader's clock at launch, for timings */
 	int64		ndict;			/* the leader's strings, in FEED_KEY_DICT */
 	GdbRequest	req;
 	GdbRequest	combine;
 } FeedShared;
+
+/*
+ * Where a participant's time went (ms), for the DEBUG1 report: the *_at
+ * times from the leader's launch, the others summed over its batches.
+ */
+typedef struct FeedTimes
+{
+	double		started_at;		/* the worker's entry point ran */
+	double		ready_at;		/* its executor and reader were set up */
+	double		read_ms;		/* filling batches from the heap */
+	double		wait_ms;		/* waiting on the device's results */
+	double		done_at;		/* its share was read and run */
+} FeedTimes;
 
 /* The first message of a worker's stream. */
 typedef struct FeedHeader
@@ -98,6 +116,7 @@ typedef struct FeedHeader
 	int32		nbatches;		/* heap batches the worker read */
 	int64		nstrings;		/* strings after the batches */
 	GdbStats	stats;
+	FeedTimes	times;
 } FeedHeader;
 
 /* The leader's state of one worker's stream. */
@@ -125,25 +144,35 @@ typedef struct FeedLeader
 	int			nbatches;
 } FeedLeader;
 
-/* Workers gdb_parallel_feed would ask for, by the GUCs alone. */
+/*
+ * Workers gdb_parallel_feed asks for to read a heap of nblocks blocks,
+ * local (temporary: in this backend's local buffers) or not.
+ */
 static int
-feed_worker_cap(void)
+feed_workers(bool local, BlockNumber nblocks)
 {
-	return Max(0, Min(gpudb_parallel_workers,
-					  Min(max_parallel_workers, max_worker_processes)));
+	int			n = Max(0, Min(gpudb_parallel_workers,
+							   Min(max_parallel_workers, max_worker_processes)));
+
+	if (n == 0 || IsInParallelMode() || !IsUnderPostmaster || local ||
+		nblocks < 2 || nblocks < (BlockNumber) gpudb_min_parallel_table_size)
+		return 0;
+	return Min(n, (int) Min(nblocks - 1, (BlockNumber) INT_MAX));
 }
 
 /* see parallel_feed.h */
 int
 gdb_parallel_feed_workers(Relation rel, BlockNumber nblocks)
 {
-	int			n = feed_worker_cap();
+	return feed_workers(RelationUsesLocalBuffers(rel), nblocks);
+}
 
-	if (n == 0 || IsInParallelMode() || !IsUnderPostmaster ||
-		RelationUsesLocalBuffers(rel) || nblocks < 2 ||
-		nblocks < (BlockNumber) gpudb_min_parallel_table_size)
-		return 0;
-	return Min(n, (int) Min(nblocks - 1, (BlockNumber) INT_MAX));
+/* see parallel_feed.h */
+int
+gdb_parallel_feed_participants(Oid relid, BlockNumber nblocks)
+{
+	return 1 + feed_workers(get_rel_persistence(relid) == RELPERSISTENCE_TEMP,
+							nblocks);
 }
 
 /* Does result column c of req carry dictionary codes of cs? */
@@ -172,6 +201,37 @@ fold_part(GdbExecutor *ex, const GdbRequest *req, const GdbRequest *combine,
 										   gdb_concat_batches(ex, lappend(acc, part))));
 }
 
+/* Milliseconds since t0. */
+static double
+elapsed_ms(instr_time t0)
+{
+	instr_time	t;
+
+	INSTR_TIME_SET_CURRENT(t);
+	INSTR_TIME_SUBTRACT(t, t0);
+	return INSTR_TIME_GET_MILLISEC(t);
+}
+
+/* Milliseconds from the leader's launch (fs->launched_at) to now. */
+static double
+since_launch_ms(TimestampTz launched_at)
+{
+	return (double) (GetCurrentTimestamp() - launched_at) / 1000.0;
+}
+
+/* The device's result of the batch in flight, its wait added to times. */
+static GdbBatch *
+finish_timed(GdbExecutor *ex, FeedTimes *times)
+{
+	instr_time	t0;
+	GdbBatch   *result;
+
+	INSTR_TIME_SET_CURRENT(t0);
+	result = gdb_executor_groupby_finish(ex);
+	times->wait_ms += elapsed_ms(t0);
+	return result;
+}
+
 /*
  * One participant's share: read batches from reader, run req over each on
  * ex (the next batch is read while the device works on the last), and
@@ -182,7 +242,7 @@ fold_part(GdbExecutor *ex, const GdbRequest *req, const GdbRequest *combine,
 static List *
 feed_share(GdbExecutor *ex, GdbHeapReader *reader, const GdbColumnSet *cs,
 		   const GdbRequest *req, const GdbRequest *combine, uint64 capacity,
-		   bool run_once, FeedLeader *fl, int *nbatches)
+		   bool run_once, FeedLeader *fl, int *nbatches, FeedTimes *times)
 {
 	GdbBatch	layout;
 	GdbBatch   *input[2];
@@ -200,13 +260,18 @@ feed_share(GdbExecutor *ex, GdbHeapReader *reader, const GdbColumnSet *cs,
 	}
 	for (;;)
 	{
-		uint64		n = gdb_heap_reader_next(reader, input[cur], NULL);
+		instr_time	t0;
+		uint64		n;
+
+		INSTR_TIME_SET_CURRENT(t0);
+		n = gdb_heap_reader_next(reader, input[cur], NULL);
+		times->read_ms += elapsed_ms(t0);
 
 		if (in_flight)
 		{
 			/* n == 0: the batch in flight was the last one */
 			in_flight = false;
-			acc = fold_part(ex, req, combine, acc, gdb_executor_groupby_finish(ex));
+			acc = fold_part(ex, req, combine, acc, finish_timed(ex, times));
 		}
 		if (n == 0 && (mine > 0 || !run_once))
 			break;
@@ -221,7 +286,7 @@ feed_share(GdbExecutor *ex, GdbHeapReader *reader, const GdbColumnSet *cs,
 		{
 			/* the scan is over: this was the last batch */
 			in_flight = false;
-			acc = fold_part(ex, req, combine, acc, gdb_executor_groupby_finish(ex));
+			acc = fold_part(ex, req, combine, acc, finish_timed(ex, times));
 			break;
 		}
 	}
@@ -256,7 +321,7 @@ send_bytes(shm_mq_handle *mqh, const char *data, uint64 len)
 static void
 send_results(shm_mq_handle *mqh, List *parts, const GdbColumnSet *cs,
 			 const GdbRequest *req, int64 nshared, const GdbStats *stats,
-			 int nbatches)
+			 int nbatches, const FeedTimes *times)
 {
 	int64		ndict = cs->dict ? gdb_dict_size(cs->dict) : 0;
 	int64	   *map = NULL;
@@ -320,6 +385,7 @@ send_results(shm_mq_handle *mqh, List *parts, const GdbColumnSet *cs,
 	h.nparts = list_length(packed);
 	h.nbatches = nbatches;
 	h.stats = *stats;
+	h.times = *times;
 	if (shm_mq_send(mqh, sizeof(h), &h, false, true) != SHM_MQ_SUCCESS)
 		ereport(ERROR,
 				(errcode(ERRCODE_ADMIN_SHUTDOWN),
@@ -349,8 +415,11 @@ gdb_parallel_feed_main(dsm_segment *seg, shm_toc *toc)
 	GdbHeapReader *reader;
 	List	   *parts;
 	int			nbatches = 0;
+	FeedTimes	times;
 	int64		i;
 
+	memset(&times, 0, sizeof(times));
+	times.started_at = since_launch_ms(fs->launched_at);
 	shm_mq_set_sender(mq, MyProc);
 	mqh = shm_mq_attach(mq, seg, NULL);
 
@@ -377,11 +446,14 @@ gdb_parallel_feed_main(dsm_segment *seg, shm_toc *toc)
 
 	ex = gdb_executor_begin();
 	reader = gdb_heap_reader_begin_parallel(rel, &cs, pscan);
+	times.ready_at = since_launch_ms(fs->launched_at);
 	parts = feed_share(ex, reader, &cs, &fs->req,
 					   fs->has_combine ? &fs->combine : NULL, fs->capacity,
-					   false, NULL, &nbatches);
+					   false, NULL, &nbatches, &times);
 	gdb_heap_reader_end(reader);
-	send_results(mqh, parts, &cs, &fs->req, fs->ndict, &ex->stats, nbatches);
+	times.done_at = since_launch_ms(fs->launched_at);
+	send_results(mqh, parts, &cs, &fs->req, fs->ndict, &ex->stats, nbatches,
+				 &times);
 	table_close(rel, AccessShareLock);
 }
 
@@ -553,6 +625,56 @@ wait_workers(FeedLeader *fl)
 	}
 }
 
+/*
+ * DEBUG1 report of a finished parallel read of rel: where the leader's and
+ * the workers' time went (FeedTimes), for the benchmarks' analysis.
+ */
+static void
+report_feed(Relation rel, const FeedLeader *fl, int planned, uint64 capacity,
+			double setup_ms, const FeedTimes *leader, double wait_ms,
+			double shutdown_ms)
+{
+	FeedTimes	lo;
+	FeedTimes	hi;
+	FeedTimes	sum;
+	int			i;
+
+	if (!message_level_is_interesting(DEBUG1))
+		return;
+	memset(&lo, 0, sizeof(lo));
+	memset(&hi, 0, sizeof(hi));
+	memset(&sum, 0, sizeof(sum));
+	for (i = 0; i < fl->nworkers; i++)
+	{
+		const FeedTimes *t = &fl->workers[i].header.times;
+
+		if (i == 0)
+			lo = hi = *t;
+		lo.started_at = Min(lo.started_at, t->started_at);
+		lo.ready_at = Min(lo.ready_at, t->ready_at);
+		lo.done_at = Min(lo.done_at, t->done_at);
+		hi.started_at = Max(hi.started_at, t->started_at);
+		hi.ready_at = Max(hi.ready_at, t->ready_at);
+		hi.read_ms = Max(hi.read_ms, t->read_ms);
+		hi.wait_ms = Max(hi.wait_ms, t->wait_ms);
+		hi.done_at = Max(hi.done_at, t->done_at);
+		sum.read_ms += t->read_ms;
+		sum.wait_ms += t->wait_ms;
+	}
+	elog(DEBUG1, "gpudb parallel read of \"%s\": %d of %d workers, " UINT64_FORMAT " rows a batch; "
+		 "setup %.1f ms; leader: launch %.1f ms, read %.1f ms, waiting on the device %.1f ms, "
+		 "done at %.1f ms, waiting for workers %.1f ms, shutdown %.1f ms; "
+		 "workers: started at %.1f-%.1f ms, ready at %.1f-%.1f ms, read %.1f ms on average (%.1f at most), "
+		 "waiting on the device %.1f ms on average (%.1f at most), done at %.1f-%.1f ms",
+		 RelationGetRelationName(rel), fl->nworkers, planned, capacity,
+		 setup_ms, leader->started_at, leader->read_ms, leader->wait_ms,
+		 leader->done_at, wait_ms, shutdown_ms,
+		 lo.started_at, hi.started_at, lo.ready_at, hi.ready_at,
+		 fl->nworkers ? sum.read_ms / fl->nworkers : 0.0, hi.read_ms,
+		 fl->nworkers ? sum.wait_ms / fl->nworkers : 0.0, hi.wait_ms,
+		 lo.done_at, hi.done_at);
+}
+
 /* see parallel_feed.h */
 List *
 gdb_parallel_feed(GdbQuery *q, GdbExecutor *ex, const GdbRequest *req,
@@ -573,7 +695,15 @@ gdb_parallel_feed(GdbQuery *q, GdbExecutor *ex, const GdbRequest *req,
 	List	   *own;
 	List	   *all;
 	uint64		capacity;
+	FeedTimes	times;
+	instr_time	t0;
+	double		setup_ms;
+	double		wait_ms;
+	double		shutdown_ms;
 	int64		i;
+
+	INSTR_TIME_SET_CURRENT(t0);
+	memset(&times, 0, sizeof(times));
 
 	/*
 	 * A batch holds at most a quarter of a participant's share of the heap's
@@ -649,7 +779,10 @@ gdb_parallel_feed(GdbQuery *q, GdbExecutor *ex, const GdbRequest *req,
 		shm_mq_set_receiver(mq, MyProc);
 	}
 
+	setup_ms = elapsed_ms(t0);
+	fs->launched_at = GetCurrentTimestamp();
 	LaunchParallelWorkers(pcxt);
+	times.started_at = since_launch_ms(fs->launched_at);
 
 	memset(&fl, 0, sizeof(fl));
 	fl.pcxt = pcxt;
@@ -667,14 +800,22 @@ gdb_parallel_feed(GdbQuery *q, GdbExecutor *ex, const GdbRequest *req,
 	/* this backend's share, the workers' queues drained between batches */
 	*nbatches = 0;
 	reader = gdb_heap_reader_begin_parallel(q->rel, &q->cs, pscan);
+	times.ready_at = since_launch_ms(fs->launched_at);
 	own = feed_share(ex, reader, &q->cs, req, combine, capacity, true, &fl,
-					 nbatches);
+					 nbatches, &times);
 	gdb_heap_reader_end(reader);
+	times.done_at = since_launch_ms(fs->launched_at);
 
+	INSTR_TIME_SET_CURRENT(t0);
 	wait_workers(&fl);
+	wait_ms = elapsed_ms(t0);
+	INSTR_TIME_SET_CURRENT(t0);
 	WaitForParallelWorkersToFinish(pcxt);
 	DestroyParallelContext(pcxt);
 	ExitParallelMode();
+	shutdown_ms = elapsed_ms(t0);
+	report_feed(q->rel, &fl, nworkers, capacity, setup_ms, &times, wait_ms,
+				shutdown_ms);
 
 	*nbatches += fl.nbatches;
 	all = list_concat(own, fl.parts);
