@@ -26,12 +26,13 @@
  *	 startup = gpudb.gpu_setup_cost
  *			 + rows_in * gpudb.gpu_tuple_cost * work
  *			 + (uncached) 2 * gpudb.gpu_setup_cost (GPUDB_UNCACHED_SETUP_FACTOR)
- *						  + pages * seq_page_cost + rows_in * cpu_tuple_cost
- *						  + rows_in * ncols * 9 bytes * gpudb.gpu_transfer_cost
- * (gpu_transfer_cost covers the backend's deforming of the heap into
- * column batches as well as the copy to the device; the per-row part is
- * divided by the processes that read a heap of at least
- * gpudb.min_parallel_table_size, the backend and its parallel workers)
+ *						  + pages * seq_page_cost
+ *						  + rows_in * (0.5 * cpu_tuple_cost (GPUDB_HEAP_ROW_FACTOR)
+ *						  + ncols * 9 bytes * gpudb.gpu_transfer_cost) / readers
+ * (gpu_transfer_cost covers the deforming of the heap into column batches
+ * as well as the copy to the device; readers are the backend and the
+ * parallel workers that read a heap of at least
+ * gpudb.min_parallel_table_size)
  *	 total	 = startup + rows_out * cpu_tuple_cost (+ CPU quals per row)
  *			   (GpuScan and GpuSort: + rows_out * 1000 * gpudb.gpu_tuple_cost,
  *			   GPUDB_RESULT_ROW_FACTOR)
@@ -457,13 +458,17 @@ result_row_cost(void)
 }
 
 /*
- * Startup cost of reading baserel's ncols columns and work units per row.
- * On the CPU path (gpudb.device = cpu, no GPU) a row costs
+ * Startup cost of reading baserel (relation relid)'s ncols columns and work
+ * units per row.  On the CPU path (gpudb.device = cpu, no GPU) a row costs
  * GPUDB_CPU_PATH_FACTOR times a device row, so that the nodes win there only
- * when the cost constants are set to force them (as the tests do).
+ * when the cost constants are set to force them (as the tests do).  An
+ * uncached heap's per-row part (GPUDB_HEAP_ROW_FACTOR * cpu_tuple_cost and
+ * its column bytes) is divided among the processes that read it
+ * (gdb_parallel_feed_participants); its pages, like those of PostgreSQL's
+ * parallel scan, are not.
  */
 static Cost
-device_cost(RelOptInfo *baserel, int ncols, bool cached, double work)
+device_cost(RelOptInfo *baserel, Oid relid, int ncols, bool cached, double work)
 {
 	double		tuples = Max(baserel->tuples, 1.0);
 	double		row_cost = gpudb_gpu_tuple_cost *
@@ -473,17 +478,14 @@ device_cost(RelOptInfo *baserel, int ncols, bool cached, double work)
 	if (!cached)
 	{
 		double		spc_seq_page_cost;
+		int			participants =
+			gdb_parallel_feed_participants(relid, baserel->pages);
 
-		/*
-		 * Not divided among the feed's parallel workers (parallel_feed.c),
-		 * measured 0.6x PostgreSQL's 17 processes at d366ed3 but 1.6-2.6x
-		 * since e72ca4f (H200): dividing it is the next step, once a GPU run
-		 * shows the small tables keep PostgreSQL's plan with it.
-		 */
 		get_tablespace_page_costs(baserel->reltablespace, NULL, &spc_seq_page_cost);
 		cost += GPUDB_UNCACHED_SETUP_FACTOR * gpudb_gpu_setup_cost +
-			spc_seq_page_cost * baserel->pages + tuples * cpu_tuple_cost +
-			tuples * ncols * 9.0 * gpudb_gpu_transfer_cost;
+			spc_seq_page_cost * baserel->pages +
+			tuples * (GPUDB_HEAP_ROW_FACTOR * cpu_tuple_cost +
+					  ncols * 9.0 * gpudb_gpu_transfer_cost) / participants;
 	}
 	return cost;
 }
@@ -515,7 +517,7 @@ worth_and_cached(RelOptInfo *baserel, Oid relid, Bitmapset *attnums,
 				 double work, Cost existing, bool *cached)
 {
 	*cached = false;
-	if (device_cost(baserel, bms_num_members(attnums), true, work) >= existing)
+	if (device_cost(baserel, relid, bms_num_members(attnums), true, work) >= existing)
 		return false;
 	*cached = gdb_cache_plan_covers(relid, attnums);
 	return true;
@@ -645,7 +647,7 @@ gdb_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 							 clauselist_selectivity(root, list_truncate(list_copy(ordered), ndev),
 													rel->relid, JOIN_INNER, NULL));
 	cost_qual_eval(&cpu_cost, cpu_clauses, root);
-	startup = device_cost(rel, bms_num_members(attnums), cached, 1.0);
+	startup = device_cost(rel, rte->relid, bms_num_members(attnums), cached, 1.0);
 	add_path(rel, &make_path(GDB_NODE_SCAN, rel, rel->reltarget, rel->rows,
 							 startup,
 							 startup + dev_rows * (result_row_cost() + cpu_cost.per_tuple) +
@@ -882,7 +884,7 @@ try_gpuagg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 	ngroups = keys == NIL ? 1.0 :
 		estimate_num_groups(root, key_vars, input_rel->rows, NULL, NULL);
 	cost_qual_eval(&having_cost, having, root);
-	startup = device_cost(input_rel, bms_num_members(attnums), cached, work) +
+	startup = device_cost(input_rel, rte->relid, bms_num_members(attnums), cached, work) +
 		having_cost.startup;
 	add_path(output_rel,
 			 &make_path(GDB_NODE_AGG, output_rel, output_rel->reltarget,
@@ -1039,7 +1041,7 @@ try_gpusort(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel)
 		parse->limitOption != LIMIT_OPTION_WITH_TIES)
 		limit = root->limit_tuples;
 	rows_out = limit > 0 ? Min(limit, input_rel->rows) : input_rel->rows;
-	startup = device_cost(input_rel, bms_num_members(attnums), cached,
+	startup = device_cost(input_rel, rte->relid, bms_num_members(attnums), cached,
 						  2.0 * list_length(root->sort_pathkeys));
 	add_path(output_rel,
 			 &make_path(GDB_NODE_SORT, output_rel, target,

@@ -26,6 +26,16 @@
  */
 extern int	gdb_parallel_feed_workers(Relation rel, BlockNumber nblocks);
 
+/*
+ * gdb_parallel_feed_participants: the processes that would read the heap
+ * of relation relid, nblocks blocks (its RelOptInfo's pages), at plan
+ * time: 1 (the backend) plus the workers gdb_parallel_feed_workers would
+ * ask for under the same rules and current settings.  The cost model
+ * divides the heap's per-row cost by it, as PostgreSQL's parallel divisor
+ * does its own.  Never raises (an unknown relid counts as permanent).
+ */
+extern int	gdb_parallel_feed_participants(Oid relid, BlockNumber nblocks);
+
 
 /*
  * gdb_parallel_feed: read q's relation (nblocks blocks) with nworkers
