@@ -525,6 +525,7 @@ server_run(void)
 	struct pollfd *pfds;
 	int			listen_sock;
 	int			nclients = 0;
+	bool		orphans = false;	/* orphaned batch mappings left to free */
 	int		   *clients;
 
 	request_cxt = AllocSetContextCreate(TopMemoryContext, "gpudb server request",
@@ -574,7 +575,8 @@ server_run(void)
 			pfds[i + 1].events = POLLIN;
 			pfds[i + 1].revents = 0;
 		}
-		n = poll(pfds, nclients + 1, 1000);
+		/* orphaned batch mappings are freed while no request waits */
+		n = poll(pfds, nclients + 1, orphans ? 0 : 1000);
 		if (n < 0)
 		{
 			if (errno == EINTR)
@@ -583,6 +585,8 @@ server_run(void)
 		}
 		if (!PostmasterIsAlive() || getppid() == 1)
 			_exit(1);
+		if (n == 0 && orphans)
+			orphans = srv_free_orphan_batch();
 		for (i = nclients - 1; i >= 0; i--)
 		{
 			if (pfds[i + 1].revents == 0)
@@ -591,6 +595,7 @@ server_run(void)
 			{
 				srv_client_gone(clients[i]);
 				clients[i] = clients[--nclients];
+				orphans = true;
 			}
 		}
 		if (pfds[0].revents & POLLIN)

@@ -45,12 +45,15 @@ extern int	srv_fault_request(GdbError *err);
  * The batch in memfd fd that client's backend passed, mapped (and in GPU
  * mode page-locked) the first time and kept for the next requests; NULL
  * if it cannot be mapped or its header is malformed.  Released with
- * srv_unmap_batch after the request; a client's mappings go with
- * srv_forget_batches when its socket closes.
+ * srv_unmap_batch after the request.  srv_forget_batches, when client's
+ * socket closes, orphans its mappings; srv_free_orphan_batch frees one
+ * orphan (call it when no request waits) and returns whether more are
+ * left.  None raises.
  */
 extern GdbBatch *srv_map_batch(int client, int fd);
 extern void srv_unmap_batch(GdbBatch *batch);
 extern void srv_forget_batches(int client);
+extern bool srv_free_orphan_batch(void);
 
 /* Device scratch of a query over nrows rows within device_memory_limit. */
 extern int	srv_check_scratch(uint64 nrows, uint32 naggs, GdbError *err);

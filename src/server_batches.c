@@ -17,10 +17,16 @@
  * by the backend's socket: the mapping keeps the file alive, so its
  * inode is not reused while the server holds it.  The server keeps at most
  * GDB_BATCH_MAPS_PER_CLIENT mappings per backend and GDB_BATCH_MAPS_BYTES
- * in all, dropping the least recently used; a backend's mappings go when
- * its socket closes.  Requests run one at a time, so only the mapping of
- * the request being served is in use, and it is never the one dropped.
- * In CPU mode the mappings are kept but not registered.
+ * in all, dropping the least recently used.  When a backend's socket
+ * closes its mappings are orphaned, not freed there: unlocking and
+ * unmapping them (cudaHostUnregister, munmap) takes milliseconds a buffer,
+ * and the 17 processes of a parallel heap read close their sockets just as
+ * the leader sends its final combine, which would wait behind them.  The
+ * server's loop frees the orphans one at a time when no request is
+ * waiting (srv_free_orphan_batch), and make_room takes them first.
+ * Requests run one at a time, so only the mapping of the request being
+ * served is in use, and it is never the one dropped.  In CPU mode the
+ * mappings are kept but not registered.
  *
  *-------------------------------------------------------------------------
  */
@@ -38,9 +44,12 @@
 /* Bytes of mappings kept in all (page-locked host memory in GPU mode). */
 #define GDB_BATCH_MAPS_BYTES	((uint64) 8 << 30)
 
+/* BatchMap.client of a mapping whose backend's socket has closed */
+#define ORPHAN_CLIENT	(-1)
+
 typedef struct BatchMap
 {
-	int			client;			/* the backend's socket */
+	int			client;			/* the backend's socket, or ORPHAN_CLIENT */
 	dev_t		dev;
 	ino_t		ino;
 	size_t		len;			/* bytes mapped: the file's size */
@@ -97,7 +106,11 @@ make_room(int client, size_t need)
 			/* over the client's count: only its own mappings go */
 			if (mine >= GDB_BATCH_MAPS_PER_CLIENT && m->client != client)
 				continue;
-			if (victim == NULL || m->last_use < (*victim)->last_use)
+			/* orphans first, then the least recently used */
+			if (victim == NULL ||
+				(m->client == ORPHAN_CLIENT) > ((*victim)->client == ORPHAN_CLIENT) ||
+				((m->client == ORPHAN_CLIENT) == ((*victim)->client == ORPHAN_CLIENT) &&
+				 m->last_use < (*victim)->last_use))
 				victim = link;
 		}
 		if (victim == NULL)
@@ -172,18 +185,32 @@ srv_unmap_batch(GdbBatch *batch)
 void
 srv_forget_batches(int client)
 {
-	BatchMap  **link = &maps;
+	BatchMap   *m;
 
-	while (*link)
+	for (m = maps; m; m = m->next)
+		if (m->client == client)
+			m->client = ORPHAN_CLIENT;
+}
+
+/* see gpu_server.h */
+bool
+srv_free_orphan_batch(void)
+{
+	BatchMap  **link;
+
+	for (link = &maps; *link; link = &(*link)->next)
 	{
 		BatchMap   *m = *link;
 
-		if (m->client == client)
+		if (m->client == ORPHAN_CLIENT && !m->in_use)
 		{
 			*link = m->next;
 			map_free(m);
+			break;
 		}
-		else
-			link = &m->next;
 	}
+	for (link = &maps; *link; link = &(*link)->next)
+		if ((*link)->client == ORPHAN_CLIENT)
+			return true;
+	return false;
 }
