@@ -526,6 +526,7 @@ server_run(void)
 	int			listen_sock;
 	int			nclients = 0;
 	bool		orphans = false;	/* orphaned batch mappings left to free */
+	bool		idle = false;	/* the last poll found nothing to serve */
 	int		   *clients;
 
 	request_cxt = AllocSetContextCreate(TopMemoryContext, "gpudb server request",
@@ -575,8 +576,13 @@ server_run(void)
 			pfds[i + 1].events = POLLIN;
 			pfds[i + 1].revents = 0;
 		}
-		/* orphaned batch mappings are freed while no request waits */
-		n = poll(pfds, nclients + 1, orphans ? 0 : 1000);
+		/*
+		 * Orphaned batch mappings are freed once the server has been idle
+		 * for GDB_ORPHAN_IDLE_MS, then one after another while it stays
+		 * idle (server_batches.c says why).
+		 */
+		n = poll(pfds, nclients + 1,
+				 !orphans ? 1000 : idle ? 0 : GDB_ORPHAN_IDLE_MS);
 		if (n < 0)
 		{
 			if (errno == EINTR)
@@ -585,7 +591,8 @@ server_run(void)
 		}
 		if (!PostmasterIsAlive() || getppid() == 1)
 			_exit(1);
-		if (n == 0 && orphans)
+		idle = (n == 0);
+		if (idle && orphans)
 			orphans = srv_free_orphan_batch();
 		for (i = nclients - 1; i >= 0; i--)
 		{

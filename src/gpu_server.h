@@ -41,13 +41,16 @@ extern int	srv_fault_request(GdbError *err);
 
 /* ---- server_batches.c ---- */
 
+/* ms the server stays idle before it frees orphaned batch mappings */
+#define GDB_ORPHAN_IDLE_MS	200
+
 /*
  * The batch in memfd fd that client's backend passed, mapped (and in GPU
  * mode page-locked) the first time and kept for the next requests; NULL
  * if it cannot be mapped or its header is malformed.  Released with
  * srv_unmap_batch after the request.  srv_forget_batches, when client's
  * socket closes, orphans its mappings; srv_free_orphan_batch frees one
- * orphan (call it when no request waits) and returns whether more are
+ * orphan (call it when the server is idle) and returns whether more are
  * left.  None raises.
  */
 extern GdbBatch *srv_map_batch(int client, int fd);

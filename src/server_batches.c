@@ -22,8 +22,12 @@
  * unmapping them (cudaHostUnregister, munmap) takes milliseconds a buffer,
  * and the 17 processes of a parallel heap read close their sockets just as
  * the leader sends its final combine, which would wait behind them.  The
- * server's loop frees the orphans one at a time when no request is
- * waiting (srv_free_orphan_batch), and make_room takes them first.
+ * server's loop frees the orphans one at a time once it has been idle for
+ * GDB_ORPHAN_IDLE_MS (srv_free_orphan_batch), longer than a participant
+ * takes to fill a batch, so that the frees do not fall between the
+ * requests of a query that follows at once (on the H200, B2 runs that
+ * followed another gpudb run took 261-265 ms against 241-251 ms after
+ * PostgreSQL's); make_room takes orphans first when it needs room.
  * Requests run one at a time, so only the mapping of the request being
  * served is in use, and it is never the one dropped.  In CPU mode the
  * mappings are kept but not registered.
