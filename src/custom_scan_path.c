@@ -25,7 +25,7 @@
  * Cost model (constants in gpudb_defaults.h; README "Cost model"):
  *	 startup = gpudb.gpu_setup_cost
  *			 + rows_in * gpudb.gpu_tuple_cost * work
- *			 + (uncached) 2 * gpudb.gpu_setup_cost (GPUDB_UNCACHED_SETUP_FACTOR)
+ *			 + (uncached) 3 * gpudb.gpu_setup_cost (GPUDB_UNCACHED_SETUP_FACTOR)
  *						  + pages * seq_page_cost
  *						  + rows_in * (0.5 * cpu_tuple_cost (GPUDB_HEAP_ROW_FACTOR)
  *						  + ncols * 9 bytes * gpudb.gpu_transfer_cost) / readers

@@ -56,10 +56,14 @@
  * GPU server maps and registers with the device for every query.  From
  * the H200 small-table runs: at 3e2c19f the planner chose an uncached
  * 10,000-row GpuSort that took 1.56 ms against PostgreSQL's 0.89 ms; with
- * this factor (f1844d7) that query keeps PostgreSQL's plan, while the
- * 100,000-row one still takes GpuSort and wins (7.5 ms against 8.7 ms).
+ * this factor (then 2, f1844d7) that query keeps PostgreSQL's plan, while
+ * the 100,000-row one still takes GpuSort and wins (7.5 ms against 8.7
+ * ms).  With a heap tuple at half a cpu_tuple_cost (GPUDB_HEAP_ROW_FACTOR)
+ * 2 took GpuSort again at 10,000 rows (bc80908: 1.59 ms against 1.07 ms);
+ * at 3 the 10,000-row queries keep PostgreSQL's plan and the 100,000-row
+ * ones still go to the device, where they win (bc80908: 0.62-0.86x).
  */
-#define GPUDB_UNCACHED_SETUP_FACTOR		2.0
+#define GPUDB_UNCACHED_SETUP_FACTOR		3.0
 
 /*
  * Not a GUC: what visiting a heap tuple costs the uncached device path, in
