@@ -122,6 +122,34 @@ SELECT count(*) FROM pf WHERE 1000 / (id - 59000) > -1000;
 -- and the session goes on
 SELECT * FROM gpu_diff('SELECT count(*), sum(v) FROM pf WHERE v BETWEEN 100 AND 700');
 
+-- The cost model divides an uncached heap's per-row cost among its readers
+-- (custom_scan_path.c, device_cost): with the gpudb cost constants zeroed,
+-- a count(*) GpuAgg starts at pages * seq_page_cost + rows * 0.5 *
+-- cpu_tuple_cost / readers, readers being the backend and the
+-- gpudb.parallel_workers it would start (none for a temporary table)
+CREATE FUNCTION pf_startup(q text) RETURNS float8
+LANGUAGE plpgsql AS $$
+DECLARE
+  j json;
+BEGIN
+  EXECUTE 'EXPLAIN (FORMAT JSON) ' || q INTO j;
+  RETURN (j->0->'Plan'->>'Startup Cost')::float8;
+END $$;
+SELECT relpages AS pf_pages, reltuples AS pf_rows FROM pg_class WHERE relname = 'pf' \gset
+SET gpudb.parallel_workers = 0;
+SELECT pf_startup('SELECT count(*) FROM pf') - :pf_pages AS alone \gset
+SET gpudb.parallel_workers = 3;
+SELECT pf_startup('SELECT count(*) FROM pf') - :pf_pages AS four \gset
+CREATE TEMP TABLE pf_cost_tmp AS SELECT * FROM pf;
+ANALYZE pf_cost_tmp;
+SELECT relpages AS tmp_pages, reltuples AS tmp_rows FROM pg_class WHERE relname = 'pf_cost_tmp' \gset
+SELECT pf_startup('SELECT count(*) FROM pf_cost_tmp') - :tmp_pages AS tmp \gset
+SELECT round(:alone::numeric, 4) = round((:pf_rows * 0.005)::numeric, 4) AS one_reader,
+       round((:alone / :four)::numeric, 6) AS readers_with_3_workers,
+       round((:tmp / (:tmp_rows * 0.005))::numeric, 6) AS temp_readers_inverse;
+DROP TABLE pf_cost_tmp;
+DROP FUNCTION pf_startup(text);
+
 -- a read-write transaction: the workers see its own inserted and updated
 -- rows (its snapshot and command ids travel to them)
 BEGIN;
