@@ -8,7 +8,8 @@
  * the scan's blocks itself, as PostgreSQL's page-mode scan does (a parallel
  * scan's from its shared block allocator, a serial scan's in order), and
  * has heapgetpage pin each page and list the tuples visible under the
- * scan's snapshot; it then reads those tuples straight from the pinned
+ * scan's snapshot (an all-visible page it lists itself: read_page); it
+ * then reads those tuples straight from the pinned
  * page, with no heap_getnext call, slot or buffer pin per tuple.  A scan
  * without page mode (a non-MVCC snapshot) goes through heap_getnext.  Only
  * the attributes the request reads are deformed, straight into the batch's
@@ -48,6 +49,7 @@
 #include "access/relscan.h"
 #include "access/syncscan.h"
 #include "access/tupmacs.h"
+#include "access/xact.h"
 #include "catalog/pg_type.h"
 #include "fmgr.h"
 #include "miscadmin.h"
@@ -111,6 +113,7 @@ struct GdbHeapDeform
 	int32	   *offs;			/* offset, OFF_NULL or OFF_MISSING */
 	/* page-at-a-time reading (fill_pages) */
 	int			use_pages;		/* -1 until the first batch decides */
+	bool		list_visible;	/* all-visible pages listed here (read_page) */
 	bool		blocks_started; /* next_block has begun */
 	BlockNumber next_blk;		/* a serial scan's next block */
 	BlockNumber blocks_left;	/* and how many it has left */
@@ -633,7 +636,60 @@ next_block(GdbHeapDeform *d, HeapScanDesc scan)
 }
 
 /*
- * gdb_heap_deform_fill's page-at-a-time path: heapgetpage pins each block
+ * Pin block blk of scan and list its tuples visible under the scan's
+ * snapshot in scan->rs_vistuples (rs_ntuples of them), as heapgetpage does.
+ * With d->list_visible, a page marked all-visible (PD_ALL_VISIBLE: VACUUM
+ * set it and no change since has cleared it, so every tuple on it is
+ * visible to every MVCC snapshot) is listed here, under the share lock, by
+ * its normal line pointers alone: heapgetpage would also try to prune it
+ * (an all-visible page holds nothing to prune) and make a serializable
+ * conflict check a tuple, which list_visible rules out.  Any other page
+ * goes to heapgetpage.
+ */
+static void
+read_page(GdbHeapDeform *d, HeapScanDesc scan, BlockNumber blk)
+{
+	Relation	rel = scan->rs_base.rs_rd;
+	Buffer		buf;
+	Page		page;
+	OffsetNumber maxoff;
+	OffsetNumber off;
+	int			ntup = 0;
+
+	if (!d->list_visible)
+	{
+		heapgetpage(&scan->rs_base, blk);
+		return;
+	}
+	if (BufferIsValid(scan->rs_cbuf))
+	{
+		ReleaseBuffer(scan->rs_cbuf);
+		scan->rs_cbuf = InvalidBuffer;
+	}
+	CHECK_FOR_INTERRUPTS();
+	buf = ReadBufferExtended(rel, MAIN_FORKNUM, blk, RBM_NORMAL, scan->rs_strategy);
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buf);
+	if (!PageIsAllVisible(page))
+	{
+		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+		ReleaseBuffer(buf);
+		heapgetpage(&scan->rs_base, blk);
+		return;
+	}
+	TestForOldSnapshot(scan->rs_base.rs_snapshot, rel, page);
+	maxoff = PageGetMaxOffsetNumber(page);
+	for (off = FirstOffsetNumber; off <= maxoff; off++)
+		if (ItemIdIsNormal(PageGetItemId(page, off)))
+			scan->rs_vistuples[ntup++] = off;
+	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+	scan->rs_cbuf = buf;
+	scan->rs_cblock = blk;
+	scan->rs_ntuples = ntup;
+}
+
+/*
+ * gdb_heap_deform_fill's page-at-a-time path: read_page pins each block
  * in turn and lists its tuples visible under the scan's snapshot in
  * scan->rs_vistuples (the list PostgreSQL's own page-mode scan returns
  * tuples from); they are read straight from the pinned page.  A page's
@@ -656,7 +712,7 @@ fill_pages(GdbHeapDeform *d, HeapScanDesc scan, GdbBatch *batch,
 
 		if (d->vis_next >= d->vis_count)
 		{
-			/* the page is done: the next one (heapgetpage serves interrupts) */
+			/* the page is done: the next one (read_page serves interrupts) */
 			blk = next_block(d, scan);
 			if (blk == InvalidBlockNumber)
 			{
@@ -668,7 +724,7 @@ fill_pages(GdbHeapDeform *d, HeapScanDesc scan, GdbBatch *batch,
 				*done = true;
 				break;
 			}
-			heapgetpage(&scan->rs_base, blk);
+			read_page(d, scan, blk);
 			d->vis_next = 0;
 			d->vis_count = scan->rs_ntuples;
 			if (pgstat_should_count_relation(rel))
@@ -711,7 +767,12 @@ gdb_heap_deform_fill(GdbHeapDeform *d, TableScanDesc sscan, GdbBatch *batch,
 		d->nulls[i] = GDB_NULL_PTR(batch, batch, d->col[i]);
 	}
 	if (d->use_pages < 0)
+	{
 		d->use_pages = page_mode_usable(scan) ? 1 : 0;
+		/* heapgetpage's own test for skipping visibility checks, and no SSI */
+		d->list_visible = !scan->rs_base.rs_snapshot->takenDuringRecovery &&
+			!IsolationIsSerializable();
+	}
 	if (d->use_pages)
 		return fill_pages(d, scan, batch, ctids, done);
 
