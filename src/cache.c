@@ -563,19 +563,6 @@ raise_reply(GdbReply *r, const char *what)
 	gdb_raise_status(&err);
 }
 
-/* Milliseconds in *t, then *t set to now: one step of a load's clock. */
-static double
-lap_ms(instr_time *t)
-{
-	instr_time	now;
-	double		ms;
-
-	INSTR_TIME_SET_CURRENT(now);
-	ms = INSTR_TIME_GET_MILLISEC(now) - INSTR_TIME_GET_MILLISEC(*t);
-	*t = now;
-	return ms;
-}
-
 /*
  * DEBUG1 report of a finished load of rel: rows rows, whose column data
  * (cs's columns and the visibility column: 8 bytes a value plus a NULL flag
@@ -779,7 +766,7 @@ gpu_cache_load(PG_FUNCTION_ARGS)
 		uint64		n = gdb_heap_reader_next(reader, buf[cur], ctids[cur]);
 		GdbCacheRef ref = {cache_id, 0};
 
-		read_ms += lap_ms(&clock);
+		read_ms += gdb_lap_ms(&clock);
 
 		if (in_flight)
 		{
@@ -790,14 +777,14 @@ gpu_cache_load(PG_FUNCTION_ARGS)
 		}
 		if (n == 0)
 		{
-			wait_ms += lap_ms(&clock);
+			wait_ms += gdb_lap_ms(&clock);
 			break;
 		}
 		parts[0].data = (const char *) &ref;
 		parts[0].len = sizeof(ref);
 		gdb_server_send(GDB_MSG_CACHE_APPEND, parts, 1, fds[cur]);
 		in_flight = true;
-		wait_ms += lap_ms(&clock);
+		wait_ms += gdb_lap_ms(&clock);
 		rows += n;
 		cur = 1 - cur;
 		if (TimestampDifferenceExceeds(last_notice, GetCurrentTimestamp(),
@@ -836,12 +823,12 @@ gpu_cache_load(PG_FUNCTION_ARGS)
 		parts[1].len = dict.len;
 		INSTR_TIME_SET_CURRENT(clock);
 		r = gdb_server_call(GDB_MSG_CACHE_FINISH, parts, 2, -1);
-		wait_ms += lap_ms(&clock);
+		wait_ms += gdb_lap_ms(&clock);
 		if (r->status->err.status != GDB_OK)
 			raise_reply(r, psprintf("relation \"%s\"", RelationGetRelationName(rel)));
 	}
 
-	load_report(rel, &cs, rows, lap_ms(&start), read_ms, wait_ms);
+	load_report(rel, &cs, rows, gdb_lap_ms(&start), read_ms, wait_ms);
 	relation_close(rel, NoLock);
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(work);

@@ -18,6 +18,7 @@
 
 #include "access/attnum.h"
 #include "nodes/pg_list.h"
+#include "portability/instr_time.h"
 #include "utils/relcache.h"
 
 #include "gpudb_device.h"
@@ -395,6 +396,23 @@ extern GdbBatch *gdb_executor_groupby_finish(GdbExecutor *ex);
 
 /* gdb_raise_status: ereport(ERROR) for a non-OK GdbStatus. */
 extern void gdb_raise_status(const GdbError *err) pg_attribute_noreturn();
+
+/*
+ * gdb_lap_ms: milliseconds from *t to now, then *t set to now: one step of
+ * a clock that splits a run into phases (a cache load's, a parallel heap
+ * read's DEBUG1 reports).  Never raises.
+ */
+static inline double
+gdb_lap_ms(instr_time *t)
+{
+	instr_time	now;
+	double		ms;
+
+	INSTR_TIME_SET_CURRENT(now);
+	ms = INSTR_TIME_GET_MILLISEC(now) - INSTR_TIME_GET_MILLISEC(*t);
+	*t = now;
+	return ms;
+}
 
 /* ---- cache.c ---- */
 

@@ -49,7 +49,6 @@
 #include "catalog/pg_class.h"
 #include "miscadmin.h"
 #include "pgstat.h"
-#include "portability/instr_time.h"
 #include "storage/latch.h"
 #include "storage/proc.h"
 #include "storage/shm_mq.h"
@@ -201,17 +200,6 @@ fold_part(GdbExecutor *ex, const GdbRequest *req, const GdbRequest *combine,
 										   gdb_concat_batches(ex, lappend(acc, part))));
 }
 
-/* Milliseconds since t0. */
-static double
-elapsed_ms(instr_time t0)
-{
-	instr_time	t;
-
-	INSTR_TIME_SET_CURRENT(t);
-	INSTR_TIME_SUBTRACT(t, t0);
-	return INSTR_TIME_GET_MILLISEC(t);
-}
-
 /* Milliseconds from the leader's launch (fs->launched_at) to now. */
 static double
 since_launch_ms(TimestampTz launched_at)
@@ -228,7 +216,7 @@ finish_timed(GdbExecutor *ex, FeedTimes *times)
 
 	INSTR_TIME_SET_CURRENT(t0);
 	result = gdb_executor_groupby_finish(ex);
-	times->wait_ms += elapsed_ms(t0);
+	times->wait_ms += gdb_lap_ms(&t0);
 	return result;
 }
 
@@ -265,7 +253,7 @@ feed_share(GdbExecutor *ex, GdbHeapReader *reader, const GdbColumnSet *cs,
 
 		INSTR_TIME_SET_CURRENT(t0);
 		n = gdb_heap_reader_next(reader, input[cur], NULL);
-		times->read_ms += elapsed_ms(t0);
+		times->read_ms += gdb_lap_ms(&t0);
 
 		if (in_flight)
 		{
@@ -779,7 +767,7 @@ gdb_parallel_feed(GdbQuery *q, GdbExecutor *ex, const GdbRequest *req,
 		shm_mq_set_receiver(mq, MyProc);
 	}
 
-	setup_ms = elapsed_ms(t0);
+	setup_ms = gdb_lap_ms(&t0);
 	fs->launched_at = GetCurrentTimestamp();
 	LaunchParallelWorkers(pcxt);
 	times.started_at = since_launch_ms(fs->launched_at);
@@ -808,12 +796,11 @@ gdb_parallel_feed(GdbQuery *q, GdbExecutor *ex, const GdbRequest *req,
 
 	INSTR_TIME_SET_CURRENT(t0);
 	wait_workers(&fl);
-	wait_ms = elapsed_ms(t0);
-	INSTR_TIME_SET_CURRENT(t0);
+	wait_ms = gdb_lap_ms(&t0);
 	WaitForParallelWorkersToFinish(pcxt);
 	DestroyParallelContext(pcxt);
 	ExitParallelMode();
-	shutdown_ms = elapsed_ms(t0);
+	shutdown_ms = gdb_lap_ms(&t0);
 	report_feed(q->rel, &fl, nworkers, capacity, setup_ms, &times, wait_ms,
 				shutdown_ms);
 

@@ -200,21 +200,23 @@ srv_forget_batches(int client)
 bool
 srv_free_orphan_batch(void)
 {
-	BatchMap  **link;
+	BatchMap  **link = &maps;
+	bool		freed = false;
+	bool		left = false;
 
-	for (link = &maps; *link; link = &(*link)->next)
+	while (*link)
 	{
 		BatchMap   *m = *link;
 
-		if (m->client == ORPHAN_CLIENT && !m->in_use)
+		if (m->client == ORPHAN_CLIENT && !m->in_use && !freed)
 		{
 			*link = m->next;
 			map_free(m);
-			break;
+			freed = true;
+			continue;
 		}
+		left |= (m->client == ORPHAN_CLIENT);
+		link = &m->next;
 	}
-	for (link = &maps; *link; link = &(*link)->next)
-		if ((*link)->client == ORPHAN_CLIENT)
-			return true;
-	return false;
+	return left;
 }
