@@ -49,6 +49,7 @@
 #include "access/relscan.h"
 #include "access/syncscan.h"
 #include "access/tupmacs.h"
+#include "access/visibilitymap.h"
 #include "access/xact.h"
 #include "catalog/pg_type.h"
 #include "fmgr.h"
@@ -114,6 +115,7 @@ struct GdbHeapDeform
 	/* page-at-a-time reading (fill_pages) */
 	int			use_pages;		/* -1 until the first batch decides */
 	bool		list_visible;	/* all-visible pages listed here (read_page) */
+	Buffer		vmbuffer;		/* the visibility map page read_page holds */
 	bool		blocks_started; /* next_block has begun */
 	BlockNumber next_blk;		/* a serial scan's next block */
 	BlockNumber blocks_left;	/* and how many it has left */
@@ -310,6 +312,7 @@ gdb_heap_deform_create(Relation rel, GdbColumnSet *cs)
 	}
 	reset_text_caches(d);
 	d->use_pages = -1;
+	d->vmbuffer = InvalidBuffer;
 	return d;
 }
 
@@ -635,6 +638,17 @@ next_block(GdbHeapDeform *d, HeapScanDesc scan)
 	return blk;
 }
 
+/* Unpin the visibility map page read_page holds, if any. */
+static void
+release_vmbuffer(GdbHeapDeform *d)
+{
+	if (BufferIsValid(d->vmbuffer))
+	{
+		ReleaseBuffer(d->vmbuffer);
+		d->vmbuffer = InvalidBuffer;
+	}
+}
+
 /*
  * Pin block blk of scan and list its tuples visible under the scan's
  * snapshot in scan->rs_vistuples (rs_ntuples of them), as heapgetpage does.
@@ -644,7 +658,13 @@ next_block(GdbHeapDeform *d, HeapScanDesc scan)
  * its normal line pointers alone: heapgetpage would also try to prune it
  * (an all-visible page holds nothing to prune) and make a serializable
  * conflict check a tuple, which list_visible rules out.  Any other page
- * goes to heapgetpage.
+ * goes to heapgetpage.  Which way a page goes is first asked of the
+ * visibility map (one of its pages, kept pinned, covers 32,672 heap
+ * pages), so that a page that is not all-visible is pinned once, by
+ * heapgetpage, and EXPLAIN (BUFFERS) counts it once, as PostgreSQL's own
+ * scan does.  The map's bit is only a hint here: a set bit implies
+ * PD_ALL_VISIBLE, but an inserter may clear both after the map was asked,
+ * so PD_ALL_VISIBLE is tested again under the share lock.
  */
 static void
 read_page(GdbHeapDeform *d, HeapScanDesc scan, BlockNumber blk)
@@ -656,7 +676,7 @@ read_page(GdbHeapDeform *d, HeapScanDesc scan, BlockNumber blk)
 	OffsetNumber off;
 	int			ntup = 0;
 
-	if (!d->list_visible)
+	if (!d->list_visible || !VM_ALL_VISIBLE(rel, blk, &d->vmbuffer))
 	{
 		heapgetpage(&scan->rs_base, blk);
 		return;
@@ -721,6 +741,7 @@ fill_pages(GdbHeapDeform *d, HeapScanDesc scan, GdbBatch *batch,
 					ReleaseBuffer(scan->rs_cbuf);
 					scan->rs_cbuf = InvalidBuffer;
 				}
+				release_vmbuffer(d);
 				*done = true;
 				break;
 			}
@@ -804,6 +825,7 @@ gdb_heap_deform_free(GdbHeapDeform *d)
 {
 	int			i;
 
+	release_vmbuffer(d);
 	pfree(d->attlen);
 	pfree(d->attalign);
 	pfree(d->offs);
