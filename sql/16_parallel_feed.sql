@@ -150,6 +150,35 @@ SELECT round(:alone::numeric, 4) = round((:pf_rows * 0.005)::numeric, 4) AS one_
 DROP TABLE pf_cost_tmp;
 DROP FUNCTION pf_startup(text);
 
+-- EXPLAIN (ANALYZE, BUFFERS): each worker's buffer use is passed back and
+-- joins the node's, as Gather's workers' does.  The node's shared blocks
+-- then cover the whole heap, and exceed the same query's with the backend
+-- reading alone by the workers' own catalog reads at start-up (counted
+-- under Gather too).  Without them the leader's share alone is counted,
+-- which is at most the backend's own count: on a small table the leader
+-- may read every block before a worker starts.
+CREATE FUNCTION pf_buffers(q text, OUT workers int, OUT blocks int8)
+LANGUAGE plpgsql AS $$
+DECLARE
+  j json;
+BEGIN
+  EXECUTE 'EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ' || q INTO j;
+  workers := (j->0->'Plan'->>'Workers Launched')::int;
+  blocks := (j->0->'Plan'->>'Shared Hit Blocks')::int8 +
+            (j->0->'Plan'->>'Shared Read Blocks')::int8;
+END $$;
+SELECT pg_relation_size('pf') / current_setting('block_size')::int8 AS pf_blocks \gset
+SET gpudb.parallel_workers = 0;
+SELECT blocks >= :pf_blocks AS whole_heap
+FROM pf_buffers('SELECT count(*), sum(v) FROM pf WHERE v BETWEEN 100 AND 700');
+SELECT blocks AS alone_blocks
+FROM pf_buffers('SELECT count(*), sum(v) FROM pf WHERE v BETWEEN 100 AND 700') \gset
+SET gpudb.parallel_workers = 3;
+SELECT workers > 0 AS workers_launched, blocks >= :pf_blocks AS whole_heap,
+       blocks > :alone_blocks AS workers_counted
+FROM pf_buffers('SELECT count(*), sum(v) FROM pf WHERE v BETWEEN 100 AND 700');
+DROP FUNCTION pf_buffers(text);
+
 -- a read-write transaction: the workers see its own inserted and updated
 -- rows (its snapshot and command ids travel to them)
 BEGIN;

@@ -265,11 +265,18 @@ gdb_executor_groupby_finish(GdbExecutor *ex)
 
 /* see gpudb.h */
 GdbBatch *
-gdb_executor_groupby(GdbExecutor *ex, const GdbRequest *req,
+gdb_executor_combine(GdbExecutor *ex, const GdbRequest *req,
 					 const GdbBatch *input)
 {
+	uint64		rows_in = ex->stats.rows_in;
+	uint64		rows_selected = ex->stats.rows_selected;
+	GdbBatch   *result;
+
 	gdb_executor_groupby_start(ex, req, input);
-	return gdb_executor_groupby_finish(ex);
+	result = gdb_executor_groupby_finish(ex);
+	ex->stats.rows_in = rows_in;
+	ex->stats.rows_selected = rows_selected;
+	return result;
 }
 
 /*

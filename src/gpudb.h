@@ -375,24 +375,30 @@ extern GdbExecutor *gdb_executor_begin(void);
 extern void *gdb_executor_alloc_batch(GdbExecutor *ex, uint64 bytes);
 
 /*
- * gdb_executor_groupby: run req over input on the chosen path, returning the
- * result batch (palloc'd in ex->mcxt).  Raises the SQL error that the
- * status maps to.  ex->stats adds up every request's statistics, except
- * groups_out, which is the last request's for a GROUPBY (the final
- * combine) or SORT (the re-sort) and the sum for SELECT batches.
- */
-extern GdbBatch *gdb_executor_groupby(GdbExecutor *ex, const GdbRequest *req,
-									  const GdbBatch *input);
-
-/*
- * gdb_executor_groupby_start / _finish: the two halves of
- * gdb_executor_groupby, so that the caller can read the next batch while
+ * gdb_executor_groupby_start / _finish: run req over input on the chosen
+ * path, in two halves, so that the caller can read the next batch while
  * the GPU server works on this one (one request in flight; input must stay
- * untouched until finish).  The CPU path runs in start.  Same errors.
+ * untouched until finish).  The CPU path runs in start.  finish returns
+ * the result batch (palloc'd in ex->mcxt) and raises the SQL error that
+ * the status maps to.  ex->stats adds up every request's statistics,
+ * except groups_out, which is the last request's for a GROUPBY (the final
+ * combine) or SORT (the re-sort) and the sum for SELECT batches.
  */
 extern void gdb_executor_groupby_start(GdbExecutor *ex, const GdbRequest *req,
 									   const GdbBatch *input);
 extern GdbBatch *gdb_executor_groupby_finish(GdbExecutor *ex);
+
+/*
+ * gdb_executor_combine: run req, a pass over earlier results (a GROUP BY's
+ * combine of partial transition states, a SORT's re-sort of the parts'
+ * sorted rows), over input at once, returning its result batch as
+ * gdb_executor_groupby_finish does, with the same errors.  Its rows are not
+ * counted in ex->stats' rows_in and rows_selected, which count the
+ * source's rows (EXPLAIN's "Rows In" and "Rows Selected"); its device time,
+ * bytes and groups_out are.
+ */
+extern GdbBatch *gdb_executor_combine(GdbExecutor *ex, const GdbRequest *req,
+									  const GdbBatch *input);
 
 /* gdb_raise_status: ereport(ERROR) for a non-OK GdbStatus. */
 extern void gdb_raise_status(const GdbError *err) pg_attribute_noreturn();

@@ -47,6 +47,7 @@
 #include "access/tableam.h"
 #include "access/xact.h"
 #include "catalog/pg_class.h"
+#include "executor/instrument.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "storage/latch.h"
@@ -116,6 +117,8 @@ typedef struct FeedHeader
 	int64		nstrings;		/* strings after the batches */
 	GdbStats	stats;
 	FeedTimes	times;
+	BufferUsage bufusage;		/* the worker's, for EXPLAIN (BUFFERS) */
+	WalUsage	walusage;		/* and for EXPLAIN (WAL) */
 } FeedHeader;
 
 /* The leader's state of one worker's stream. */
@@ -196,7 +199,7 @@ fold_part(GdbExecutor *ex, const GdbRequest *req, const GdbRequest *combine,
 {
 	if (req->oper != GDB_OPER_GROUPBY || acc == NIL)
 		return lappend(acc, part);
-	return list_make1(gdb_executor_groupby(ex, combine,
+	return list_make1(gdb_executor_combine(ex, combine,
 										   gdb_concat_batches(ex, lappend(acc, part))));
 }
 
@@ -304,23 +307,24 @@ send_bytes(shm_mq_handle *mqh, const char *data, uint64 len)
 /*
  * Send the worker's partial results: each packed to its rows, text codes
  * past the nshared strings renumbered densely from nshared in order of
- * first use, those strings after the batches.
+ * first use, those strings after the batches.  h comes with the worker's
+ * stats, batch count, times and buffer and WAL usage; the sizes are filled
+ * in here.
  */
 static void
 send_results(shm_mq_handle *mqh, List *parts, const GdbColumnSet *cs,
-			 const GdbRequest *req, int64 nshared, const GdbStats *stats,
-			 int nbatches, const FeedTimes *times)
+			 const GdbRequest *req, int64 nshared, FeedHeader *h)
 {
 	int64		ndict = cs->dict ? gdb_dict_size(cs->dict) : 0;
 	int64	   *map = NULL;
 	char	   *strings = NULL;
 	uint64		slen = 0;
 	uint64		scap = 0;
-	FeedHeader	h;
 	List	   *packed = NIL;
 	ListCell   *lc;
 
-	memset(&h, 0, sizeof(h));
+	h->data_bytes = 0;
+	h->nstrings = 0;
 	foreach(lc, parts)
 	{
 		GdbBatch   *b = gdb_concat_batches(NULL, list_make1(lfirst(lc)));
@@ -361,20 +365,17 @@ send_results(shm_mq_handle *mqh, List *parts, const GdbColumnSet *cs,
 					memcpy(strings + slen, &l, sizeof(uint32));
 					memcpy(strings + slen + sizeof(uint32), VARDATA_ANY(t), l);
 					slen += sizeof(uint32) + l;
-					map[code] = nshared + h.nstrings++;
+					map[code] = nshared + h->nstrings++;
 				}
 				vals[row] = map[code];
 			}
 		}
-		h.data_bytes += b->total_bytes;
+		h->data_bytes += b->total_bytes;
 		packed = lappend(packed, b);
 	}
-	h.data_bytes += slen;
-	h.nparts = list_length(packed);
-	h.nbatches = nbatches;
-	h.stats = *stats;
-	h.times = *times;
-	if (shm_mq_send(mqh, sizeof(h), &h, false, true) != SHM_MQ_SUCCESS)
+	h->data_bytes += slen;
+	h->nparts = list_length(packed);
+	if (shm_mq_send(mqh, sizeof(FeedHeader), h, false, true) != SHM_MQ_SUCCESS)
 		ereport(ERROR,
 				(errcode(ERRCODE_ADMIN_SHUTDOWN),
 				 errmsg("gpudb: the leader of the parallel heap read is gone")));
@@ -403,13 +404,15 @@ gdb_parallel_feed_main(dsm_segment *seg, shm_toc *toc)
 	GdbHeapReader *reader;
 	List	   *parts;
 	int			nbatches = 0;
-	FeedTimes	times;
+	FeedHeader	h;
 	int64		i;
 
-	memset(&times, 0, sizeof(times));
-	times.started_at = since_launch_ms(fs->launched_at);
+	memset(&h, 0, sizeof(h));
+	h.times.started_at = since_launch_ms(fs->launched_at);
 	shm_mq_set_sender(mq, MyProc);
 	mqh = shm_mq_attach(mq, seg, NULL);
+	/* count this worker's buffer and WAL use, for the leader's EXPLAIN */
+	InstrStartParallelQuery();
 
 	/* the leader holds AccessShareLock too; its lock group shares it */
 	rel = table_open(fs->relid, AccessShareLock);
@@ -434,14 +437,16 @@ gdb_parallel_feed_main(dsm_segment *seg, shm_toc *toc)
 
 	ex = gdb_executor_begin();
 	reader = gdb_heap_reader_begin_parallel(rel, &cs, pscan);
-	times.ready_at = since_launch_ms(fs->launched_at);
+	h.times.ready_at = since_launch_ms(fs->launched_at);
 	parts = feed_share(ex, reader, &cs, &fs->req,
 					   fs->has_combine ? &fs->combine : NULL, fs->capacity,
-					   false, NULL, &nbatches, &times);
+					   false, NULL, &nbatches, &h.times);
 	gdb_heap_reader_end(reader);
-	times.done_at = since_launch_ms(fs->launched_at);
-	send_results(mqh, parts, &cs, &fs->req, fs->ndict, &ex->stats, nbatches,
-				 &times);
+	h.times.done_at = since_launch_ms(fs->launched_at);
+	h.nbatches = nbatches;
+	h.stats = ex->stats;
+	InstrEndParallelQuery(&h.bufusage, &h.walusage);
+	send_results(mqh, parts, &cs, &fs->req, fs->ndict, &h);
 	table_close(rel, AccessShareLock);
 }
 
@@ -555,6 +560,13 @@ poll_worker(FeedLeader *fl, FeedWorker *w)
 				elog(ERROR, "gpudb: malformed message from a parallel worker");
 			memcpy(&w->header, data, sizeof(FeedHeader));
 			w->have_header = true;
+
+			/*
+			 * The worker's buffer and WAL use joins this backend's, as
+			 * Gather's workers' does (execParallel.c), so that the Gpu node's
+			 * EXPLAIN (ANALYZE, BUFFERS) counts the whole heap read.
+			 */
+			InstrAccumParallelQuery(&w->header.bufusage, &w->header.walusage);
 			w->data = MemoryContextAllocExtended(fl->ex->mcxt,
 												 Max(w->header.data_bytes, 1),
 												 MCXT_ALLOC_HUGE);

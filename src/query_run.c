@@ -522,7 +522,7 @@ accumulate(GdbQuery *q, GdbExecutor *ex, List *acc, GdbBatch *part,
 	{
 		if (final_combine)
 			*ordered_done = true;
-		return list_make1(gdb_executor_groupby(ex, final_combine ? final_combine : combine,
+		return list_make1(gdb_executor_combine(ex, final_combine ? final_combine : combine,
 											   gdb_concat_batches(ex, list_make2(linitial(acc), part))));
 	}
 	/* SORT: keep the parts; they are sorted together at the end */
@@ -580,7 +580,7 @@ run_heap(GdbQuery *q, GdbExecutor *ex, int *nbatches, int *workers_planned,
 		acc = gdb_parallel_feed(q, ex, batch_req, combine, nblocks,
 								*workers_planned, nbatches, workers_launched);
 		if (q->req->oper == GDB_OPER_GROUPBY)
-			acc = list_make1(gdb_executor_groupby(ex, ordered ? final_combine : combine,
+			acc = list_make1(gdb_executor_combine(ex, ordered ? final_combine : combine,
 												  linitial(acc)));
 		ordered_done = true;
 		goto combined;
@@ -640,7 +640,7 @@ combined:
 	 * is copied into an executor batch (the GPU server reads only those)
 	 */
 	if (ordered && !ordered_done)
-		acc = list_make1(gdb_executor_groupby(ex, final_combine,
+		acc = list_make1(gdb_executor_combine(ex, final_combine,
 											  gdb_concat_batches(ex, acc)));
 
 	if (q->req->oper == GDB_OPER_SORT && list_length(acc) > 1)
@@ -649,7 +649,7 @@ combined:
 
 		/* text sort keys: each part ranked under its own dictionary state */
 		gdb_result_fill_ranks(&q->cs, q->req, all);
-		acc = list_make1(gdb_executor_groupby(ex, make_resort_request(q->req), all));
+		acc = list_make1(gdb_executor_combine(ex, make_resort_request(q->req), all));
 	}
 	return acc;
 }

@@ -643,8 +643,8 @@ def explain(setup, query, analyze_runs=0, buffers=False, statio=None):
     workers PostgreSQL's Gather launched, and of the execution time.
     buffers (with analyze_runs): BUFFERS too, and the shared blocks hit and
     read that the first run's top node reports ("shared_hit", "shared_read":
-    a Gather's include its workers'; a Gpu node's are its leader's alone, as
-    gpudb's heap readers do not pass their buffer use back to EXPLAIN).
+    a Gather's include its workers', and so do a Gpu node's, whose heap
+    readers pass their buffer use back to the leader).
     statio (a table): that table's heap blocks hit and read by every process
     over the runs ("table_hit", "table_read"): pg_statio_all_tables before
     and after them, this session's counts flushed first
@@ -1415,8 +1415,9 @@ def heap_buffers_text(res):
            "every server)." % (WARM_QUERY.format(t=info["table"]), WARM_SETUP.rstrip(";"), HEAP_FIT), "",
            "Hit / read: shared blocks found in shared_buffers / read into them, from one EXPLAIN (ANALYZE, "
            "BUFFERS) of each side in that state: first as its top node reports them (PostgreSQL's Gather "
-           "includes its workers'; a Gpu node's are its leader's share alone, since gpudb's heap readers do "
-           "not pass their buffer use back to EXPLAIN), then, in brackets, t's heap blocks hit / read by "
+           "includes its workers', and so does a Gpu node, whose heap readers pass their buffer use back to "
+           "the leader; in results at 55212c2 and before, the leader's share alone), then, in brackets, t's "
+           "heap blocks hit / read by "
            "every process over that run (pg_statio_all_tables before and after it)."]
     line = "Here t's heap is %s (%s blocks of %d bytes) and shared_buffers %s: %s." % (
         gb(info["heap_bytes"]), "{:,}".format(info["blocks"]), info["block_size"], gb(info["shared_buffers_bytes"]),
