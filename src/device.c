@@ -188,16 +188,35 @@ gdb_executor_alloc_batch(GdbExecutor *ex, uint64 bytes)
 	return b->ptr;
 }
 
-/* see gpudb.h */
-void
-gdb_executor_groupby_start(GdbExecutor *ex, const GdbRequest *req,
-						   const GdbBatch *input)
+/*
+ * Add a request's statistics to ex->stats: a combine's or re-sort's rows
+ * are not the source's, so they are not counted in rows_in and
+ * rows_selected.  groups_out of a run: a SELECT's batches add up; a GROUP
+ * BY or SORT returns what its last request (final combine or re-sort)
+ * returns.
+ */
+static void
+executor_add_stats(GdbExecutor *ex, const GdbStats *request_stats)
 {
-	/*
-	 * groups_out of a run: a SELECT's batches add up; a GROUP BY or SORT
-	 * returns what its last request (final combine or re-sort) returns
-	 */
+	GdbStats	st = *request_stats;
+
+	if (ex->last_is_combine)
+	{
+		st.rows_in = 0;
+		st.rows_selected = 0;
+	}
+	gdb_stats_add(&ex->stats, &st);
+	if (ex->last_oper != GDB_OPER_SELECT)
+		ex->stats.groups_out = st.groups_out;
+}
+
+/* gdb_executor_groupby_start, with combine: req passes over earlier results */
+static void
+executor_start(GdbExecutor *ex, const GdbRequest *req, const GdbBatch *input,
+			   bool combine)
+{
 	ex->last_oper = req->oper;
+	ex->last_is_combine = combine;
 	if (ex->use_gpu)
 	{
 		ExecBuffer *b;
@@ -226,10 +245,16 @@ gdb_executor_groupby_start(GdbExecutor *ex, const GdbRequest *req,
 			err.status = st;
 			gdb_raise_status(&err);
 		}
-		gdb_stats_add(&ex->stats, &stats);
-		if (req->oper != GDB_OPER_SELECT)
-			ex->stats.groups_out = stats.groups_out;
+		executor_add_stats(ex, &stats);
 	}
+}
+
+/* see gpudb.h */
+void
+gdb_executor_groupby_start(GdbExecutor *ex, const GdbRequest *req,
+						   const GdbBatch *input)
+{
+	executor_start(ex, req, input, false);
 }
 
 /* see gpudb.h */
@@ -255,10 +280,7 @@ gdb_executor_groupby_finish(GdbExecutor *ex)
 		elog(ERROR, "gpudb: malformed reply from the GPU server");
 	result = MemoryContextAllocHuge(ex->mcxt, r->status->result_bytes);
 	memcpy(result, r->rest, r->status->result_bytes);
-	gdb_stats_add(&ex->stats, &r->status->stats);
-	/* the last request's groups: the final combine's when there are several */
-	if (ex->last_oper != GDB_OPER_SELECT)
-		ex->stats.groups_out = r->status->stats.groups_out;
+	executor_add_stats(ex, &r->status->stats);
 	pfree(r->payload);
 	return result;
 }
@@ -268,15 +290,8 @@ GdbBatch *
 gdb_executor_combine(GdbExecutor *ex, const GdbRequest *req,
 					 const GdbBatch *input)
 {
-	uint64		rows_in = ex->stats.rows_in;
-	uint64		rows_selected = ex->stats.rows_selected;
-	GdbBatch   *result;
-
-	gdb_executor_groupby_start(ex, req, input);
-	result = gdb_executor_groupby_finish(ex);
-	ex->stats.rows_in = rows_in;
-	ex->stats.rows_selected = rows_selected;
-	return result;
+	executor_start(ex, req, input, true);
+	return gdb_executor_groupby_finish(ex);
 }
 
 /*

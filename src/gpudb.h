@@ -356,6 +356,9 @@ typedef struct GdbExecutor
 	void	   *buffers;		/* shared batch buffers (device.c) */
 	GdbBatch   *pending;		/* CPU path: result of the started request */
 	uint32		last_oper;		/* GdbOperator of the started request */
+	bool		last_is_combine;	/* it passes over earlier results: its
+									 * rows are not counted (rows_in,
+									 * rows_selected) */
 } GdbExecutor;
 
 /*
