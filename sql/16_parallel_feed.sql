@@ -123,7 +123,7 @@ SELECT count(*) FROM pf WHERE 1000 / (id - 59000) > -1000;
 SELECT * FROM gpu_diff('SELECT count(*), sum(v) FROM pf WHERE v BETWEEN 100 AND 700');
 
 -- The cost model divides an uncached heap's per-row cost among its readers
--- (custom_scan_path.c, device_cost): with the gpudb cost constants zeroed,
+-- (custom_scan_cost.c, gdb_device_cost): with the gpudb cost constants zeroed,
 -- a count(*) GpuAgg starts at pages * seq_page_cost + rows * 0.5 *
 -- cpu_tuple_cost / readers, readers being the backend and the
 -- gpudb.parallel_workers it would start (none for a temporary table)

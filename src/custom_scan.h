@@ -2,8 +2,9 @@
  *
  * custom_scan.h
  *	  The custom scan provider's plan nodes, shared by the path side
- *	  (custom_scan_path.c: planner hooks, cost model, plans) and the
- *	  executor side (custom_scan_exec.c: run, tuples, EXPLAIN).
+ *	  (custom_scan_path.c: planner hooks and plans; custom_scan_cost.c:
+ *	  the cost model) and the executor side (custom_scan_exec.c: run,
+ *	  tuples, EXPLAIN).
  *
  * Three nodes, one set of executor methods:
  *	 GpuScan	a base relation's WHERE quals (the longest prefix, in the
@@ -95,5 +96,61 @@ extern bool gdb_ordered_set_aggref_ok(Aggref *aggref, Index relid, int *fn,
  */
 extern void gdb_ordered_set_aggref_fraction(Aggref *aggref, bool *isnull,
 											double *fraction);
+
+/* ---- the cost model (custom_scan_cost.c) ---- */
+
+/*
+ * gdb_plan_on_gpu: whether the nodes would run on the GPU now (else the
+ * CPU path): gpudb.device is not cpu, the library is preloaded and the GPU
+ * server's hello reports a usable GPU (one round trip, cached per backend).
+ */
+extern bool gdb_plan_on_gpu(void);
+
+/*
+ * gdb_device_row_cost: what a device row costs per unit of work:
+ * gpudb.gpu_tuple_cost, times GPUDB_CPU_PATH_FACTOR on the CPU path, so
+ * that the nodes win there only when the cost constants are set to force
+ * them (as the tests do).
+ */
+extern Cost gdb_device_row_cost(void);
+
+/*
+ * gdb_result_row_cost: what a row that GpuScan or GpuSort returns costs:
+ * cpu_tuple_cost plus its rebuilding from the result batch
+ * (GPUDB_RESULT_ROW_FACTOR * gpudb.gpu_tuple_cost).
+ */
+extern Cost gdb_result_row_cost(void);
+
+/*
+ * gdb_device_cost: startup cost of reading baserel's (relation relid's)
+ * ncols columns with work units per row (baserel->tuples rows, at least
+ * 1).  An uncached heap adds GPUDB_UNCACHED_SETUP_FACTOR setups, its pages
+ * at the tablespace's seq_page_cost, and a per-row part
+ * (GPUDB_HEAP_ROW_FACTOR * cpu_tuple_cost and 9 bytes a column at
+ * gpudb.gpu_transfer_cost) divided among the processes that read it
+ * (gdb_parallel_feed_participants); its pages, as in PostgreSQL's parallel
+ * scan, are not divided.
+ */
+extern Cost gdb_device_cost(RelOptInfo *baserel, Oid relid, int ncols,
+							bool cached, double work);
+
+/*
+ * gdb_cheapest_existing: the cheapest total cost among rel's paths so far
+ * (PostgreSQL's own; the hooks run after them), or 1e30 when there is none.
+ * A node whose cost cannot be below it is not built, and the planner is
+ * spared the qual compilation and the cache lookup (a GPU server round
+ * trip): small tables plan as fast as without gpudb.
+ */
+extern Cost gdb_cheapest_existing(RelOptInfo *rel);
+
+/*
+ * gdb_worth_and_cached: false when the node, costed as cached (its lower
+ * bound, gdb_device_cost over attnums' columns), cannot beat existing;
+ * else true, with *cached from the GPU server (are all of attnums cached
+ * for relid?).  *cached is false whenever it returns false.
+ */
+extern bool gdb_worth_and_cached(RelOptInfo *baserel, Oid relid,
+								 Bitmapset *attnums, double work,
+								 Cost existing, bool *cached);
 
 #endif							/* GPUDB_CUSTOM_SCAN_H */

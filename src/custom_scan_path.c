@@ -22,23 +22,7 @@
  * compilable prefix on the device and leaves the rest, in order, to the
  * CPU; GpuAgg and GpuSort need every qual on the device.
  *
- * Cost model (constants in gpudb_defaults.h; README "Cost model"):
- *	 startup = gpudb.gpu_setup_cost
- *			 + rows_in * gpudb.gpu_tuple_cost * work
- *			 + (uncached) 3 * gpudb.gpu_setup_cost (GPUDB_UNCACHED_SETUP_FACTOR)
- *						  + pages * seq_page_cost
- *						  + rows_in * (0.5 * cpu_tuple_cost (GPUDB_HEAP_ROW_FACTOR)
- *						  + ncols * 9 bytes * gpudb.gpu_transfer_cost) / readers
- * (gpu_transfer_cost covers the deforming of the heap into column batches
- * as well as the copy to the device; readers are the backend and the
- * parallel workers that read a heap of at least
- * gpudb.min_parallel_table_size)
- *	 total	 = startup + rows_out * cpu_tuple_cost (+ CPU quals per row)
- *			   (GpuScan and GpuSort: + rows_out * 1000 * gpudb.gpu_tuple_cost,
- *			   GPUDB_RESULT_ROW_FACTOR)
- * where work is 1 for a selection, 1 + aggregates/4 + keys for a group-by
- * and 2 per sort key for a sort.  The node produces every row before the
- * first, so it is all startup cost.
+ * Cost model: custom_scan_cost.c.
  *
  *-------------------------------------------------------------------------
  */
@@ -71,12 +55,9 @@
 #include "utils/regproc.h"
 #include "utils/rel.h"
 #include "utils/selfuncs.h"
-#include "utils/spccache.h"
 #include "utils/typcache.h"
 
 #include "custom_scan.h"
-#include "gpudb_defaults.h"
-#include "parallel_feed.h"
 #include "server_client.h"
 
 static set_rel_pathlist_hook_type prev_set_rel_pathlist_hook = NULL;
@@ -436,93 +417,6 @@ all_quals_on_device(PlannerInfo *root, RelOptInfo *baserel, Oid relid,
 }
 
 
-/* Will the nodes run on the GPU (else the CPU path)? */
-static bool
-plan_on_gpu(void)
-{
-	const GdbHelloReply *hello;
-
-	return gpudb_device_mode != GPUDB_DEVICE_CPU && gpudb_preloaded &&
-		(hello = gdb_server_hello()) != NULL && hello->use_gpu;
-}
-
-/*
- * What a row that GpuScan or GpuSort returns costs (GPUDB_RESULT_ROW_FACTOR
- * in gpudb_defaults.h): cpu_tuple_cost plus its rebuilding from the result
- * batch.
- */
-static Cost
-result_row_cost(void)
-{
-	return cpu_tuple_cost + GPUDB_RESULT_ROW_FACTOR * gpudb_gpu_tuple_cost;
-}
-
-/*
- * Startup cost of reading baserel (relation relid)'s ncols columns and work
- * units per row.  On the CPU path (gpudb.device = cpu, no GPU) a row costs
- * GPUDB_CPU_PATH_FACTOR times a device row, so that the nodes win there only
- * when the cost constants are set to force them (as the tests do).  An
- * uncached heap's per-row part (GPUDB_HEAP_ROW_FACTOR * cpu_tuple_cost and
- * its column bytes) is divided among the processes that read it
- * (gdb_parallel_feed_participants); its pages, like those of PostgreSQL's
- * parallel scan, are not.
- */
-static Cost
-device_cost(RelOptInfo *baserel, Oid relid, int ncols, bool cached, double work)
-{
-	double		tuples = Max(baserel->tuples, 1.0);
-	double		row_cost = gpudb_gpu_tuple_cost *
-		(plan_on_gpu() ? 1.0 : GPUDB_CPU_PATH_FACTOR);
-	Cost		cost = gpudb_gpu_setup_cost + tuples * row_cost * work;
-
-	if (!cached)
-	{
-		double		spc_seq_page_cost;
-		int			participants =
-			gdb_parallel_feed_participants(relid, baserel->pages);
-
-		get_tablespace_page_costs(baserel->reltablespace, NULL, &spc_seq_page_cost);
-		cost += GPUDB_UNCACHED_SETUP_FACTOR * gpudb_gpu_setup_cost +
-			spc_seq_page_cost * baserel->pages +
-			tuples * (GPUDB_HEAP_ROW_FACTOR * cpu_tuple_cost +
-					  ncols * 9.0 * gpudb_gpu_transfer_cost) / participants;
-	}
-	return cost;
-}
-
-/*
- * The cheapest total cost among rel's paths so far (PostgreSQL's own plans;
- * the hooks run after them), or a huge value when there is none.  A node
- * whose cost cannot be below it is not built, and the planner is spared the
- * qual compilation and the cache lookup (a GPU server round trip): small
- * tables plan as fast as without gpudb.
- */
-static Cost
-cheapest_existing(RelOptInfo *rel)
-{
-	Cost		best = 1e30;
-	ListCell   *lc;
-
-	foreach(lc, rel->pathlist)
-		best = Min(best, ((Path *) lfirst(lc))->total_cost);
-	return best;
-}
-
-/*
- * Whether the columns are cached, asked of the GPU server only when the
- * node, costed as cached (its lower bound), could beat the existing paths.
- */
-static bool
-worth_and_cached(RelOptInfo *baserel, Oid relid, Bitmapset *attnums,
-				 double work, Cost existing, bool *cached)
-{
-	*cached = false;
-	if (device_cost(baserel, relid, bms_num_members(attnums), true, work) >= existing)
-		return false;
-	*cached = gdb_cache_plan_covers(relid, attnums);
-	return true;
-}
-
 /*
  * A CustomPath of kind in rel with the common fields set.  Its
  * custom_private is what PlanCustomPath needs, decided once here
@@ -590,7 +484,7 @@ gdb_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 		prev_set_rel_pathlist_hook(root, rel, rti, rte);
 	if (!gpudb_enable_gpuscan || rte->rtekind != RTE_RELATION ||
 		rel->baserestrictinfo == NIL ||
-		gpudb_gpu_setup_cost >= cheapest_existing(rel))
+		gpudb_gpu_setup_cost >= gdb_cheapest_existing(rel))
 		return;
 	if (!offload_possible(&why) || !base_rel_ok(root, rel, true, &why))
 	{
@@ -640,17 +534,18 @@ gdb_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	}
 	device = device_clauses(ordered, ndev, rel->relid);
 	attnums = bms_union(attnums, clause_attnums(device, 1));
-	if (!worth_and_cached(rel, rte->relid, attnums, 1.0, cheapest_existing(rel), &cached))
+	if (!gdb_worth_and_cached(rel, rte->relid, attnums, 1.0,
+							  gdb_cheapest_existing(rel), &cached))
 		return;
 
 	dev_rows = clamp_row_est(rel->tuples *
 							 clauselist_selectivity(root, list_truncate(list_copy(ordered), ndev),
 													rel->relid, JOIN_INNER, NULL));
 	cost_qual_eval(&cpu_cost, cpu_clauses, root);
-	startup = device_cost(rel, rte->relid, bms_num_members(attnums), cached, 1.0);
+	startup = gdb_device_cost(rel, rte->relid, bms_num_members(attnums), cached, 1.0);
 	add_path(rel, &make_path(GDB_NODE_SCAN, rel, rel->reltarget, rel->rows,
 							 startup,
-							 startup + dev_rows * (result_row_cost() + cpu_cost.per_tuple) +
+							 startup + dev_rows * (gdb_result_row_cost() + cpu_cost.per_tuple) +
 							 cpu_cost.startup,
 							 NIL, rel->relid, device, cpu_rinfos, NIL)->path);
 }
@@ -793,7 +688,7 @@ try_gpuagg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 	Cost		startup;
 	ListCell   *lc;
 
-	if (gpudb_gpu_setup_cost >= cheapest_existing(output_rel))
+	if (gpudb_gpu_setup_cost >= gdb_cheapest_existing(output_rel))
 		return;
 	if (!offload_possible(&why) || !base_rel_ok(root, input_rel, false, &why))
 		goto refused;
@@ -877,14 +772,14 @@ try_gpuagg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 	/* each histogram aggregate: at most one more group-by, one key more */
 	work = 1.0 + list_length(aggrefs) / 4.0 + list_length(keys) +
 		nhist * (2.0 + list_length(keys));
-	if (!worth_and_cached(input_rel, rte->relid, attnums, work,
-						  cheapest_existing(output_rel), &cached))
+	if (!gdb_worth_and_cached(input_rel, rte->relid, attnums, work,
+							  gdb_cheapest_existing(output_rel), &cached))
 		return;
 
 	ngroups = keys == NIL ? 1.0 :
 		estimate_num_groups(root, key_vars, input_rel->rows, NULL, NULL);
 	cost_qual_eval(&having_cost, having, root);
-	startup = device_cost(input_rel, rte->relid, bms_num_members(attnums), cached, work) +
+	startup = gdb_device_cost(input_rel, rte->relid, bms_num_members(attnums), cached, work) +
 		having_cost.startup;
 	add_path(output_rel,
 			 &make_path(GDB_NODE_AGG, output_rel, output_rel->reltarget,
@@ -994,7 +889,7 @@ try_gpusort(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel)
 	ListCell   *lc;
 
 	if (root->sort_pathkeys == NIL ||
-		gpudb_gpu_setup_cost >= cheapest_existing(output_rel))
+		gpudb_gpu_setup_cost >= gdb_cheapest_existing(output_rel))
 		return;
 	if (parse->hasAggs || parse->groupClause || parse->groupingSets ||
 		parse->distinctClause || parse->hasWindowFuncs || parse->hasTargetSRFs ||
@@ -1028,9 +923,9 @@ try_gpusort(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel)
 
 	if (!all_quals_on_device(root, input_rel, rte->relid, &attnums, &device, &why))
 		goto refused;
-	if (!worth_and_cached(input_rel, rte->relid, attnums,
-						  2.0 * list_length(root->sort_pathkeys),
-						  cheapest_existing(output_rel), &cached))
+	if (!gdb_worth_and_cached(input_rel, rte->relid, attnums,
+							  2.0 * list_length(root->sort_pathkeys),
+							  gdb_cheapest_existing(output_rel), &cached))
 		return;
 	/* a text sort key reads the heap (gdb_cache_groupby: no ranks there) */
 	if (ntext > 0)
@@ -1041,12 +936,12 @@ try_gpusort(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel)
 		parse->limitOption != LIMIT_OPTION_WITH_TIES)
 		limit = root->limit_tuples;
 	rows_out = limit > 0 ? Min(limit, input_rel->rows) : input_rel->rows;
-	startup = device_cost(input_rel, rte->relid, bms_num_members(attnums), cached,
+	startup = gdb_device_cost(input_rel, rte->relid, bms_num_members(attnums), cached,
 						  2.0 * list_length(root->sort_pathkeys));
 	add_path(output_rel,
 			 &make_path(GDB_NODE_SORT, output_rel, target,
 						input_rel->rows, startup,
-						startup + rows_out * result_row_cost(),
+						startup + rows_out * gdb_result_row_cost(),
 						root->sort_pathkeys, input_rel->relid, device, NIL,
 						list_make2(sort, makeString(psprintf("%.0f", limit))))->path);
 	return;
@@ -1348,7 +1243,7 @@ try_gpuagg_ordered(PlannerInfo *root, RelOptInfo *input_rel,
 		order_not_offered("Top-k Limit", why);
 
 	rows_out = limit > 0 ? Min(limit, agg->path.rows) : agg->path.rows;
-	row_cost = gpudb_gpu_tuple_cost * (plan_on_gpu() ? 1.0 : GPUDB_CPU_PATH_FACTOR);
+	row_cost = gdb_device_row_cost();
 	startup = agg->path.startup_cost +
 		agg->path.rows * row_cost * 2.0 * list_length(root->sort_pathkeys);
 	per_row = (agg->path.total_cost - agg->path.startup_cost) / Max(agg->path.rows, 1.0);
