@@ -157,27 +157,18 @@ DROP FUNCTION pf_startup(text);
 -- under Gather too).  Without them the leader's share alone is counted,
 -- which is at most the backend's own count: on a small table the leader
 -- may read every block before a worker starts.
-CREATE FUNCTION pf_buffers(q text, OUT workers int, OUT blocks int8)
-LANGUAGE plpgsql AS $$
-DECLARE
-  j json;
-BEGIN
-  EXECUTE 'EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ' || q INTO j;
-  workers := (j->0->'Plan'->>'Workers Launched')::int;
-  blocks := (j->0->'Plan'->>'Shared Hit Blocks')::int8 +
-            (j->0->'Plan'->>'Shared Read Blocks')::int8;
-END $$;
+\i sql/include/node_buffers.sql
 SELECT pg_relation_size('pf') / current_setting('block_size')::int8 AS pf_blocks \gset
 SET gpudb.parallel_workers = 0;
 SELECT blocks >= :pf_blocks AS whole_heap
-FROM pf_buffers('SELECT count(*), sum(v) FROM pf WHERE v BETWEEN 100 AND 700');
+FROM gpu_node_buffers('SELECT count(*), sum(v) FROM pf WHERE v BETWEEN 100 AND 700');
 SELECT blocks AS alone_blocks
-FROM pf_buffers('SELECT count(*), sum(v) FROM pf WHERE v BETWEEN 100 AND 700') \gset
+FROM gpu_node_buffers('SELECT count(*), sum(v) FROM pf WHERE v BETWEEN 100 AND 700') \gset
 SET gpudb.parallel_workers = 3;
 SELECT workers > 0 AS workers_launched, blocks >= :pf_blocks AS whole_heap,
        blocks > :alone_blocks AS workers_counted
-FROM pf_buffers('SELECT count(*), sum(v) FROM pf WHERE v BETWEEN 100 AND 700');
-DROP FUNCTION pf_buffers(text);
+FROM gpu_node_buffers('SELECT count(*), sum(v) FROM pf WHERE v BETWEEN 100 AND 700');
+DROP FUNCTION gpu_node_buffers(text);
 
 -- a read-write transaction: the workers see its own inserted and updated
 -- rows (its snapshot and command ids travel to them)

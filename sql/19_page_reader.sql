@@ -87,22 +87,15 @@ SELECT * FROM pr_check();
 -- not (heapgetpage's): the node's shared blocks are the heap's, plus the
 -- visibility map page it asks (a page that is not all-visible was pinned
 -- twice before the map was asked first)
-CREATE FUNCTION pr_blocks(q text) RETURNS int8
-LANGUAGE plpgsql AS $$
-DECLARE
-  j json;
-BEGIN
-  EXECUTE 'EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ' || q INTO j;
-  RETURN (j->0->'Plan'->>'Shared Hit Blocks')::int8 +
-         (j->0->'Plan'->>'Shared Read Blocks')::int8;
-END $$;
-SELECT pr_blocks('SELECT count(*), sum(v) FROM pr_t') IS NOT NULL AS warmed_up;
-SELECT pr_blocks('SELECT count(*), sum(v) FROM pr_t') -
-       pg_relation_size('pr_t') / current_setting('block_size')::int8
+\i sql/include/node_buffers.sql
+SELECT blocks IS NOT NULL AS warmed_up
+FROM gpu_node_buffers('SELECT count(*), sum(v) FROM pr_t');
+SELECT blocks - pg_relation_size('pr_t') / current_setting('block_size')::int8
        BETWEEN 0 AND 2 AS each_block_once,
-       (SELECT count(*) FROM pr_t) AS nrows;
+       (SELECT count(*) FROM pr_t) AS nrows
+FROM gpu_node_buffers('SELECT count(*), sum(v) FROM pr_t');
 SELECT * FROM pr_explain('SELECT count(*), sum(v) FROM pr_t');
-DROP FUNCTION pr_blocks(text);
+DROP FUNCTION gpu_node_buffers(text);
 
 -- aborted inserts and updates, and a rolled-back subtransaction
 BEGIN;
