@@ -147,8 +147,7 @@ extern Cost gdb_cheapest_existing(RelOptInfo *rel);
  * gdb_worth_and_cached: false when the node, costed as cached (its lower
  * bound, gdb_device_cost over attnums' columns), cannot beat existing;
  * else true, with *cached from the GPU server (are all of attnums cached
- * for relid?).  *cached is false whenever it returns false.  When cached,
- * it also wakes the GPU server (gdb_server_wake), whose request may follow.
+ * for relid?).  *cached is false whenever it returns false.
  */
 extern bool gdb_worth_and_cached(RelOptInfo *baserel, Oid relid,
 								 Bitmapset *attnums, double work,

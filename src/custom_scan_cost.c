@@ -107,8 +107,5 @@ gdb_worth_and_cached(RelOptInfo *baserel, Oid relid, Bitmapset *attnums,
 	if (gdb_device_cost(baserel, relid, bms_num_members(attnums), true, work) >= existing)
 		return false;
 	*cached = gdb_cache_plan_covers(relid, attnums);
-	/* a cached node may well be chosen: let the server wake up meanwhile */
-	if (*cached)
-		gdb_server_wake();
 	return true;
 }

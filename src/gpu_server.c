@@ -69,10 +69,6 @@ bool		srv_use_gpu = false;
 bool		srv_restart_pending = false;	/* exit after this srv_reply */
 static int	process_starts = 0;	/* set by the supervisor before each fork */
 static uint64 requests_served = 0;
-
-/* a GDB_MSG_WAKE came at wake_spin_start: poll without sleeping a while */
-static bool wake_spin = false;
-static instr_time wake_spin_start;
 static int	fault_count[GDB_FAULT__COUNT];	/* armed by gpu_debug_fault */
 static int	fault_delay_ms = 0;
 GdbCudaExec *srv_exec = NULL;
@@ -421,11 +417,7 @@ serve(int s)
 			close(fd);
 		return false;
 	}
-	if (hdr.type != GDB_MSG_WAKE)
-	{
-		requests_served++;
-		wake_spin = false;		/* the awaited request came */
-	}
+	requests_served++;
 	switch (hdr.type)
 	{
 		case GDB_MSG_HELLO:
@@ -478,11 +470,6 @@ serve(int s)
 			break;
 		case GDB_MSG_SERVER_STATUS:
 			handle_server_status(s);
-			break;
-		case GDB_MSG_WAKE:
-			/* no reply: poll without sleeping until the request comes */
-			INSTR_TIME_SET_CURRENT(wake_spin_start);
-			wake_spin = true;
 			break;
 		default:
 			srv_reply_error(s, GDB_ERR_BAD_REQUEST, "unknown request type %u", hdr.type);
@@ -594,24 +581,14 @@ server_run(void)
 		 * for GDB_ORPHAN_IDLE_MS, then one after another while it stays
 		 * idle (server_batches.c says why).
 		 */
-		if (wake_spin)
-		{
-			instr_time	now;
-
-			INSTR_TIME_SET_CURRENT(now);
-			INSTR_TIME_SUBTRACT(now, wake_spin_start);
-			wake_spin = INSTR_TIME_GET_MILLISEC(now) < GDB_WAKE_SPIN_MS;
-		}
 		n = poll(pfds, nclients + 1,
-				 wake_spin ? 0 : !orphans ? 1000 : idle ? 0 : GDB_ORPHAN_IDLE_MS);
+				 !orphans ? 1000 : idle ? 0 : GDB_ORPHAN_IDLE_MS);
 		if (n < 0)
 		{
 			if (errno == EINTR)
 				continue;
 			elog(FATAL, "gpudb server: poll: %m");
 		}
-		if (wake_spin && n == 0)
-			continue;			/* not idle: a request is expected */
 		if (!PostmasterIsAlive() || getppid() == 1)
 			_exit(1);
 		idle = (n == 0);

@@ -179,33 +179,6 @@ send_all(const char *buf, size_t len, int fd)
 	}
 }
 
-/* see server_client.h */
-void
-gdb_server_wake(void)
-{
-	GdbMsgHeader hdr = {GDB_MSG_MAGIC, GDB_MSG_WAKE, 0};
-	MemoryContext oldcxt = CurrentMemoryContext;
-	ssize_t		n;
-
-	if (server_sock == PGINVALID_SOCKET || awaiting != 0)
-		return;
-	n = send(server_sock, &hdr, sizeof(hdr), MSG_NOSIGNAL);
-	if (n <= 0 || n == (ssize_t) sizeof(hdr))
-		return;					/* nothing sent (the next call sees why), or all */
-	/* a partial header: finish it, or the stream is lost */
-	PG_TRY();
-	{
-		send_all((const char *) &hdr + n, sizeof(hdr) - n, -1);
-	}
-	PG_CATCH();
-	{
-		/* send_all disconnected; the next call reconnects */
-		MemoryContextSwitchTo(oldcxt);
-		FlushErrorState();
-	}
-	PG_END_TRY();
-}
-
 /*
  * How long a backend polls for the reply to a request without a batch
  * buffer (one the server answers from its cache, or a control message)

@@ -63,15 +63,6 @@ extern void gdb_server_send(uint32 type, const GdbMsgPart *parts, int nparts,
 extern GdbReply *gdb_server_receive(void);
 
 /*
- * gdb_server_wake: tell the GPU server that a request is on its way
- * (GDB_MSG_WAKE: no payload, no reply), so that it stops sleeping now.
- * Does nothing without a connection or while a reply is owed.  Never
- * raises: a failed send leaves the connection to the next call, which
- * reports it.
- */
-extern void gdb_server_wake(void);
-
-/*
  * gdb_server_hello: the server's mode and devices, asked once per
  * connection; NULL when no server answers.  Never raises.
  */

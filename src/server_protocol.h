@@ -41,20 +41,8 @@ typedef enum GdbMsgType
 	GDB_MSG_CACHE_CHANGES,		/* GdbCacheChanges + fd(inserted rows) */
 	GDB_MSG_REPLY,				/* every reply */
 	GDB_MSG_FAULT,				/* GdbFaultRequest -> GdbStatusReply */
-	GDB_MSG_SERVER_STATUS,		/* -> GdbServerStatus */
-	GDB_MSG_WAKE				/* no payload, no reply: a request is on its
-								 * way (GDB_WAKE_SPIN_MS) */
+	GDB_MSG_SERVER_STATUS		/* -> GdbServerStatus */
 } GdbMsgType;
-
-/*
- * After a GDB_MSG_WAKE the server polls its clients without sleeping until
- * the next request comes, for at most this long (ms), so that the request
- * does not wait for the server process to be woken.  A backend sends one when its planner finds
- * the columns of a Gpu node cached: the server's wake-up then overlaps the
- * rest of planning and executor start-up (H100, a cached B1 after 0.6 s
- * idle: the node took 0.99 ms against 0.78 back to back).
- */
-#define GDB_WAKE_SPIN_MS	2
 
 typedef struct GdbMsgHeader
 {
