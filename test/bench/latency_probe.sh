@@ -8,19 +8,23 @@
 #   A  back to back;  B  after pg_sleep(0.6);  C  after PostgreSQL's own
 #   B1 (gpudb.enabled = off, 16 workers);  D  after pg_sleep(2).
 # Output: one line per run: condition, psql ms, device ms, node total ms.
+# With KEEP_TABLE=1 an existing lp is used again (e.g. after the server
+# was restarted with another build of gpudb.so).
 set -uo pipefail
 source /tmp/gpudb-pg/env.sh
 ROWS=${ROWS:-100000000}
-psql -X -q -c "DROP TABLE IF EXISTS lp" -c "CREATE TABLE lp (g int4, v float8)"
-step=$((ROWS / 16))
-for j in $(seq 0 15); do
-    a=$((j * step + 1)); b=$(((j + 1) * step))
-    psql -X -q -c "INSERT INTO lp SELECT (i % 1000)::int4,
-        CASE WHEN i % 97 = 0 THEN NULL ELSE (hashint8(i * 31) & 1048575)::float8 / 1048576.0 END
-        FROM generate_series($a::int8, $b::int8) i" &
-done
-wait
-psql -X -q -c "VACUUM ANALYZE lp" -c "ALTER TABLE lp SET (parallel_workers = 16)"
+if [ "${KEEP_TABLE:-0}" != 1 ] || [ "$(psql -X -Atc "SELECT to_regclass('lp') IS NOT NULL")" != t ]; then
+    psql -X -q -c "DROP TABLE IF EXISTS lp" -c "CREATE TABLE lp (g int4, v float8)"
+    step=$((ROWS / 16))
+    for j in $(seq 0 15); do
+        a=$((j * step + 1)); b=$(((j + 1) * step))
+        psql -X -q -c "INSERT INTO lp SELECT (i % 1000)::int4,
+            CASE WHEN i % 97 = 0 THEN NULL ELSE (hashint8(i * 31) & 1048575)::float8 / 1048576.0 END
+            FROM generate_series($a::int8, $b::int8) i" &
+    done
+    wait
+    psql -X -q -c "VACUUM ANALYZE lp" -c "ALTER TABLE lp SET (parallel_workers = 16)"
+fi
 q="SELECT g, count(*), sum(v), avg(v) FROM lp GROUP BY g"
 {
     echo "SET max_parallel_workers_per_gather = 16;"
