@@ -145,12 +145,24 @@ extern Cost gdb_cheapest_existing(RelOptInfo *rel);
 
 /*
  * gdb_worth_and_cached: false when the node, costed as cached (its lower
- * bound, gdb_device_cost over attnums' columns), cannot beat existing;
- * else true, with *cached from the GPU server (are all of attnums cached
- * for relid?).  *cached is false whenever it returns false.
+ * bound, gdb_device_cost over attnums' columns, plus disabled, the
+ * gdb_disabled_cost of the node), cannot beat existing; else true, with
+ * *cached from the GPU server (are all of attnums cached for relid?).
+ * *cached is false whenever it returns false.
  */
 extern bool gdb_worth_and_cached(RelOptInfo *baserel, Oid relid,
 								 Bitmapset *attnums, double work,
-								 Cost existing, bool *cached);
+								 Cost disabled, Cost existing, bool *cached);
+
+/*
+ * gdb_disabled_cost: PostgreSQL's disable_cost once for each of the
+ * planner's enable_* switches that is off and covers what the node does,
+ * as PostgreSQL's own paths are penalised (costsize.c): every node reads
+ * its table whole (enable_seqscan); sorts: it sorts (enable_sort); hashes:
+ * it groups rows by hashing them into slots (enable_hashagg).  0 when all
+ * of those are on.
+ */
+extern Cost gdb_disabled_cost(bool sorts, bool hashes);
+
 
 #endif							/* GPUDB_CUSTOM_SCAN_H */

@@ -22,7 +22,10 @@
  *			   GPUDB_RESULT_ROW_FACTOR)
  * where work is 1 for a selection, 1 + aggregates/4 + keys for a group-by
  * and 2 per sort key for a sort.  The node produces every row before the
- * first, so it is all startup cost.
+ * first, so it is all startup cost.  The planner's enable_* switches add
+ * PostgreSQL's disable_cost as they do to its own paths (gdb_disabled_cost):
+ * each node counts as a sequential scan, GpuSort and an ordered GpuAgg as a
+ * sort, a GpuAgg with group keys as a hashed aggregate.
  *
  * The constants come from the H100 and H200 measurements in
  * test/bench/results/ (README "Cost model" gives them and their sources).
@@ -31,6 +34,7 @@
  */
 #include "postgres.h"
 
+#include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
 #include "utils/spccache.h"
 
@@ -101,11 +105,27 @@ gdb_cheapest_existing(RelOptInfo *rel)
 /* see custom_scan.h */
 bool
 gdb_worth_and_cached(RelOptInfo *baserel, Oid relid, Bitmapset *attnums,
-					 double work, Cost existing, bool *cached)
+					 double work, Cost disabled, Cost existing, bool *cached)
 {
 	*cached = false;
-	if (gdb_device_cost(baserel, relid, bms_num_members(attnums), true, work) >= existing)
+	if (gdb_device_cost(baserel, relid, bms_num_members(attnums), true, work) +
+		disabled >= existing)
 		return false;
 	*cached = gdb_cache_plan_covers(relid, attnums);
 	return true;
+}
+
+/* see custom_scan.h */
+Cost
+gdb_disabled_cost(bool sorts, bool hashes)
+{
+	Cost		cost = 0;
+
+	if (!enable_seqscan)
+		cost += disable_cost;
+	if (sorts && !enable_sort)
+		cost += disable_cost;
+	if (hashes && !enable_hashagg)
+		cost += disable_cost;
+	return cost;
 }

@@ -13,9 +13,11 @@
  * columns the plan reads filled and the others NULL.  Result values are
  * formed in the per-tuple memory context.
  *
- * Rescan replays the rows already computed (the nodes take no parameters).
- * Backward scan is not supported (the planner materialises for scrollable
- * cursors); the nodes are not parallel-safe (one GPU server request per
+ * Rescan replays the rows already computed (the nodes take no parameters),
+ * and, since a node holds its whole result, it scans backward too, as
+ * PostgreSQL's Sort and SeqScan do: a cursor over it is scrollable without
+ * SCROLL, and FETCH BACKWARD / PRIOR / ABSOLUTE work without a Material
+ * node.  The nodes are not parallel-safe (one GPU server request per
  * query), but over a large uncached heap they start parallel workers of
  * their own to read it (parallel_feed.c; "Workers Launched" in EXPLAIN
  * ANALYZE).
@@ -53,8 +55,20 @@ typedef struct GdbScanState
 	bool		expect_gpu;		/* the device was usable at executor start */
 	int			fallbacks;		/* runs that took the CPU path anyway */
 	GdbRunInfo	info;
-	ListCell   *cell;			/* current result batch */
-	uint64		row;			/* next row in it */
+
+	/*
+	 * Position in the result: the batches in order, the one holding the
+	 * current row (bi, whose first row is row number bstart), and the
+	 * current row's number, cur: the row last returned, -1 before the first
+	 * and nrows after the last (as a scan's position after running off
+	 * either end).
+	 */
+	const GdbBatch **batches;
+	int			nbatches;
+	int			bi;
+	int64		bstart;
+	int64		cur;
+	int64		nrows;
 	uint64		rows_out;
 	Datum	   *values;
 	bool	   *nulls;
@@ -247,37 +261,61 @@ gdb_next(ScanState *ss)
 	TupleTableSlot *slot = ss->ss_ScanTupleSlot;
 	ExprContext *econtext = ss->ps.ps_ExprContext;
 	const GdbBatch *res;
+	uint64		row;
 	MemoryContext old;
 	int			i;
 
 	if (!s->ran)
 	{
+		ListCell   *lc;
+
 		old = MemoryContextSwitchTo(s->run_cxt);
 		gdb_query_run(&s->q, &s->info);
+		s->batches = palloc(sizeof(GdbBatch *) * Max(list_length(s->info.batches), 1));
+		s->nbatches = 0;
+		s->nrows = 0;
+		foreach(lc, s->info.batches)
+		{
+			s->batches[s->nbatches++] = (const GdbBatch *) lfirst(lc);
+			s->nrows += ((const GdbBatch *) lfirst(lc))->nrows;
+		}
 		MemoryContextSwitchTo(old);
 		s->ran = true;
 		if (s->expect_gpu && strncmp(s->info.path, "gpu:", 4) != 0)
 			s->fallbacks++;
-
-		s->cell = list_head(s->info.batches);
-		s->row = 0;
+		s->bi = 0;
+		s->bstart = 0;
+		s->cur = -1;
 	}
 	ExecClearTuple(slot);
-	while (s->cell && s->row >= ((const GdbBatch *) lfirst(s->cell))->nrows)
+	/* one step in the scan's direction; past either end it stays there */
+	if (ScanDirectionIsBackward(ss->ps.state->es_direction))
 	{
-		s->cell = lnext(s->info.batches, s->cell);
-		s->row = 0;
+		if (s->cur < 0)
+			return slot;
+		s->cur--;
 	}
-	if (s->cell == NULL)
+	else
+	{
+		if (s->cur >= s->nrows)
+			return slot;
+		s->cur++;
+	}
+	if (s->cur < 0 || s->cur >= s->nrows)
 		return slot;
-	res = (const GdbBatch *) lfirst(s->cell);
+	while (s->cur < s->bstart)
+		s->bstart -= s->batches[--s->bi]->nrows;
+	while (s->cur >= s->bstart + (int64) s->batches[s->bi]->nrows)
+		s->bstart += s->batches[s->bi++]->nrows;
+	res = s->batches[s->bi];
+	row = (uint64) (s->cur - s->bstart);
 
 	old = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
 	if (s->kind == GDB_NODE_AGG)
-		gdb_result_row_values(&s->q, res, s->row, slot->tts_values, slot->tts_isnull);
+		gdb_result_row_values(&s->q, res, row, slot->tts_values, slot->tts_isnull);
 	else
 	{
-		gdb_result_row_values(&s->q, res, s->row, s->values, s->nulls);
+		gdb_result_row_values(&s->q, res, row, s->values, s->nulls);
 		memset(slot->tts_isnull, true, sizeof(bool) * slot->tts_tupleDescriptor->natts);
 		for (i = 0; i < s->nout; i++)
 		{
@@ -286,7 +324,6 @@ gdb_next(ScanState *ss)
 		}
 	}
 	MemoryContextSwitchTo(old);
-	s->row++;
 	s->rows_out++;
 	return ExecStoreVirtualTuple(slot);
 }
@@ -319,8 +356,9 @@ gdb_rescan(CustomScanState *node)
 {
 	GdbScanState *s = (GdbScanState *) node;
 
-	s->cell = s->ran ? list_head(s->info.batches) : NULL;
-	s->row = 0;
+	s->bi = 0;
+	s->bstart = 0;
+	s->cur = -1;
 }
 
 /* GDB_CACHE_* as words, for EXPLAIN. */

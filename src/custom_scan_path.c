@@ -14,8 +14,9 @@
  * ERROR): gpudb.debug_unsupported reports why, as a NOTICE.
  *
  * Quals.  The executor evaluates a scan's quals in the order of
- * order_qual_clauses (security level, leakproof ones first, then cost,
- * stable), stopping at the first that is not TRUE.  gdb_order_quals
+ * order_qual_clauses (security level, where a leakproof qual cheaper than
+ * 10 cpu_operator_cost counts as level 0, then cost, stable), stopping at
+ * the first that is not TRUE.  gdb_order_quals
  * reproduces that order, and the device program runs the quals in it, so
  * the same rows raise the same errors and row-level security quals are
  * applied before any non-leakproof user qual.  GpuScan puts the longest
@@ -74,6 +75,8 @@ static const CustomPathMethods gdb_path_methods[3] = {
 };
 
 static const char *const gdb_node_names[3] = {"GpuScan", "GpuAgg", "GpuSort"};
+
+static bool expr_may_raise(Node *node, void *context);
 
 /* NOTICE of why a node was not offered, under gpudb.debug_unsupported. */
 static void
@@ -241,10 +244,13 @@ gdb_order_quals(PlannerInfo *root, List *rinfos)
 	{
 		RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
 		QualCost	qcost;
-		Index		level = ri->leakproof ? 0 : ri->security_level;
+		Index		level;
 		int			j;
 
 		cost_qual_eval_node(&qcost, (Node *) ri, root);
+		/* only a leakproof qual that is also cheap jumps the security levels */
+		level = ri->leakproof && qcost.per_tuple < 10 * cpu_operator_cost ?
+			0 : ri->security_level;
 		for (j = i++; j > 0; j--)
 		{
 			if (level > levels[j - 1] ||
@@ -451,7 +457,9 @@ make_path(GdbNodeKind kind, RelOptInfo *rel, PathTarget *target, double rows,
 	cp->path.startup_cost = startup;
 	cp->path.total_cost = total;
 	cp->path.pathkeys = pathkeys;
-	cp->flags = kind == GDB_NODE_SCAN ? CUSTOMPATH_SUPPORT_PROJECTION : 0;
+	/* the node holds its whole result: it can scan it backward */
+	cp->flags = CUSTOMPATH_SUPPORT_BACKWARD_SCAN |
+		(kind == GDB_NODE_SCAN ? CUSTOMPATH_SUPPORT_PROJECTION : 0);
 	cp->custom_private = list_make5(makeInteger(kind), makeInteger(baserel),
 									device, cpu, node);
 	cp->methods = &gdb_path_methods[kind];
@@ -478,6 +486,7 @@ gdb_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	double		dev_rows;
 	QualCost	cpu_cost;
 	Cost		startup;
+	Cost		disabled;
 	ListCell   *lc;
 
 	if (prev_set_rel_pathlist_hook)
@@ -534,7 +543,8 @@ gdb_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	}
 	device = device_clauses(ordered, ndev, rel->relid);
 	attnums = bms_union(attnums, clause_attnums(device, 1));
-	if (!gdb_worth_and_cached(rel, rte->relid, attnums, 1.0,
+	disabled = gdb_disabled_cost(false, false);
+	if (!gdb_worth_and_cached(rel, rte->relid, attnums, 1.0, disabled,
 							  gdb_cheapest_existing(rel), &cached))
 		return;
 
@@ -542,7 +552,8 @@ gdb_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 							 clauselist_selectivity(root, list_truncate(list_copy(ordered), ndev),
 													rel->relid, JOIN_INNER, NULL));
 	cost_qual_eval(&cpu_cost, cpu_clauses, root);
-	startup = gdb_device_cost(rel, rte->relid, bms_num_members(attnums), cached, 1.0);
+	startup = gdb_device_cost(rel, rte->relid, bms_num_members(attnums), cached, 1.0) +
+		disabled;
 	add_path(rel, &make_path(GDB_NODE_SCAN, rel, rel->reltarget, rel->rows,
 							 startup,
 							 startup + dev_rows * (gdb_result_row_cost() + cpu_cost.per_tuple) +
@@ -686,6 +697,7 @@ try_gpuagg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 	double		work;
 	QualCost	having_cost;
 	Cost		startup;
+	Cost		disabled;
 	ListCell   *lc;
 
 	if (gpudb_gpu_setup_cost >= gdb_cheapest_existing(output_rel))
@@ -772,7 +784,8 @@ try_gpuagg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 	/* each histogram aggregate: at most one more group-by, one key more */
 	work = 1.0 + list_length(aggrefs) / 4.0 + list_length(keys) +
 		nhist * (2.0 + list_length(keys));
-	if (!gdb_worth_and_cached(input_rel, rte->relid, attnums, work,
+	disabled = gdb_disabled_cost(false, keys != NIL);
+	if (!gdb_worth_and_cached(input_rel, rte->relid, attnums, work, disabled,
 							  gdb_cheapest_existing(output_rel), &cached))
 		return;
 
@@ -780,7 +793,7 @@ try_gpuagg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 		estimate_num_groups(root, key_vars, input_rel->rows, NULL, NULL);
 	cost_qual_eval(&having_cost, having, root);
 	startup = gdb_device_cost(input_rel, rte->relid, bms_num_members(attnums), cached, work) +
-		having_cost.startup;
+		disabled + having_cost.startup;
 	add_path(output_rel,
 			 &make_path(GDB_NODE_AGG, output_rel, output_rel->reltarget,
 						ngroups, startup,
@@ -886,6 +899,7 @@ try_gpusort(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel)
 	double		rows_out;
 	PathTarget *target;
 	Cost		startup;
+	Cost		disabled;
 	ListCell   *lc;
 
 	if (root->sort_pathkeys == NIL ||
@@ -914,6 +928,18 @@ try_gpusort(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel)
 	target = root->upper_targets[UPPERREL_ORDERED];
 	if (target == NULL || !vars_ok(target->exprs, input_rel->relid, &attnums, &why))
 		goto refused;
+
+	/*
+	 * PostgreSQL's plan computes this target for every row before its Sort;
+	 * the node's projection computes it only for the rows it returns (the
+	 * top k, or those a cursor fetches), so an expression that can raise an
+	 * error would go unraised for the others.
+	 */
+	if (expr_may_raise((Node *) target->exprs, NULL))
+	{
+		why = "the target list holds an expression that can raise an error";
+		goto refused;
+	}
 	/* each text sort key adds its rank column */
 	if (bms_num_members(attnums) + ntext >= GDB_MAX_COLUMNS)
 	{
@@ -923,8 +949,9 @@ try_gpusort(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel)
 
 	if (!all_quals_on_device(root, input_rel, rte->relid, &attnums, &device, &why))
 		goto refused;
+	disabled = gdb_disabled_cost(true, false);
 	if (!gdb_worth_and_cached(input_rel, rte->relid, attnums,
-							  2.0 * list_length(root->sort_pathkeys),
+							  2.0 * list_length(root->sort_pathkeys), disabled,
 							  gdb_cheapest_existing(output_rel), &cached))
 		return;
 	/* a text sort key reads the heap (gdb_cache_groupby: no ranks there) */
@@ -937,7 +964,7 @@ try_gpusort(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel)
 		limit = root->limit_tuples;
 	rows_out = limit > 0 ? Min(limit, input_rel->rows) : input_rel->rows;
 	startup = gdb_device_cost(input_rel, rte->relid, bms_num_members(attnums), cached,
-						  2.0 * list_length(root->sort_pathkeys));
+							  2.0 * list_length(root->sort_pathkeys)) + disabled;
 	add_path(output_rel,
 			 &make_path(GDB_NODE_SORT, output_rel, target,
 						input_rel->rows, startup,
@@ -1244,7 +1271,7 @@ try_gpuagg_ordered(PlannerInfo *root, RelOptInfo *input_rel,
 
 	rows_out = limit > 0 ? Min(limit, agg->path.rows) : agg->path.rows;
 	row_cost = gdb_device_row_cost();
-	startup = agg->path.startup_cost +
+	startup = agg->path.startup_cost + (enable_sort ? 0 : disable_cost) +
 		agg->path.rows * row_cost * 2.0 * list_length(root->sort_pathkeys);
 	per_row = (agg->path.total_cost - agg->path.startup_cost) / Max(agg->path.rows, 1.0);
 	node = list_copy(node);
