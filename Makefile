@@ -19,6 +19,11 @@ OBJS         = $(SRC_C:.c=.o)
 REGRESS      = $(sort $(notdir $(basename $(filter-out sql/gpudb--%,$(wildcard sql/*.sql)))))
 REGRESS_OPTS = --inputdir=. --load-extension=gpudb
 
+# isolation tests (two or more sessions): specs/<name>.spec against
+# expected/<name>.out, results in output_iso/
+ISOLATION    = $(sort $(notdir $(basename $(wildcard specs/*.spec))))
+ISOLATION_OPTS = --load-extension=gpudb
+
 CUDA_HOME   ?= /usr/local/cuda
 NVCC        ?= $(CUDA_HOME)/bin/nvcc
 ifeq ($(origin WITH_CUDA),undefined)

@@ -1026,6 +1026,20 @@ gdb_cache_groupby(GdbQuery *q, GdbStats *stats, int *cache_state)
 		*cache_state = GDB_CACHE_TEXT_ORDER;
 		return NULL;
 	}
+
+	/*
+	 * Serializable snapshot isolation needs a predicate lock on what the
+	 * query read and a check of every row version a concurrent transaction
+	 * wrote that the snapshot does not see (heapam's
+	 * PredicateLockRelation and HeapCheckForSerializableConflictOut); the
+	 * cache keeps no such record of its rows, so a SERIALIZABLE transaction
+	 * reads the heap, through a scan that does both.
+	 */
+	if (IsolationIsSerializable())
+	{
+		*cache_state = GDB_CACHE_SERIALIZABLE;
+		return NULL;
+	}
 	if (!gdb_server_connect())
 		return NULL;
 	if (gdb_capture_pending(RelationGetRelid(q->rel)))
@@ -1185,7 +1199,7 @@ gdb_cache_plan_covers(Oid relid, const Bitmapset *attnums)
 	volatile bool covers = false;
 
 	if (!gpudb_use_cache || !gpudb_enabled || !gpudb_preloaded ||
-		!gdb_server_connect())
+		IsolationIsSerializable() || !gdb_server_connect())
 		return false;
 	PG_TRY();
 	{

@@ -381,6 +381,8 @@ cache_state_name(int state)
 			return "stale";
 		case GDB_CACHE_TEXT_ORDER:
 			return "text sort key (read from the heap)";
+		case GDB_CACHE_SERIALIZABLE:
+			return "serializable isolation (read from the heap)";
 		default:
 			return "not usable";
 	}

@@ -82,6 +82,8 @@ typedef struct GdbStatusReply
 #define GDB_CACHE_OWN_CHANGES	6	/* the querying transaction changed it */
 #define GDB_CACHE_TEXT_ORDER	7	/* a text sort key (backend only: the
 									 * cache has no byte-order ranks) */
+#define GDB_CACHE_SERIALIZABLE	8	/* SERIALIZABLE isolation (backend only:
+									 * a heap scan takes the predicate locks) */
 
 
 typedef struct GdbCacheKey
