@@ -38,9 +38,15 @@
 #include "groupby.h"
 #include "server_client.h"
 
-/* What one statement changed in one cached relation. */
+/*
+ * What one statement changed in one cached relation.  Everything of it is
+ * in its own memory context, deleted when the statement's changes have
+ * been sent (or abandoned): a transaction of many statements holds only
+ * the captures of the statement running.
+ */
 typedef struct Capture
 {
+	MemoryContext cxt;			/* holds the Capture and all it points to */
 	Oid			relid;
 	Oid			relfilenode;
 	bool		cached;			/* the server has a copy to keep in step */
@@ -88,6 +94,7 @@ abandon_captures(void)
 		captures = c->next;
 		if (c->cached)
 			gdb_cache_bump(c->relid);
+		MemoryContextDelete(c->cxt);
 	}
 }
 
@@ -166,6 +173,7 @@ capture_for(Relation rel)
 	GdbCacheKey key = {MyDatabaseId, 0};
 	GdbMsgPart	part = {(const char *) &key, sizeof(key)};
 	GdbReply   *r;
+	MemoryContext cxt;
 	MemoryContext old;
 	int64		i;
 
@@ -174,8 +182,11 @@ capture_for(Relation rel)
 		if (c->relid == RelationGetRelid(rel))
 			return c;
 
-	old = MemoryContextSwitchTo(capture_cxt);
+	cxt = AllocSetContextCreate(capture_cxt, "gpudb statement capture",
+								ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(cxt);
 	c = palloc0(sizeof(Capture));
+	c->cxt = cxt;
 	c->relid = RelationGetRelid(rel);
 	c->relfilenode = rel->rd_node.relNode;
 	c->next = captures;
@@ -199,6 +210,8 @@ capture_for(Relation rel)
 			c->cached = true;
 			break;
 		}
+		pfree(r->payload);
+		pfree(r);
 	}
 	MemoryContextSwitchTo(old);
 	return c;
@@ -212,7 +225,7 @@ add_delete(Capture *c, HeapTuple old, uint64 xid)
 		c->del_capacity = Max(c->del_capacity * 2, 64);
 		c->del = c->del ?
 			repalloc_huge(c->del, sizeof(uint64) * 4 * c->del_capacity) :
-			MemoryContextAllocHuge(capture_cxt, sizeof(uint64) * 4 * c->del_capacity);
+			MemoryContextAllocHuge(c->cxt, sizeof(uint64) * 4 * c->del_capacity);
 	}
 	c->del[4 * c->ndel] = GDB_CTID(ItemPointerGetBlockNumber(&old->t_self),
 								   ItemPointerGetOffsetNumber(&old->t_self));
@@ -234,7 +247,7 @@ grow_batch(Capture *c)
 	uint32		col;
 
 	gdb_columnset_layout(&c->cs, &layout, cap, true);
-	nb = MemoryContextAllocHuge(capture_cxt, layout.total_bytes);
+	nb = MemoryContextAllocHuge(c->cxt, layout.total_bytes);
 	memcpy(nb, &layout, sizeof(GdbBatch));
 	if (c->batch)
 	{
@@ -253,7 +266,7 @@ grow_batch(Capture *c)
 	}
 	c->ins = c->ins ?
 		repalloc_huge(c->ins, sizeof(uint64) * 2 * cap) :
-		MemoryContextAllocHuge(capture_cxt, sizeof(uint64) * 2 * cap);
+		MemoryContextAllocHuge(c->cxt, sizeof(uint64) * 2 * cap);
 	c->batch = nb;
 	c->capacity = cap;
 }
@@ -269,7 +282,7 @@ add_insert(Capture *c, Relation rel, HeapTuple tuple, uint64 xid)
 	if (c->batch == NULL || c->batch->nrows == c->capacity)
 		grow_batch(c);
 	row = c->batch->nrows;
-	old = MemoryContextSwitchTo(capture_cxt);
+	old = MemoryContextSwitchTo(c->cxt);
 	for (col = 0; col < c->cs.ncols; col++)
 	{
 		bool		isnull;
@@ -403,6 +416,7 @@ flush_statement(Relation rel)
 				gdb_cache_bump(c->relid);
 			else
 				flush_capture(c, RelationGetRelationName(rel));
+			MemoryContextDelete(c->cxt);
 			return;
 		}
 }
