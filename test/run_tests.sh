@@ -12,7 +12,8 @@
 #     [preload]   with shared_preload_libraries = gpudb
 #     [nopreload] without it (the library is loaded on first use)
 #   the suites:
-#     installcheck     make installcheck (pg_regress: sql/ + expected/);
+#     installcheck     make installcheck (pg_regress: sql/ + expected/, then
+#                      pg_isolation_regress: specs/ + expected/);
 #                      regression.diffs is printed on failure
 #     pgtap            pg_prove test/*.sql
 #     guc_table        test/check_guc_table.sh (README's table vs pg_settings),
@@ -82,17 +83,20 @@ if [ "${1:-}" = "--inside" ]; then
     psql -X -Atc "SELECT 'gpudb.device (postgresql.conf) = ' || coalesce((SELECT setting FROM pg_file_settings WHERE name = 'gpudb.device' ORDER BY seqno DESC LIMIT 1), '(unset)')"
 
     section "installcheck (pg_regress)"
-    rm -f regression.diffs regression.out
+    rm -f regression.diffs regression.out output_iso/regression.diffs output_iso/regression.out
     if make -s installcheck PG_CONFIG="$PG_CONFIG"; then
         result PASS installcheck
     else
         result FAIL installcheck
-        if [ -f regression.diffs ]; then
-            echo "---- regression.diffs [$label] ----"
-            cat regression.diffs
-            echo "---- end of regression.diffs ----"
-            cp regression.diffs "results/regression.diffs.$label" 2>/dev/null || true
-        fi
+        # pg_regress's, then pg_isolation_regress's (specs/)
+        for diffs in regression.diffs output_iso/regression.diffs; do
+            if [ -f "$diffs" ]; then
+                echo "---- $diffs [$label] ----"
+                cat "$diffs"
+                echo "---- end of $diffs ----"
+                cp "$diffs" "results/$(echo "$diffs" | tr / _).$label" 2>/dev/null || true
+            fi
+        done
     fi
 
     section "pgTAP (pg_prove test/*.sql)"
