@@ -296,22 +296,23 @@ end_pending(bool commit, SubTransactionId only)
 			continue;
 		}
 		*pp = p->next;
-		/* never raise here: the transaction's fate is already decided */
-		PG_TRY();
+
+		/*
+		 * Never raise here: the transaction's fate is already decided, and
+		 * interrupts are held off.  The wait is bounded, and given up at once
+		 * for a cancel or termination: without the connection the server
+		 * drops the load itself (its copy is then just not cached).
+		 */
 		{
 			GdbCacheRef ref = {p->cache_id, 0};
-			GdbMsgPart part = {(const char *) &ref, sizeof(ref)};
+			GdbMsgPart	part = {(const char *) &ref, sizeof(ref)};
 
-			(void) gdb_server_call(commit ? GDB_MSG_CACHE_COMMIT : GDB_MSG_CACHE_ABORT,
-								   &part, 1, -1);
+			if (gdb_server_bounded_call(commit ? GDB_MSG_CACHE_COMMIT : GDB_MSG_CACHE_ABORT,
+										&part, 1, GPUDB_XACT_END_WAIT_MS) == NULL)
+				ereport(LOG,
+						(errmsg("gpudb: the GPU server did not confirm the %s of a cache load; the load is dropped",
+								commit ? "commit" : "abort")));
 		}
-		PG_CATCH();
-		{
-			FlushErrorState();
-			/* without the connection the server drops the load itself */
-			gdb_server_disconnect();
-		}
-		PG_END_TRY();
 		pfree(p);
 	}
 }
@@ -1162,9 +1163,11 @@ gdb_cache_membership_changed(void)
 
 /*
  * Refresh status_memo from the server unless it is of this database and
- * the current cache generation.  Raises what gdb_server_call raises.
+ * the current cache generation.  False when the server cannot be asked
+ * (then the memo is left as it was); raises what gdb_server_try_call
+ * raises (an interrupt).
  */
-static void
+static bool
 refresh_status_memo(void)
 {
 	GdbCacheKey key = {MyDatabaseId, 0};
@@ -1175,9 +1178,11 @@ refresh_status_memo(void)
 
 	if (status_memo && gen != 0 && gen == status_memo_gen &&
 		status_memo_db == MyDatabaseId)
-		return;
+		return true;
 	/* the generation is read first: a change during the call makes it stale */
-	r = gdb_server_call(GDB_MSG_CACHE_STATUS, &part, 1, -1);
+	r = gdb_server_try_call(GDB_MSG_CACHE_STATUS, &part, 1, -1);
+	if (r == NULL)
+		return false;
 	n = Max(r->status->value, 0);
 	n = Min(n, (int64) (r->rest_len / sizeof(GdbCacheInfo)));
 	if (status_memo)
@@ -1189,47 +1194,36 @@ refresh_status_memo(void)
 	status_memo_n = n;
 	status_memo_gen = gen;
 	status_memo_db = MyDatabaseId;
+	return true;
 }
 
 /* see groupby.h */
 bool
 gdb_cache_plan_covers(Oid relid, const Bitmapset *attnums)
 {
-	MemoryContext oldcxt = CurrentMemoryContext;
-	volatile bool covers = false;
+	int64		i;
 
 	if (!gpudb_use_cache || !gpudb_enabled || !gpudb_preloaded ||
 		IsolationIsSerializable() || !gdb_server_connect())
 		return false;
-	PG_TRY();
+	/* the server went away: plan as uncached; the executor reads the heap */
+	if (!refresh_status_memo())
+		return false;
+	for (i = 0; i < status_memo_n; i++)
 	{
-		int64		i;
+		const GdbCacheInfo *info = &status_memo[i];
+		bool		exists;
+		Bitmapset  *have = NULL;
+		uint32		c;
 
-		refresh_status_memo();
-		for (i = 0; i < status_memo_n; i++)
-		{
-			const GdbCacheInfo *info = &status_memo[i];
-			bool		exists;
-			Bitmapset  *have = NULL;
-			uint32		c;
-
-			if (info->key.relid != relid || info->state != GDB_CACHE_STATE_READY ||
-				current_relfilenode(relid, &exists) != info->relfilenode ||
-				!exists || info->change_count != change_count(relid))
-				continue;
-			for (c = 0; c < info->ncols; c++)
-				have = bms_add_member(have, info->attnums[c]);
-			if (bms_is_subset(attnums, have))
-				covers = true;
-		}
+		if (info->key.relid != relid || info->state != GDB_CACHE_STATE_READY ||
+			current_relfilenode(relid, &exists) != info->relfilenode ||
+			!exists || info->change_count != change_count(relid))
+			continue;
+		for (c = 0; c < info->ncols; c++)
+			have = bms_add_member(have, info->attnums[c]);
+		if (bms_is_subset(attnums, have))
+			return true;
 	}
-	PG_CATCH();
-	{
-		/* the server went away: plan as uncached; the executor reads the heap */
-		MemoryContextSwitchTo(oldcxt);
-		FlushErrorState();
-		covers = false;
-	}
-	PG_END_TRY();
-	return covers;
+	return false;
 }

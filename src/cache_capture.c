@@ -165,6 +165,25 @@ reset_if_new_transaction(void)
 	capture_lxid = MyProc->lxid;
 }
 
+/*
+ * Can a capture batch carry rel's column attnum (gdb_columnset_add would
+ * accept it)?  Not after ALTER TABLE changed its type to one gpudb does not
+ * carry without rewriting the table, nor for a dropped column.
+ */
+static bool
+capture_column_ok(Relation rel, AttrNumber attnum)
+{
+	Form_pg_attribute att;
+
+	if (attnum <= 0 || attnum > RelationGetNumberOfAttributes(rel))
+		return false;
+	att = TupleDescAttr(RelationGetDescr(rel), attnum - 1);
+	return !att->attisdropped &&
+		gdb_type_supported(att->atttypid, att->atttypmod) &&
+		(gdb_type_class(att->atttypid) != GDB_TYPE_TEXT ||
+		 get_collation_isdeterministic(att->attcollation));
+}
+
 /* The capture of rel in this statement; asks the server what it caches. */
 static Capture *
 capture_for(Relation rel)
@@ -193,7 +212,14 @@ capture_for(Relation rel)
 	captures = c;
 	if (gpudb_preloaded && gdb_server_connect())
 	{
-		r = gdb_server_call(GDB_MSG_CACHE_STATUS, &part, 1, -1);
+		r = gdb_server_try_call(GDB_MSG_CACHE_STATUS, &part, 1, -1);
+		if (r == NULL)
+		{
+			/* the server went away: whatever it cached must stop answering */
+			gdb_cache_bump(c->relid);
+			MemoryContextSwitchTo(old);
+			return c;
+		}
 		for (i = 0; i < r->status->value &&
 			 (i + 1) * sizeof(GdbCacheInfo) <= r->rest_len; i++)
 		{
@@ -205,6 +231,15 @@ capture_for(Relation rel)
 				info.relfilenode != rel->rd_node.relNode ||
 				info.state == GDB_CACHE_STATE_LOADING)
 				continue;
+			for (col = 0; col < info.ncols; col++)
+				if (!capture_column_ok(rel, info.attnums[col]))
+					break;
+			if (col < info.ncols || info.ncols > GDB_MAX_COLUMNS)
+			{
+				/* a column's type changed without a rewrite: stale copy */
+				gdb_cache_bump(c->relid);
+				break;
+			}
 			for (col = 0; col < info.ncols; col++)
 				(void) gdb_columnset_add(&c->cs, rel, info.attnums[col], false);
 			c->cached = true;
@@ -298,8 +333,12 @@ add_insert(Capture *c, Relation rel, HeapTuple tuple, uint64 xid)
 	c->batch->nrows++;
 }
 
-/* Send one statement's changes of c; the caller handles failure. */
-static void
+/*
+ * Send one statement's changes of c.  False when the server could not be
+ * reached or the connection broke; raises what gdb_server_try_call raises
+ * (an interrupt) and 53200 when the batch buffer cannot be made.
+ */
+static bool
 send_changes(Capture *c, const char *relname)
 {
 	GdbCacheChanges ch;
@@ -358,43 +397,47 @@ send_changes(Capture *c, const char *relname)
 	parts[0].len = sizeof(ch);
 	parts[1].data = body.data;
 	parts[1].len = body.len;
-	r = gdb_server_call(GDB_MSG_CACHE_CHANGES, parts, 2, fd);
+	r = gdb_server_try_call(GDB_MSG_CACHE_CHANGES, parts, 2, fd);
+	if (r == NULL)
+		return false;
 	if (r->status->err.status != GDB_OK)
 		ereport(LOG,
 				(errmsg("gpudb: the cached copy of \"%s\" could not follow a change and was dropped",
 						relname ? relname : "?"),
 				 errdetail("%s", r->status->err.message)));
+	return true;
 }
 
-/* Send what c captured, or mark the copy stale if that fails. */
+/*
+ * Send what c captured, or mark the copy stale if that fails.  An error
+ * (a cancel) marks it stale too, and is raised: the statement then fails,
+ * and the copy stops answering until the next load.
+ */
 static void
 flush_capture(Capture *c, const char *relname)
 {
-	MemoryContext oldcxt = CurrentMemoryContext;
+	volatile bool sent = false;
 
 	if (!c->cached || (c->ndel == 0 && (c->batch == NULL || c->batch->nrows == 0)))
 		return;
 	PG_TRY();
 	{
-		send_changes(c, relname);
+		sent = send_changes(c, relname);
 	}
 	PG_CATCH();
 	{
-		ErrorData  *edata;
-
 		/* the copy can no longer follow: it must stop answering */
 		gdb_cache_bump(c->relid);
-		MemoryContextSwitchTo(oldcxt);
-		edata = CopyErrorData();
-		if (edata->sqlerrcode == ERRCODE_QUERY_CANCELED ||
-			edata->sqlerrcode == ERRCODE_ADMIN_SHUTDOWN)
-			PG_RE_THROW();
-		FlushErrorState();
-		ereport(LOG,
-				(errmsg("gpudb: could not send changes of \"%s\" to the GPU server: %s",
-						relname ? relname : "?", edata->message)));
+		PG_RE_THROW();
 	}
 	PG_END_TRY();
+	if (!sent)
+	{
+		gdb_cache_bump(c->relid);
+		ereport(LOG,
+				(errmsg("gpudb: could not send changes of \"%s\" to the GPU server; its cached copy stops answering until the next load",
+						relname ? relname : "?")));
+	}
 }
 
 /* End of a statement: send what it changed in rel. */
@@ -426,15 +469,16 @@ flush_statement(Relation rel)
  * that gpu_cache_load installs on a cached table (see the file header).
  * Row level: capture the change.  Statement level: send the captured
  * changes; TRUNCATE bumps the change counter.  Never fails the triggering
- * statement because of the GPU server (it marks the copy stale instead);
- * raises 39P01 when not called as a trigger.
+ * statement because the GPU server cannot be reached (it marks the copy
+ * stale instead); an error of its own (an interrupt while it waits on the
+ * server, out of memory) marks the copy stale and is raised; raises 39P01
+ * when not called as a trigger.
  */
 PG_FUNCTION_INFO_V1(gpudb_cache_invalidate);
 Datum
 gpudb_cache_invalidate(PG_FUNCTION_ARGS)
 {
 	TriggerData *td = (TriggerData *) fcinfo->context;
-	MemoryContext oldcxt = CurrentMemoryContext;
 	Relation	rel;
 
 	if (!CALLED_AS_TRIGGER(fcinfo))
@@ -480,16 +524,9 @@ gpudb_cache_invalidate(PG_FUNCTION_ARGS)
 	}
 	PG_CATCH();
 	{
-		ErrorData  *edata;
-
+		/* a change not captured (an interrupt, out of memory): stale copy */
 		gdb_cache_bump(RelationGetRelid(rel));
-		MemoryContextSwitchTo(oldcxt);
-		edata = CopyErrorData();
-		if (edata->sqlerrcode == ERRCODE_QUERY_CANCELED ||
-			edata->sqlerrcode == ERRCODE_ADMIN_SHUTDOWN ||
-			edata->sqlerrcode == ERRCODE_OUT_OF_MEMORY)
-			PG_RE_THROW();
-		FlushErrorState();
+		PG_RE_THROW();
 	}
 	PG_END_TRY();
 	return PointerGetDatum(NULL);

@@ -32,10 +32,10 @@ double		gdb_last_total_ms;
 /*
  * choose_path: true for the GPU (through the server).  *reason (may be
  * NULL) says why the CPU path was chosen.  Raises 55000 when gpudb.device =
- * gpu and no GPU is usable.
+ * gpu and no GPU is usable (choose_path_ex: only if raise).
  */
 static bool
-choose_path(const char **reason, const GdbHelloReply **hello_out)
+choose_path_ex(const char **reason, const GdbHelloReply **hello_out, bool raise)
 {
 	const GdbHelloReply *hello = NULL;
 	const char *why;
@@ -62,7 +62,7 @@ choose_path(const char **reason, const GdbHelloReply **hello_out)
 	}
 	if (hello_out)
 		*hello_out = hello;
-	if (gpudb_enabled && gpudb_device_mode == GPUDB_DEVICE_GPU)
+	if (raise && gpudb_enabled && gpudb_device_mode == GPUDB_DEVICE_GPU)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("gpudb.device is \"gpu\" but no GPU is usable"),
@@ -71,6 +71,12 @@ choose_path(const char **reason, const GdbHelloReply **hello_out)
 	if (reason)
 		*reason = why;
 	return false;
+}
+
+static bool
+choose_path(const char **reason, const GdbHelloReply **hello_out)
+{
+	return choose_path_ex(reason, hello_out, true);
 }
 
 /* see gpudb.h */
@@ -309,29 +315,13 @@ gpu_devices(PG_FUNCTION_ARGS)
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	const char *reason = NULL;
 	const GdbHelloReply *hello = NULL;
-	MemoryContext oldcxt = CurrentMemoryContext;
 	bool		gpu;
 	int			ndev;
 	int			i;
 
 	InitMaterializedSRF(fcinfo, 0);
-	PG_TRY();
-	{
-		gpu = choose_path(&reason, &hello);
-	}
-	PG_CATCH();
-	{
-		/* gpudb.device = gpu without a GPU: still list why */
-		ErrorData  *edata;
-
-		MemoryContextSwitchTo(oldcxt);
-		edata = CopyErrorData();
-		FlushErrorState();
-		gpu = false;
-		reason = edata->detail ? edata->detail : edata->message;
-		hello = gdb_server_hello();
-	}
-	PG_END_TRY();
+	/* gpudb.device = gpu without a GPU: still list why */
+	gpu = choose_path_ex(&reason, &hello, false);
 	ndev = hello ? Min(hello->ndev, (int) lengthof(hello->devs)) : 0;
 
 	for (i = 0; i < Max(ndev, 1); i++)

@@ -119,4 +119,13 @@
 /* gpudb.debug_unsupported: say (NOTICE) what kept a query off the device */
 #define GPUDB_DEFAULT_DEBUG_UNSUPPORTED	false
 
+/*
+ * How long (ms) a transaction's end waits for the GPU server to confirm
+ * the commit or abort of a cache load (cache.c: end_pending), with
+ * interrupts held off: a server busy with another session's long request
+ * is not waited for beyond this, and a cancel or termination ends the wait
+ * at once; the load is then dropped, never half-applied.
+ */
+#define GPUDB_XACT_END_WAIT_MS			2000
+
 #endif							/* GPUDB_DEFAULTS_H */

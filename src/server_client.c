@@ -10,7 +10,13 @@
  * pg_cancel_backend and statement_timeout stop the wait at once; an ERROR
  * in the middle of an exchange closes the connection (the server then
  * discards whatever that request had produced) and the next call
- * reconnects.
+ * reconnects.  Nothing here catches an error and carries on: callers that
+ * can do without the server (the planner, change capture) use
+ * gdb_server_try_call, which returns NULL for a broken connection and
+ * raises only what an interrupt raises; transaction callbacks, which run
+ * with interrupts held off and may not raise, use gdb_server_bounded_call,
+ * which gives up at a deadline or as soon as a cancel or termination is
+ * pending.
  *
  *-------------------------------------------------------------------------
  */
@@ -27,6 +33,7 @@
 #include "portability/instr_time.h"
 #include "storage/latch.h"
 #include "utils/memutils.h"
+#include "utils/timestamp.h"
 #include "utils/wait_event.h"
 
 #include "gpudb.h"
@@ -105,23 +112,55 @@ gdb_server_connect(void)
 	return true;
 }
 
-/* Wait until the socket is ready for events; serves interrupts. */
-static void
+/*
+ * How a wait for the server ends other than by its answer.  GDB_WAIT_SERVE:
+ * interrupts are served (a cancel or statement_timeout raises at once);
+ * GDB_WAIT_BOUNDED: nothing raises and no interrupt is served (transaction
+ * callbacks run with interrupts held off, and may not raise): the wait is
+ * given up at wait_deadline, or as soon as a cancel or termination is
+ * pending, which PostgreSQL then serves when interrupts resume.
+ */
+typedef enum GdbWaitMode
+{
+	GDB_WAIT_SERVE,
+	GDB_WAIT_BOUNDED
+} GdbWaitMode;
+
+static GdbWaitMode wait_mode = GDB_WAIT_SERVE;
+static TimestampTz wait_deadline = 0;
+
+/*
+ * Wait until the socket is ready for events.  False when a bounded wait is
+ * given up (see GdbWaitMode); raises only what CHECK_FOR_INTERRUPTS raises.
+ */
+static bool
 wait_socket(int events)
 {
 	for (;;)
 	{
-		int			rc = WaitLatchOrSocket(MyLatch,
-										   WL_LATCH_SET | WL_EXIT_ON_PM_DEATH | events,
-										   server_sock, -1L, PG_WAIT_EXTENSION);
+		long		timeout = -1L;
+		int			rc;
 
+		if (wait_mode == GDB_WAIT_BOUNDED)
+		{
+			if (QueryCancelPending || ProcDiePending)
+				return false;
+			timeout = (long) ((wait_deadline - GetCurrentTimestamp()) / 1000);
+			if (timeout <= 0)
+				return false;
+		}
+		rc = WaitLatchOrSocket(MyLatch,
+							   WL_LATCH_SET | WL_EXIT_ON_PM_DEATH | events |
+							   (timeout >= 0 ? WL_TIMEOUT : 0),
+							   server_sock, timeout, PG_WAIT_EXTENSION);
 		if (rc & WL_LATCH_SET)
 		{
 			ResetLatch(MyLatch);
-			CHECK_FOR_INTERRUPTS();
+			if (wait_mode == GDB_WAIT_SERVE)
+				CHECK_FOR_INTERRUPTS();
 		}
 		if (rc & events)
-			return;
+			return true;
 	}
 }
 
@@ -135,8 +174,11 @@ lost_server(const char *what)
 			 errhint("The server restarts by itself; run the statement again.")));
 }
 
-/* Send len bytes (and, with the first byte, fd if >= 0). */
-static void
+/*
+ * Send len bytes (and, with the first byte, fd if >= 0).  False when the
+ * connection broke or a bounded wait was given up.
+ */
+static bool
 send_all(const char *buf, size_t len, int fd)
 {
 	while (len > 0)
@@ -168,15 +210,17 @@ send_all(const char *buf, size_t len, int fd)
 		{
 			if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
 			{
-				wait_socket(WL_SOCKET_WRITEABLE);
+				if (!wait_socket(WL_SOCKET_WRITEABLE))
+					return false;
 				continue;
 			}
-			lost_server("sending a request");
+			return false;
 		}
 		fd = -1;
 		buf += n;
 		len -= n;
 	}
+	return true;
 }
 
 /*
@@ -214,7 +258,11 @@ spin_for_reply(void)
 	}
 }
 
-static void
+/*
+ * Receive len bytes.  False when the connection broke or a bounded wait was
+ * given up.
+ */
+static bool
 recv_all(char *buf, size_t len)
 {
 	bool		spun = false;
@@ -233,30 +281,31 @@ recv_all(char *buf, size_t len)
 					if (spin_for_reply())
 						continue;
 				}
-				wait_socket(WL_SOCKET_READABLE);
+				if (!wait_socket(WL_SOCKET_READABLE))
+					return false;
 				continue;
 			}
-			lost_server("waiting for a reply");
+			return false;
 		}
 		if (n == 0)
-			lost_server("waiting for a reply");
+			return false;
 		buf += n;
 		len -= n;
 	}
+	return true;
 }
 
-/* see server_client.h */
-void
-gdb_server_send(uint32 type, const GdbMsgPart *parts, int nparts, int fd)
+/*
+ * Send a request.  False, with the connection closed, when it broke (or a
+ * bounded wait was given up); an error raised meanwhile (a cancel) closes
+ * it too, since the stream is then out of step, and is re-thrown.
+ */
+static bool
+send_request(uint32 type, const GdbMsgPart *parts, int nparts, int fd)
 {
 	GdbMsgHeader hdr;
+	volatile bool ok = true;
 	int			i;
-
-	if (!gdb_server_connect())
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("gpudb: the GPU server is not running"),
-				 errhint("The GPU server needs shared_preload_libraries = 'gpudb'.")));
 
 	hdr.magic = GDB_MSG_MAGIC;
 	hdr.type = type;
@@ -266,56 +315,98 @@ gdb_server_send(uint32 type, const GdbMsgPart *parts, int nparts, int fd)
 
 	PG_TRY();
 	{
-		send_all((const char *) &hdr, sizeof(hdr), fd);
-		for (i = 0; i < nparts; i++)
+		ok = send_all((const char *) &hdr, sizeof(hdr), fd);
+		for (i = 0; ok && i < nparts; i++)
 			if (parts[i].len > 0)
-				send_all(parts[i].data, parts[i].len, -1);
-		awaiting++;
-		last_sent = type;
-		sent_batch = fd >= 0;
+				ok = send_all(parts[i].data, parts[i].len, -1);
 	}
 	PG_CATCH();
 	{
-		/* an interrupted exchange leaves the stream out of step */
 		gdb_server_disconnect();
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
+	if (!ok)
+	{
+		gdb_server_disconnect();
+		return false;
+	}
+	awaiting++;
+	last_sent = type;
+	sent_batch = fd >= 0;
+	return true;
+}
+
+/*
+ * Receive the reply to the request in flight into *out (palloc'd).  False,
+ * with the connection closed, when it broke, the reply is malformed, or a
+ * bounded wait was given up; errors raised meanwhile as in send_request.
+ */
+static bool
+receive_reply(GdbReply **out)
+{
+	GdbMsgHeader hdr;
+	GdbReply   *volatile reply = NULL;
+	volatile bool ok;
+
+	*out = NULL;
+	if (server_sock == PGINVALID_SOCKET)
+		return false;
+	PG_TRY();
+	{
+		ok = recv_all((char *) &hdr, sizeof(hdr)) &&
+			hdr.magic == GDB_MSG_MAGIC && hdr.type == GDB_MSG_REPLY &&
+			hdr.payload_len >= sizeof(GdbStatusReply);
+		if (ok)
+		{
+			reply = palloc0(sizeof(GdbReply));
+			reply->payload = MemoryContextAllocHuge(CurrentMemoryContext, hdr.payload_len);
+			reply->len = hdr.payload_len;
+			ok = recv_all(reply->payload, hdr.payload_len);
+		}
+	}
+	PG_CATCH();
+	{
+		gdb_server_disconnect();
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	if (!ok)
+	{
+		gdb_server_disconnect();
+		return false;
+	}
+	awaiting--;
+	if (changes_cache_list(last_sent))
+		gdb_cache_membership_changed();
+	reply->status = (GdbStatusReply *) reply->payload;
+	reply->rest = reply->payload + sizeof(GdbStatusReply);
+	reply->rest_len = reply->len - sizeof(GdbStatusReply);
+	*out = reply;
+	return true;
+}
+
+/* see server_client.h */
+void
+gdb_server_send(uint32 type, const GdbMsgPart *parts, int nparts, int fd)
+{
+	if (!gdb_server_connect())
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("gpudb: the GPU server is not running"),
+				 errhint("The GPU server needs shared_preload_libraries = 'gpudb'.")));
+	if (!send_request(type, parts, nparts, fd))
+		lost_server("sending a request");
 }
 
 /* see server_client.h */
 GdbReply *
 gdb_server_receive(void)
 {
-	GdbMsgHeader hdr;
-	GdbReply   *reply = NULL;
+	GdbReply   *reply;
 
-	if (server_sock == PGINVALID_SOCKET)
+	if (!receive_reply(&reply))
 		lost_server("waiting for a reply");
-	PG_TRY();
-	{
-		recv_all((char *) &hdr, sizeof(hdr));
-		if (hdr.magic != GDB_MSG_MAGIC || hdr.type != GDB_MSG_REPLY ||
-			hdr.payload_len < sizeof(GdbStatusReply))
-			lost_server("reading a malformed reply");
-		reply = palloc0(sizeof(GdbReply));
-		reply->payload = MemoryContextAllocHuge(CurrentMemoryContext, hdr.payload_len);
-		reply->len = hdr.payload_len;
-		recv_all(reply->payload, hdr.payload_len);
-		awaiting--;
-		if (changes_cache_list(last_sent))
-			gdb_cache_membership_changed();
-	}
-	PG_CATCH();
-	{
-		gdb_server_disconnect();
-		PG_RE_THROW();
-	}
-	PG_END_TRY();
-
-	reply->status = (GdbStatusReply *) reply->payload;
-	reply->rest = reply->payload + sizeof(GdbStatusReply);
-	reply->rest_len = reply->len - sizeof(GdbStatusReply);
 	return reply;
 }
 
@@ -328,36 +419,62 @@ gdb_server_call(uint32 type, const GdbMsgPart *parts, int nparts, int fd)
 }
 
 /* see server_client.h */
+GdbReply *
+gdb_server_try_call(uint32 type, const GdbMsgPart *parts, int nparts, int fd)
+{
+	GdbReply   *reply;
+
+	if (!gdb_server_connect() || !send_request(type, parts, nparts, fd) ||
+		!receive_reply(&reply))
+		return NULL;
+	return reply;
+}
+
+/* see server_client.h */
+GdbReply *
+gdb_server_bounded_call(uint32 type, const GdbMsgPart *parts, int nparts,
+						int timeout_ms)
+{
+	GdbReply   *volatile reply = NULL;
+
+	if (!gdb_server_connect())
+		return NULL;
+	wait_mode = GDB_WAIT_BOUNDED;
+	wait_deadline = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), timeout_ms);
+	PG_TRY();
+	{
+		GdbReply   *r;
+
+		if (send_request(type, parts, nparts, -1) && receive_reply(&r))
+			reply = r;
+	}
+	PG_FINALLY();
+	{
+		wait_mode = GDB_WAIT_SERVE;
+	}
+	PG_END_TRY();
+	return reply;
+}
+
+/* see server_client.h */
 const GdbHelloReply *
 gdb_server_hello(void)
 {
 	static GdbHelloReply hello;
 	static bool known = false;
-	MemoryContext oldcxt = CurrentMemoryContext;
+	GdbReply   *r;
 
 	if (known && server_sock != PGINVALID_SOCKET)
 		return &hello;
 
-	if (!gdb_server_connect())
-		return NULL;
-	PG_TRY();
+	/* no server, or it went away: the caller takes the CPU path */
+	known = false;
+	r = gdb_server_try_call(GDB_MSG_HELLO, NULL, 0, -1);
+	if (r != NULL && r->rest_len >= sizeof(GdbHelloReply))
 	{
-		GdbReply   *r = gdb_server_call(GDB_MSG_HELLO, NULL, 0, -1);
-
-		if (r->rest_len >= sizeof(GdbHelloReply))
-		{
-			memcpy(&hello, r->rest, sizeof(GdbHelloReply));
-			known = true;
-		}
+		memcpy(&hello, r->rest, sizeof(GdbHelloReply));
+		known = true;
 	}
-	PG_CATCH();
-	{
-		/* no server, or it went away: the caller takes the CPU path */
-		MemoryContextSwitchTo(oldcxt);
-		FlushErrorState();
-		known = false;
-	}
-	PG_END_TRY();
 	return known ? &hello : NULL;
 }
 

@@ -54,6 +54,28 @@ extern GdbReply *gdb_server_call(uint32 type, const GdbMsgPart *parts,
 								 int nparts, int fd);
 
 /*
+ * gdb_server_try_call: gdb_server_call for callers that can do without
+ * the server: NULL when it is not running, the connection breaks or the
+ * reply is malformed (the connection is then closed).  Interrupts are
+ * served while waiting, so a cancel or statement_timeout raises as usual;
+ * nothing else is raised but out-of-memory.
+ */
+extern GdbReply *gdb_server_try_call(uint32 type, const GdbMsgPart *parts,
+									 int nparts, int fd);
+
+/*
+ * gdb_server_bounded_call: a request without a batch, for code that may not
+ * raise and runs with interrupts held off (transaction callbacks): waits at
+ * most timeout_ms (milliseconds), and not at all once a query cancel or
+ * termination is pending (PostgreSQL serves it when interrupts resume).
+ * NULL, with the connection closed, when it gives up, when there is no
+ * server or the connection breaks.  Serves no interrupt; raises nothing
+ * but out-of-memory.
+ */
+extern GdbReply *gdb_server_bounded_call(uint32 type, const GdbMsgPart *parts,
+										 int nparts, int timeout_ms);
+
+/*
  * gdb_server_send / gdb_server_receive: the two halves of gdb_server_call,
  * so that a backend can prepare the next batch while the server works on
  * the last one (one request in flight).  Same errors.

@@ -23,6 +23,10 @@
 #      and after a reload the cache answers again.
 #   4. the server log since the start of this script: no PANIC, and no
 #      "terminated by signal" line except the GPU server process's own.
+#   5. statement_timeout while the planner waits on a busy server: 57014,
+#      before the server is free.
+#   6. COMMIT of a cache load behind a busy server: pg_cancel_backend and
+#      pg_terminate_backend end its wait at once; answers stay PostgreSQL's.
 #
 # Environment:
 #   FAULTS_DB          the scratch database (default gpudb_faults)
@@ -266,6 +270,88 @@ else
     expect "kill: session A reads the cache again" "$S_OUT" "same cache"
     expect "kill: the reloaded entry holds what it held" "$(fx_bytes)" "$base_fx"
 fi
+
+# ---------------------------------------------------------------------------
+# 5. statement_timeout while the planner waits on a busy GPU server: the
+#    planner asks the server which tables it caches; that wait serves
+#    interrupts, so the timeout raises 57014 (it used to be swallowed, and
+#    EXPLAIN returned a plan once the server was free)
+# ---------------------------------------------------------------------------
+q -c "SELECT gpu_debug_fault('slow', 1, $SLOW_MS)" >/dev/null
+PGAPPNAME=faults_busy timeout 90 psql -X -q -At -d "$DB" -c "SELECT fx_check()" \
+    >"$WORK/busy.out" 2>&1 &
+busy=$!
+BG_PIDS+=("$busy")
+wait_waiting "application_name = 'faults_busy'" || fail "timeout: the busy session never waited"
+t0=$(date +%s%N)
+out="$(timeout 90 psql -X -q -At -d "$DB" 2>&1 <<'SQL'
+SET gpudb.gpu_setup_cost = 0;
+SET gpudb.gpu_tuple_cost = 0;
+SET gpudb.gpu_transfer_cost = 0;
+SET statement_timeout = '1s';
+EXPLAIN (COSTS OFF) SELECT g, count(*) FROM fx GROUP BY g;
+SQL
+)"
+t1=$(date +%s%N)
+case "$out" in
+    *"canceling statement due to statement timeout"*)
+        pass "timeout: planning behind a busy server raised the statement timeout" ;;
+    *) fail "timeout: EXPLAIN behind a busy server: $(echo "$out" | tr '\n' ' ')" ;;
+esac
+if [ $(( (t1 - t0) / 1000000 )) -lt $(( SLOW_MS / 2 + 500 )) ]; then
+    pass "timeout: it ended before the server was free"
+else
+    fail "timeout: it took $(( (t1 - t0) / 1000000 )) ms (slow request: $SLOW_MS ms)"
+fi
+wait "$busy"
+expect "timeout: the busy session's answer" "$(cat "$WORK/busy.out")" "same cache"
+
+# ---------------------------------------------------------------------------
+# 6. COMMIT of a cache load behind a busy GPU server: the wait at the
+#    transaction's end is bounded, and pg_cancel_backend or
+#    pg_terminate_backend ends it at once (it used to wait, unkillable, for
+#    as long as the server was busy)
+# ---------------------------------------------------------------------------
+q -c "CREATE TABLE fy AS SELECT i AS id, i % 5 AS g FROM generate_series(1, 1000) i" >/dev/null
+for how in cancel terminate; do
+    s_start "C$how"
+    s_run "C$how" "SELECT pg_backend_pid();"; cpid="$S_OUT"
+    s_run "C$how" "BEGIN; SELECT gpu_cache_load('fy');"
+    q -c "SELECT gpu_debug_fault('slow', 1, $SLOW_MS)" >/dev/null
+    PGAPPNAME=faults_busy timeout 90 psql -X -q -At -d "$DB" -c "SELECT fx_check()" \
+        >"$WORK/busy.out" 2>&1 &
+    busy=$!
+    BG_PIDS+=("$busy")
+    wait_waiting "application_name = 'faults_busy'" || fail "commit ($how): the busy session never waited"
+    s_send "C$how" "COMMIT;"
+    wait_waiting "pid = ${cpid:-0}" || fail "commit ($how): COMMIT never waited on the GPU server"
+    t0=$(date +%s%N)
+    q -c "SELECT pg_${how}_backend(${cpid:-0})" >/dev/null
+    out="$(s_output "C$how")"
+    t1=$(date +%s%N)
+    if [ $(( (t1 - t0) / 1000000 )) -lt 1000 ]; then
+        pass "commit ($how): COMMIT ended $(( (t1 - t0) / 1000000 )) ms after pg_${how}_backend"
+    else
+        fail "commit ($how): COMMIT took $(( (t1 - t0) / 1000000 )) ms after pg_${how}_backend: $out"
+    fi
+    if [ "$how" = terminate ]; then
+        expect "commit (terminate): the backend is gone" \
+            "$(q -c "SELECT count(*) FROM pg_stat_activity WHERE pid = ${cpid:-0}")" "0"
+    else
+        s_run "C$how" "SELECT count(*) FROM fy;"
+        expect "commit (cancel): the session goes on" "$S_OUT" "1000"
+    fi
+    wait "$busy"
+    # loaded or dropped, the answers are PostgreSQL's
+    expect "commit ($how): gpu_groupby over fy equals SQL" "$(q -c "
+        SELECT count(*) FROM (
+            (SELECT * FROM gpu_groupby('fy', 'g', 'count(*)') AS t(g int4, n bigint)
+             EXCEPT ALL SELECT g, count(*) FROM fy GROUP BY g)
+            UNION ALL
+            (SELECT g, count(*) FROM fy GROUP BY g
+             EXCEPT ALL SELECT * FROM gpu_groupby('fy', 'g', 'count(*)') AS t(g int4, n bigint))) d")" "0"
+    q -c "SELECT gpu_cache_drop('fy')" >/dev/null 2>&1
+done
 
 # ---------------------------------------------------------------------------
 # 4. the server log
