@@ -184,7 +184,8 @@ gdb_order_groups(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
 	{
 		uint32_t	kind = req->aggs[a].kind;
 
-		if (kind != GDB_AGG_SUM_FLOAT && kind != GDB_AGG_VAR_FLOAT)
+		if (kind != GDB_AGG_SUM_FLOAT && kind != GDB_AGG_VAR_FLOAT &&
+			kind != GDB_AGG_SUM_FLOAT4)
 			continue;
 		checks.kind[checks.n] = kind;
 		checks.col[checks.n++] = GDB_COL_PTR(d_res, hdr, req->nkeys + a, const GdbAggState);

@@ -441,7 +441,8 @@ gdb_cpu_validate_request(const GdbRequest *req, const GdbBatch *input,
 				 kind == GDB_AGG_MAX_INT || kind == GDB_AGG_SUMSQ_INT)
 			want = GDB_KIND_INT64;
 		else if (kind == GDB_AGG_SUM_FLOAT || kind == GDB_AGG_MIN_FLOAT ||
-				 kind == GDB_AGG_MAX_FLOAT || kind == GDB_AGG_VAR_FLOAT)
+				 kind == GDB_AGG_MAX_FLOAT || kind == GDB_AGG_VAR_FLOAT ||
+				 kind == GDB_AGG_SUM_FLOAT4)
 			want = GDB_KIND_FLOAT64;
 		else
 			want = input->cols[col].kind == GDB_KIND_STATE ?

@@ -75,11 +75,12 @@ typedef enum GdbAggKind
 	GDB_AGG_MIN_FLOAT,			/* PostgreSQL order: NaN above +Infinity */
 	GDB_AGG_MAX_FLOAT,
 	GDB_AGG_SUMSQ_INT,			/* 128-bit exact sum of squares, |x| < 2^31 */
-	GDB_AGG_VAR_FLOAT			/* (N, Sx, Sxx) of the variance family */
+	GDB_AGG_VAR_FLOAT,			/* (N, Sx, Sxx) of the variance family */
+	GDB_AGG_SUM_FLOAT4			/* sum(real): float4 steps, overflow flag */
 } GdbAggKind;
 
 /* The last kind; the fast paths take the kinds up to GDB_AGG_MAX_FLOAT. */
-#define GDB_AGG_LAST_KIND GDB_AGG_VAR_FLOAT
+#define GDB_AGG_LAST_KIND GDB_AGG_SUM_FLOAT4
 
 /*
  * Transition state of one aggregate for one group (32 bytes).
@@ -87,11 +88,14 @@ typedef enum GdbAggKind
  *	 i0, i1		SUM_INT, SUMSQ_INT: low and high 64 bits of a two's-complement
  *				int128 (the sum of the values, or of their squares);
  *				MIN/MAX_INT: the extreme in i0;
- *				SUM_FLOAT: i0 counts infinite inputs;
+ *				SUM_FLOAT, SUM_FLOAT4: i0 counts infinite inputs;
+ *				SUM_FLOAT4: i1 is 1 once a step overflowed (an infinite
+ *				sum of two finite operands);
  *				VAR_FLOAT: i0 holds the bits of Sxx (double), the sum of
  *				squared deviations from the mean, i1 counts non-finite
  *				inputs (Infinity, NaN)
- *	 f			SUM_FLOAT: the sum; MIN/MAX_FLOAT: the extreme;
+ *	 f			SUM_FLOAT: the sum; SUM_FLOAT4: the sum, a float4 value
+ *				held as a double; MIN/MAX_FLOAT: the extreme;
  *				VAR_FLOAT: Sx, the sum
  * A state with count == 0 stands for "no input" (SQL result NULL for
  * sum/min/max/avg, 0 for count).

@@ -710,6 +710,11 @@ gdb_state_from_value(int kind, int64_t iv, double fv, int is_null)
 			s.f = fv;
 			s.i0 = isinf(fv) ? 1 : 0;
 			break;
+		case GDB_AGG_SUM_FLOAT4:
+			s.f = (double) (float) fv;
+			s.i0 = isinf(fv) ? 1 : 0;
+			s.i1 = 0;
+			break;
 		case GDB_AGG_MIN_FLOAT:
 		case GDB_AGG_MAX_FLOAT:
 			s.f = fv;
@@ -760,6 +765,26 @@ gdb_state_combine(int kind, GdbAggState a, GdbAggState b)
 		case GDB_AGG_SUM_FLOAT:
 			r.f = a.f + b.f;
 			r.i0 = a.i0 + b.i0;
+			break;
+		case GDB_AGG_SUM_FLOAT4:
+			{
+				/*
+				 * PostgreSQL's float4pl: a float4 addition, and an overflow
+				 * error when the sum of two finite operands is infinite
+				 * (recorded here, raised when the state is finished).  The
+				 * double sum of two floats rounded to float is the float sum:
+				 * double's 53 bits are more than 2 * 24 + 2, so the double
+				 * rounding is innocuous (Figueroa, "When is double rounding
+				 * innocuous?", 1995).  Folded row by row in input order (the
+				 * CPU path) this is PostgreSQL's serial sum bit for bit; in
+				 * another order, as its parallel combine (float4pl) would be.
+				 */
+				float		sum = (float) (a.f + b.f);
+
+				r.f = (double) sum;
+				r.i0 = a.i0 + b.i0;
+				r.i1 = a.i1 | b.i1 | (isinf(sum) && !isinf(a.f) && !isinf(b.f));
+			}
 			break;
 		case GDB_AGG_VAR_FLOAT:
 			{
@@ -891,6 +916,8 @@ gdb_order_state_status(uint32_t kind, GdbAggState s)
 	if (s.count == 0)
 		return GDB_OK;
 	if (kind == GDB_AGG_SUM_FLOAT && isinf(s.f) && s.i0 == 0)
+		return GDB_ERR_FLOAT_OVERFLOW;
+	if (kind == GDB_AGG_SUM_FLOAT4 && s.i1 != 0)
 		return GDB_ERR_FLOAT_OVERFLOW;
 	if (kind == GDB_AGG_VAR_FLOAT && s.i1 == 0 &&
 		(!isfinite(s.f) || !isfinite(gdb_bits_double(s.i0))))

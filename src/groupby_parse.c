@@ -170,7 +170,9 @@ gdb_aggregate_kind(GdbAggFunc fn, Oid argtype, uint32 *kind, Oid *result_type)
 			}
 			if (cls == GDB_TYPE_FLOAT)
 			{
-				*kind = GDB_AGG_SUM_FLOAT;
+				/* sum(real) adds in float4 steps (float4pl); avg(real) in float8 */
+				*kind = fn == GDB_FN_SUM && argtype == FLOAT4OID ?
+					GDB_AGG_SUM_FLOAT4 : GDB_AGG_SUM_FLOAT;
 				*result_type = (fn == GDB_FN_SUM) ? argtype : FLOAT8OID;
 				return true;
 			}

@@ -370,12 +370,12 @@ finish_aggregate(const GdbQuery *q, int j, const GdbBatch *res, uint64 row,
 					return Int64GetDatum(s->i0);
 				return NumericGetDatum(int128_to_numeric_value(s->i1, s->i0));
 			}
-			if (agg->result_type == FLOAT4OID)
+			if (kind == GDB_AGG_SUM_FLOAT4)
 			{
-				float4		f = (float4) s->f;
-
-				check_float_sum(s, f);
-				return Float4GetDatum(f);
+				/* float4pl raised at the step that overflowed */
+				if (s->i1 != 0)
+					float_overflow_error();
+				return Float4GetDatum((float4) s->f);
 			}
 			check_float_sum(s, s->f);
 			return Float8GetDatum(s->f);
