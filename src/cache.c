@@ -759,7 +759,7 @@ gpu_cache_load(PG_FUNCTION_ARGS)
 		buf[i]->nrows = 0;
 	}
 	PushActiveSnapshot(snap);
-	reader = gdb_heap_reader_begin(rel, &cs, capacity);
+	reader = gdb_heap_reader_begin(rel, &cs, capacity, GetActiveSnapshot());
 	last_notice = GetCurrentTimestamp();
 	INSTR_TIME_SET_CURRENT(clock);
 	for (;;)
@@ -1070,7 +1070,7 @@ gdb_cache_groupby(GdbQuery *q, GdbStats *stats, int *cache_state)
 	}
 	cq->req = *q->req;
 	initStringInfo(&xids);
-	snapshot_info(GetActiveSnapshot(), &cq->snapshot, &xids);
+	snapshot_info(gdb_query_snapshot(q), &cq->snapshot, &xids);
 
 	/* the filter's text constants: so far the only dictionary entries */
 	initStringInfo(&texts);
@@ -1100,11 +1100,25 @@ gdb_cache_groupby(GdbQuery *q, GdbStats *stats, int *cache_state)
 		GdbXidStatus *st;
 		GdbMsgPart	xpart;
 
-		if (n * sizeof(uint64) > r->rest_len)
-			elog(ERROR, "gpudb: malformed cache reply");
-		st = palloc(Max(n, 1));
-		gdb_xid_statuses((const uint64 *) r->rest, n, GetActiveSnapshot(),
-						 q->rel, st);
+		/*
+		 * The server now waits for our answer: an error before it is sent
+		 * (a cancel while the statuses are looked up) closes the
+		 * connection, so that the server stops waiting at once.
+		 */
+		PG_TRY();
+		{
+			if (n * sizeof(uint64) > r->rest_len)
+				elog(ERROR, "gpudb: malformed cache reply");
+			st = palloc(Max(n, 1));
+			gdb_xid_statuses((const uint64 *) r->rest, n, gdb_query_snapshot(q),
+							 q->rel, st);
+		}
+		PG_CATCH();
+		{
+			gdb_server_disconnect();
+			PG_RE_THROW();
+		}
+		PG_END_TRY();
 		xpart.data = (const char *) st;
 		xpart.len = n;
 		r = gdb_server_call(GDB_MSG_CACHE_XIDS, &xpart, 1, -1);

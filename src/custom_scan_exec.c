@@ -184,6 +184,8 @@ gdb_begin(CustomScanState *node, EState *estate, int eflags)
 	old = MemoryContextSwitchTo(s->run_cxt);
 	memset(q, 0, sizeof(GdbQuery));
 	q->rel = rel;
+	/* the executor's snapshot, as a SeqScan's (not whatever is active) */
+	q->snapshot = estate->es_snapshot;
 	q->req = palloc0(sizeof(GdbRequest));
 	s->device_quals = (List *) list_nth(priv, GDB_PRIV_QUALS);
 

@@ -20,6 +20,7 @@
 #include "nodes/pg_list.h"
 #include "portability/instr_time.h"
 #include "utils/relcache.h"
+#include "utils/snapshot.h"
 
 #include "gpudb_device.h"
 
@@ -267,12 +268,12 @@ extern Datum gdb_value_to_datum(const GdbColumnSet *cs, int col, int64 ival,
 typedef struct GdbHeapReader GdbHeapReader;
 
 /*
- * gdb_heap_reader_begin: scan rel under the active snapshot, filling
- * batches of up to capacity rows with the columns of cs.  buffer_alloc
- * (may be NULL: palloc) allocates each batch buffer of the given bytes.
+ * gdb_heap_reader_begin: scan rel under snapshot (a plan node's
+ * es_snapshot, or the active snapshot), filling batches of up to capacity
+ * rows with the columns of cs.
  */
 extern GdbHeapReader *gdb_heap_reader_begin(Relation rel, GdbColumnSet *cs,
-											uint64 capacity);
+											uint64 capacity, Snapshot snapshot);
 
 /*
  * gdb_heap_reader_begin_parallel: the same over this process's share of a

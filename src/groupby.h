@@ -13,6 +13,7 @@
 
 #include "funcapi.h"
 #include "nodes/bitmapset.h"
+#include "utils/snapmgr.h"
 
 /* SQL aggregate functions gpu_groupby accepts. */
 typedef enum GdbAggFunc
@@ -82,7 +83,13 @@ typedef struct GdbQuery
 	GdbOrderedSetResult *oset;	/* count(DISTINCT), percentile and mode
 								 * values per group, filled by gdb_query_run;
 								 * NULL before, or without such aggregates */
+	Snapshot	snapshot;		/* what the query reads under: a plan node's
+								 * es_snapshot; NULL: the active snapshot */
 } GdbQuery;
+
+/* The snapshot q reads under (see GdbQuery.snapshot). */
+#define gdb_query_snapshot(q) \
+	((q)->snapshot != NULL ? (q)->snapshot : GetActiveSnapshot())
 
 /* What gdb_query_run did. */
 typedef struct GdbRunInfo

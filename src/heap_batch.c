@@ -244,7 +244,8 @@ reader_new(Relation rel, GdbColumnSet *cs)
 
 /* see gpudb.h */
 GdbHeapReader *
-gdb_heap_reader_begin(Relation rel, GdbColumnSet *cs, uint64 capacity)
+gdb_heap_reader_begin(Relation rel, GdbColumnSet *cs, uint64 capacity,
+					  Snapshot snapshot)
 {
 	GdbHeapReader *reader = reader_new(rel, cs);
 
@@ -252,8 +253,7 @@ gdb_heap_reader_begin(Relation rel, GdbColumnSet *cs, uint64 capacity)
 	 * No synchronized scan: a cache load records heap addresses in
 	 * ascending order, and the server searches them that way.
 	 */
-	reader->scan = table_beginscan_strat(rel, GetActiveSnapshot(), 0, NULL,
-										 true, false);
+	reader->scan = table_beginscan_strat(rel, snapshot, 0, NULL, true, false);
 	(void) capacity;
 	return reader;
 }

@@ -681,7 +681,7 @@ gdb_parallel_feed(GdbQuery *q, GdbExecutor *ex, const GdbRequest *req,
 				  const GdbRequest *combine, BlockNumber nblocks, int nworkers,
 				  int *nbatches, int *launched)
 {
-	Snapshot	snapshot = GetActiveSnapshot();
+	Snapshot	snapshot = gdb_query_snapshot(q);
 	int64		ndict = q->cs.dict ? gdb_dict_size(q->cs.dict) : 0;
 	Size		dict_bytes = 0;
 	Size		pscan_bytes;

@@ -597,7 +597,7 @@ run_heap(GdbQuery *q, GdbExecutor *ex, int *nbatches, int *workers_planned,
 	}
 
 	*nbatches = 0;
-	reader = gdb_heap_reader_begin(q->rel, &q->cs, capacity);
+	reader = gdb_heap_reader_begin(q->rel, &q->cs, capacity, gdb_query_snapshot(q));
 	for (;;)
 	{
 		uint64		n = gdb_heap_reader_next(reader, input[cur], NULL);

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "miscadmin.h"
+#include "storage/fd.h"
 #include "portability/instr_time.h"
 #include "storage/latch.h"
 #include "utils/memutils.h"
@@ -60,7 +61,10 @@ void
 gdb_server_disconnect(void)
 {
 	if (server_sock != PGINVALID_SOCKET)
+	{
 		close(server_sock);
+		ReleaseExternalFD();
+	}
 	server_sock = PGINVALID_SOCKET;
 	awaiting = 0;
 }
@@ -87,21 +91,30 @@ gdb_server_connect(void)
 	}
 	if (!gpudb_preloaded)
 		return false;
+	/* counted against max_files_per_process, as PostgreSQL's own sockets */
+	if (!AcquireExternalFD())
+		return false;
 	s = socket(AF_UNIX, SOCK_STREAM, 0);
 	if (s < 0)
+	{
+		ReleaseExternalFD();
 		return false;
+	}
 	memset(&addr, 0, sizeof(addr));
 	addr.sun_family = AF_UNIX;
 	strlcpy(addr.sun_path, GDB_SERVER_SOCKET, sizeof(addr.sun_path));
-	/* the backend's working directory is the data directory */
-	if (connect(s, (struct sockaddr *) &addr, sizeof(addr)) < 0)
+
+	/*
+	 * Non-blocking before connect(): a server whose listen queue is full
+	 * (EAGAIN) counts as absent, and the caller reads the heap, rather than
+	 * this backend waiting uninterruptibly.  The backend's working directory
+	 * is the data directory.
+	 */
+	if (fcntl(s, F_SETFL, O_NONBLOCK) < 0 ||
+		connect(s, (struct sockaddr *) &addr, sizeof(addr)) < 0)
 	{
 		close(s);
-		return false;
-	}
-	if (fcntl(s, F_SETFL, O_NONBLOCK) < 0)
-	{
-		close(s);
+		ReleaseExternalFD();
 		return false;
 	}
 	server_sock = s;
@@ -495,7 +508,10 @@ memfd_release(void *arg)
 	if (b->ptr)
 		munmap(b->ptr, b->bytes);
 	if (b->fd >= 0)
+	{
 		close(b->fd);
+		ReleaseExternalFD();
+	}
 	b->ptr = NULL;
 	b->fd = -1;
 }
@@ -520,11 +536,16 @@ gdb_memfd_alloc(size_t bytes, int *fd)
 	}
 	b = MemoryContextAllocZero(CurrentMemoryContext, sizeof(MemfdBuffer));
 	cb = MemoryContextAllocZero(CurrentMemoryContext, sizeof(MemoryContextCallback));
+	/* counted against max_files_per_process while it is open */
+	ReserveExternalFD();
 	b->fd = memfd_create("gpudb-batch", MFD_CLOEXEC);
 	if (b->fd < 0)
+	{
+		ReleaseExternalFD();
 		ereport(ERROR,
 				(errcode_for_file_access(),
 				 errmsg("gpudb: could not create a shared batch buffer: %m")));
+	}
 	b->bytes = bytes;
 	cb->func = memfd_release;
 	cb->arg = b;
