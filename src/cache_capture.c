@@ -184,17 +184,53 @@ capture_column_ok(Relation rel, AttrNumber attnum)
 		 get_collation_isdeterministic(att->attcollation));
 }
 
+/*
+ * The server's entry for rel's current relfilenode that is loaded or past
+ * its first batches (not LOADING), into *info: 1 found, 0 none, -1 unknown
+ * (no answer).  Asked on the capture channel, which the server answers at
+ * once from the list of entries its main thread publishes after each
+ * request (server_capture.c), whatever request it runs.
+ */
+static int
+capture_entry(Relation rel, GdbCacheInfo *info)
+{
+	GdbCacheKey key = {MyDatabaseId, 0};
+	GdbMsgPart	part = {(const char *) &key, sizeof(key)};
+	GdbReply   *r;
+	int64		i;
+	int			found = 0;
+
+	if (!gpudb_preloaded)
+		return 0;
+	r = gdb_capture_call(GDB_MSG_CACHE_STATUS, &part, 1, -1);
+	if (r == NULL)
+		return -1;
+	for (i = 0; i < r->status->value &&
+		 (i + 1) * sizeof(GdbCacheInfo) <= r->rest_len; i++)
+	{
+		memcpy(info, r->rest + i * sizeof(GdbCacheInfo), sizeof(GdbCacheInfo));
+		if (info->key.relid == RelationGetRelid(rel) &&
+			info->relfilenode == rel->rd_node.relNode &&
+			info->state != GDB_CACHE_STATE_LOADING)
+		{
+			found = 1;
+			break;
+		}
+	}
+	pfree(r->payload);
+	pfree(r);
+	return found;
+}
+
 /* The capture of rel in this statement; asks the server what it caches. */
 static Capture *
 capture_for(Relation rel)
 {
 	Capture    *c;
-	GdbCacheKey key = {MyDatabaseId, 0};
-	GdbMsgPart	part = {(const char *) &key, sizeof(key)};
-	GdbReply   *r;
+	GdbCacheInfo info;
+	uint32		col;
 	MemoryContext cxt;
 	MemoryContext old;
-	int64		i;
 
 	reset_if_new_transaction();
 	for (c = captures; c; c = c->next)
@@ -210,27 +246,13 @@ capture_for(Relation rel)
 	c->relfilenode = rel->rd_node.relNode;
 	c->next = captures;
 	captures = c;
-	if (gpudb_preloaded && gdb_server_connect())
+	switch (capture_entry(rel, &info))
 	{
-		r = gdb_server_try_call(GDB_MSG_CACHE_STATUS, &part, 1, -1);
-		if (r == NULL)
-		{
+		case -1:
 			/* the server went away: whatever it cached must stop answering */
 			gdb_cache_bump(c->relid);
-			MemoryContextSwitchTo(old);
-			return c;
-		}
-		for (i = 0; i < r->status->value &&
-			 (i + 1) * sizeof(GdbCacheInfo) <= r->rest_len; i++)
-		{
-			GdbCacheInfo info;
-			uint32		col;
-
-			memcpy(&info, r->rest + i * sizeof(GdbCacheInfo), sizeof(info));
-			if (info.key.relid != c->relid ||
-				info.relfilenode != rel->rd_node.relNode ||
-				info.state == GDB_CACHE_STATE_LOADING)
-				continue;
+			break;
+		case 1:
 			for (col = 0; col < info.ncols; col++)
 				if (!capture_column_ok(rel, info.attnums[col]))
 					break;
@@ -244,9 +266,8 @@ capture_for(Relation rel)
 				(void) gdb_columnset_add(&c->cs, rel, info.attnums[col], false);
 			c->cached = true;
 			break;
-		}
-		pfree(r->payload);
-		pfree(r);
+		default:
+			break;
 	}
 	MemoryContextSwitchTo(old);
 	return c;
@@ -397,7 +418,8 @@ send_changes(Capture *c, const char *relname)
 	parts[0].len = sizeof(ch);
 	parts[1].data = body.data;
 	parts[1].len = body.len;
-	r = gdb_server_try_call(GDB_MSG_CACHE_CHANGES, parts, 2, fd);
+	/* the capture channel: answered at once, whatever the server runs */
+	r = gdb_capture_call(GDB_MSG_CACHE_CHANGES, parts, 2, fd);
 	if (r == NULL)
 		return false;
 	if (r->status->err.status != GDB_OK)

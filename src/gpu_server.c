@@ -20,7 +20,10 @@
  * the same loading, validity and change-tracking code as on the device.
  *
  * Requests run one at a time, in arrival order (poll() over the listening
- * socket and one socket per backend).  A request's failure (a filter
+ * socket and one socket per backend).  Change capture's messages come on a
+ * socket of their own, served by a thread that only queues them
+ * (server_capture.c), so that writers never wait behind a request; they
+ * are applied before the next request is served.  A request's failure (a filter
  * error, device out-of-memory, a kernel fault) is replied to its backend as
  * a status; after a sticky CUDA error the process ends once the reply is
  * sent and the supervisor starts a fresh one (the cache is lost).  The
@@ -418,6 +421,8 @@ serve(int s)
 		return false;
 	}
 	requests_served++;
+	/* changes queued before this request was sent come first */
+	srv_capture_drain();
 	switch (hdr.type)
 	{
 		case GDB_MSG_HELLO:
@@ -476,6 +481,8 @@ serve(int s)
 	}
 	if (fd >= 0)
 		close(fd);
+	/* the capture thread answers CACHE_STATUS from this list */
+	srv_capture_publish();
 	MemoryContextSwitchTo(TopMemoryContext);
 	MemoryContextReset(request_cxt);
 	if (srv_restart_pending)
@@ -525,6 +532,7 @@ server_run(void)
 	struct pollfd *pfds;
 	int			listen_sock;
 	int			nclients = 0;
+	int			capture_wake;
 	bool		orphans = false;	/* orphaned batch mappings left to free */
 	bool		idle = false;	/* the last poll found nothing to serve */
 	int		   *clients;
@@ -532,7 +540,7 @@ server_run(void)
 	request_cxt = AllocSetContextCreate(TopMemoryContext, "gpudb server request",
 										ALLOCSET_DEFAULT_SIZES);
 	clients = palloc(sizeof(int) * MAX_CLIENTS);
-	pfds = palloc(sizeof(struct pollfd) * (MAX_CLIENTS + 1));
+	pfds = palloc(sizeof(struct pollfd) * (MAX_CLIENTS + 2));
 
 	/*
 	 * The socket first: backends that connect while the device initialises
@@ -551,6 +559,8 @@ server_run(void)
 		elog(FATAL, "gpudb server: chmod %s: %m", GDB_SERVER_SOCKET);
 	if (listen(listen_sock, 128) < 0)
 		elog(FATAL, "gpudb server: listen: %m");
+	capture_wake = srv_capture_start();
+	srv_capture_publish();
 
 	choose_mode();
 	ereport(LOG,
@@ -576,12 +586,16 @@ server_run(void)
 			pfds[i + 1].events = POLLIN;
 			pfds[i + 1].revents = 0;
 		}
+		/* changes queued by the capture thread wake the loop too */
+		pfds[nclients + 1].fd = capture_wake;
+		pfds[nclients + 1].events = POLLIN;
+		pfds[nclients + 1].revents = 0;
 		/*
 		 * Orphaned batch mappings are freed once the server has been idle
 		 * for GDB_ORPHAN_IDLE_MS, then one after another while it stays
 		 * idle (server_batches.c says why).
 		 */
-		n = poll(pfds, nclients + 1,
+		n = poll(pfds, nclients + 2,
 				 !orphans ? 1000 : idle ? 0 : GDB_ORPHAN_IDLE_MS);
 		if (n < 0)
 		{
@@ -594,6 +608,13 @@ server_run(void)
 		idle = (n == 0);
 		if (idle && orphans)
 			orphans = srv_free_orphan_batch();
+		srv_capture_drain();
+		if (srv_restart_pending)
+		{
+			unlink(GDB_SERVER_SOCKET);
+			srv_capture_stop();
+			_exit(1);
+		}
 		for (i = nclients - 1; i >= 0; i--)
 		{
 			if (pfds[i + 1].revents == 0)
@@ -629,6 +650,7 @@ server_run(void)
 	if (srv_exec)
 		gdb_cuda_close(srv_exec);
 	unlink(GDB_SERVER_SOCKET);
+	srv_capture_stop();
 	_exit(0);
 }
 

@@ -39,6 +39,27 @@ extern void srv_check_device(int status);
 extern int	srv_fault_alloc(GdbError *err);
 extern int	srv_fault_request(GdbError *err);
 
+/* ---- server_capture.c: the change-capture channel ---- */
+
+/*
+ * srv_capture_start: listen on GDB_CAPTURE_SOCKET and start the thread that
+ * queues backends' CACHE_CHANGES messages (and answers CACHE_STATUS); returns a descriptor that polls
+ * readable while changes are queued.  FATAL when it cannot.
+ * srv_capture_drain: apply every queued message, in arrival order (main
+ * thread; before each request, and when idle).  Never raises.
+ * srv_capture_stop: remove the socket (shutdown).
+ */
+extern int	srv_capture_start(void);
+extern void srv_capture_drain(void);
+extern void srv_capture_stop(void);
+
+/*
+ * srv_capture_publish: give the capture thread the current list of cache
+ * entries, which it answers CACHE_STATUS from (main thread, after every
+ * request and every drain).  Never raises.
+ */
+extern void srv_capture_publish(void);
+
 /* ---- server_batches.c ---- */
 
 /* ms the server stays idle before it frees orphaned batch mappings */
@@ -69,6 +90,8 @@ extern void srv_handle_cache_finish(int s, char *payload, size_t len);
 extern void srv_handle_cache_end(int s, char *payload, size_t len, bool commit);
 extern void srv_handle_cache_drop(int s, char *payload, size_t len);
 extern void srv_handle_cache_status(int s, char *payload, size_t len);
+/* The entries of database dbid (0: all) as GdbCacheInfo[*n], palloc'd. */
+extern GdbCacheInfo *srv_cache_status_array(uint32 dbid, int *n);
 extern void srv_handle_cache_changes(int s, char *payload, size_t len, int fd);
 
 /* false when the connection broke mid-exchange */

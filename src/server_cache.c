@@ -519,6 +519,20 @@ srv_handle_cache_status(int s, char *payload, size_t len)
 {
 	GdbCacheKey *key = (GdbCacheKey *) payload;
 	GdbStatusReply st;
+	int			n;
+	GdbCacheInfo *info;
+
+	info = srv_cache_status_array(len >= sizeof(GdbCacheKey) ? key->dbid : 0, &n);
+	memset(&st, 0, sizeof(st));
+	st.value = n;
+	srv_reply(s, &st, info, sizeof(GdbCacheInfo) * n, NULL, 0);
+	pfree(info);
+}
+
+/* see gpu_server.h */
+GdbCacheInfo *
+srv_cache_status_array(uint32 dbid, int *nout)
+{
 	CacheEntry *e;
 	int			n = 0;
 	GdbCacheInfo *info;
@@ -531,7 +545,7 @@ srv_handle_cache_status(int s, char *payload, size_t len)
 	{
 		GdbCacheInfo *i = &info[n];
 
-		if (len >= sizeof(GdbCacheKey) && key->dbid != e->key.dbid)
+		if (dbid != 0 && dbid != e->key.dbid)
 			continue;
 		i->key = e->key;
 		i->state = e->state;
@@ -549,10 +563,8 @@ srv_handle_cache_status(int s, char *payload, size_t len)
 		i->relfilenode = e->relfilenode;
 		n++;
 	}
-	memset(&st, 0, sizeof(st));
-	st.value = n;
-	srv_reply(s, &st, info, sizeof(GdbCacheInfo) * n, NULL, 0);
-	pfree(info);
+	*nout = n;
+	return info;
 }
 
 static bool

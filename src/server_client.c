@@ -40,33 +40,52 @@
 #include "gpudb.h"
 #include "server_client.h"
 
-static pgsocket server_sock = PGINVALID_SOCKET;
-static int	awaiting = 0;		/* replies owed by the server on this connection */
-static uint32 last_sent = 0;	/* type of the last request sent */
-static bool sent_batch = false;	/* the last request carried a batch buffer */
-static bool ever_connected = false;
+/*
+ * A connection to the server: the main one (every request), and change
+ * capture's own (CACHE_CHANGES, served by the server's capture thread
+ * without waiting for the request it runs: server_capture.c).  conn is the
+ * one the I/O below works on; only gdb_capture_call points it elsewhere.
+ */
+typedef struct GdbConn
+{
+	pgsocket	sock;
+	int			awaiting;		/* replies owed by the server */
+	uint32		last_sent;		/* type of the last request sent */
+	bool		sent_batch;		/* the last request carried a batch buffer */
+	bool		ever_connected;
+	const char *path;			/* the socket, relative to the data directory */
+} GdbConn;
+
+static GdbConn main_conn = {PGINVALID_SOCKET, 0, 0, false, false, GDB_SERVER_SOCKET};
+static GdbConn capture_conn = {PGINVALID_SOCKET, 0, 0, false, false, GDB_CAPTURE_SOCKET};
+static GdbConn *conn = &main_conn;
 
 /* Can a request of type change the server's list of cached copies? */
 static bool
 changes_cache_list(uint32 type)
 {
+	/*
+	 * Not CACHE_CHANGES: the server applies them after it replied
+	 * (server_capture.c), and a copy that cannot follow is dropped then; a
+	 * plan that still counts on it reads the heap at run time.
+	 */
 	return type == GDB_MSG_CACHE_CREATE || type == GDB_MSG_CACHE_APPEND ||
 		type == GDB_MSG_CACHE_FINISH || type == GDB_MSG_CACHE_COMMIT ||
 		type == GDB_MSG_CACHE_ABORT || type == GDB_MSG_CACHE_DROP ||
-		type == GDB_MSG_CACHE_CHANGES || type == GDB_MSG_FAULT;
+		type == GDB_MSG_FAULT;
 }
 
 /* Close the connection (the protocol state is unknown after an error). */
 void
 gdb_server_disconnect(void)
 {
-	if (server_sock != PGINVALID_SOCKET)
+	if (conn->sock != PGINVALID_SOCKET)
 	{
-		close(server_sock);
+		close(conn->sock);
 		ReleaseExternalFD();
 	}
-	server_sock = PGINVALID_SOCKET;
-	awaiting = 0;
+	conn->sock = PGINVALID_SOCKET;
+	conn->awaiting = 0;
 }
 
 /* see server_client.h */
@@ -76,15 +95,15 @@ gdb_server_connect(void)
 	struct sockaddr_un addr;
 	pgsocket	s;
 
-	if (server_sock != PGINVALID_SOCKET)
+	if (conn->sock != PGINVALID_SOCKET)
 	{
-		struct pollfd pfd = {server_sock, POLLIN, 0};
+		struct pollfd pfd = {conn->sock, POLLIN, 0};
 
 		/*
 		 * Between requests the server sends nothing: a readable socket means
 		 * it closed (it restarted), so connect to the new one.
 		 */
-		if (awaiting == 0 && poll(&pfd, 1, 0) == 0)
+		if (conn->awaiting == 0 && poll(&pfd, 1, 0) == 0)
 			return true;
 		/* a reply nobody will read (an ERROR left it behind), or EOF */
 		gdb_server_disconnect();
@@ -102,7 +121,7 @@ gdb_server_connect(void)
 	}
 	memset(&addr, 0, sizeof(addr));
 	addr.sun_family = AF_UNIX;
-	strlcpy(addr.sun_path, GDB_SERVER_SOCKET, sizeof(addr.sun_path));
+	strlcpy(addr.sun_path, conn->path, sizeof(addr.sun_path));
 
 	/*
 	 * Non-blocking before connect(): a server whose listen queue is full
@@ -117,11 +136,11 @@ gdb_server_connect(void)
 		ReleaseExternalFD();
 		return false;
 	}
-	server_sock = s;
+	conn->sock = s;
 	/* a new connection after an old one: the server may have restarted */
-	if (ever_connected)
+	if (conn == &main_conn && conn->ever_connected)
 		gdb_cache_membership_changed();
-	ever_connected = true;
+	conn->ever_connected = true;
 	return true;
 }
 
@@ -165,7 +184,7 @@ wait_socket(int events)
 		rc = WaitLatchOrSocket(MyLatch,
 							   WL_LATCH_SET | WL_EXIT_ON_PM_DEATH | events |
 							   (timeout >= 0 ? WL_TIMEOUT : 0),
-							   server_sock, timeout, PG_WAIT_EXTENSION);
+							   conn->sock, timeout, PG_WAIT_EXTENSION);
 		if (rc & WL_LATCH_SET)
 		{
 			ResetLatch(MyLatch);
@@ -218,7 +237,7 @@ send_all(const char *buf, size_t len, int fd)
 			cm->cmsg_len = CMSG_LEN(sizeof(int));
 			memcpy(CMSG_DATA(cm), &fd, sizeof(int));
 		}
-		n = sendmsg(server_sock, &msg, MSG_NOSIGNAL);
+		n = sendmsg(conn->sock, &msg, MSG_NOSIGNAL);
 		if (n < 0)
 		{
 			if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
@@ -255,7 +274,7 @@ send_all(const char *buf, size_t len, int fd)
 static bool
 spin_for_reply(void)
 {
-	struct pollfd pfd = {server_sock, POLLIN, 0};
+	struct pollfd pfd = {conn->sock, POLLIN, 0};
 	instr_time	start,
 				now;
 
@@ -282,13 +301,13 @@ recv_all(char *buf, size_t len)
 
 	while (len > 0)
 	{
-		ssize_t		n = recv(server_sock, buf, len, 0);
+		ssize_t		n = recv(conn->sock, buf, len, 0);
 
 		if (n < 0)
 		{
 			if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
 			{
-				if (!spun && !sent_batch)
+				if (!spun && !conn->sent_batch)
 				{
 					spun = true;
 					if (spin_for_reply())
@@ -344,9 +363,9 @@ send_request(uint32 type, const GdbMsgPart *parts, int nparts, int fd)
 		gdb_server_disconnect();
 		return false;
 	}
-	awaiting++;
-	last_sent = type;
-	sent_batch = fd >= 0;
+	conn->awaiting++;
+	conn->last_sent = type;
+	conn->sent_batch = fd >= 0;
 	return true;
 }
 
@@ -363,7 +382,7 @@ receive_reply(GdbReply **out)
 	volatile bool ok;
 
 	*out = NULL;
-	if (server_sock == PGINVALID_SOCKET)
+	if (conn->sock == PGINVALID_SOCKET)
 		return false;
 	PG_TRY();
 	{
@@ -389,8 +408,8 @@ receive_reply(GdbReply **out)
 		gdb_server_disconnect();
 		return false;
 	}
-	awaiting--;
-	if (changes_cache_list(last_sent))
+	conn->awaiting--;
+	if (changes_cache_list(conn->last_sent))
 		gdb_cache_membership_changed();
 	reply->status = (GdbStatusReply *) reply->payload;
 	reply->rest = reply->payload + sizeof(GdbStatusReply);
@@ -470,6 +489,30 @@ gdb_server_bounded_call(uint32 type, const GdbMsgPart *parts, int nparts,
 }
 
 /* see server_client.h */
+GdbReply *
+gdb_capture_call(uint32 type, const GdbMsgPart *parts, int nparts, int fd)
+{
+	GdbConn    *saved = conn;
+	GdbReply   *volatile reply = NULL;
+
+	conn = &capture_conn;
+	PG_TRY();
+	{
+		GdbReply   *r;
+
+		if (gdb_server_connect() && send_request(type, parts, nparts, fd) &&
+			receive_reply(&r))
+			reply = r;
+	}
+	PG_FINALLY();
+	{
+		conn = saved;
+	}
+	PG_END_TRY();
+	return reply;
+}
+
+/* see server_client.h */
 const GdbHelloReply *
 gdb_server_hello(void)
 {
@@ -477,7 +520,7 @@ gdb_server_hello(void)
 	static bool known = false;
 	GdbReply   *r;
 
-	if (known && server_sock != PGINVALID_SOCKET)
+	if (known && conn->sock != PGINVALID_SOCKET)
 		return &hello;
 
 	/* no server, or it went away: the caller takes the CPU path */

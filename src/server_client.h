@@ -64,6 +64,15 @@ extern GdbReply *gdb_server_try_call(uint32 type, const GdbMsgPart *parts,
 									 int nparts, int fd);
 
 /*
+ * gdb_capture_call: gdb_server_try_call on change capture's own connection
+ * (GDB_CAPTURE_SOCKET), which the server's capture thread answers at once,
+ * whatever request the server is running: for CACHE_CHANGES.  Same
+ * results and errors as gdb_server_try_call.
+ */
+extern GdbReply *gdb_capture_call(uint32 type, const GdbMsgPart *parts,
+								  int nparts, int fd);
+
+/*
  * gdb_server_bounded_call: a request without a batch, for code that may not
  * raise and runs with interrupts held off (transaction callbacks): waits at
  * most timeout_ms (milliseconds), and not at all once a query cancel or

@@ -22,6 +22,8 @@
 #include "gpudb_device.h"
 
 #define GDB_SERVER_SOCKET	"gpudb.sock"	/* relative to the data directory */
+/* change capture's channel (server_capture.c): CACHE_CHANGES only */
+#define GDB_CAPTURE_SOCKET	"gpudb_capture.sock"
 #define GDB_MSG_MAGIC		0x47444d31u		/* "GDM1" */
 #define GDB_MAX_XIP			4096	/* snapshot xids carried; more: strict rule */
 

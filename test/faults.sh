@@ -27,6 +27,8 @@
 #      before the server is free.
 #   6. COMMIT of a cache load behind a busy server: pg_cancel_backend and
 #      pg_terminate_backend end its wait at once; answers stay PostgreSQL's.
+#   7. writers of a cached table (a new session) behind a busy server: their
+#      statements do not wait; the cache follows them exactly.
 #
 # Environment:
 #   FAULTS_DB          the scratch database (default gpudb_faults)
@@ -352,6 +354,39 @@ for how in cancel terminate; do
              EXCEPT ALL SELECT * FROM gpu_groupby('fy', 'g', 'count(*)') AS t(g int4, n bigint))) d")" "0"
     q -c "SELECT gpu_cache_drop('fy')" >/dev/null 2>&1
 done
+
+# ---------------------------------------------------------------------------
+# 7. a writer of a cached table does not wait behind another session's slow
+#    request: its statements hand their changes to the server's capture
+#    thread (server_capture.c), which answers at once; the changes are
+#    applied before the next request, so the cache still answers exactly
+# ---------------------------------------------------------------------------
+q -c "SELECT gpu_cache_load('fx')" >/dev/null
+q -c "SELECT gpu_debug_fault('slow', 1, $SLOW_MS)" >/dev/null
+PGAPPNAME=faults_busy timeout 90 psql -X -q -At -d "$DB" -c "SELECT fx_check()" \
+    >"$WORK/busy.out" 2>&1 &
+busy=$!
+BG_PIDS+=("$busy")
+wait_waiting "application_name = 'faults_busy'" || fail "writer: the busy session never waited"
+t0=$(date +%s%N)
+out="$(q 2>&1 <<'SQL'
+SET statement_timeout = '60s';
+INSERT INTO fx SELECT i, i % 7, i * 5, 't' || (i % 3) FROM generate_series(20001, 20100) i;
+UPDATE fx SET v = v + 1 WHERE id <= 10;
+DELETE FROM fx WHERE id BETWEEN 100 AND 109;
+SQL
+)"
+t1=$(date +%s%N)
+if [ -z "$out" ] && [ $(( (t1 - t0) / 1000000 )) -lt $(( SLOW_MS / 2 )) ]; then
+    pass "writer: three writes took $(( (t1 - t0) / 1000000 )) ms while the server was busy"
+else
+    fail "writer: the writes took $(( (t1 - t0) / 1000000 )) ms (slow request: $SLOW_MS ms): $out"
+fi
+wait "$busy"
+expect "writer: the busy session's answer" "$(cat "$WORK/busy.out")" "same cache"
+expect "writer: the cache followed the writes" "$(q -c 'SELECT fx_check()')" "same cache"
+expect "writer: the copy counts the written rows" \
+    "$(q -c "SELECT n FROM gpu_groupby('fx', '', 'count(*)') AS t(n bigint)")" "20090"
 
 # ---------------------------------------------------------------------------
 # 4. the server log
