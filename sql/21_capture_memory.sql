@@ -47,5 +47,18 @@ SELECT count(*) AS differences FROM (
 ) d;
 SELECT sum(v) FROM cm;
 
+-- gpu_cache_drop removes the two capture triggers gpu_cache_load installed
+-- (issue 22, item 6): writers stop paying for them
+SELECT count(*) AS capture_triggers FROM pg_trigger
+WHERE tgrelid = 'cm'::regclass AND tgfoid = 'gpudb_cache_invalidate'::regproc;
+DO $$ BEGIN
+  PERFORM gpu_cache_drop('cm');
+EXCEPTION WHEN object_not_in_prerequisite_state THEN NULL;
+END $$;
+SELECT count(*) AS capture_triggers_after_drop FROM pg_trigger
+WHERE tgrelid = 'cm'::regclass AND tgfoid = 'gpudb_cache_invalidate'::regproc;
+UPDATE cm SET v = v + 1 WHERE id = 1;
+SELECT sum(v) FROM cm;
+
 DROP FUNCTION capture_bytes();
 DROP TABLE cm;

@@ -473,6 +473,44 @@ ensure_trigger(Relation rel, Oid ext_schema)
 	}
 }
 
+/*
+ * Remove the capture triggers that gpu_cache_load installed on relid (ours
+ * by the function they run), so that writers stop paying for them once the
+ * copy is dropped.  Takes the lock DROP TRIGGER takes (AccessExclusiveLock,
+ * waiting for the table's readers and writers); transactional, unlike the
+ * drop of the copy itself: if the transaction aborts the triggers stay, and
+ * capture nothing while the table is not cached.
+ */
+static void
+drop_triggers(Oid relid, Oid ext_schema)
+{
+	Relation	rel;
+	Oid			funcoid;
+	List	   *trigs = NIL;
+	ListCell   *lc;
+	int			i;
+
+	funcoid = LookupFuncName(list_make2(makeString(get_namespace_name(ext_schema)),
+										makeString("gpudb_cache_invalidate")),
+							 0, NULL, false);
+	rel = try_relation_open(relid, AccessExclusiveLock);
+	if (rel == NULL)
+		return;
+	if (rel->trigdesc)
+		for (i = 0; i < rel->trigdesc->numtriggers; i++)
+			if (rel->trigdesc->triggers[i].tgfoid == funcoid)
+				trigs = lappend_oid(trigs, rel->trigdesc->triggers[i].tgoid);
+	foreach(lc, trigs)
+	{
+		ObjectAddress trig = {TriggerRelationId, lfirst_oid(lc), 0};
+
+		performDeletion(&trig, DROP_RESTRICT, PERFORM_DELETION_INTERNAL);
+	}
+	/* the lock is kept until the transaction ends, as DROP TRIGGER's */
+	relation_close(rel, NoLock);
+	CommandCounterIncrement();
+}
+
 /* The columns to load: the given names, or every supported column. */
 static void
 choose_columns(Relation rel, ArrayType *names, GdbColumnSet *cs)
@@ -865,6 +903,7 @@ gpu_cache_drop(PG_FUNCTION_ARGS)
 	key.relid = RelationGetRelid(rel);
 	relation_close(rel, AccessShareLock);
 	r = gdb_server_call(GDB_MSG_CACHE_DROP, &part, 1, -1);
+	drop_triggers(key.relid, get_func_namespace(fcinfo->flinfo->fn_oid));
 	PG_RETURN_BOOL(r->status->value != 0);
 }
 
@@ -1193,8 +1232,13 @@ refresh_status_memo(void)
 	if (status_memo && gen != 0 && gen == status_memo_gen &&
 		status_memo_db == MyDatabaseId)
 		return true;
-	/* the generation is read first: a change during the call makes it stale */
-	r = gdb_server_try_call(GDB_MSG_CACHE_STATUS, &part, 1, -1);
+	/*
+	 * The generation is read first: a change during the call makes it
+	 * stale.  Asked on the capture channel, which the server answers at
+	 * once (from the list it publishes before every reply), whatever
+	 * request it is running: planning never waits on device work.
+	 */
+	r = gdb_capture_call(GDB_MSG_CACHE_STATUS, &part, 1, -1);
 	if (r == NULL)
 		return false;
 	n = Max(r->status->value, 0);
@@ -1209,6 +1253,31 @@ refresh_status_memo(void)
 	status_memo_gen = gen;
 	status_memo_db = MyDatabaseId;
 	return true;
+}
+
+/* see groupby.h */
+int
+gdb_cache_capture_entry(Relation rel, GdbCacheInfo *info)
+{
+	int64		i;
+
+	if (!gpudb_preloaded)
+		return 0;
+	if (!refresh_status_memo())
+		return -1;
+	for (i = 0; i < status_memo_n; i++)
+	{
+		const GdbCacheInfo *e = &status_memo[i];
+
+		if (e->key.relid == RelationGetRelid(rel) &&
+			e->relfilenode == rel->rd_node.relNode &&
+			e->state != GDB_CACHE_STATE_LOADING)
+		{
+			*info = *e;
+			return 1;
+		}
+	}
+	return 0;
 }
 
 /* see groupby.h */

@@ -184,45 +184,7 @@ capture_column_ok(Relation rel, AttrNumber attnum)
 		 get_collation_isdeterministic(att->attcollation));
 }
 
-/*
- * The server's entry for rel's current relfilenode that is loaded or past
- * its first batches (not LOADING), into *info: 1 found, 0 none, -1 unknown
- * (no answer).  Asked on the capture channel, which the server answers at
- * once from the list of entries its main thread publishes after each
- * request (server_capture.c), whatever request it runs.
- */
-static int
-capture_entry(Relation rel, GdbCacheInfo *info)
-{
-	GdbCacheKey key = {MyDatabaseId, 0};
-	GdbMsgPart	part = {(const char *) &key, sizeof(key)};
-	GdbReply   *r;
-	int64		i;
-	int			found = 0;
-
-	if (!gpudb_preloaded)
-		return 0;
-	r = gdb_capture_call(GDB_MSG_CACHE_STATUS, &part, 1, -1);
-	if (r == NULL)
-		return -1;
-	for (i = 0; i < r->status->value &&
-		 (i + 1) * sizeof(GdbCacheInfo) <= r->rest_len; i++)
-	{
-		memcpy(info, r->rest + i * sizeof(GdbCacheInfo), sizeof(GdbCacheInfo));
-		if (info->key.relid == RelationGetRelid(rel) &&
-			info->relfilenode == rel->rd_node.relNode &&
-			info->state != GDB_CACHE_STATE_LOADING)
-		{
-			found = 1;
-			break;
-		}
-	}
-	pfree(r->payload);
-	pfree(r);
-	return found;
-}
-
-/* The capture of rel in this statement; asks the server what it caches. */
+/* The capture of rel in this statement, and what the server caches of it. */
 static Capture *
 capture_for(Relation rel)
 {
@@ -246,7 +208,7 @@ capture_for(Relation rel)
 	c->relfilenode = rel->rd_node.relNode;
 	c->next = captures;
 	captures = c;
-	switch (capture_entry(rel, &info))
+	switch (gdb_cache_capture_entry(rel, &info))
 	{
 		case -1:
 			/* the server went away: whatever it cached must stop answering */

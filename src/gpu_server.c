@@ -146,6 +146,12 @@ srv_reply(int s, GdbStatusReply *st, const void *a, size_t alen,
 {
 	GdbMsgHeader hdr;
 
+	/*
+	 * Before the client hears back: a backend that asks the capture thread
+	 * which tables are cached right after this reply (a load's own
+	 * transaction writing to the table) must see what this request did.
+	 */
+	srv_capture_publish();
 	hdr.magic = GDB_MSG_MAGIC;
 	hdr.type = GDB_MSG_REPLY;
 	hdr.payload_len = sizeof(GdbStatusReply) + alen + blen;
@@ -481,8 +487,6 @@ serve(int s)
 	}
 	if (fd >= 0)
 		close(fd);
-	/* the capture thread answers CACHE_STATUS from this list */
-	srv_capture_publish();
 	MemoryContextSwitchTo(TopMemoryContext);
 	MemoryContextReset(request_cxt);
 	if (srv_restart_pending)

@@ -266,6 +266,19 @@ extern GdbBatch *gdb_cache_groupby(GdbQuery *q, GdbStats *stats,
 								   int *cache_state);
 
 /*
+ * gdb_cache_capture_entry (cache.c): for change capture, the server's
+ * entry for rel's current relfilenode that is loaded, or loading past its
+ * first batch (not LOADING), into *info: 1 found, 0 none, -1 unknown (the
+ * server cannot be asked).  From the per-backend list of entries the
+ * planner keeps too, asked of the server again (on the capture channel)
+ * only when the shared cache generation moved (a load, a drop, a restart),
+ * so a writer's statement normally makes no round trip for it.  Raises
+ * only what an interrupt raises.
+ */
+struct GdbCacheInfo;
+extern int	gdb_cache_capture_entry(Relation rel, struct GdbCacheInfo *info);
+
+/*
  * gdb_cache_plan_covers (cache.c): at plan time, whether the GPU server
  * holds a ready, unchanged cached copy of relid with every column in
  * attnums (attribute numbers).  A cheap guess for the cost model: the

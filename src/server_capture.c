@@ -12,7 +12,11 @@
  * the memfd of inserted rows), queues it and acknowledges it at once; the
  * server's main thread applies the queued changes, in arrival order, with
  * server_cache.c's own handler before it serves any request
- * (srv_capture_drain), and whenever it is idle.
+ * (srv_capture_drain), and at each turn of its idle loop (at most a second
+ * apart; at once when the queue grows past GDB_CAPTURE_WAKE_BYTES).  The
+ * list of cache entries the thread answers CACHE_STATUS from is published
+ * by the main thread before every reply it sends (srv_capture_publish), so
+ * that a backend that has heard back from a request sees its effect.
  *
  * Why that keeps answers exact: a writer's statement sends its changes
  * before its transaction can commit, and the acknowledgement means they
@@ -46,6 +50,13 @@
 
 /* Queued bytes (payloads) past which changes are refused (stale copy). */
 #define GDB_CAPTURE_QUEUE_BYTES		((size_t) 1 << 30)
+
+/*
+ * Queued bytes past which the thread wakes the main thread to apply them at
+ * once; below, they wait for the next request or the idle loop's next turn
+ * (at most a second), which spares a wake-up per writing statement.
+ */
+#define GDB_CAPTURE_WAKE_BYTES		((size_t) 64 << 20)
 
 /* Connections the thread serves at once (one per writing backend). */
 #define GDB_CAPTURE_MAX_CLIENTS		4096
@@ -197,6 +208,7 @@ serve_capture(int s)
 	QueuedChanges *q;
 	int			fd = -1;
 	bool		full;
+	bool		wake;
 
 	if (!read_full(s, &hdr, sizeof(hdr), &fd))
 		goto fail;
@@ -231,6 +243,7 @@ serve_capture(int s)
 
 	pthread_mutex_lock(&queue_lock);
 	full = queue_bytes + q->len > GDB_CAPTURE_QUEUE_BYTES;
+	wake = !full && queue_bytes + q->len > GDB_CAPTURE_WAKE_BYTES;
 	if (!full)
 	{
 		if (queue_tail)
@@ -251,8 +264,8 @@ serve_capture(int s)
 		return reply_status(s, GDB_ERR_OUT_OF_MEMORY,
 							"the GPU server's change queue is full");
 	}
-	/* wake the main thread if it sleeps in poll(); a full pipe is awake */
-	if (write(wake_pipe[1], "x", 1) < 0)
+	/* a long queue: wake the main thread if it sleeps in poll() */
+	if (wake && write(wake_pipe[1], "x", 1) < 0)
 	{
 		/* EAGAIN: a wake-up is pending already */
 	}

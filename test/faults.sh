@@ -23,8 +23,9 @@
 #      and after a reload the cache answers again.
 #   4. the server log since the start of this script: no PANIC, and no
 #      "terminated by signal" line except the GPU server process's own.
-#   5. statement_timeout while the planner waits on a busy server: 57014,
-#      before the server is free.
+#   5. planning behind a busy server: no wait for which tables are cached
+#      (capture channel); the wait for the server's mode (gpudb.device =
+#      auto) raises statement_timeout's 57014 before the server is free.
 #   6. COMMIT of a cache load behind a busy server: pg_cancel_backend and
 #      pg_terminate_backend end its wait at once; answers stay PostgreSQL's.
 #   7. writers of a cached table (a new session) behind a busy server: their
@@ -274,10 +275,12 @@ else
 fi
 
 # ---------------------------------------------------------------------------
-# 5. statement_timeout while the planner waits on a busy GPU server: the
-#    planner asks the server which tables it caches; that wait serves
-#    interrupts, so the timeout raises 57014 (it used to be swallowed, and
-#    EXPLAIN returned a plan once the server was free)
+# 5. planning while another session's request keeps the server busy: the
+#    planner asks which tables are cached on the capture channel, which the
+#    server answers at once, so EXPLAIN does not wait; where it must wait
+#    (gpudb.device = auto asks the server's mode on a new connection), the
+#    wait serves interrupts: statement_timeout raises 57014 (it used to be
+#    swallowed, and EXPLAIN returned a plan once the server was free)
 # ---------------------------------------------------------------------------
 q -c "SELECT gpu_debug_fault('slow', 1, $SLOW_MS)" >/dev/null
 PGAPPNAME=faults_busy timeout 90 psql -X -q -At -d "$DB" -c "SELECT fx_check()" \
@@ -296,9 +299,26 @@ SQL
 )"
 t1=$(date +%s%N)
 case "$out" in
-    *"canceling statement due to statement timeout"*)
-        pass "timeout: planning behind a busy server raised the statement timeout" ;;
+    *"GpuAgg"*) pass "timeout: planning behind a busy server made its plan" ;;
     *) fail "timeout: EXPLAIN behind a busy server: $(echo "$out" | tr '\n' ' ')" ;;
+esac
+if [ $(( (t1 - t0) / 1000000 )) -lt 900 ]; then
+    pass "timeout: planning did not wait for the server ($(( (t1 - t0) / 1000000 )) ms)"
+else
+    fail "timeout: planning took $(( (t1 - t0) / 1000000 )) ms behind the busy server"
+fi
+t0=$(date +%s%N)
+out="$(timeout 90 psql -X -q -At -d "$DB" 2>&1 <<'SQL'
+SET gpudb.device = auto;
+SET statement_timeout = '1s';
+EXPLAIN (COSTS OFF) SELECT g, count(*) FROM fx GROUP BY g;
+SQL
+)"
+t1=$(date +%s%N)
+case "$out" in
+    *"canceling statement due to statement timeout"*)
+        pass "timeout: waiting for the server's mode raised the statement timeout" ;;
+    *) fail "timeout: EXPLAIN with gpudb.device = auto behind a busy server: $(echo "$out" | tr '\n' ' ')" ;;
 esac
 if [ $(( (t1 - t0) / 1000000 )) -lt $(( SLOW_MS / 2 + 500 )) ]; then
     pass "timeout: it ended before the server was free"
