@@ -20,7 +20,10 @@ extern bool srv_use_gpu;		/* GPU mode (else CPU mode) */
 extern GdbCudaExec *srv_exec;	/* the device execution state in GPU mode */
 extern bool srv_restart_pending;	/* end the process after this reply */
 
-/* Blocking socket I/O; false when the peer is gone (fd: an attached fd). */
+/*
+ * Blocking socket I/O; false when the peer is gone (fd: an attached fd).
+ * Plain system calls only: the capture thread uses them too.
+ */
 extern bool srv_read_full(int s, void *buf, size_t len, int *fd);
 extern bool srv_write_full(int s, const void *buf, size_t len);
 

@@ -25,7 +25,9 @@
  * are applied before the query is served.
  *
  * The thread never calls into PostgreSQL (no palloc, no elog: neither is
- * thread-safe): it uses malloc, plain sockets and a pthread mutex, with
+ * thread-safe): it uses malloc, plain sockets (gpu_server.c's
+ * srv_read_full and srv_write_full, which call nothing else) and a pthread
+ * mutex, with
  * every signal blocked (the main thread handles them).  A message it cannot
  * read closes that connection; a queue over GDB_CAPTURE_QUEUE_BYTES is
  * answered with an error status, and the backend then marks the copy stale
@@ -83,67 +85,6 @@ static MemoryContext apply_cxt = NULL;	/* the main thread's, while applying */
 static GdbCacheInfo *published = NULL;
 static int	npublished = 0;
 
-/* Read len bytes (and an attached fd, when fd) from s; false on EOF/error. */
-static bool
-read_full(int s, void *buf, size_t len, int *fd)
-{
-	char	   *p = buf;
-
-	while (len > 0)
-	{
-		struct msghdr msg = {0};
-		struct iovec iov;
-		char		cbuf[CMSG_SPACE(sizeof(int))];
-		ssize_t		n;
-
-		iov.iov_base = p;
-		iov.iov_len = len;
-		msg.msg_iov = &iov;
-		msg.msg_iovlen = 1;
-		if (fd)
-		{
-			msg.msg_control = cbuf;
-			msg.msg_controllen = sizeof(cbuf);
-		}
-		n = recvmsg(s, &msg, MSG_CMSG_CLOEXEC);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return false;
-		if (fd)
-		{
-			struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
-
-			if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS)
-				memcpy(fd, CMSG_DATA(cm), sizeof(int));
-			fd = NULL;
-		}
-		p += n;
-		len -= n;
-	}
-	return true;
-}
-
-/* Write len bytes to s; false when the peer is gone. */
-static bool
-write_full(int s, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len > 0)
-	{
-		ssize_t		n = send(s, p, len, MSG_NOSIGNAL);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return false;
-		p += n;
-		len -= n;
-	}
-	return true;
-}
-
 /* Reply status (GDB_OK or an error with message) on s. */
 static bool
 reply_status(int s, int status, const char *message)
@@ -158,7 +99,7 @@ reply_status(int s, int status, const char *message)
 	hdr.magic = GDB_MSG_MAGIC;
 	hdr.type = GDB_MSG_REPLY;
 	hdr.payload_len = sizeof(st);
-	return write_full(s, &hdr, sizeof(hdr)) && write_full(s, &st, sizeof(st));
+	return srv_write_full(s, &hdr, sizeof(hdr)) && srv_write_full(s, &st, sizeof(st));
 }
 
 /*
@@ -189,8 +130,8 @@ reply_status_list(int s, const GdbCacheKey *key)
 	hdr.magic = GDB_MSG_MAGIC;
 	hdr.type = GDB_MSG_REPLY;
 	hdr.payload_len = sizeof(st) + sizeof(GdbCacheInfo) * n;
-	ok = write_full(s, &hdr, sizeof(hdr)) && write_full(s, &st, sizeof(st)) &&
-		(n == 0 || write_full(s, out, sizeof(GdbCacheInfo) * n));
+	ok = srv_write_full(s, &hdr, sizeof(hdr)) && srv_write_full(s, &st, sizeof(st)) &&
+		(n == 0 || srv_write_full(s, out, sizeof(GdbCacheInfo) * n));
 	free(out);
 	return ok;
 }
@@ -210,14 +151,14 @@ serve_capture(int s)
 	bool		full;
 	bool		wake;
 
-	if (!read_full(s, &hdr, sizeof(hdr), &fd))
+	if (!srv_read_full(s, &hdr, sizeof(hdr), &fd))
 		goto fail;
 	if (hdr.magic == GDB_MSG_MAGIC && hdr.type == GDB_MSG_CACHE_STATUS &&
 		hdr.payload_len == sizeof(GdbCacheKey) && fd < 0)
 	{
 		GdbCacheKey key;
 
-		return read_full(s, &key, sizeof(key), NULL) && reply_status_list(s, &key);
+		return srv_read_full(s, &key, sizeof(key), NULL) && reply_status_list(s, &key);
 	}
 	if (hdr.magic != GDB_MSG_MAGIC || hdr.type != GDB_MSG_CACHE_CHANGES ||
 		hdr.payload_len < sizeof(GdbCacheChanges) || hdr.payload_len > ((uint64) 1 << 34))
@@ -234,7 +175,7 @@ serve_capture(int s)
 	q->len = hdr.payload_len;
 	q->fd = fd;
 	q->next = NULL;
-	if (!read_full(s, q->payload, q->len, NULL))
+	if (!srv_read_full(s, q->payload, q->len, NULL))
 	{
 		free(q->payload);
 		free(q);

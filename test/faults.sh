@@ -97,6 +97,17 @@ wait_waiting() {
                  AND wait_event_type = 'Extension' AND state = 'active')"
 }
 status() { q -c "SELECT $1 FROM gpu_server_status()"; }
+# start_busy WHAT: another session's request keeps the server busy for
+# SLOW_MS (a slow fault armed for it), in the background as $busy, whose
+# output goes to $WORK/busy.out; returns once it waits on the server
+start_busy() {
+    q -c "SELECT gpu_debug_fault('slow', 1, $SLOW_MS)" >/dev/null
+    PGAPPNAME=faults_busy timeout 90 psql -X -q -At -d "$DB" -c "SELECT fx_check()" \
+        >"$WORK/busy.out" 2>&1 &
+    busy=$!
+    BG_PIDS+=("$busy")
+    wait_waiting "application_name = 'faults_busy'" || fail "$1: the busy session never waited"
+}
 
 # ---------------------------------------------------------------------------
 # setup
@@ -282,12 +293,7 @@ fi
 #    wait serves interrupts: statement_timeout raises 57014 (it used to be
 #    swallowed, and EXPLAIN returned a plan once the server was free)
 # ---------------------------------------------------------------------------
-q -c "SELECT gpu_debug_fault('slow', 1, $SLOW_MS)" >/dev/null
-PGAPPNAME=faults_busy timeout 90 psql -X -q -At -d "$DB" -c "SELECT fx_check()" \
-    >"$WORK/busy.out" 2>&1 &
-busy=$!
-BG_PIDS+=("$busy")
-wait_waiting "application_name = 'faults_busy'" || fail "timeout: the busy session never waited"
+start_busy "timeout"
 t0=$(date +%s%N)
 out="$(timeout 90 psql -X -q -At -d "$DB" 2>&1 <<'SQL'
 SET gpudb.gpu_setup_cost = 0;
@@ -339,12 +345,7 @@ for how in cancel terminate; do
     s_start "C$how"
     s_run "C$how" "SELECT pg_backend_pid();"; cpid="$S_OUT"
     s_run "C$how" "BEGIN; SELECT gpu_cache_load('fy');"
-    q -c "SELECT gpu_debug_fault('slow', 1, $SLOW_MS)" >/dev/null
-    PGAPPNAME=faults_busy timeout 90 psql -X -q -At -d "$DB" -c "SELECT fx_check()" \
-        >"$WORK/busy.out" 2>&1 &
-    busy=$!
-    BG_PIDS+=("$busy")
-    wait_waiting "application_name = 'faults_busy'" || fail "commit ($how): the busy session never waited"
+    start_busy "commit ($how)"
     s_send "C$how" "COMMIT;"
     wait_waiting "pid = ${cpid:-0}" || fail "commit ($how): COMMIT never waited on the GPU server"
     t0=$(date +%s%N)
@@ -382,12 +383,7 @@ done
 #    applied before the next request, so the cache still answers exactly
 # ---------------------------------------------------------------------------
 q -c "SELECT gpu_cache_load('fx')" >/dev/null
-q -c "SELECT gpu_debug_fault('slow', 1, $SLOW_MS)" >/dev/null
-PGAPPNAME=faults_busy timeout 90 psql -X -q -At -d "$DB" -c "SELECT fx_check()" \
-    >"$WORK/busy.out" 2>&1 &
-busy=$!
-BG_PIDS+=("$busy")
-wait_waiting "application_name = 'faults_busy'" || fail "writer: the busy session never waited"
+start_busy "writer"
 t0=$(date +%s%N)
 out="$(q 2>&1 <<'SQL'
 SET statement_timeout = '60s';
