@@ -52,6 +52,7 @@
 #include "storage/lwlock.h"
 #include "storage/shmem.h"
 #include "utils/hsearch.h"
+#include "utils/inval.h"
 #include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
@@ -506,6 +507,8 @@ drop_triggers(Oid relid, Oid ext_schema)
 
 		performDeletion(&trig, DROP_RESTRICT, PERFORM_DELETION_INTERNAL);
 	}
+	/* plans costed with the copy are made again once this commits */
+	CacheInvalidateRelcache(rel);
 	/* the lock is kept until the transaction ends, as DROP TRIGGER's */
 	relation_close(rel, NoLock);
 	CommandCounterIncrement();
@@ -868,6 +871,8 @@ gpu_cache_load(PG_FUNCTION_ARGS)
 	}
 
 	load_report(rel, &cs, rows, gdb_lap_ms(&start), read_ms, wait_ms);
+	/* plans costed without the copy are made again once the load commits */
+	CacheInvalidateRelcache(rel);
 	relation_close(rel, NoLock);
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(work);
