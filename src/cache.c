@@ -123,7 +123,32 @@ typedef struct PendingLoad
 } PendingLoad;
 
 static PendingLoad *pending = NULL;
+
+/*
+ * Databases this transaction drops: their cache entries are dropped when it
+ * commits (cache_object_access).
+ */
+typedef struct PendingDbDrop
+{
+	Oid			dbid;
+	SubTransactionId subid;
+	struct PendingDbDrop *next;
+} PendingDbDrop;
+
+static PendingDbDrop *pending_db_drops = NULL;
+
+/*
+ * How long a commit waits for the GPU server to confirm a dropped
+ * database's entries are gone (ms).  The server runs requests one at a
+ * time, so it may be busy with another; the request, once sent, is served
+ * anyway.
+ */
+#define GDB_DB_DROP_WAIT_MS	10000
+
 static bool callbacks_registered = false;
+
+static void register_xact_callbacks(void);
+static void remember_dropped_database(Oid dbid);
 
 /* ---- shared change counters ---- */
 
@@ -170,9 +195,10 @@ cache_shmem_startup(void)
 	LWLockRelease(AddinShmemInitLock);
 }
 /*
- * Our triggers disabled, re-enabled or dropped (ALTER TABLE ... DISABLE
- * TRIGGER ALL, say): changes may go uncaptured, so cached copies of the
- * table must stop answering.
+ * The object access hook.  A database dropped: its entries are dropped when
+ * the drop commits.  Our triggers disabled, re-enabled or dropped (ALTER
+ * TABLE ... DISABLE TRIGGER ALL, say): changes may go uncaptured, so cached
+ * copies of the table must stop answering.
  */
 static void
 cache_object_access(ObjectAccessType access, Oid classId, Oid objectId,
@@ -182,23 +208,12 @@ cache_object_access(ObjectAccessType access, Oid classId, Oid objectId,
 		prev_object_access_hook(access, classId, objectId, subId, arg);
 	if (classId == DatabaseRelationId && access == OAT_DROP && gpudb_preloaded)
 	{
-		/* a dropped database's entries would hold memory forever */
-		MemoryContext oldcxt = CurrentMemoryContext;
-
-		PG_TRY();
-		{
-			GdbCacheKey key = {objectId, 0};
-			GdbMsgPart	part = {(const char *) &key, sizeof(key)};
-
-			if (gdb_server_connect())
-				(void) gdb_server_call(GDB_MSG_CACHE_DROP, &part, 1, -1);
-		}
-		PG_CATCH();
-		{
-			MemoryContextSwitchTo(oldcxt);
-			FlushErrorState();
-		}
-		PG_END_TRY();
+		/*
+		 * A dropped database's entries would hold memory forever, but the
+		 * drop hook runs before DROP DATABASE checks that nobody uses the
+		 * database: the entries go when the drop commits.
+		 */
+		remember_dropped_database(objectId);
 		return;
 	}
 	if (classId == TriggerRelationId &&
@@ -317,15 +332,70 @@ end_pending(bool commit, SubTransactionId only)
 	}
 }
 
+/*
+ * Note that the current (sub)transaction drops database dbid; called from
+ * the drop hook, before DROP DATABASE has done anything it cannot undo.
+ */
+static void
+remember_dropped_database(Oid dbid)
+{
+	PendingDbDrop *d;
+
+	register_xact_callbacks();
+	d = MemoryContextAlloc(TopMemoryContext, sizeof(PendingDbDrop));
+	d->dbid = dbid;
+	d->subid = GetCurrentSubTransactionId();
+	d->next = pending_db_drops;
+	pending_db_drops = d;
+}
+
+/*
+ * The transaction ended (commit: its DROP DATABASE took effect): have the
+ * server drop the entries of every database it dropped, or forget them.
+ * Never raises: at commit the transaction's fate is decided, so the request
+ * goes on a connection of its own through gdb_server_call_quiet, and a
+ * failure is only logged (the entries then stay until the server restarts).
+ */
+static void
+end_db_drops(bool commit)
+{
+	while (pending_db_drops)
+	{
+		PendingDbDrop *d = pending_db_drops;
+
+		pending_db_drops = d->next;
+		if (commit)
+		{
+			GdbCacheKey key = {d->dbid, 0};
+
+			if (!gdb_server_call_quiet(GDB_MSG_CACHE_DROP, &key, sizeof(key),
+									   GDB_DB_DROP_WAIT_MS))
+				ereport(LOG,
+						(errmsg("gpudb: could not confirm that the GPU server dropped the cache entries of dropped database %u",
+								d->dbid),
+						 errdetail("The GPU server did not answer within %d ms, or is not running.",
+								   GDB_DB_DROP_WAIT_MS)));
+		}
+		pfree(d);
+	}
+}
+
 static void
 cache_xact_callback(XactEvent event, void *arg)
 {
+	bool		commit = (event == XACT_EVENT_COMMIT ||
+						  event == XACT_EVENT_PARALLEL_COMMIT);
+	bool		abort = (event == XACT_EVENT_ABORT ||
+						 event == XACT_EVENT_PARALLEL_ABORT ||
+						 event == XACT_EVENT_PREPARE);
+
+	if (pending_db_drops && (commit || abort))
+		end_db_drops(commit);
 	if (pending == NULL)
 		return;
-	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_PARALLEL_COMMIT)
+	if (commit)
 		end_pending(true, InvalidSubTransactionId);
-	else if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT ||
-			 event == XACT_EVENT_PREPARE)
+	else if (abort)
 		end_pending(false, InvalidSubTransactionId);
 }
 
@@ -334,13 +404,48 @@ cache_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 					   SubTransactionId parentSubid, void *arg)
 {
 	PendingLoad *p;
+	PendingDbDrop **dp;
 
 	if (event == SUBXACT_EVENT_ABORT_SUB)
+	{
 		end_pending(false, mySubid);
+		/* a rolled-back drop of a database drops nothing */
+		dp = &pending_db_drops;
+		while (*dp)
+		{
+			PendingDbDrop *d = *dp;
+
+			if (d->subid == mySubid)
+			{
+				*dp = d->next;
+				pfree(d);
+			}
+			else
+				dp = &d->next;
+		}
+	}
 	else if (event == SUBXACT_EVENT_COMMIT_SUB)
+	{
+		PendingDbDrop *d;
+
 		for (p = pending; p; p = p->next)
 			if (p->subid == mySubid)
 				p->subid = parentSubid;
+		for (d = pending_db_drops; d; d = d->next)
+			if (d->subid == mySubid)
+				d->subid = parentSubid;
+	}
+}
+
+/* Register the transaction callbacks once per backend. */
+static void
+register_xact_callbacks(void)
+{
+	if (callbacks_registered)
+		return;
+	RegisterXactCallback(cache_xact_callback, NULL);
+	RegisterSubXactCallback(cache_subxact_callback, NULL);
+	callbacks_registered = true;
 }
 
 /* ---- helpers ---- */
@@ -785,12 +890,7 @@ gpu_cache_load(PG_FUNCTION_ARGS)
 	 * the heap, a cancel between requests) aborts the server's entry with
 	 * the (sub)transaction instead of leaving it loading.
 	 */
-	if (!callbacks_registered)
-	{
-		RegisterXactCallback(cache_xact_callback, NULL);
-		RegisterSubXactCallback(cache_subxact_callback, NULL);
-		callbacks_registered = true;
-	}
+	register_xact_callbacks();
 	{
 		PendingLoad *p = MemoryContextAlloc(TopMemoryContext, sizeof(PendingLoad));
 
