@@ -760,7 +760,8 @@ SELECT gdb_exec($$SELECT gpu_cache_drop('ct_view')$$);
 SELECT gdb_cache_entry('ct');
 
 -- ---------------------------------------------------------------------------
--- privileges: loading and dropping need ownership or gpudb_cache_admin;
+-- privileges: loading and dropping need ownership or gpudb_cache_admin (and
+-- loading, SELECT on the columns it loads and TRIGGER or ownership);
 -- reading through the cache needs what reading the heap needs
 -- ---------------------------------------------------------------------------
 CREATE TABLE cp (id int4, g int4, secret int8, t text);
@@ -801,13 +802,19 @@ SELECT gdb_try($$SELECT * FROM gpu_groupby('cp', 'g', 'sum(secret)') AS t(g int4
 SELECT gdb_try($$SELECT * FROM gpu_groupby('cp', 'g', 'count(*)', 'secret > 100') AS t(g int4, n bigint)$$);
 RESET ROLE;
 
--- a member of gpudb_cache_admin may load and drop a table it does not own
+-- a member of gpudb_cache_admin may drop a table it does not own, and load
+-- the columns it may read where it may create triggers
+-- (20_cache_privileges has the rest)
 SET ROLE regress_gpudb_cache_admin;
 SELECT gdb_exec($$SELECT gpu_cache_drop('cp')$$);
 SELECT gdb_exec($$SELECT gpu_cache_load('cp')$$);
+RESET ROLE;
+GRANT SELECT (g, t), TRIGGER ON cp TO regress_gpudb_cache_admin;
+SET ROLE regress_gpudb_cache_admin;
+SELECT gdb_exec($$SELECT gpu_cache_load('cp')$$);
 SELECT gdb_exec($$SELECT gpu_cache_load('cp', ARRAY['g', 't'])$$);
 -- but reading needs SELECT, cached or not
-SELECT gdb_try($$SELECT * FROM gpu_groupby('cp', 'g', 'count(*)') AS t(g int4, n bigint)$$);
+SELECT gdb_try($$SELECT * FROM gpu_groupby('cp', 'g', 'sum(secret)') AS t(g int4, s numeric)$$);
 RESET ROLE;
 SELECT gdb_cache_entry('cp');
 
@@ -838,6 +845,8 @@ SELECT gdb_cache_diff(
     $$SELECT * FROM gpu_groupby('cp', 'g', 'count(*)') AS t(g int4, n bigint)$$,
     $$SELECT g, count(*) FROM cp GROUP BY g$$);
 -- a load by a cache admin to whom the policy applies still caches every row
+RESET ROLE;
+GRANT SELECT ON cp TO regress_gpudb_cache_admin;
 SET ROLE regress_gpudb_cache_admin;
 SELECT gdb_exec($$SELECT gpu_cache_load('cp')$$);
 SET ROLE regress_gpudb_cache_owner;

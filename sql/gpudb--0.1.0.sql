@@ -106,7 +106,8 @@ SET search_path = pg_catalog, pg_temp;
  * The column cache (needs shared_preload_libraries = 'gpudb').
  *
  * gpudb_cache_admin: members may load and drop the cache of any table
- * (owners may always).  A role is cluster-wide: it is created once and kept
+ * (owners may always); a load also needs SELECT on the columns it loads and
+ * ownership of the table or TRIGGER on it (it installs triggers).  A role is cluster-wide: it is created once and kept
  * when the extension is dropped.
  */
 DO $$
@@ -136,7 +137,8 @@ LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp;
 
 /*
- * gpu_cache_status() -> the cache entries of this database: relation,
+ * gpu_cache_status() -> the cache entries of this database whose tables
+ * the caller may read (SELECT on the table or on any column): relation,
  * cached columns, rows, bytes on the device and in host memory, load time
  * (ms), state ('loading', 'ready', 'stale'), hits, last use, load time
  * stamp.  No rows without the GPU server.

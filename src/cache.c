@@ -48,6 +48,7 @@
 #include "port/atomics.h"
 #include "portability/instr_time.h"
 #include "storage/ipc.h"
+#include "storage/lmgr.h"
 #include "storage/procarray.h"
 #include "storage/lwlock.h"
 #include "storage/shmem.h"
@@ -123,7 +124,32 @@ typedef struct PendingLoad
 } PendingLoad;
 
 static PendingLoad *pending = NULL;
+
+/*
+ * Databases this transaction drops: their cache entries are dropped when it
+ * commits (cache_object_access).
+ */
+typedef struct PendingDbDrop
+{
+	Oid			dbid;
+	SubTransactionId subid;
+	struct PendingDbDrop *next;
+} PendingDbDrop;
+
+static PendingDbDrop *pending_db_drops = NULL;
+
+/*
+ * How long a commit waits for the GPU server to confirm a dropped
+ * database's entries are gone (ms).  The server runs requests one at a
+ * time, so it may be busy with another; the request, once sent, is served
+ * anyway.
+ */
+#define GDB_DB_DROP_WAIT_MS	10000
+
 static bool callbacks_registered = false;
+
+static void register_xact_callbacks(void);
+static void remember_dropped_database(Oid dbid);
 
 /* ---- shared change counters ---- */
 
@@ -170,9 +196,10 @@ cache_shmem_startup(void)
 	LWLockRelease(AddinShmemInitLock);
 }
 /*
- * Our triggers disabled, re-enabled or dropped (ALTER TABLE ... DISABLE
- * TRIGGER ALL, say): changes may go uncaptured, so cached copies of the
- * table must stop answering.
+ * The object access hook.  A database dropped: its entries are dropped when
+ * the drop commits.  Our triggers disabled, re-enabled or dropped (ALTER
+ * TABLE ... DISABLE TRIGGER ALL, say): changes may go uncaptured, so cached
+ * copies of the table must stop answering.
  */
 static void
 cache_object_access(ObjectAccessType access, Oid classId, Oid objectId,
@@ -182,23 +209,12 @@ cache_object_access(ObjectAccessType access, Oid classId, Oid objectId,
 		prev_object_access_hook(access, classId, objectId, subId, arg);
 	if (classId == DatabaseRelationId && access == OAT_DROP && gpudb_preloaded)
 	{
-		/* a dropped database's entries would hold memory forever */
-		MemoryContext oldcxt = CurrentMemoryContext;
-
-		PG_TRY();
-		{
-			GdbCacheKey key = {objectId, 0};
-			GdbMsgPart	part = {(const char *) &key, sizeof(key)};
-
-			if (gdb_server_connect())
-				(void) gdb_server_call(GDB_MSG_CACHE_DROP, &part, 1, -1);
-		}
-		PG_CATCH();
-		{
-			MemoryContextSwitchTo(oldcxt);
-			FlushErrorState();
-		}
-		PG_END_TRY();
+		/*
+		 * A dropped database's entries would hold memory forever, but the
+		 * drop hook runs before DROP DATABASE checks that nobody uses the
+		 * database: the entries go when the drop commits.
+		 */
+		remember_dropped_database(objectId);
 		return;
 	}
 	if (classId == TriggerRelationId &&
@@ -318,15 +334,70 @@ end_pending(bool commit, SubTransactionId only)
 	}
 }
 
+/*
+ * Note that the current (sub)transaction drops database dbid; called from
+ * the drop hook, before DROP DATABASE has done anything it cannot undo.
+ */
+static void
+remember_dropped_database(Oid dbid)
+{
+	PendingDbDrop *d;
+
+	register_xact_callbacks();
+	d = MemoryContextAlloc(TopMemoryContext, sizeof(PendingDbDrop));
+	d->dbid = dbid;
+	d->subid = GetCurrentSubTransactionId();
+	d->next = pending_db_drops;
+	pending_db_drops = d;
+}
+
+/*
+ * The transaction ended (commit: its DROP DATABASE took effect): have the
+ * server drop the entries of every database it dropped, or forget them.
+ * Never raises: at commit the transaction's fate is decided, so the request
+ * goes on a connection of its own through gdb_server_call_quiet, and a
+ * failure is only logged (the entries then stay until the server restarts).
+ */
+static void
+end_db_drops(bool commit)
+{
+	while (pending_db_drops)
+	{
+		PendingDbDrop *d = pending_db_drops;
+
+		pending_db_drops = d->next;
+		if (commit)
+		{
+			GdbCacheKey key = {d->dbid, 0};
+
+			if (!gdb_server_call_quiet(GDB_MSG_CACHE_DROP, &key, sizeof(key),
+									   GDB_DB_DROP_WAIT_MS))
+				ereport(LOG,
+						(errmsg("gpudb: could not confirm that the GPU server dropped the cache entries of dropped database %u",
+								d->dbid),
+						 errdetail("The GPU server did not answer within %d ms, or is not running.",
+								   GDB_DB_DROP_WAIT_MS)));
+		}
+		pfree(d);
+	}
+}
+
 static void
 cache_xact_callback(XactEvent event, void *arg)
 {
+	bool		commit = (event == XACT_EVENT_COMMIT ||
+						  event == XACT_EVENT_PARALLEL_COMMIT);
+	bool		abort = (event == XACT_EVENT_ABORT ||
+						 event == XACT_EVENT_PARALLEL_ABORT ||
+						 event == XACT_EVENT_PREPARE);
+
+	if (pending_db_drops && (commit || abort))
+		end_db_drops(commit);
 	if (pending == NULL)
 		return;
-	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_PARALLEL_COMMIT)
+	if (commit)
 		end_pending(true, InvalidSubTransactionId);
-	else if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT ||
-			 event == XACT_EVENT_PREPARE)
+	else if (abort)
 		end_pending(false, InvalidSubTransactionId);
 }
 
@@ -335,13 +406,48 @@ cache_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 					   SubTransactionId parentSubid, void *arg)
 {
 	PendingLoad *p;
+	PendingDbDrop **dp;
 
 	if (event == SUBXACT_EVENT_ABORT_SUB)
+	{
 		end_pending(false, mySubid);
+		/* a rolled-back drop of a database drops nothing */
+		dp = &pending_db_drops;
+		while (*dp)
+		{
+			PendingDbDrop *d = *dp;
+
+			if (d->subid == mySubid)
+			{
+				*dp = d->next;
+				pfree(d);
+			}
+			else
+				dp = &d->next;
+		}
+	}
 	else if (event == SUBXACT_EVENT_COMMIT_SUB)
+	{
+		PendingDbDrop *d;
+
 		for (p = pending; p; p = p->next)
 			if (p->subid == mySubid)
 				p->subid = parentSubid;
+		for (d = pending_db_drops; d; d = d->next)
+			if (d->subid == mySubid)
+				d->subid = parentSubid;
+	}
+}
+
+/* Register the transaction callbacks once per backend. */
+static void
+register_xact_callbacks(void)
+{
+	if (callbacks_registered)
+		return;
+	RegisterXactCallback(cache_xact_callback, NULL);
+	RegisterSubXactCallback(cache_subxact_callback, NULL);
+	callbacks_registered = true;
 }
 
 /* ---- helpers ---- */
@@ -381,6 +487,68 @@ check_cache_admin(Oid relid, const char *fname)
 			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 			 errmsg("permission denied to %s relation \"%s\"", fname, name),
 			 errhint("Only the table's owner or members of role gpudb_cache_admin may load or drop its cache.")));
+}
+
+/*
+ * gpu_cache_load installs two triggers on the table, so the caller needs
+ * what CREATE TRIGGER needs: ownership or the TRIGGER privilege (42501).
+ * Checked from the catalog before any lock is taken.
+ */
+static void
+check_load_trigger_right(Oid relid)
+{
+	if (pg_class_ownercheck(relid, GetUserId()) ||
+		pg_class_aclcheck(relid, GetUserId(), ACL_TRIGGER) == ACLCHECK_OK)
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			 errmsg("permission denied to load relation \"%s\" into the GPU cache",
+					get_rel_name(relid)),
+			 errdetail("gpu_cache_load installs change-tracking triggers on the table."),
+			 errhint("The table's owner, or a role with the TRIGGER privilege on it, may load it.")));
+}
+
+/*
+ * The caller must be able to read every column it loads (what a load
+ * returns, and what the gpu_cache view shows, tell about their rows):
+ * SELECT on the table or on each of cs's columns (42501, naming the first
+ * column it may not read).
+ */
+static void
+check_load_select_right(Relation rel, const GdbColumnSet *cs)
+{
+	Oid			relid = RelationGetRelid(rel);
+	int			i;
+
+	if (pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) == ACLCHECK_OK)
+		return;
+	for (i = 0; i < cs->ncols; i++)
+	{
+		if (pg_attribute_aclcheck(relid, cs->attnums[i], GetUserId(),
+								  ACL_SELECT) == ACLCHECK_OK)
+			continue;
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied to load relation \"%s\" into the GPU cache",
+						RelationGetRelationName(rel)),
+				 errdetail("gpu_cache_load needs SELECT on every column it loads; the current role may not read column \"%s\".",
+						   get_attname(relid, cs->attnums[i], false)),
+				 errhint("Grant SELECT on the table or on the columns, or name only readable columns.")));
+	}
+}
+
+/*
+ * May the current user see rel's entry in the gpu_cache view?  Only with
+ * SELECT on the table or on at least one of its columns, as for
+ * has_any_column_privilege: the entry's row count and columns are facts
+ * about the table's contents.
+ */
+static bool
+cache_entry_visible(Oid relid)
+{
+	return pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) == ACLCHECK_OK ||
+		pg_attribute_aclcheck_all(relid, GetUserId(), ACL_SELECT,
+								  ACLMASK_ANY) == ACLCHECK_OK;
 }
 
 /* Fill info from snap; xids go to xids (top-level and subtransactions). */
@@ -642,9 +810,11 @@ load_report(Relation rel, GdbColumnSet *cs, uint64 rows, double total_ms,
  * the transaction; the entry is usable once the transaction commits.
  * NOTICE every 10 s of a long load; at DEBUG1, where the load's time went
  * (see load_report).  Errors: 55000 without the server,
- * 42501 unless owner or gpudb_cache_admin member, 42809 for what is not a
- * plain table, 42703 / 0A000 for unknown or unsupported columns, 53200 when
- * it does not fit gpudb.cache_size.
+ * 42501 unless owner or gpudb_cache_admin member, and unless the caller may
+ * read every column it loads and create triggers on the table (owner or
+ * TRIGGER privilege), 42809 for what is not a plain table, 42703 / 0A000
+ * for unknown or unsupported columns, 53200 when it does not fit
+ * gpudb.cache_size.
  */
 PG_FUNCTION_INFO_V1(gpu_cache_load);
 Datum
@@ -689,15 +859,21 @@ gpu_cache_load(PG_FUNCTION_ARGS)
 
 	/* it writes the catalog (its triggers) */
 	PreventCommandIfReadOnly("gpu_cache_load()");
-	/* refuse before waiting for the lock: a refused role must not block writers */
+	/*
+	 * Refuse before waiting for the lock that blocks writers: a refused role
+	 * must not hold them up.  The privileges that depend on the columns are
+	 * checked under ACCESS SHARE (which no writer waits for, and which keeps
+	 * the columns as they are) before the load's own lock is taken.
+	 */
 	check_cache_admin(PG_GETARG_OID(0), "gpu_cache_load");
+	check_load_trigger_right(PG_GETARG_OID(0));
 	if (TransactionIdIsValid(GetTopTransactionIdIfAny()))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("gpu_cache_load must run before its transaction writes anything"),
 				 errdetail("Rows the transaction wrote would be cached as committed."),
 				 errhint("Run gpu_cache_load in its own transaction, one table per transaction.")));
-	rel = relation_open(PG_GETARG_OID(0), ShareRowExclusiveLock);
+	rel = relation_open(PG_GETARG_OID(0), AccessShareLock);
 	if (RELATION_IS_OTHER_TEMP(rel))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -716,6 +892,9 @@ gpu_cache_load(PG_FUNCTION_ARGS)
 
 	memset(&cs, 0, sizeof(cs));
 	choose_columns(rel, PG_ARGISNULL(1) ? NULL : PG_GETARG_ARRAYTYPE_P(1), &cs);
+	check_load_select_right(rel, &cs);
+	/* the load's lock: every earlier writer finishes, no new one starts */
+	LockRelationOid(RelationGetRelid(rel), ShareRowExclusiveLock);
 	/* the extension's schema is that of this very function */
 	ensure_trigger(rel, get_func_namespace(fcinfo->flinfo->fn_oid));
 
@@ -753,12 +932,7 @@ gpu_cache_load(PG_FUNCTION_ARGS)
 	 * the heap, a cancel between requests) aborts the server's entry with
 	 * the (sub)transaction instead of leaving it loading.
 	 */
-	if (!callbacks_registered)
-	{
-		RegisterXactCallback(cache_xact_callback, NULL);
-		RegisterSubXactCallback(cache_subxact_callback, NULL);
-		callbacks_registered = true;
-	}
+	register_xact_callbacks();
 	{
 		PendingLoad *p = MemoryContextAlloc(TopMemoryContext, sizeof(PendingLoad));
 
@@ -930,7 +1104,8 @@ current_relfilenode(Oid relid, bool *exists)
 /*
  * gpu_cache_status() -> SETOF (relation, columns, rows, device_bytes,
  * host_bytes, load_ms, state, hits, last_use, loaded_at): the entries of
- * this database, behind the gpu_cache view.  state: 'loading' (not
+ * this database whose tables the caller may read (SELECT on the table or on
+ * any of its columns), behind the gpu_cache view.  state: 'loading' (not
  * committed yet), 'ready', or 'stale' (changed since the load: queries read
  * the heap).  Entries of dropped relations are dropped on the way.  No rows
  * when the server is not running.
@@ -971,6 +1146,9 @@ gpu_cache_status(PG_FUNCTION_ARGS)
 			(void) gdb_server_call(GDB_MSG_CACHE_DROP, &gpart, 1, -1);
 			continue;
 		}
+		/* only entries of tables the caller may read */
+		if (!cache_entry_visible(info.key.relid))
+			continue;
 		names = palloc(sizeof(Datum) * Max(info.ncols, 1));
 		for (c = 0; c < info.ncols; c++)
 		{

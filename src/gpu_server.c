@@ -7,13 +7,13 @@
  *
  * Registered by _PG_init when gpudb is in shared_preload_libraries.  The
  * background worker is only a supervisor: it forks the server process,
- * which does all the work and never touches PostgreSQL's shared memory
- * (its exit callbacks are reset).  The postmaster does not know that
- * process, so when it dies (a driver fault, a kill -9) the supervisor
- * starts a new one a second later and every session keeps running; a
- * backend that was waiting gets an ERROR, and its next statement reads the
- * heap (the cache died with the process).  Backends talk to the server over
- * the Unix socket of server_protocol.h.
+ * which does all the work, detaches PostgreSQL's shared memory, logs with
+ * its own PID and dies with the worker (server_process_init).  The
+ * postmaster does not know that process, so when it dies (a driver fault, a
+ * kill -9) the supervisor starts a new one a second later and every session
+ * keeps running; a backend that was waiting gets an ERROR, and its next
+ * statement reads the heap (the cache died with the process).  Backends
+ * talk to the server over the Unix socket of server_protocol.h.
  *
  * Mode: with gpudb.device = cpu, or when no CUDA device is usable, the
  * server runs in CPU mode and holds the cache in its own host memory, with
@@ -39,20 +39,29 @@
 #include "postgres.h"
 
 #include <poll.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "libpq/pqsignal.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "postmaster/bgworker.h"
+#include "postmaster/fork_process.h"
 #include "postmaster/interrupt.h"
+#include "postmaster/postmaster.h"
+#include "storage/dsm.h"
 #include "storage/ipc.h"
 #include "storage/latch.h"
+#include "storage/pg_shmem.h"
 #include "storage/pmsignal.h"
+#include "storage/proc.h"
+#include "utils/backend_status.h"
 #include "catalog/pg_type.h"
 #include "utils/guc.h"
 #include "utils/hsearch.h"
@@ -77,6 +86,8 @@ static int	fault_delay_ms = 0;
 GdbCudaExec *srv_exec = NULL;
 static GdbHelloReply hello;
 static MemoryContext request_cxt;
+static pid_t server_parent = 0;	/* the worker that forked this process */
+static Latch server_latch;		/* the server process's own MyLatch */
 
 /* ---- socket I/O (blocking, with a timeout against stuck peers) ---- */
 
@@ -607,7 +618,13 @@ server_run(void)
 				continue;
 			elog(FATAL, "gpudb server: poll: %m");
 		}
-		if (!PostmasterIsAlive() || getppid() == 1)
+		/*
+		 * The worker's death kills this process (PR_SET_PDEATHSIG), and the
+		 * worker exits when the postmaster dies; this only backs that up.
+		 * (PostmasterIsAlive() cannot tell here: the postmaster's death
+		 * signal is not armed in this process.)
+		 */
+		if (getppid() != server_parent)
 			_exit(1);
 		idle = (n == 0);
 		if (idle && orphans)
@@ -658,6 +675,62 @@ server_run(void)
 	_exit(0);
 }
 
+/*
+ * Make the child just forked by the worker (whose PID is parent) the GPU
+ * server process; signals are blocked on entry and unblocked on return.
+ *
+ * The postmaster does not know this process, so it must not be able to
+ * harm what the postmaster watches: it leaves PostgreSQL's shared memory
+ * (the main segment, with its System V interlock, and the dynamic shared
+ * memory control segment), where a stray write would go unseen.  Nothing
+ * it runs afterwards uses shared memory: it takes no LWLock or heavyweight
+ * lock, reads no ShmemVariableCache or catalog (the worker has no database
+ * connection), sends and serves no procsignal, has no PGPROC or backend
+ * status entry, and waits in poll() on its sockets, never on a latch
+ * (WaitLatch would use the worker's wait event set, whose epoll instance
+ * it inherited).  What would still point into the segments is reset:
+ * MyProc and MyBEEntry (elog's log_line_prefix and csvlog read them when
+ * set), MyLatch (a signal handler's SetLatch) becomes a latch of its own,
+ * and SIGUSR1 (procsignal_sigusr1_handler reads the shared slot) is
+ * ignored.  dsm_detach_all only unmaps the control segment: the worker
+ * attaches no dynamic segment, so there is no reference count to drop.
+ *
+ * It is a process of its own for logging: MyProcPid (log_line_prefix's
+ * %p, the syslogger's chunk headers, proc_exit's check that it runs in
+ * the process that set it up) and the start time (%c, %s), as every
+ * process the postmaster forks sets them (InitProcessGlobals).  And it dies
+ * with the worker (PR_SET_PDEATHSIG): an orphan would keep the device and
+ * the socket's clients while the restarted worker starts another server.
+ */
+static void
+server_process_init(pid_t parent)
+{
+	InitProcessGlobals();
+	server_parent = parent;
+	/* a worker that died before the death signal was armed is seen here */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+		elog(FATAL, "gpudb server: prctl(PR_SET_PDEATHSIG): %m");
+	if (getppid() != parent)
+		_exit(1);
+
+	/* the worker's exit callbacks release the worker's shared state */
+	on_exit_reset();
+
+	pqsignal(SIGCHLD, SIG_DFL);
+	pqsignal(SIGUSR1, SIG_IGN);
+	pqsignal(SIGINT, SIG_IGN);
+	InitializeLatchSupport();
+	InitLatch(&server_latch);
+	MyLatch = &server_latch;
+	MyProc = NULL;
+	MyBEEntry = NULL;
+	dsm_detach_all();
+	PGSharedMemoryDetach();
+
+	init_ps_display("gpudb GPU server process");
+	PG_SETMASK(&UnBlockSig);
+}
+
 static volatile sig_atomic_t child_exited = false;
 
 static void
@@ -689,24 +762,28 @@ gdb_server_main(Datum arg)
 	{
 		if (child == 0)
 		{
+			pid_t		self = MyProcPid;
+			int			fork_errno;
+
 			/* the child inherits the count (it shares no memory with us) */
 			process_starts++;
-			child = fork();
+			/* no handler runs in the child before it has set itself up */
+			PG_SETMASK(&BlockSig);
+			child = fork_process();
+			if (child == 0)
+			{
+				server_process_init(self);
+				server_run();
+				_exit(0);
+			}
+			fork_errno = errno;
+			PG_SETMASK(&UnBlockSig);
 			if (child < 0)
 			{
+				errno = fork_errno;
 				ereport(LOG, (errmsg("gpudb: could not fork the GPU server: %m")));
 				process_starts--;
 				child = 0;
-			}
-			else if (child == 0)
-			{
-				/* process_starts was counted before the fork */
-				/* the server process: nothing of PostgreSQL's shared state */
-				on_exit_reset();
-				pqsignal(SIGCHLD, SIG_DFL);
-				init_ps_display("gpudb GPU server process");
-				server_run();
-				_exit(0);
 			}
 		}
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,

@@ -23,6 +23,7 @@
 #include "postgres.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -532,6 +533,136 @@ gdb_server_hello(void)
 		known = true;
 	}
 	return known ? &hello : NULL;
+}
+
+/* ---- one request without raising ---- */
+
+/* The monotonic clock, in milliseconds. */
+static double
+quiet_now_ms(void)
+{
+	instr_time	now;
+
+	INSTR_TIME_SET_CURRENT(now);
+	return INSTR_TIME_GET_MILLISEC(now);
+}
+
+/*
+ * Wait until s is ready for events or the clock passes deadline (ms of
+ * quiet_now_ms); false on timeout or a socket error.  Signals only restart
+ * the wait: interrupts are not served (the caller may not raise).
+ */
+static bool
+quiet_wait(pgsocket s, short events, double deadline)
+{
+	for (;;)
+	{
+		struct pollfd pfd = {s, events, 0};
+		double		left_ms = deadline - quiet_now_ms();
+		int			rc;
+
+		if (left_ms <= 0)
+			return false;
+		rc = poll(&pfd, 1, (int) Min(left_ms + 1, (double) INT_MAX));
+		if (rc < 0 && errno == EINTR)
+			continue;
+		if (rc < 0)
+			return false;
+		if (rc > 0)
+			return (pfd.revents & events) != 0;
+	}
+}
+
+/* Send len bytes of buf on s before deadline. */
+static bool
+quiet_send(pgsocket s, const char *buf, size_t len, double deadline)
+{
+	while (len > 0)
+	{
+		ssize_t		n = send(s, buf, len, MSG_NOSIGNAL);
+
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+		{
+			if (!quiet_wait(s, POLLOUT, deadline))
+				return false;
+			continue;
+		}
+		if (n <= 0)
+			return false;
+		buf += n;
+		len -= n;
+	}
+	return true;
+}
+
+/* Receive len bytes into buf (NULL: discard them) from s before deadline. */
+static bool
+quiet_recv(pgsocket s, char *buf, size_t len, double deadline)
+{
+	char		sink[256];
+
+	while (len > 0)
+	{
+		size_t		want = buf ? len : Min(len, sizeof(sink));
+		ssize_t		n = recv(s, buf ? buf : sink, want, 0);
+
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+		{
+			if (!quiet_wait(s, POLLIN, deadline))
+				return false;
+			continue;
+		}
+		if (n <= 0)
+			return false;
+		if (buf)
+			buf += n;
+		len -= n;
+	}
+	return true;
+}
+
+/* see server_client.h */
+bool
+gdb_server_call_quiet(uint32 type, const void *payload, size_t len,
+					  int timeout_ms)
+{
+	struct sockaddr_un addr;
+	GdbMsgHeader hdr;
+	GdbStatusReply st;
+	double		deadline = quiet_now_ms() + timeout_ms;
+	pgsocket	s;
+	bool		ok;
+
+	if (!gpudb_preloaded)
+		return false;
+
+	s = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return false;
+	memset(&addr, 0, sizeof(addr));
+	addr.sun_family = AF_UNIX;
+	strlcpy(addr.sun_path, GDB_SERVER_SOCKET, sizeof(addr.sun_path));
+	/* a Unix socket connects at once, or fails (EAGAIN: backlog full) */
+	if (connect(s, (struct sockaddr *) &addr, sizeof(addr)) < 0)
+	{
+		close(s);
+		return false;
+	}
+	hdr.magic = GDB_MSG_MAGIC;
+	hdr.type = type;
+	hdr.payload_len = len;
+	ok = quiet_send(s, (const char *) &hdr, sizeof(hdr), deadline) &&
+		(len == 0 || quiet_send(s, payload, len, deadline)) &&
+		quiet_recv(s, (char *) &hdr, sizeof(hdr), deadline) &&
+		hdr.magic == GDB_MSG_MAGIC && hdr.type == GDB_MSG_REPLY &&
+		hdr.payload_len >= sizeof(GdbStatusReply) &&
+		quiet_recv(s, (char *) &st, sizeof(st), deadline) &&
+		quiet_recv(s, NULL, hdr.payload_len - sizeof(st), deadline) &&
+		st.err.status == GDB_OK;
+	close(s);
+	if (changes_cache_list(type))
+		gdb_cache_membership_changed();
+	return ok;
 }
 
 /* ---- batch buffers in memfd shared memory ---- */

@@ -94,6 +94,18 @@ extern void gdb_server_send(uint32 type, const GdbMsgPart *parts, int nparts,
 extern GdbReply *gdb_server_receive(void);
 
 /*
+ * gdb_server_call_quiet: send one request of type with payload on a
+ * connection of its own, and wait at most timeout_ms for the reply, whose
+ * rest is discarded; true when the server replied GDB_OK.  Never raises,
+ * allocates nothing and serves no interrupt, so it may run where raising is
+ * not allowed (a transaction's commit callback); the backend's own
+ * connection is left as it is.  A request sent in full reaches the server
+ * even when the wait times out.
+ */
+extern bool gdb_server_call_quiet(uint32 type, const void *payload, size_t len,
+								  int timeout_ms);
+
+/*
  * gdb_server_hello: the server's mode and devices, asked once per
  * connection; NULL when no server answers.  Never raises.
  */

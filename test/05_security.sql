@@ -47,7 +47,7 @@ RESET ROLE;
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 
-SELECT plan(44);
+SELECT plan(46);
 
 CREATE ROLE :"r_none" NOLOGIN;
 CREATE ROLE :"r_cols" NOLOGIN;
@@ -161,7 +161,8 @@ SELECT throws_ok($$SELECT * FROM gpu_groupby('h', '', 'count(*)', 'k OPERATOR(gp
 SET LOCAL search_path = :"sch", public;
 
 -- ===========================================================================
--- the gpu_cache view: readable by anyone, metadata only
+-- the gpu_cache view: readable by anyone, metadata only, and only the entries
+-- of tables the reader may read
 -- ===========================================================================
 SELECT is((SELECT string_agg(attname || ' ' || format_type(atttypid, atttypmod), ', ' ORDER BY attnum)
              FROM pg_attribute WHERE attrelid = 'gpu_cache'::regclass AND attnum > 0),
@@ -196,11 +197,13 @@ SELECT CASE WHEN NOT :'preloaded'::bool THEN skip('gpudb is not preloaded', 4)
            throws_ok($$SELECT gpu_cache_drop('c')$$, '42501', NULL,
                      '... nor drop (42501)'))
        END;
-SELECT is((SELECT count(*) FROM gpu_cache WHERE relation = 'c'::regclass)::int,
-          CASE WHEN :'preloaded'::bool THEN 1 ELSE 0 END,
-          'gpu_cache lists the entry to a role without privilege (metadata only)');
+SELECT is((SELECT count(*) FROM gpu_cache WHERE relation = 'c'::regclass)::int, 0,
+          'gpu_cache hides the entry from a role that may not read the table');
 RESET ROLE;
 SET LOCAL ROLE :"r_cols";
+SELECT is((SELECT count(*) FROM gpu_cache WHERE relation = 'c'::regclass)::int,
+          CASE WHEN :'preloaded'::bool THEN 1 ELSE 0 END,
+          'gpu_cache shows the entry to a role that may read some of its columns');
 SELECT CASE WHEN NOT :'preloaded'::bool THEN skip('gpudb is not preloaded', 4)
        ELSE collect_tap(
            throws_ok($$SELECT * FROM gpu_groupby('c', 'k', 'sum(secret)') AS t(k int, s numeric)$$,
@@ -255,12 +258,20 @@ SELECT CASE WHEN NOT :'preloaded'::bool THEN skip('gpudb is not preloaded', 1)
        END;
 RESET ROLE;
 SET LOCAL ROLE :"r_admin";
-SELECT CASE WHEN NOT :'preloaded'::bool THEN skip('gpudb is not preloaded', 3)
+SELECT CASE WHEN NOT :'preloaded'::bool THEN skip('gpudb is not preloaded', 2)
+       ELSE collect_tap(
+           throws_ok($$SELECT gpu_cache_load('c')$$, '42501', NULL,
+                     'a member of gpudb_cache_admin without SELECT and TRIGGER on the table cannot load it (42501)'),
+           throws_ok($$SELECT * FROM gpu_groupby('c', 'k', 'count(*)') AS x(k int, n bigint)$$,
+                     '42501', NULL, 'a cache admin without SELECT cannot read the table (42501)'))
+       END;
+RESET ROLE;
+GRANT SELECT, TRIGGER ON c TO :"r_admin";
+SET LOCAL ROLE :"r_admin";
+SELECT CASE WHEN NOT :'preloaded'::bool THEN skip('gpudb is not preloaded', 2)
        ELSE collect_tap(
            throws_ok($$SELECT gpu_cache_load('c')$$, '0A000', NULL,
-                     'a member of gpudb_cache_admin passes the privilege check of gpu_cache_load'),
-           throws_ok($$SELECT * FROM gpu_groupby('c', 'k', 'count(*)') AS x(k int, n bigint)$$,
-                     '42501', NULL, 'a cache admin without SELECT cannot read the table it may load (42501)'),
+                     'a member of gpudb_cache_admin with SELECT and TRIGGER passes the privilege check of gpu_cache_load'),
            is(gpu_cache_drop('c'), true, 'a cache admin may drop the cache of a table it does not own'))
        END;
 RESET ROLE;

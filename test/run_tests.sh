@@ -32,6 +32,10 @@
 #                      than 50 used a Gpu plan node
 #     faults           [preload] only: test/faults.sh, pg_terminate_backend,
 #                      pg_cancel_backend and kill -9 of the GPU server process
+#     server_process   [preload] only, last (it restarts the cluster):
+#                      test/server_process.sh, the GPU server process maps no
+#                      PostgreSQL shared memory, logs its own PID, and dies
+#                      with its worker (kill -9 of the worker)
 #
 # Environment:
 #   GPUDB_TEST_DEVICE  gpudb.device of the test clusters: auto, gpu or cpu.
@@ -175,6 +179,14 @@ if [ "${1:-}" = "--inside" ]; then
         else
             result FAIL bench_smoke
         fi
+
+        # last: its kill -9 of the GPU server worker restarts the cluster
+        section "GPU server process (shared memory, PID, death with its worker)"
+        if bash test/server_process.sh; then
+            result PASS server_process
+        else
+            result FAIL server_process
+        fi
     fi
     exit 0
 fi
@@ -266,6 +278,7 @@ if [ "$build_ok" = 1 ]; then
     grep -q " \[preload\] faults\$" "$GPUDB_RESULTS" || result FAIL "faults[preload](no result)"
     grep -q " \[preload\] random_queries\$" "$GPUDB_RESULTS" || result FAIL "random_queries[preload](no result)"
     grep -q " \[preload\] bench_smoke\$" "$GPUDB_RESULTS" || result FAIL "bench_smoke[preload](no result)"
+    grep -q " \[preload\] server_process\$" "$GPUDB_RESULTS" || result FAIL "server_process[preload](no result)"
 fi
 
 section "summary"
