@@ -804,7 +804,7 @@ RESET ROLE;
 
 -- a member of gpudb_cache_admin may drop a table it does not own, and load
 -- the columns it may read where it may create triggers
--- (20_cache_privileges has the rest)
+-- (24_cache_privileges has the rest)
 SET ROLE regress_gpudb_cache_admin;
 SELECT gdb_exec($$SELECT gpu_cache_drop('cp')$$);
 SELECT gdb_exec($$SELECT gpu_cache_load('cp')$$);

@@ -1,11 +1,11 @@
 --
--- 21_drop_database: the GPU server drops a database's cache entries when
+-- 25_drop_database: the GPU server drops a database's cache entries when
 -- DROP DATABASE has succeeded (at its commit), and never when it fails: the
 -- drop hooks run before DROP DATABASE checks, for example, that the database
 -- is not in use.
 --
--- Needs shared_preload_libraries = gpudb (expected/21_drop_database.out);
--- without it there is nothing to drop (expected/21_drop_database_1.out).
+-- Needs shared_preload_libraries = gpudb (expected/25_drop_database.out);
+-- without it there is nothing to drop (expected/25_drop_database_1.out).
 --
 
 CREATE TABLE dd (id int8, g int4);

@@ -1,15 +1,16 @@
 --
--- 20_cache_privileges: what the column cache tells about a table, and to
+-- 24_cache_privileges: what the column cache tells about a table, and to
 -- whom.  gpu_cache_load needs SELECT on every column it loads and the right
 -- to create triggers on the table (owner or TRIGGER), on top of being the
 -- owner or a gpudb_cache_admin member; the gpu_cache view shows only the
 -- entries of tables the viewer may read.  A DROP DATABASE that fails leaves
 -- the cache alone; one that succeeds drops that database's entries.
 --
--- Needs shared_preload_libraries = gpudb (expected/20_cache_privileges.out);
+-- Needs shared_preload_libraries = gpudb (expected/24_cache_privileges.out);
 -- without it the cache functions raise 55000 first
--- (expected/20_cache_privileges_1.out).
+-- (expected/24_cache_privileges_1.out).
 --
+
 -- cpr_exec: the statement's one value, or the error's SQLSTATE, message,
 -- detail and hint
 CREATE FUNCTION cpr_exec(q text) RETURNS text LANGUAGE plpgsql AS $$
@@ -25,19 +26,23 @@ EXCEPTION WHEN OTHERS THEN
     RETURN st || ': ' || msg || coalesce(E'\n  DETAIL: ' || nullif(det, ''), '')
               || coalesce(E'\n  HINT: ' || nullif(hin, ''), '');
 END $$;
+
 -- cpr_entries: the gpu_cache rows the current role sees (stable columns)
 CREATE FUNCTION cpr_entries() RETURNS TABLE (relation text, columns name[], rows bigint, state text)
 LANGUAGE sql AS $$
     SELECT relation::text, columns, rows, state FROM gpu_cache ORDER BY 1
 $$;
+
 -- gpudb's triggers on a table
 CREATE FUNCTION cpr_triggers(rel regclass) RETURNS bigint LANGUAGE sql AS $$
     SELECT count(*) FROM pg_trigger WHERE tgrelid = rel AND tgname LIKE '%gpudb%'
 $$;
+
 CREATE TABLE cpr (id int4, g int4, secret int8, t text);
 INSERT INTO cpr SELECT i, i % 3, i * 10, 'p' || (i % 2) FROM generate_series(1, 90) i;
 CREATE TABLE cpr_fresh (id int4, v int8);
 INSERT INTO cpr_fresh SELECT i, i FROM generate_series(1, 40) i;
+
 CREATE ROLE regress_gpudb_cpr_none;       -- nothing at all
 CREATE ROLE regress_gpudb_cpr_colreader;  -- SELECT on one column, not an admin
 CREATE ROLE regress_gpudb_cpr_admin;      -- cache admin with TRIGGER, without SELECT
@@ -51,13 +56,16 @@ GRANT TRIGGER ON cpr, cpr_fresh TO regress_gpudb_cpr_admin;
 GRANT SELECT ON cpr, cpr_fresh TO regress_gpudb_cpr_seltab;
 GRANT SELECT (id, g), TRIGGER ON cpr TO regress_gpudb_cpr_cols;
 GRANT SELECT, TRIGGER ON cpr, cpr_fresh TO regress_gpudb_cpr_full;
+
 SELECT current_setting('shared_preload_libraries') LIKE '%gpudb%' AS preloaded \gset
 \if :preloaded
+
 -- ===========================================================================
 -- preloaded
 -- ===========================================================================
 SELECT gpu_cache_load('cpr');
 SELECT * FROM cpr_entries();
+
 -- ---------------------------------------------------------------------------
 -- the gpu_cache view: entries of the tables the viewer may read, and no other
 -- ---------------------------------------------------------------------------
@@ -75,6 +83,7 @@ RESET ROLE;
 SET ROLE regress_gpudb_cpr_full;
 SELECT * FROM cpr_entries();
 RESET ROLE;
+
 -- ---------------------------------------------------------------------------
 -- loading needs SELECT on the columns loaded
 -- ---------------------------------------------------------------------------
@@ -96,6 +105,7 @@ SELECT cpr_exec($$SELECT gpu_cache_load('cpr')$$);
 RESET ROLE;
 -- the refused loads changed nothing
 SELECT * FROM cpr_entries();
+
 -- ---------------------------------------------------------------------------
 -- loading installs triggers: ownership or TRIGGER
 -- ---------------------------------------------------------------------------
@@ -118,36 +128,25 @@ SELECT cpr_exec($$SELECT gpu_cache_load('cpr_fresh', ARRAY['v'])$$);
 SELECT * FROM cpr_entries();
 RESET ROLE;
 ALTER TABLE cpr_fresh OWNER TO CURRENT_USER;
+
 -- clean up
 SELECT count(gpu_cache_drop(relation::regclass)) AS dropped FROM cpr_entries();
+
 \else
+
 -- ===========================================================================
 -- not preloaded: no server, so 55000 comes first; the view is empty
 -- ===========================================================================
 SET ROLE regress_gpudb_cpr_admin;
 SELECT cpr_exec($$SELECT gpu_cache_load('cpr')$$);
-                                cpr_exec                                
-------------------------------------------------------------------------
- 55000: gpu_cache_load needs the gpudb GPU server, which is not running+
-   HINT: Add gpudb to shared_preload_libraries and restart PostgreSQL.
-(1 row)
-
 RESET ROLE;
 SET ROLE regress_gpudb_cpr_full;
 SELECT cpr_exec($$SELECT gpu_cache_load('cpr')$$);
-                                cpr_exec                                
-------------------------------------------------------------------------
- 55000: gpu_cache_load needs the gpudb GPU server, which is not running+
-   HINT: Add gpudb to shared_preload_libraries and restart PostgreSQL.
-(1 row)
-
 SELECT * FROM cpr_entries();
- relation | columns | rows | state 
-----------+---------+------+-------
-(0 rows)
-
 RESET ROLE;
+
 \endif
+
 DROP TABLE cpr, cpr_fresh;
 DROP FUNCTION cpr_exec(text), cpr_entries(), cpr_triggers(regclass);
 DROP ROLE regress_gpudb_cpr_none, regress_gpudb_cpr_colreader, regress_gpudb_cpr_admin,
