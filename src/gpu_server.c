@@ -74,7 +74,14 @@
 #include "server_client.h"
 #include "gpu_server.h"
 
-#define MAX_CLIENTS 1024
+/*
+ * Connections the server serves at once: one per backend and parallel
+ * worker that can exist (MaxBackends: connections, autovacuum, background
+ * and parallel workers, WAL senders), and some to spare for connections
+ * closed by their backend but not yet seen closed here.  A backend is
+ * never refused while PostgreSQL lets it exist.
+ */
+#define MAX_CLIENTS (MaxBackends + 64)
 
 
 bool		srv_use_gpu = false;
@@ -547,6 +554,7 @@ server_run(void)
 	struct pollfd *pfds;
 	int			listen_sock;
 	int			nclients = 0;
+	int			max_clients = MAX_CLIENTS;
 	int			capture_wake;
 	bool		orphans = false;	/* orphaned batch mappings left to free */
 	bool		idle = false;	/* the last poll found nothing to serve */
@@ -554,8 +562,8 @@ server_run(void)
 
 	request_cxt = AllocSetContextCreate(TopMemoryContext, "gpudb server request",
 										ALLOCSET_DEFAULT_SIZES);
-	clients = palloc(sizeof(int) * MAX_CLIENTS);
-	pfds = palloc(sizeof(struct pollfd) * (MAX_CLIENTS + 2));
+	clients = palloc(sizeof(int) * max_clients);
+	pfds = palloc(sizeof(struct pollfd) * (max_clients + 2));
 
 	/*
 	 * The socket first: backends that connect while the device initialises
@@ -655,7 +663,7 @@ server_run(void)
 			{
 				struct timeval tv = {30, 0};
 
-				if (nclients >= MAX_CLIENTS)
+				if (nclients >= max_clients)
 					close(c);
 				else
 				{

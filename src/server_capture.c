@@ -46,6 +46,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "miscadmin.h"
 #include "utils/memutils.h"
 
 #include "gpu_server.h"
@@ -60,8 +61,11 @@
  */
 #define GDB_CAPTURE_WAKE_BYTES		((size_t) 64 << 20)
 
-/* Connections the thread serves at once (one per writing backend). */
-#define GDB_CAPTURE_MAX_CLIENTS		4096
+/*
+ * Connections the thread serves at once: one per backend that can exist,
+ * as the main socket's (set from MaxBackends before the thread starts).
+ */
+static int	capture_max_clients = 0;
 
 /* One queued CACHE_CHANGES message. */
 typedef struct QueuedChanges
@@ -222,8 +226,8 @@ fail:
 static void *
 capture_main(void *arg)
 {
-	struct pollfd *pfds = malloc(sizeof(struct pollfd) * (GDB_CAPTURE_MAX_CLIENTS + 1));
-	int		   *clients = malloc(sizeof(int) * GDB_CAPTURE_MAX_CLIENTS);
+	struct pollfd *pfds = malloc(sizeof(struct pollfd) * (capture_max_clients + 1));
+	int		   *clients = malloc(sizeof(int) * capture_max_clients);
 	int			nclients = 0;
 
 	if (pfds == NULL || clients == NULL)
@@ -261,7 +265,7 @@ capture_main(void *arg)
 
 			if (c >= 0)
 			{
-				if (nclients >= GDB_CAPTURE_MAX_CLIENTS)
+				if (nclients >= capture_max_clients)
 					close(c);	/* the backend marks its copy stale */
 				else
 					clients[nclients++] = c;
@@ -283,6 +287,7 @@ srv_capture_start(void)
 
 	apply_cxt = AllocSetContextCreate(TopMemoryContext, "gpudb server capture",
 									  ALLOCSET_DEFAULT_SIZES);
+	capture_max_clients = MaxBackends + 64;
 	if (pipe(wake_pipe) < 0)
 		elog(FATAL, "gpudb server: pipe: %m");
 	for (rc = 0; rc < 2; rc++)
