@@ -403,7 +403,8 @@ python3 "$ROOT/test/pg_regress_compare.py" --known "$KNOWN" \
     --diff-lines "${GPUDB_PGREGRESS_DIFF_LINES:-200}" \
     "$WORK/vanilla/results" "$WORK/gpudb/results" | tee "$WORK/compare.log"
 [ "${PIPESTATUS[0]}" = 0 ] || STATUS=1
-summary="$(tail -1 "$WORK/compare.log" | sed 's/^pg_regress_compare: //')"
+summary="$(tail -1 "$WORK/compare.log" | sed -n 's/^pg_regress_compare: //p')"
+summary="${summary:-the comparison failed}"
 
 read -r v_total _ <<< "$(count_plans "$WORK/vanilla/server.log")"
 read -r g_total g_gpu g_scan g_agg g_sort g_tests <<< "$(count_plans "$WORK/gpudb/server.log")"
