@@ -27,8 +27,11 @@ output) to this script.  Each test is classified:
               printed as a unified diff of the masked texts.
 
 --known FILE lists result differences that are known and tracked, one test
-per line: "TEST  reason" ('#' starts a comment).  A listed test that differs
-is reported as known; a listed test that no longer differs is warned about.
+per line: "TEST  reason" ('#' starts a comment), or "@MAJOR TEST  reason"
+for a difference known only with that major version's suite (--suite-major,
+e.g. the fallback to a newer suite than the server).  A listed test that differs
+is reported as known; a listed test that ran and no longer differs is warned
+about.
 
 Exit status: 0 when every result difference is listed in --known, 1 when one
 is not (or a results directory is missing or empty), 2 on bad usage.  The last
@@ -169,13 +172,20 @@ def classify(vanilla, gpudb):
     return 'result', diff
 
 
-def read_known(path):
+def read_known(path, suite_major=None):
+    """{test: reason} from the known-differences file; "@MAJOR" lines only
+    when MAJOR is suite_major."""
     known = {}
     if not path:
         return known
     with open(path, encoding='utf-8') as f:
         for raw in f:
             line = raw.split('#', 1)[0].strip()
+            if line.startswith('@'):
+                major, _, line = line[1:].partition(' ')
+                if major != suite_major:
+                    continue
+                line = line.strip()
             if not line:
                 continue
             parts = line.split(None, 1)
@@ -225,7 +235,7 @@ def compare(vdir, gdir, known, diff_lines):
     print('result differences (%d): %s' % (len(results), ' '.join(
         r + ('(known)' if r in known else '') for r in results) or '-'))
     for name in sorted(known):
-        if name not in results:
+        if name in names and name not in results:
             print('WARNING: %s is listed as a known result difference but no longer differs'
                   ' (%s): remove it from the list' % (name, known[name]))
     if unknown:
@@ -305,7 +315,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n', 1)[0])
     ap.add_argument('vanilla', nargs='?')
     ap.add_argument('gpudb', nargs='?')
-    ap.add_argument('--known', help='known result differences: TEST reason')
+    ap.add_argument('--known', help='known result differences: [@MAJOR] TEST reason')
+    ap.add_argument('--suite-major', help="the suite's major version (for @MAJOR lines)")
     ap.add_argument('--diff-lines', type=int, default=200,
                     help='diff lines printed per test (0: all)')
     ap.add_argument('--self-check', action='store_true')
@@ -315,7 +326,7 @@ def main():
     if not (args.vanilla and args.gpudb):
         ap.print_usage()
         return 2
-    return compare(args.vanilla, args.gpudb, read_known(args.known), args.diff_lines)
+    return compare(args.vanilla, args.gpudb, read_known(args.known, args.suite_major), args.diff_lines)
 
 
 if __name__ == '__main__':
