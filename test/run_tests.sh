@@ -36,6 +36,12 @@
 #                      test/server_process.sh, the GPU server process maps no
 #                      PostgreSQL shared memory, logs its own PID, and dies
 #                      with its worker (kill -9 of the worker)
+#   pg_regress_suite   outside those sessions, in two clusters of its own:
+#                      test/pg_regress_suite.sh, PostgreSQL's own regression
+#                      suite run vanilla and with gpudb preloaded and its plan
+#                      nodes forced; fails on a result difference not listed
+#                      in test/pg_regress_suite.known (skipped with
+#                      GPUDB_SKIP_PG_REGRESS=1)
 #
 # Environment:
 #   GPUDB_TEST_DEVICE  gpudb.device of the test clusters: auto, gpu or cpu.
@@ -43,6 +49,7 @@
 #                      (so CI, which has no GPU, runs with cpu).
 #   PG_CONFIG          default /usr/lib/postgresql/15/bin/pg_config
 #   GPUDB_SKIP_SETUP=1 do not run test/setup_debian.sh
+#   GPUDB_SKIP_PG_REGRESS=1  do not run test/pg_regress_suite.sh
 #   GPUDB_TEST_TIMEOUT seconds allowed to each cluster session (default 1800)
 #
 # Exits non-zero when any step fails; the last line is the summary.
@@ -279,6 +286,19 @@ if [ "$build_ok" = 1 ]; then
     grep -q " \[preload\] random_queries\$" "$GPUDB_RESULTS" || result FAIL "random_queries[preload](no result)"
     grep -q " \[preload\] bench_smoke\$" "$GPUDB_RESULTS" || result FAIL "bench_smoke[preload](no result)"
     grep -q " \[preload\] server_process\$" "$GPUDB_RESULTS" || result FAIL "server_process[preload](no result)"
+fi
+
+section "PostgreSQL's regression suite, vanilla against gpudb (test/pg_regress_suite.sh)"
+if [ "${GPUDB_SKIP_PG_REGRESS:-0}" = 1 ]; then
+    echo "skipped (GPUDB_SKIP_PG_REGRESS=1)"
+    result SKIP pg_regress_suite
+elif [ "$build_ok" != 1 ]; then
+    echo "skipped: the build failed"
+    result SKIP pg_regress_suite
+elif GPUDB_PGREGRESS_DEVICE="$GPUDB_TEST_DEVICE" bash test/pg_regress_suite.sh </dev/null; then
+    result PASS pg_regress_suite
+else
+    result FAIL pg_regress_suite
 fi
 
 section "summary"
