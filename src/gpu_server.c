@@ -586,6 +586,7 @@ server_run(void)
 	srv_capture_publish();
 
 	choose_mode();
+	srv_capture_set_hello(&hello);
 	ereport(LOG,
 			(errmsg("gpudb server: %s mode%s%s", srv_use_gpu ? "GPU" : "CPU",
 					srv_use_gpu ? ", device " : ": ",

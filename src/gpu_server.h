@@ -63,6 +63,13 @@ extern void srv_capture_stop(void);
  */
 extern void srv_capture_publish(void);
 
+/*
+ * srv_capture_set_hello: the server's mode and devices, once chosen, for
+ * the capture thread to answer HELLO with (so that planning never waits
+ * behind a request).  Never raises.
+ */
+extern void srv_capture_set_hello(const GdbHelloReply *hello);
+
 /* ---- server_batches.c ---- */
 
 /* ms the server stays idle before it frees orphaned batch mappings */

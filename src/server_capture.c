@@ -85,6 +85,10 @@ static int	capture_listen = -1;
 static int	wake_pipe[2] = {-1, -1};	/* written by the thread: changes queued */
 static MemoryContext apply_cxt = NULL;	/* the main thread's, while applying */
 
+/* the server's mode and devices, once the main thread has chosen them */
+static GdbHelloReply hello_copy;
+static bool hello_ready = false;
+
 /* the cache entries as the main thread last published them (malloc'd) */
 static GdbCacheInfo *published = NULL;
 static int	npublished = 0;
@@ -104,6 +108,34 @@ reply_status(int s, int status, const char *message)
 	hdr.type = GDB_MSG_REPLY;
 	hdr.payload_len = sizeof(st);
 	return srv_write_full(s, &hdr, sizeof(hdr)) && srv_write_full(s, &st, sizeof(st));
+}
+
+/*
+ * HELLO: the server's mode and devices as the main thread's handler
+ * answers it; before the main thread has chosen them (the device is still
+ * being set up), GDB_ERR_NO_DEVICE, and the backend asks the main socket,
+ * which answers once they are chosen.
+ */
+static bool
+reply_hello(int s)
+{
+	GdbMsgHeader hdr;
+	GdbStatusReply st;
+	GdbHelloReply h;
+	bool		ready;
+
+	pthread_mutex_lock(&queue_lock);
+	ready = hello_ready;
+	h = hello_copy;
+	pthread_mutex_unlock(&queue_lock);
+	if (!ready)
+		return reply_status(s, GDB_ERR_NO_DEVICE, "the GPU server is starting");
+	memset(&st, 0, sizeof(st));
+	hdr.magic = GDB_MSG_MAGIC;
+	hdr.type = GDB_MSG_REPLY;
+	hdr.payload_len = sizeof(st) + sizeof(h);
+	return srv_write_full(s, &hdr, sizeof(hdr)) && srv_write_full(s, &st, sizeof(st)) &&
+		srv_write_full(s, &h, sizeof(h));
 }
 
 /*
@@ -157,6 +189,9 @@ serve_capture(int s)
 
 	if (!srv_read_full(s, &hdr, sizeof(hdr), &fd))
 		goto fail;
+	if (hdr.magic == GDB_MSG_MAGIC && hdr.type == GDB_MSG_HELLO &&
+		hdr.payload_len == 0 && fd < 0)
+		return reply_hello(s);
 	if (hdr.magic == GDB_MSG_MAGIC && hdr.type == GDB_MSG_CACHE_STATUS &&
 		hdr.payload_len == sizeof(GdbCacheKey) && fd < 0)
 	{
@@ -359,6 +394,16 @@ srv_capture_drain(void)
 		q = next;
 	}
 	srv_capture_publish();
+}
+
+/* see gpu_server.h */
+void
+srv_capture_set_hello(const GdbHelloReply *hello)
+{
+	pthread_mutex_lock(&queue_lock);
+	hello_copy = *hello;
+	hello_ready = true;
+	pthread_mutex_unlock(&queue_lock);
 }
 
 /* see gpu_server.h */

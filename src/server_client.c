@@ -521,13 +521,23 @@ gdb_server_hello(void)
 	static bool known = false;
 	GdbReply   *r;
 
-	if (known && conn->sock != PGINVALID_SOCKET)
+	/* asked once per connection (a new one may reach a restarted server) */
+	if (known && (capture_conn.sock != PGINVALID_SOCKET ||
+				  main_conn.sock != PGINVALID_SOCKET))
 		return &hello;
 
-	/* no server, or it went away: the caller takes the CPU path */
+	/*
+	 * No server, or it went away: the caller takes the CPU path.  Asked of
+	 * the capture thread, which answers at once whatever request the server
+	 * runs; while the server is still setting its device up, of the main
+	 * socket, which answers once it has.
+	 */
 	known = false;
-	r = gdb_server_try_call(GDB_MSG_HELLO, NULL, 0, -1);
-	if (r != NULL && r->rest_len >= sizeof(GdbHelloReply))
+	r = gdb_capture_call(GDB_MSG_HELLO, NULL, 0, -1);
+	if (r == NULL || r->status->err.status != GDB_OK)
+		r = gdb_server_try_call(GDB_MSG_HELLO, NULL, 0, -1);
+	if (r != NULL && r->status->err.status == GDB_OK &&
+		r->rest_len >= sizeof(GdbHelloReply))
 	{
 		memcpy(&hello, r->rest, sizeof(GdbHelloReply));
 		known = true;
