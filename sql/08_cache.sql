@@ -17,19 +17,7 @@ SET gpudb.enable_gpusort = off;
 
 -- gdb_exec runs a statement returning one value and shows the value, or the
 -- error's SQLSTATE, message, detail and hint (gdb_try of 05_errors counts rows)
-CREATE FUNCTION gdb_exec(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-    r text;
-    st text; msg text; det text; hin text;
-BEGIN
-    EXECUTE q INTO r;
-    RETURN coalesce(r, 'NULL');
-EXCEPTION WHEN OTHERS THEN
-    GET STACKED DIAGNOSTICS st = RETURNED_SQLSTATE, msg = MESSAGE_TEXT,
-                            det = PG_EXCEPTION_DETAIL, hin = PG_EXCEPTION_HINT;
-    RETURN st || ': ' || msg || coalesce(E'\n  DETAIL: ' || nullif(det, ''), '')
-              || coalesce(E'\n  HINT: ' || nullif(hin, ''), '');
-END $$;
+\i sql/include/exec_value.sql
 
 -- gdb_cache_diff: gdb_diff, plus where each of the two gpu_groupby runs read
 -- its rows (gpu_last_execution().source right after each run)

@@ -11,21 +11,9 @@
 -- (expected/24_cache_privileges_1.out).
 --
 
--- cpr_exec: the statement's one value, or the error's SQLSTATE, message,
+-- gdb_exec: the statement's one value, or the error's SQLSTATE, message,
 -- detail and hint
-CREATE FUNCTION cpr_exec(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-    r text;
-    st text; msg text; det text; hin text;
-BEGIN
-    EXECUTE q INTO r;
-    RETURN coalesce(r, 'NULL');
-EXCEPTION WHEN OTHERS THEN
-    GET STACKED DIAGNOSTICS st = RETURNED_SQLSTATE, msg = MESSAGE_TEXT,
-                            det = PG_EXCEPTION_DETAIL, hin = PG_EXCEPTION_HINT;
-    RETURN st || ': ' || msg || coalesce(E'\n  DETAIL: ' || nullif(det, ''), '')
-              || coalesce(E'\n  HINT: ' || nullif(hin, ''), '');
-END $$;
+\i sql/include/exec_value.sql
 
 -- cpr_entries: the gpu_cache rows the current role sees (stable columns)
 CREATE FUNCTION cpr_entries() RETURNS TABLE (relation text, columns name[], rows bigint, state text)
@@ -89,19 +77,19 @@ RESET ROLE;
 -- ---------------------------------------------------------------------------
 -- a cache admin without SELECT may not load (it would learn the row count)
 SET ROLE regress_gpudb_cpr_admin;
-SELECT cpr_exec($$SELECT gpu_cache_load('cpr')$$);
-SELECT cpr_exec($$SELECT gpu_cache_load('cpr', ARRAY['g'])$$);
-SELECT cpr_exec($$SELECT gpu_cache_load('cpr_fresh')$$);
+SELECT gdb_exec($$SELECT gpu_cache_load('cpr')$$);
+SELECT gdb_exec($$SELECT gpu_cache_load('cpr', ARRAY['g'])$$);
+SELECT gdb_exec($$SELECT gpu_cache_load('cpr_fresh')$$);
 SELECT * FROM cpr_entries();
 -- dropping stays an administrator's right
-SELECT cpr_exec($$SELECT gpu_cache_drop('cpr_fresh')$$);
+SELECT gdb_exec($$SELECT gpu_cache_drop('cpr_fresh')$$);
 RESET ROLE;
 -- column privileges: the readable columns, and no others
 SET ROLE regress_gpudb_cpr_cols;
-SELECT cpr_exec($$SELECT gpu_cache_load('cpr', ARRAY['g', 'id'])$$);
+SELECT gdb_exec($$SELECT gpu_cache_load('cpr', ARRAY['g', 'id'])$$);
 SELECT * FROM cpr_entries();
-SELECT cpr_exec($$SELECT gpu_cache_load('cpr', ARRAY['g', 'secret'])$$);
-SELECT cpr_exec($$SELECT gpu_cache_load('cpr')$$);
+SELECT gdb_exec($$SELECT gpu_cache_load('cpr', ARRAY['g', 'secret'])$$);
+SELECT gdb_exec($$SELECT gpu_cache_load('cpr')$$);
 RESET ROLE;
 -- the refused loads changed nothing
 SELECT * FROM cpr_entries();
@@ -110,21 +98,21 @@ SELECT * FROM cpr_entries();
 -- loading installs triggers: ownership or TRIGGER
 -- ---------------------------------------------------------------------------
 SET ROLE regress_gpudb_cpr_seltab;
-SELECT cpr_exec($$SELECT gpu_cache_load('cpr_fresh')$$);
+SELECT gdb_exec($$SELECT gpu_cache_load('cpr_fresh')$$);
 RESET ROLE;
 SELECT cpr_triggers('cpr_fresh') AS triggers_on_cpr_fresh;
 SELECT count(*) AS entries_of_cpr_fresh FROM gpu_cache WHERE relation = 'cpr_fresh'::regclass;
 -- with SELECT and TRIGGER a cache admin may
 SET ROLE regress_gpudb_cpr_full;
-SELECT cpr_exec($$SELECT gpu_cache_load('cpr_fresh')$$);
-SELECT cpr_exec($$SELECT gpu_cache_load('cpr')$$);
+SELECT gdb_exec($$SELECT gpu_cache_load('cpr_fresh')$$);
+SELECT gdb_exec($$SELECT gpu_cache_load('cpr')$$);
 SELECT * FROM cpr_entries();
 RESET ROLE;
 SELECT cpr_triggers('cpr_fresh') AS triggers_on_cpr_fresh;
 -- so may the owner, without any grant to itself
 ALTER TABLE cpr_fresh OWNER TO regress_gpudb_cpr_none;
 SET ROLE regress_gpudb_cpr_none;
-SELECT cpr_exec($$SELECT gpu_cache_load('cpr_fresh', ARRAY['v'])$$);
+SELECT gdb_exec($$SELECT gpu_cache_load('cpr_fresh', ARRAY['v'])$$);
 SELECT * FROM cpr_entries();
 RESET ROLE;
 ALTER TABLE cpr_fresh OWNER TO CURRENT_USER;
@@ -138,16 +126,16 @@ SELECT count(gpu_cache_drop(relation::regclass)) AS dropped FROM cpr_entries();
 -- not preloaded: no server, so 55000 comes first; the view is empty
 -- ===========================================================================
 SET ROLE regress_gpudb_cpr_admin;
-SELECT cpr_exec($$SELECT gpu_cache_load('cpr')$$);
+SELECT gdb_exec($$SELECT gpu_cache_load('cpr')$$);
 RESET ROLE;
 SET ROLE regress_gpudb_cpr_full;
-SELECT cpr_exec($$SELECT gpu_cache_load('cpr')$$);
+SELECT gdb_exec($$SELECT gpu_cache_load('cpr')$$);
 SELECT * FROM cpr_entries();
 RESET ROLE;
 
 \endif
 
 DROP TABLE cpr, cpr_fresh;
-DROP FUNCTION cpr_exec(text), cpr_entries(), cpr_triggers(regclass);
+DROP FUNCTION gdb_exec(text), cpr_entries(), cpr_triggers(regclass);
 DROP ROLE regress_gpudb_cpr_none, regress_gpudb_cpr_colreader, regress_gpudb_cpr_admin,
           regress_gpudb_cpr_seltab, regress_gpudb_cpr_cols, regress_gpudb_cpr_full;

@@ -156,17 +156,7 @@ then
 fi
 
 # the server log, and where this run starts in it
-LOGFILE="${FAULTS_SERVER_LOG:-}"
-if [ -z "$LOGFILE" ]; then
-    f="$(q -c "SELECT CASE WHEN pg_current_logfile() LIKE '/%' THEN pg_current_logfile()
-                          ELSE current_setting('data_directory') || '/' || pg_current_logfile() END" 2>/dev/null)"
-    [ -n "$f" ] && [ -r "$f" ] && LOGFILE="$f"
-fi
-if [ -z "$LOGFILE" ] && command -v pg_lsclusters >/dev/null; then
-    port="$(q -c 'SHOW port')"
-    f="$(pg_lsclusters -h 2>/dev/null | awk -v p="$port" '$3 == p { print $7 }' | head -1)"
-    [ -n "$f" ] && [ -r "$f" ] && LOGFILE="$f"
-fi
+LOGFILE="$(gdb_server_logfile "${FAULTS_SERVER_LOG:-}" "$DB")"
 LOGSTART=0
 [ -n "$LOGFILE" ] && LOGSTART="$(stat -c %s "$LOGFILE")"
 

@@ -133,17 +133,7 @@ fi
 # ---------------------------------------------------------------------------
 # 2. its own PID in its log lines
 # ---------------------------------------------------------------------------
-LOGFILE="${SERVER_PROCESS_LOG:-}"
-if [ -z "$LOGFILE" ]; then
-    f="$(q -c "SELECT CASE WHEN pg_current_logfile() LIKE '/%' THEN pg_current_logfile()
-                          ELSE current_setting('data_directory') || '/' || pg_current_logfile() END" 2>/dev/null)"
-    [ -n "$f" ] && [ -r "$f" ] && LOGFILE="$f"
-fi
-if [ -z "$LOGFILE" ] && command -v pg_lsclusters >/dev/null; then
-    port="$(q -c 'SHOW port')"
-    f="$(pg_lsclusters -h 2>/dev/null | awk -v p="$port" '$3 == p { print $7 }' | head -1)"
-    [ -n "$f" ] && [ -r "$f" ] && LOGFILE="$f"
-fi
+LOGFILE="$(gdb_server_logfile "${SERVER_PROCESS_LOG:-}" "$DB")"
 if [ -z "$LOGFILE" ] || [ ! -r "$LOGFILE" ]; then
     log "skipped the log check: no server log found (set SERVER_PROCESS_LOG)"
 elif ! q -c 'SHOW log_line_prefix' | grep -q '%p'; then

@@ -61,3 +61,20 @@ s_output() {
     done
     awk -v p="$p" -v m="$m" '$0 == p { on = 1; next } $0 == m { exit } on' "$WORK/$1.out"
 }
+
+# gdb_server_logfile EXPLICIT DB: the cluster's server log, readable: EXPLICIT
+# when given, else pg_current_logfile() (asked of DB), else the log file
+# pg_lsclusters gives for this cluster's port; prints nothing when none is
+# found.
+gdb_server_logfile() {
+    local f port
+    if [ -n "$1" ]; then echo "$1"; return; fi
+    f="$(psql -X -q -At -d "$2" -c "SELECT CASE WHEN pg_current_logfile() LIKE '/%' THEN pg_current_logfile()
+                          ELSE current_setting('data_directory') || '/' || pg_current_logfile() END" 2>/dev/null)"
+    if [ -n "$f" ] && [ -r "$f" ]; then echo "$f"; return; fi
+    if command -v pg_lsclusters >/dev/null; then
+        port="$(psql -X -q -At -d "$2" -c 'SHOW port' 2>/dev/null)"
+        f="$(pg_lsclusters -h 2>/dev/null | awk -v p="$port" '$3 == p { print $7 }' | head -1)"
+        if [ -n "$f" ] && [ -r "$f" ]; then echo "$f"; fi
+    fi
+}
