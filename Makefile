@@ -51,7 +51,7 @@ PG_CPPFLAGS += -Isrc
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
-cuda/%.o: cuda/%.cu src/gpudb_device.h src/gpudb_semantics.h src/column_store.h $(wildcard cuda/*.cuh)
+cuda/%.o: cuda/%.cu src/gpudb_device.h src/gpudb_semantics.h src/expr_semantics.h src/column_store.h $(wildcard cuda/*.cuh)
 	$(NVCC) $(NVCC_FLAGS) -c $< -o $@
 
 $(OBJS): $(wildcard src/*.h)

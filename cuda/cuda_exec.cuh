@@ -47,6 +47,9 @@ enum GdbScratchSlot
 	GDB_SCR_ORDER_VALS,			/* ordered group-by: one sort key's finished
 								 * values (int64 per group), then NULL flags */
 	GDB_SCR_ORDER_RESULT,		/* ordered group-by: the cut result batch */
+	GDB_SCR_EXPRS,				/* computed columns: the view's header, then
+								 * values and NULL flags per column */
+	GDB_SCR_EPROGRAM,			/* filter + computed columns' programs */
 	GDB_SCR__COUNT
 };
 
@@ -259,6 +262,18 @@ unsigned	gdb_blocks(const GdbCudaExec *ex, uint64_t n);
  */
 int			gdb_phase_begin(GdbRun *r, int phase, GdbError *err);
 int			gdb_phase_end(GdbRun *r, GdbError *err);
+
+/*
+ * gdb_compute_columns (computed_columns.cu): step 2 of the request
+ * pipeline (gpudb_device.h) for a request with computed columns: copy the
+ * input in first if r->copy_src (then r->copy_src is NULL), evaluate the
+ * filter and, for the rows it selects, every computed column's program,
+ * into the EXPRS scratch; wait, and fail with the SQL status of the lowest
+ * failing row.  On GDB_OK *view (host) and r->input describe the view of
+ * the batch with its computed columns, r->d_in its device copy, so the
+ * operator's pipeline reads computed columns as stored ones.
+ */
+int			gdb_compute_columns(GdbRun *r, GdbBatch *view, GdbError *err);
 
 /*
  * gdb_filter_status: after a phase that copied the counters back, the

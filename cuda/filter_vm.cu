@@ -78,7 +78,9 @@ gdb_tile_step(const GdbInstr *in, int pc, int sp, GdbValue (&top)[TILE],
 	GdbValue	v[TILE];
 	int			st[TILE];
 
-	if (OP == GDB_OP_JUMP_IF_FALSE || OP == GDB_OP_JUMP_IF_TRUE)
+	if (OP == GDB_OP_JUMP_IF_FALSE || OP == GDB_OP_JUMP_IF_TRUE ||
+		OP == GDB_OP_JUMP || OP == GDB_OP_JUMP_IF_NOT_TRUE ||
+		OP == GDB_OP_JUMP_IF_NOT_NULL)
 	{
 #pragma unroll
 		for (int j = 0; j < TILE; j++)
@@ -197,7 +199,7 @@ gdb_filter_kernel(const char *base, const GdbInstr *prog, int ninstr,
 				continue;
 			if (status[j] != GDB_OK)
 			{
-				atomicMin(err_key, (unsigned long long) (row[j] << 4) | (unsigned) status[j]);
+				atomicMin(err_key, (unsigned long long) (row[j] << GDB_STATUS_BITS) | (unsigned) status[j]);
 				flags[row[j]] = 0;
 			}
 			else

@@ -490,7 +490,7 @@ gdb_filter_status(GdbCudaExec *ex, GdbError *err)
 {
 	if (ex->host_counters->err_key != ~0ULL)
 	{
-		int			st = (int) (ex->host_counters->err_key & 15);
+		int			st = (int) (ex->host_counters->err_key & ((1u << GDB_STATUS_BITS) - 1));
 
 		err->status = st;
 		snprintf(err->message, sizeof(err->message), "%s", gdb_cpu_status_text(st));
@@ -1159,6 +1159,7 @@ gdb_groupby_on_device(GdbCudaExec *exec, const GdbRequest *req,
 {
 	GdbError	dummy;
 	GdbRun		run;
+	GdbBatch	view;			/* with computed columns (step 2) */
 	int			st;
 
 	if (err == NULL)
@@ -1187,6 +1188,8 @@ gdb_groupby_on_device(GdbCudaExec *exec, const GdbRequest *req,
 	run.nrows = header->nrows;
 	/* the row-sized scratch of every operator, then its own pipeline */
 	st = gdb_run_row_scratch(&run, err);
+	if (st == GDB_OK && req->nexprs > 0)
+		st = gdb_compute_columns(&run, &view, err);
 	if (st == GDB_OK && req->oper == GDB_OPER_GROUPBY)
 	{
 		st = gdb_groupby_run(&run, alloc, alloc_arg, result, err);

@@ -46,7 +46,8 @@ extern int	gdb_cpu_validate_request(const GdbRequest *req,
 									 const GdbBatch *input, GdbError *err);
 extern const char *gdb_cpu_status_text(int status);
 extern int	gdb_cpu_select_rows(const GdbRequest *req, const GdbBatch *input,
-								uint64_t **sel, uint64_t *nsel, GdbError *err);
+								uint64_t **sel, uint64_t *nsel,
+								const GdbBatch **view, GdbError *err);
 extern int	gdb_cpu_validate_batch(const GdbBatch *batch, GdbError *err);
 extern int	gdb_cpu_order_groups(const GdbRequest *req, const GdbBatch *groups,
 								 GdbAllocFn alloc, void *alloc_arg,
@@ -114,6 +115,24 @@ gdb_cpu_status_text(int status)
 			return "no usable CUDA device";
 		case GDB_ERR_DEVICE:
 			return "CUDA failure";
+		case GDB_ERR_NUMERIC_FIELD:
+			return "numeric field overflow";
+		case GDB_ERR_FIXED_POINT:
+			return "numeric value out of range for the fixed point";
+		case GDB_ERR_DATE_RANGE:
+			return "date out of range";
+		case GDB_ERR_TIMESTAMP_RANGE:
+			return "timestamp out of range";
+		case GDB_ERR_DATE_TS_RANGE:
+			return "date out of range for timestamp";
+		case GDB_ERR_INFINITE_DATES:
+			return "cannot subtract infinite dates";
+		case GDB_ERR_NAN_TO_INT:
+			return "cannot convert NaN to integer";
+		case GDB_ERR_NAN_TO_BIGINT:
+			return "cannot convert NaN to bigint";
+		case GDB_ERR_NAN_TO_SMALLINT:
+			return "cannot convert NaN to smallint";
 	}
 	return "unknown status";
 }
@@ -189,10 +208,17 @@ gdb_cpu_validate_batch(const GdbBatch *batch, GdbError *err)
 	return gdb_validate_batch(batch, err ? err : &dummy);
 }
 
-/* Is col a valid value (INT64 or FLOAT64) column of b? */
+/*
+ * Is col a valid value (INT64 or FLOAT64) column of b?  A computed column
+ * only in the shape the validator builds (its NULL flags set; every slot
+ * of a computed column the request does not define is zeroed there).
+ */
 static int
 gdb_value_col_ok(const GdbBatch *b, int32_t col)
 {
+	if (col >= GDB_MAX_COLUMNS && col < GDB_MAX_BATCH_COLS)
+		return b->cols[col].has_nulls == 1 &&
+			b->cols[col].kind != GDB_KIND_STATE;
 	return col >= 0 && (uint32_t) col < b->ncols &&
 		b->cols[col].kind != GDB_KIND_STATE;
 }
@@ -207,20 +233,24 @@ gdb_value_col_ok(const GdbBatch *b, int32_t col)
  * or write outside its stack or the batch, and never meets PUSH_TEXT.
  */
 static int
-gdb_validate_program(const GdbRequest *req, const GdbBatch *b, GdbError *err)
+gdb_validate_code(const GdbInstr *code, int n, const GdbBatch *b,
+				  GdbError *err)
 {
 	int			depth[GDB_MAX_INSTR + 1];
-	int			n = (int) req->ninstr;
 	int			pc;
 
 	if (n == 0)
 		return GDB_OK;
+	if (n > GDB_MAX_INSTR)
+		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
+							 "program has %d instructions (at most %d)",
+							 n, GDB_MAX_INSTR);
 	for (pc = 0; pc <= n; pc++)
 		depth[pc] = -1;
 	depth[0] = 0;
 	for (pc = 0; pc < n; pc++)
 	{
-		const GdbInstr *in = &req->program[pc];
+		const GdbInstr *in = &code[pc];
 		int			d = depth[pc];
 		int			eff,
 					need,
@@ -273,8 +303,38 @@ gdb_validate_program(const GdbRequest *req, const GdbBatch *b, GdbError *err)
 										 "filter instruction %d has float width %u (4 or 8)",
 										 pc, (unsigned) in->width);
 				break;
+			case GDB_OP_INT_ABS:
+			case GDB_OP_FLT_TO_INT:
+			case GDB_OP_NUM_TO_INT:
+				if (in->width != 2 && in->width != 4 && in->width != 8)
+					return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
+										 "filter instruction %d has integer width %u (2, 4 or 8)",
+										 pc, (unsigned) in->width);
+				if (in->op == GDB_OP_NUM_TO_INT && (in->ival < 0 || in->ival > 18))
+					return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
+										 "filter instruction %d has scale %lld (0 to 18)",
+										 pc, (long long) in->ival);
+				break;
+			case GDB_OP_NUM_RESCALE:
+			case GDB_OP_NUM_ROUND:
+			case GDB_OP_NUM_TO_FLT:
+				if (in->ival < 0 || in->ival > 18 || in->width > 8)
+					return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
+										 "filter instruction %d has scale %lld (0 to 18)",
+										 pc, (long long) in->ival);
+				break;
+			case GDB_OP_TS_TRUNC:
+			case GDB_OP_DATE_PART:
+				if (in->arg < 0 || in->arg > GDB_FIELD_EPOCH)
+					return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
+										 "filter instruction %d has date field %d",
+										 pc, (int) in->arg);
+				break;
 			case GDB_OP_JUMP_IF_FALSE:
 			case GDB_OP_JUMP_IF_TRUE:
+			case GDB_OP_JUMP:
+			case GDB_OP_JUMP_IF_NOT_TRUE:
+			case GDB_OP_JUMP_IF_NOT_NULL:
 				if (in->arg <= pc || in->arg > n)
 					return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 										 "filter instruction %d jumps to %d (must be forward, at most %d)",
@@ -297,8 +357,58 @@ gdb_validate_program(const GdbRequest *req, const GdbBatch *b, GdbError *err)
 	}
 	if (depth[n] != 1)
 		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
-							 "filter program leaves %d values on the stack (must be 1)",
+							 "program leaves %d values on the stack (must be 1)",
 							 depth[n]);
+	return GDB_OK;
+}
+
+/* The filter program: over the stored columns only. */
+static int
+gdb_validate_program(const GdbRequest *req, const GdbBatch *b, GdbError *err)
+{
+	return gdb_validate_code(req->program, (int) req->ninstr, b, err);
+}
+
+/*
+ * The computed columns: limits, kinds, program spans within eprogram, each
+ * program valid over the stored columns of input (not over computed
+ * ones).  Then *shape = input's header with the computed columns' slots
+ * (kind, NULL flags; offsets 0) and every other computed slot zeroed, for
+ * checking the columns the operator names.
+ */
+static int
+gdb_validate_exprs(const GdbRequest *req, const GdbBatch *input,
+				   GdbBatch *shape, GdbError *err)
+{
+	uint32_t	j;
+	int			st;
+
+	if (req->nexprs > GDB_MAX_EXPRS || req->neinstr > GDB_MAX_EXPR_INSTR)
+		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
+							 "request has %u computed columns of %u instructions (at most %d and %d)",
+							 (unsigned) req->nexprs, (unsigned) req->neinstr,
+							 GDB_MAX_EXPRS, GDB_MAX_EXPR_INSTR);
+	*shape = *input;
+	memset(&shape->cols[GDB_MAX_COLUMNS], 0,
+		   sizeof(GdbColumnDesc) * GDB_MAX_EXPRS);
+	for (j = 0; j < req->nexprs; j++)
+	{
+		const GdbExprSpec *e = &req->exprs[j];
+
+		if (e->kind != GDB_KIND_INT64 && e->kind != GDB_KIND_FLOAT64)
+			return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
+								 "computed column %u has kind %u", j, (unsigned) e->kind);
+		if (e->len == 0 || e->start > req->neinstr || e->len > req->neinstr - e->start)
+			return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
+								 "computed column %u's program [%u, +%u) is not within the %u instructions",
+								 j, (unsigned) e->start, (unsigned) e->len,
+								 (unsigned) req->neinstr);
+		st = gdb_validate_code(&req->eprogram[e->start], (int) e->len, input, err);
+		if (st != GDB_OK)
+			return st;
+		shape->cols[GDB_EXPR_COL(j)].kind = e->kind;
+		shape->cols[GDB_EXPR_COL(j)].has_nulls = 1;
+	}
 	return GDB_OK;
 }
 
@@ -323,12 +433,22 @@ gdb_cpu_validate_request(const GdbRequest *req, const GdbBatch *input,
 {
 	uint32_t	i;
 	int			st;
+	GdbBatch	shape;
+	const GdbBatch *stored = input;
 
 	if (req == NULL)
 		return gdb_error_set(err, GDB_ERR_BAD_REQUEST, "request is NULL");
 	st = gdb_validate_batch(input, err);
 	if (st != GDB_OK)
 		return st;
+	/* the operator reads stored and computed columns; the filter only stored */
+	st = gdb_validate_exprs(req, input, &shape, err);
+	if (st != GDB_OK)
+		return st;
+	input = &shape;
+	if (req->nexprs > 0 && req->input_is_states)
+		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
+							 "a request that combines states has no computed columns");
 	if (req->oper > GDB_OPER_SORT)
 		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 							 "request has unknown operator %u", (unsigned) req->oper);
@@ -363,7 +483,7 @@ gdb_cpu_validate_request(const GdbRequest *req, const GdbBatch *input,
 			return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 								 "filter program has %u instructions (at most %d)",
 								 (unsigned) req->ninstr, GDB_MAX_INSTR);
-		return gdb_validate_program(req, input, err);
+		return gdb_validate_program(req, stored, err);
 	}
 	if (req->nkeys > GDB_MAX_GROUP_KEYS)
 		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
@@ -431,7 +551,9 @@ gdb_cpu_validate_request(const GdbRequest *req, const GdbBatch *input,
 									 i, (int) col);
 			continue;
 		}
-		if (col < 0 || (uint32_t) col >= input->ncols)
+		if (col < 0 || ((uint32_t) col >= input->ncols &&
+						!(col >= GDB_MAX_COLUMNS && col < GDB_MAX_BATCH_COLS &&
+						  input->cols[col].has_nulls == 1)))
 			return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 								 "aggregate %u names column %d of the %u-column batch",
 								 i, (int) col, (unsigned) input->ncols);
@@ -453,41 +575,79 @@ gdb_cpu_validate_request(const GdbRequest *req, const GdbBatch *input,
 								 i, (unsigned) kind, (int) col,
 								 (unsigned) input->cols[col].kind, (unsigned) want);
 	}
-	return gdb_validate_program(req, input, err);
+	return gdb_validate_program(req, stored, err);
 }
 
 /*
  * gdb_cpu_select_rows: the start every CPU operator shares: validate req
  * against input (gdb_cpu_validate_request), then run the filter program
- * over every row in row order; *sel receives a malloc'd array (room for
- * input->nrows ids; the caller frees it) of the rows for which it is TRUE,
- * *nsel their count.  Returns GDB_OK; GDB_ERR_BAD_REQUEST (validation);
- * the SQL status of the first row that raises, as a sequential scan would;
- * GDB_ERR_OUT_OF_MEMORY.  On error *sel is NULL.
+ * over every row in row order and, for each selected row, the program of
+ * each computed column (gdb_batch_view); *sel receives a malloc'd array
+ * (room for input->nrows ids; the caller frees it, and with it the
+ * computed columns) of the rows for which the filter is TRUE, *nsel their
+ * count, *view the batch the operator reads: input itself without
+ * computed columns, else a view of input and the computed columns (which
+ * live in *sel's allocation).  Returns GDB_OK; GDB_ERR_BAD_REQUEST
+ * (validation); the SQL status of the first row that raises, as a
+ * sequential scan would (its filter first, then its computed columns in
+ * order); GDB_ERR_OUT_OF_MEMORY.  On error *sel is NULL.
  */
 int
 gdb_cpu_select_rows(const GdbRequest *req, const GdbBatch *input,
-					uint64_t **sel, uint64_t *nsel, GdbError *err)
+					uint64_t **sel, uint64_t *nsel, const GdbBatch **view,
+					GdbError *err)
 {
 	uint64_t	row;
+	uint64_t	n = input ? input->nrows : 0;
+	size_t		bytes;
+	size_t		colbytes;
+	char	   *block;
+	GdbBatch   *v = NULL;
+	void	   *vals[GDB_MAX_EXPRS];
+	void	   *nulls[GDB_MAX_EXPRS];
+	uint32_t	kinds[GDB_MAX_EXPRS];
+	uint32_t	j;
 	int			st;
 
 	*sel = NULL;
 	*nsel = 0;
+	*view = input;
 	st = gdb_cpu_validate_request(req, input, err);
 	if (st != GDB_OK)
 		return st;
-	if (input->nrows > SIZE_MAX / 64)
+	if (n > SIZE_MAX / 64)
 		return gdb_error_set(err, GDB_ERR_OUT_OF_MEMORY,
 							 "batch of %llu rows is too large for this host",
-							 (unsigned long long) input->nrows);
-	*sel = (uint64_t *) malloc((size_t) (input->nrows ? input->nrows : 1) *
-							   sizeof(uint64_t));
-	if (*sel == NULL)
+							 (unsigned long long) n);
+	/* the selection, then the view's header and its computed columns */
+	bytes = (size_t) gdb_align_up((n ? n : 1) * sizeof(uint64_t));
+	colbytes = (size_t) (gdb_align_up(n * 8) + gdb_align_up(n));
+	if (req->nexprs > 0)
+		bytes += gdb_align_up(sizeof(GdbBatch)) + req->nexprs * colbytes;
+	block = (char *) malloc(bytes);
+	if (block == NULL)
 		return gdb_error_set(err, GDB_ERR_OUT_OF_MEMORY,
 							 "out of memory for the selection of %llu rows",
-							 (unsigned long long) input->nrows);
-	for (row = 0; row < input->nrows; row++)
+							 (unsigned long long) n);
+	*sel = (uint64_t *) block;
+	if (req->nexprs > 0)
+	{
+		char	   *p = block + gdb_align_up((n ? n : 1) * sizeof(uint64_t));
+
+		v = (GdbBatch *) p;
+		p += gdb_align_up(sizeof(GdbBatch));
+		for (j = 0; j < req->nexprs; j++)
+		{
+			kinds[j] = req->exprs[j].kind;
+			vals[j] = p;
+			nulls[j] = p + gdb_align_up(n * 8);
+			/* rows not selected: NULL, never read */
+			memset(nulls[j], 1, (size_t) n);
+			p += colbytes;
+		}
+		gdb_batch_view(input, input, v, v, req->nexprs, kinds, vals, nulls);
+	}
+	for (row = 0; row < n; row++)
 	{
 		if (req->ninstr > 0)
 		{
@@ -504,8 +664,26 @@ gdb_cpu_select_rows(const GdbRequest *req, const GdbBatch *input,
 			if (r != GDB_TRUE)
 				continue;
 		}
+		for (j = 0; j < req->nexprs; j++)
+		{
+			const GdbExprSpec *e = &req->exprs[j];
+			GdbValue	val;
+			int			rst = gdb_vm_value(&req->eprogram[e->start], (int) e->len,
+										   input, input, row, &val);
+
+			if (rst != GDB_OK)
+			{
+				free(*sel);
+				*sel = NULL;
+				return gdb_error_set(err, rst, "%s", gdb_cpu_status_text(rst));
+			}
+			((uint8_t *) nulls[j])[row] = (uint8_t) (val.isnull != 0);
+			((int64_t *) vals[j])[row] = val.isnull ? 0 : val.v.i;
+		}
 		(*sel)[(*nsel)++] = row;
 	}
+	if (v)
+		*view = v;
 	return GDB_OK;
 }
 
@@ -647,9 +825,10 @@ gdb_cpu_groupby(const GdbRequest *req, const GdbBatch *input,
 	if (req != NULL && req->oper != GDB_OPER_GROUPBY)
 		return gdb_cpu_select_sort(req, input, alloc, alloc_arg, result, stats, err);
 	/* 1. filter */
-	st = gdb_cpu_select_rows(req, input, &sel, &nsel, err);
+	st = gdb_cpu_select_rows(req, input, &sel, &nsel, &input, err);
 	if (st != GDB_OK)
 		return st;
+	base = (const char *) input;
 	nrows = input->nrows;
 	ordered = gdb_request_ordered(req);
 

@@ -26,7 +26,8 @@
 #include "gpudb_semantics.h"
 
 extern int	gdb_cpu_select_rows(const GdbRequest *req, const GdbBatch *input,
-								uint64_t **sel, uint64_t *nsel, GdbError *err);
+								uint64_t **sel, uint64_t *nsel,
+								const GdbBatch **view, GdbError *err);
 extern const char *gdb_cpu_status_text(int status);
 extern int	gdb_cpu_order_groups(const GdbRequest *req, const GdbBatch *groups,
 								 GdbAllocFn alloc, void *alloc_arg,
@@ -164,9 +165,10 @@ gdb_cpu_select_sort(const GdbRequest *req, const GdbBatch *input,
 							 "gdb_cpu_select_sort: the request is not SELECT or SORT");
 
 	/* 1. selection (validates the request) */
-	st = gdb_cpu_select_rows(req, input, &sel, &nsel, err);
+	st = gdb_cpu_select_rows(req, input, &sel, &nsel, &input, err);
 	if (st != GDB_OK)
 		return st;
+	base = (const char *) input;
 	nrows = input->nrows;
 
 	/* 2. order */

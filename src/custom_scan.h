@@ -43,14 +43,23 @@ typedef enum GdbNodeKind
 	GDB_NODE_SORT = 2
 } GdbNodeKind;
 
+/*
+ * The attnum of a group key or aggregate argument that is an expression
+ * (a computed column of the request), in GDB_PRIV_KEYS / GDB_PRIV_AGGS.
+ */
+#define GDB_ATTNUM_EXPR (-1)
+
 typedef enum GdbPrivateField
 {
 	GDB_PRIV_KIND = 0,			/* Integer: GdbNodeKind */
 	GDB_PRIV_QUALS,				/* List of Expr: device quals, Vars of varno 1 */
-	GDB_PRIV_KEYS,				/* IntList: group key attnums (AGG) */
+	GDB_PRIV_KEYS,				/* IntList: group key attnums (AGG);
+								 * GDB_ATTNUM_EXPR: the key is the
+								 * expression of its custom_scan_tlist entry */
 	GDB_PRIV_AGGS,				/* IntList: (GdbAggFunc, attnum) pairs (AGG);
 								 * a percentile's fraction is read from its
-								 * Aggref in custom_scan_tlist */
+								 * Aggref in custom_scan_tlist, and so is the
+								 * argument of attnum GDB_ATTNUM_EXPR */
 	GDB_PRIV_OUTPUT,			/* IntList: output column attnums (SCAN, SORT) */
 	GDB_PRIV_SORT,				/* IntList: (column, descending, nulls_first):
 								 * SORT a table attnum, AGG a result column

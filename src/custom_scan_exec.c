@@ -31,6 +31,7 @@
 #include "executor/tuptable.h"
 #include "nodes/makefuncs.h"
 #include "optimizer/optimizer.h"
+#include "rewrite/rewriteManip.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -119,6 +120,22 @@ column_name(Relation rel, AttrNumber attnum)
 }
 
 /*
+ * An expression over rel (Vars of range table index varno) as SQL, for
+ * EXPLAIN's labels.
+ */
+static char *
+expr_label(Node *expr, Relation rel, Index varno)
+{
+	Node	   *e = copyObject(expr);
+
+	if (varno != 1)
+		ChangeVarNodes(e, (int) varno, 1, 0);
+	return deparse_expression(e, deparse_context_for(RelationGetRelationName(rel),
+													 RelationGetRelid(rel)),
+							  false, false);
+}
+
+/*
  * The sort keys of the plan, (column, descending, nulls_first) triples,
  * into s's request and EXPLAIN labels.  GpuSort (result_cols false): the
  * column is a table attnum, added to the query's columns.  GpuAgg
@@ -194,8 +211,20 @@ gdb_begin(CustomScanState *node, EState *estate, int eflags)
 		case GDB_NODE_AGG:
 			q->req->oper = GDB_OPER_GROUPBY;
 			foreach(lc, (List *) list_nth(priv, GDB_PRIV_KEYS))
-				gdb_query_add_key(q, (AttrNumber) lfirst_int(lc),
-								  column_name(rel, (AttrNumber) lfirst_int(lc)));
+			{
+				AttrNumber	attnum = (AttrNumber) lfirst_int(lc);
+
+				if (attnum == GDB_ATTNUM_EXPR)
+				{
+					/* the key's expression: its custom_scan_tlist entry */
+					Node	   *e = (Node *) list_nth_node(TargetEntry, cscan->custom_scan_tlist,
+														   q->nkeys)->expr;
+
+					gdb_query_add_key_expr(q, e, expr_label(e, rel, cscan->scan.scanrelid));
+				}
+				else
+					gdb_query_add_key(q, attnum, column_name(rel, attnum));
+			}
 			{
 				/* (GdbAggFunc, attnum) pairs */
 				List	   *aggs = (List *) list_nth(priv, GDB_PRIV_AGGS);
@@ -218,6 +247,19 @@ gdb_begin(CustomScanState *node, EState *estate, int eflags)
 						gdb_query_add_ordered_set(q, fn, attnum, fnull, f,
 												  gdb_ordered_set_label(fn, column_name(rel, attnum),
 																		fnull, f));
+						continue;
+					}
+					if (attnum == GDB_ATTNUM_EXPR)
+					{
+						/* the argument of the Aggref in the scan tuple */
+						TargetEntry *te = list_nth_node(TargetEntry, cscan->custom_scan_tlist,
+														q->nkeys + i / 2);
+						Aggref	   *aggref = castNode(Aggref, te->expr);
+						Node	   *arg = (Node *) linitial_node(TargetEntry, aggref->args)->expr;
+
+						gdb_query_add_aggregate_expr(q, fn, arg,
+													 psprintf("%s(%s)", agg_names[fn],
+															  expr_label(arg, rel, cscan->scan.scanrelid)));
 						continue;
 					}
 					gdb_query_add_aggregate(q, fn, attnum,

@@ -564,6 +564,74 @@ gdb_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 /* ---- GpuAgg ---- */
 
 /*
+ * Can expr (over relid's columns) be a computed column of the request?
+ * Its columns must be carried (var_ok, added to *attnums) and the
+ * expression compiler must take it (gdb_expr_supported); *why says why not.
+ */
+static bool
+expr_columns_ok(Node *expr, Index relid, Oid reloid, Bitmapset **attnums,
+				char **why)
+{
+	Relation	rel;
+	bool		ok;
+	List	   *vars = pull_var_clause(expr, PVC_INCLUDE_PLACEHOLDERS |
+									   PVC_INCLUDE_AGGREGATES |
+									   PVC_INCLUDE_WINDOWFUNCS);
+	ListCell   *lc;
+	const char *r = NULL;
+
+	if (contain_volatile_functions(expr) || contain_subplans(expr))
+	{
+		*why = "it is volatile or holds a subquery";
+		return false;
+	}
+	foreach(lc, vars)
+	{
+		Node	   *n = (Node *) lfirst(lc);
+
+		if (!IsA(n, Var))
+		{
+			*why = "it holds an aggregate, window function or placeholder";
+			return false;
+		}
+		if (!var_ok((Var *) n, relid, true, attnums, &r))
+		{
+			*why = (char *) r;
+			return false;
+		}
+	}
+	rel = table_open(reloid, NoLock);	/* the planner holds a lock */
+	ok = gdb_expr_supported(expr, rel, why);
+	table_close(rel, NoLock);
+	return ok;
+}
+
+/* Mutator for strip_key_exprs: each key expression becomes a NULL. */
+static Node *
+strip_key_exprs_mutator(Node *node, List *keys)
+{
+	ListCell   *lc;
+
+	if (node == NULL)
+		return NULL;
+	foreach(lc, keys)
+		if (!IsA(lfirst(lc), Var) && equal(node, lfirst(lc)))
+			return (Node *) makeNullConst(exprType(node), exprTypmod(node),
+										  exprCollation(node));
+	return expression_tree_mutator(node, strip_key_exprs_mutator, (void *) keys);
+}
+
+/*
+ * exprs with every occurrence of an expression group key replaced by a
+ * constant: what remains must be aggregates and Var group keys.
+ */
+static List *
+strip_key_exprs(List *exprs, List *keys)
+{
+	return (List *) strip_key_exprs_mutator((Node *) exprs, keys);
+}
+
+/*
  * The GdbAggFunc of a built-in aggregate call, or -1.  count(DISTINCT x)
  * and the ordered-set aggregates map to their own GdbAggFunc values, which
  * the device cannot order groups by.
@@ -583,8 +651,8 @@ aggref_function(Aggref *aggref)
  * *attnums.
  */
 static bool
-aggref_ok(Aggref *aggref, Index relid, List **aggs, Bitmapset **attnums,
-		  int *nstates, const char **why)
+aggref_ok(Aggref *aggref, Index relid, Oid reloid, List **aggs,
+		  Bitmapset **attnums, int *nstates, const char **why)
 {
 	int			fn = aggref_function(aggref);
 	Var		   *arg = NULL;
@@ -627,8 +695,27 @@ aggref_ok(Aggref *aggref, Index relid, List **aggs, Bitmapset **attnums,
 		te = linitial_node(TargetEntry, aggref->args);
 		if (!IsA(te->expr, Var))
 		{
-			*why = "an aggregate's argument is an expression, not a column";
-			return false;
+			/* an expression: a computed column of the request */
+			Oid			argtype = exprType((Node *) te->expr);
+			char	   *reason = NULL;
+
+			if (!expr_columns_ok((Node *) te->expr, relid, reloid, attnums, &reason))
+			{
+				*why = psprintf("an aggregate's argument cannot be computed on the device: %s",
+								reason);
+				return false;
+			}
+			if (!gdb_aggregate_kind((GdbAggFunc) fn, argtype, &kind, &rtype) ||
+				rtype != aggref->aggtype)
+			{
+				*why = psprintf("%s over this type does not run on the device",
+								format_procedure(aggref->aggfnoid));
+				return false;
+			}
+			*aggs = lappend_int(*aggs, fn);
+			*aggs = lappend_int(*aggs, GDB_ATTNUM_EXPR);
+			*nstates += gdb_aggregate_states((GdbAggFunc) fn, argtype, kind);
+			return true;
 		}
 		arg = (Var *) te->expr;
 		if (arg->varno != relid || arg->varlevelsup != 0 || arg->varattno <= 0)
@@ -656,18 +743,19 @@ aggref_ok(Aggref *aggref, Index relid, List **aggs, Bitmapset **attnums,
 
 /* Is the grouping equality of sgc over var the type's default one? */
 static bool
-group_key_ok(SortGroupClause *sgc, Var *var, const char **why)
+group_key_ok(SortGroupClause *sgc, Node *key, const char **why)
 {
-	TypeCacheEntry *tc = lookup_type_cache(var->vartype, TYPECACHE_EQ_OPR);
+	Oid			type = exprType(key);
+	Oid			collid = exprCollation(key);
+	TypeCacheEntry *tc = lookup_type_cache(type, TYPECACHE_EQ_OPR);
 
 	if (sgc->eqop != tc->eq_opr)
 	{
 		*why = "a group key uses a non-default equality operator";
 		return false;
 	}
-	if (gdb_type_class(var->vartype) == GDB_TYPE_TEXT &&
-		(!OidIsValid(var->varcollid) ||
-		 !get_collation_isdeterministic(var->varcollid)))
+	if (gdb_type_class(type) == GDB_TYPE_TEXT &&
+		(!OidIsValid(collid) || !get_collation_isdeterministic(collid)))
 	{
 		*why = "a text group key has a nondeterministic collation";
 		return false;
@@ -724,21 +812,33 @@ try_gpuagg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 		SortGroupClause *sgc = lfirst_node(SortGroupClause, lc);
 		Node	   *e = get_sortgroupclause_expr(sgc, root->processed_tlist);
 
-		if (!IsA(e, Var) ||
-			!var_ok((Var *) e, input_rel->relid, true, &attnums, &why) ||
-			!group_key_ok(sgc, (Var *) e, &why))
+		if (!IsA(e, Var))
 		{
-			if (why == NULL || IsA(e, Var) == false)
-				why = "a group key is an expression, not a column";
-			goto refused;
+			/* an expression: a computed column of the request */
+			char	   *reason = NULL;
+
+			if (!expr_columns_ok(e, input_rel->relid, rte->relid, &attnums, &reason))
+			{
+				why = psprintf("a group key cannot be computed on the device: %s",
+							   reason);
+				goto refused;
+			}
+			if (!group_key_ok(sgc, e, &why))
+				goto refused;
+			key_vars = lappend(key_vars, e);
+			keys = lappend_int(keys, GDB_ATTNUM_EXPR);
+			continue;
 		}
+		if (!var_ok((Var *) e, input_rel->relid, true, &attnums, &why) ||
+			!group_key_ok(sgc, e, &why))
+			goto refused;
 		key_vars = lappend(key_vars, e);
 		keys = lappend_int(keys, ((Var *) e)->varattno);
 	}
 
 	/* aggregates, and Vars outside them (group keys only) */
-	items = pull_var_clause((Node *) list_concat(list_copy(output_rel->reltarget->exprs),
-												 having),
+	items = pull_var_clause((Node *) strip_key_exprs(list_concat(list_copy(output_rel->reltarget->exprs),
+																 having), key_vars),
 							PVC_INCLUDE_AGGREGATES | PVC_INCLUDE_WINDOWFUNCS |
 							PVC_INCLUDE_PLACEHOLDERS);
 	foreach(lc, items)
@@ -749,7 +849,7 @@ try_gpuagg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 		{
 			if (list_member(aggrefs, n))
 				continue;
-			if (!aggref_ok((Aggref *) n, input_rel->relid, &aggs, &attnums,
+			if (!aggref_ok((Aggref *) n, input_rel->relid, rte->relid, &aggs, &attnums,
 						   &nstates, &why))
 				goto refused;
 			aggrefs = lappend(aggrefs, n);
@@ -760,6 +860,7 @@ try_gpuagg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 			goto refused;
 		}
 	}
+
 	if (nstates > GDB_MAX_AGGREGATES ||
 		bms_num_members(attnums) >= GDB_MAX_COLUMNS)
 	{

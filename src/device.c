@@ -136,6 +136,47 @@ gdb_raise_status(const GdbError *err)
 					 errmsg("gpudb: device error"),
 					 detail ? errdetail("%s", detail) : 0));
 			break;
+		case GDB_ERR_NUMERIC_FIELD:
+			ereport(ERROR,
+					(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+					 errmsg("numeric field overflow")));
+			break;
+		case GDB_ERR_FIXED_POINT:
+			ereport(ERROR,
+					(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+					 errmsg("numeric value out of range for gpudb's fixed point"),
+					 errdetail("gpudb computes numeric expressions exactly in 18 digits; a value reached 10^18 at its scale."),
+					 errhint("SET gpudb.enabled = off to compute the query with PostgreSQL's numeric.")));
+			break;
+		case GDB_ERR_DATE_RANGE:
+			ereport(ERROR,
+					(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+					 errmsg("date out of range")));
+			break;
+		case GDB_ERR_TIMESTAMP_RANGE:
+			ereport(ERROR,
+					(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+					 errmsg("timestamp out of range")));
+			break;
+		case GDB_ERR_DATE_TS_RANGE:
+			ereport(ERROR,
+					(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+					 errmsg("date out of range for timestamp")));
+			break;
+		case GDB_ERR_INFINITE_DATES:
+			ereport(ERROR,
+					(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+					 errmsg("cannot subtract infinite dates")));
+			break;
+		case GDB_ERR_NAN_TO_INT:
+		case GDB_ERR_NAN_TO_BIGINT:
+		case GDB_ERR_NAN_TO_SMALLINT:
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("cannot convert NaN to %s",
+							err->status == GDB_ERR_NAN_TO_INT ? "integer" :
+							err->status == GDB_ERR_NAN_TO_BIGINT ? "bigint" : "smallint")));
+			break;
 		default:
 			ereport(ERROR,
 					(errcode(ERRCODE_INTERNAL_ERROR),

@@ -43,6 +43,7 @@
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "executor/executor.h"
+#include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
@@ -65,6 +66,7 @@
 #include "utils/syscache.h"
 
 #include "gpudb.h"
+#include "expr_compile.h"
 
 /* Array size from which the planner hashes an IN list (clauses.c). */
 #define GDB_HASHED_SAOP_MIN		9
@@ -147,6 +149,8 @@ static const FuncMap func_map[] = {
 	FM(FLOAT4_INT8, UNARY, INT_TO_FLT, 4), FM(FLOAT8_INT8, UNARY, INT_TO_FLT, 8),
 	/* text equality: dictionary codes are equal iff the bytes are */
 	FM(TEXTEQ, TEXT, INT_EQ, 0), FM(TEXTNE, TEXT, INT_NE, 0),
+	/* char(n): values are stored padded to n, so padded bytes compare */
+	FM(BPCHAREQ, TEXT, INT_EQ, 0), FM(BPCHARNE, TEXT, INT_NE, 0),
 	/* numeric(p,s) columns compare as their scaled integers */
 	FM(NUMERIC_EQ, NUMERIC, INT_EQ, 0), FM(NUMERIC_NE, NUMERIC, INT_NE, 0),
 	FM(NUMERIC_LT, NUMERIC, INT_LT, 0), FM(NUMERIC_LE, NUMERIC, INT_LE, 0),
@@ -157,21 +161,6 @@ static const FuncMap func_map[] = {
 #undef CMP6
 #undef ARITH4
 
-/* State of one compilation. */
-typedef struct FilterCompiler
-{
-	ParseState *pstate;			/* for error positions */
-	Relation	rel;
-	GdbColumnSet *cs;
-	const char *filter;			/* the text, for error positions */
-	const char *fname;			/* the calling SQL function, for messages */
-	GdbInstr   *code;			/* req->program */
-	int			varno;			/* range table index of rel's Vars; 0: any */
-	int			ninstr;			/* emitted; stored only below GDB_MAX_INSTR */
-	int			depth;			/* VM stack depth after the last one */
-	int			maxdepth;
-} FilterCompiler;
-
 /* A top-level condition and its planner cost, for order_quals. */
 typedef struct QualItem
 {
@@ -179,9 +168,6 @@ typedef struct QualItem
 	double		cost;
 } QualItem;
 
-static void compile_node(FilterCompiler *fc, Node *node);
-static void unsupported(FilterCompiler *fc, const char *what,
-						const char *detail, int location) pg_attribute_noreturn();
 
 /*
  * Error context: positions inside the filter are reported in an internal
@@ -203,8 +189,8 @@ filter_error_callback(void *arg)
 }
 
 /* ERROR for anything outside the supported set; never returns. */
-static void
-unsupported(FilterCompiler *fc, const char *what, const char *detail,
+void
+fc_unsupported(FilterCompiler *fc, const char *what, const char *detail,
 			int location)
 {
 	ereport(ERROR,
@@ -216,13 +202,13 @@ unsupported(FilterCompiler *fc, const char *what, const char *detail,
 }
 
 /* Append one instruction, tracking the VM stack depth. */
-static int
-emit(FilterCompiler *fc, GdbOpcode op, int width, int32 arg, int64 ival,
+int
+fc_emit(FilterCompiler *fc, GdbOpcode op, int width, int32 arg, int64 ival,
 	 double fval)
 {
 	int			idx = fc->ninstr++;
 
-	if (idx < GDB_MAX_INSTR)
+	if (idx < (fc->maxinstr > 0 ? fc->maxinstr : GDB_MAX_INSTR))
 	{
 		GdbInstr   *in = &fc->code[idx];
 
@@ -240,8 +226,8 @@ emit(FilterCompiler *fc, GdbOpcode op, int width, int32 arg, int64 ival,
 }
 
 /* Point the jumps at instruction indexes in list jumps at the next one. */
-static void
-patch_jumps(FilterCompiler *fc, List *jumps)
+void
+fc_patch_jumps(FilterCompiler *fc, List *jumps)
 {
 	ListCell   *lc;
 
@@ -249,14 +235,14 @@ patch_jumps(FilterCompiler *fc, List *jumps)
 	{
 		int			idx = lfirst_int(lc);
 
-		if (idx < GDB_MAX_INSTR)
+		if (idx < (fc->maxinstr > 0 ? fc->maxinstr : GDB_MAX_INSTR))
 			fc->code[idx].arg = fc->ninstr;
 	}
 }
 
 /* The node below any binary-compatible relabelling or COLLATE. */
-static Node *
-strip_relabel(Node *node)
+Node *
+fc_strip_relabel(Node *node)
 {
 	for (;;)
 	{
@@ -314,8 +300,8 @@ describe_node(Node *node)
  * nulls_ok: only the NULL flag is read (IS [NOT] NULL), so the column is
  * read with nulls_only (any type, any collation).
  */
-static int
-var_column(FilterCompiler *fc, Var *var, bool nulls_ok)
+int
+fc_var_column(FilterCompiler *fc, Var *var, bool nulls_ok)
 {
 	bool		nulls_only;
 
@@ -329,32 +315,46 @@ var_column(FilterCompiler *fc, Var *var, bool nulls_ok)
 }
 
 /* PUSH_INT / PUSH_FLOAT / PUSH_NULL of a constant of a carried type. */
-static void
-compile_const(FilterCompiler *fc, Const *c)
+void
+fc_compile_const(FilterCompiler *fc, Const *c)
 {
 	Datum		v = c->constvalue;
 	Oid			type = getBaseType(c->consttype);
 
 	if (c->constisnull)
-		emit(fc, GDB_OP_PUSH_NULL, 0, 0, 0, 0.0);
+		fc_emit(fc, GDB_OP_PUSH_NULL, 0, 0, 0, 0.0);
 	else if (type == INT2OID)
-		emit(fc, GDB_OP_PUSH_INT, 2, 0, DatumGetInt16(v), 0.0);
+		fc_emit(fc, GDB_OP_PUSH_INT, 2, 0, DatumGetInt16(v), 0.0);
 	else if (type == INT4OID || type == DATEOID)
-		emit(fc, GDB_OP_PUSH_INT, 4, 0, DatumGetInt32(v), 0.0);
+		fc_emit(fc, GDB_OP_PUSH_INT, 4, 0, DatumGetInt32(v), 0.0);
 	else if (type == INT8OID || type == TIMESTAMPOID || type == TIMESTAMPTZOID)
-		emit(fc, GDB_OP_PUSH_INT, 8, 0, DatumGetInt64(v), 0.0);
+		fc_emit(fc, GDB_OP_PUSH_INT, 8, 0, DatumGetInt64(v), 0.0);
 	else if (type == BOOLOID)
-		emit(fc, GDB_OP_PUSH_INT, 0, 0, DatumGetBool(v) ? 1 : 0, 0.0);
+		fc_emit(fc, GDB_OP_PUSH_INT, 0, 0, DatumGetBool(v) ? 1 : 0, 0.0);
 	else if (type == FLOAT4OID)
-		emit(fc, GDB_OP_PUSH_FLOAT, 4, 0, 0, (double) DatumGetFloat4(v));
+		fc_emit(fc, GDB_OP_PUSH_FLOAT, 4, 0, 0, (double) DatumGetFloat4(v));
 	else if (type == FLOAT8OID)
-		emit(fc, GDB_OP_PUSH_FLOAT, 8, 0, 0, DatumGetFloat8(v));
-	else if (type == TEXTOID || type == VARCHAROID)
-		unsupported(fc, "a text constant here",
+		fc_emit(fc, GDB_OP_PUSH_FLOAT, 8, 0, 0, DatumGetFloat8(v));
+	else if (type == NUMERICOID)
+	{
+		int			scale = gdb_numeric_scale((Node *) c);
+		int64		iv;
+
+		if (scale < 0 ||
+			gdb_numeric_to_scaled(v, scale, &iv) == GDB_NUMFIT_INEXACT)
+			fc_unsupported(fc, "this numeric constant",
+						   "Numeric constants must have fewer than 19 digits.",
+						   c->location);
+		if (gdb_numeric_to_scaled(v, scale, &iv) == GDB_NUMFIT_NAN)
+			iv = GDB_NUMERIC_NAN;
+		fc_emit(fc, GDB_OP_PUSH_INT, 8, 0, iv, 0.0);
+	}
+	else if (type == TEXTOID || type == VARCHAROID || type == BPCHAROID)
+		fc_unsupported(fc, "a text constant here",
 					"Text constants may only be compared with = or <> to a text column.",
 					c->location);
 	else
-		unsupported(fc, psprintf("a constant of type %s",
+		fc_unsupported(fc, psprintf("a constant of type %s",
 								 format_type_be(c->consttype)),
 					NULL, c->location);
 }
@@ -371,6 +371,7 @@ compile_text_compare(FilterCompiler *fc, const FuncMap *m, List *args,
 {
 	ListCell   *lc;
 	int			nvars = 0;
+	int32		padlen = -1;	/* char(n): n */
 
 	if (!OidIsValid(inputcollid))
 		ereport(ERROR,
@@ -379,49 +380,95 @@ compile_text_compare(FilterCompiler *fc, const FuncMap *m, List *args,
 				 errhint("Use the COLLATE clause to set the collation explicitly."),
 				 parser_errposition(fc->pstate, location)));
 	if (!get_collation_isdeterministic(inputcollid))
-		unsupported(fc, psprintf("text comparison under the nondeterministic collation \"%s\"",
-								 get_collation_name(inputcollid)),
-					"Text is compared by its bytes, which only deterministic collations do.",
-					location);
+		fc_unsupported(fc, psprintf("text comparison under the nondeterministic collation \"%s\"",
+									get_collation_name(inputcollid)),
+					   "Text is compared by its bytes, which only deterministic collations do.",
+					   location);
 
+	/* char(n) columns: every one of the same n (values padded alike) */
+	/* CASE x WHEN 'a' ...: the WHEN compares x itself */
+	if (fc->case_arg)
+	{
+		List	   *resolved = NIL;
+
+		foreach(lc, args)
+		{
+			Node	   *a = fc_strip_relabel((Node *) lfirst(lc));
+
+			resolved = lappend(resolved, IsA(a, CaseTestExpr) ? fc->case_arg : a);
+		}
+		args = resolved;
+	}
+	foreach(lc, args)
+	{
+		Var		   *v = (Var *) fc_strip_relabel((Node *) lfirst(lc));
+
+		if (IsA(v, Var) && v->vartype == BPCHAROID)
+		{
+			if (padlen >= 0 && padlen != v->vartypmod - VARHDRSZ)
+				fc_unsupported(fc, "a comparison of char(n) columns of different lengths",
+							   NULL, location);
+			padlen = v->vartypmod - VARHDRSZ;
+		}
+	}
 	if (fc->cs->dict == NULL)
 		fc->cs->dict = gdb_dict_create();
 	foreach(lc, args)
 	{
-		Node	   *a = strip_relabel((Node *) lfirst(lc));
+		Node	   *a = fc_strip_relabel((Node *) lfirst(lc));
 		Const	   *c = (Const *) a;
+		Oid			ctype = IsA(a, Const) ? getBaseType(c->consttype) : InvalidOid;
 		struct varlena *s;
 
 		if (IsA(a, Var) &&
 			gdb_type_class(((Var *) a)->vartype) == GDB_TYPE_TEXT)
 		{
-			emit(fc, GDB_OP_PUSH_COL, 0, var_column(fc, (Var *) a, false),
-				 0, 0.0);
+			fc_emit(fc, GDB_OP_PUSH_COL, 0, fc_var_column(fc, (Var *) a, false),
+					0, 0.0);
 			nvars++;
 		}
 		else if (!IsA(a, Const) ||
-				 (getBaseType(c->consttype) != TEXTOID &&
-				  getBaseType(c->consttype) != VARCHAROID))
-			unsupported(fc, "a text comparison of an expression",
-						"Text can only be compared as a text column with a text column or a text constant.",
-						exprLocation(a));
+				 (ctype != TEXTOID && ctype != VARCHAROID && ctype != BPCHAROID))
+			fc_unsupported(fc, "a text comparison of an expression",
+						   "Text can only be compared as a text column with a text column or a text constant.",
+						   exprLocation(a));
 		else if (c->constisnull)
-			emit(fc, GDB_OP_PUSH_NULL, 0, 0, 0, 0.0);
+			fc_emit(fc, GDB_OP_PUSH_NULL, 0, 0, 0, 0.0);
 		else
 		{
+			const char *data;
+			int			len;
+
 			s = pg_detoast_datum_packed((struct varlena *)
 										DatumGetPointer(c->constvalue));
+			data = VARDATA_ANY(s);
+			len = VARSIZE_ANY_EXHDR(s);
+			if (padlen >= 0)
+			{
+				/* bpchar equality ignores trailing blanks: pad to n */
+				StringInfoData buf;
+				int			nchars;
+
+				while (len > 0 && data[len - 1] == ' ')
+					len--;
+				nchars = pg_mbstrlen_with_len(data, len);
+				initStringInfo(&buf);
+				appendBinaryStringInfo(&buf, data, len);
+				while (nchars++ < padlen)
+					appendStringInfoChar(&buf, ' ');
+				data = buf.data;
+				len = buf.len;
+			}
 			/* bound to the code in the executing side's dictionary later */
-			emit(fc, GDB_OP_PUSH_TEXT, 8,
-				 (int32) gdb_dict_intern(fc->cs->dict, VARDATA_ANY(s),
-										 VARSIZE_ANY_EXHDR(s)), 0, 0.0);
+			fc_emit(fc, GDB_OP_PUSH_TEXT, 8,
+					(int32) gdb_dict_intern(fc->cs->dict, data, len), 0, 0.0);
 		}
 	}
 	if (nvars == 0)
-		unsupported(fc, "a text comparison without a text column",
-					"Text can only be compared as a text column with a text column or a text constant.",
-					location);
-	emit(fc, (GdbOpcode) m->op, 0, 0, 0, 0.0);
+		fc_unsupported(fc, "a text comparison without a text column",
+					   "Text can only be compared as a text column with a text column or a text constant.",
+					   location);
+	fc_emit(fc, (GdbOpcode) m->op, 0, 0, 0, 0.0);
 }
 
 /* The commuted comparison opcode: a op b is b op' a. */
@@ -441,19 +488,6 @@ commute_compare(GdbOpcode op)
 		default:
 			return op;			/* = and <> */
 	}
-}
-
-/* The scale of a Var that is a carried numeric(p,s) column, or -1. */
-static int
-numeric_var_scale(Node *node)
-{
-	Var		   *var = (Var *) node;
-	int			scale;
-
-	if (!IsA(node, Var) || var->vartype != NUMERICOID ||
-		!gdb_numeric_typmod_scale(var->vartypmod, &scale))
-		return -1;
-	return scale;
 }
 
 /*
@@ -479,23 +513,22 @@ compile_numeric_compare(FilterCompiler *fc, const FuncMap *m, Oid funcid,
 	const char *what = OidIsValid(opno) ?
 		psprintf("operator %s", format_operator(opno)) :
 		psprintf("function %s", format_procedure(funcid));
-	Node	   *a = strip_relabel((Node *) linitial(args));
-	Node	   *b = strip_relabel((Node *) lsecond(args));
+	Node	   *a = fc_strip_relabel((Node *) linitial(args));
+	Node	   *b = fc_strip_relabel((Node *) lsecond(args));
 	GdbOpcode	op = (GdbOpcode) m->op;
-	int			sa = numeric_var_scale(a);
-	int			sb = numeric_var_scale(b);
+	int			sa = IsA(a, Const) ? -1 : gdb_numeric_scale(a);
+	int			sb = IsA(b, Const) ? -1 : gdb_numeric_scale(b);
 	Const	   *c;
 	int64		v;
 
 	if (sa >= 0 && sb >= 0)
 	{
-		if (sa != sb)
-			unsupported(fc, psprintf("%s on numeric columns of different scales", what),
-						"Two numeric(p,s) columns compare only at the same scale s.",
-						location);
-		emit(fc, GDB_OP_PUSH_COL, 0, var_column(fc, (Var *) a, false), 0, 0.0);
-		emit(fc, GDB_OP_PUSH_COL, 0, var_column(fc, (Var *) b, false), 0, 0.0);
-		emit(fc, op, 0, 0, 0, 0.0);
+		/* two expressions: compared at the larger scale */
+		int			s = Max(sa, sb);
+
+		fc_compile_numeric_at(fc, a, s);
+		fc_compile_numeric_at(fc, b, s);
+		fc_emit(fc, op, 0, 0, 0, 0.0);
 		return;
 	}
 	if (sa < 0 && sb >= 0)
@@ -508,15 +541,15 @@ compile_numeric_compare(FilterCompiler *fc, const FuncMap *m, Oid funcid,
 		op = commute_compare(op);
 	}
 	if (sa < 0 || !IsA(b, Const))
-		unsupported(fc, psprintf("%s on an expression", what),
-					"numeric compares only as a numeric(p,s) column (p <= 18, s >= 0) with a constant or a column of the same scale.",
-					location);
+		fc_unsupported(fc, psprintf("%s on an expression", what),
+					   "numeric compares only as fixed point: numeric(p,s) columns (p <= 18, s >= 0), constants and their sums, differences and products.",
+					   location);
 	c = (Const *) b;
-	emit(fc, GDB_OP_PUSH_COL, 0, var_column(fc, (Var *) a, false), 0, 0.0);
+	fc_compile_node(fc, a);
 	if (c->constisnull)
 	{
-		emit(fc, GDB_OP_PUSH_NULL, 0, 0, 0, 0.0);
-		emit(fc, op, 0, 0, 0, 0.0);
+		fc_emit(fc, GDB_OP_PUSH_NULL, 0, 0, 0, 0.0);
+		fc_emit(fc, op, 0, 0, 0, 0.0);
 		return;
 	}
 	switch (gdb_numeric_to_scaled(c->constvalue, sa, &v))
@@ -540,8 +573,8 @@ compile_numeric_compare(FilterCompiler *fc, const FuncMap *m, Oid funcid,
 					GDB_OP_INT_LE : GDB_OP_INT_GT;
 			break;
 	}
-	emit(fc, GDB_OP_PUSH_INT, 8, 0, v, 0.0);
-	emit(fc, op, 0, 0, 0, 0.0);
+	fc_emit(fc, GDB_OP_PUSH_INT, 8, 0, v, 0.0);
+	fc_emit(fc, op, 0, 0, 0, 0.0);
 }
 
 /*
@@ -555,6 +588,14 @@ compile_call(FilterCompiler *fc, Oid funcid, Oid opno, List *args,
 	AclResult	aclresult;
 	ListCell   *lc;
 
+	if (m == NULL && fc_compile_value_call(fc, funcid, args, location))
+	{
+		/* the executor checks EXECUTE on every function it will call */
+		aclresult = pg_proc_aclcheck(funcid, GetUserId(), ACL_EXECUTE);
+		if (aclresult != ACLCHECK_OK)
+			aclcheck_error(aclresult, OBJECT_FUNCTION, get_func_name(funcid));
+		return;
+	}
 	if (m == NULL)
 	{
 		const char *detail = NULL;
@@ -562,7 +603,7 @@ compile_call(FilterCompiler *fc, Oid funcid, Oid opno, List *args,
 		foreach(lc, args)
 			if (exprType((Node *) lfirst(lc)) == NUMERICOID)
 				detail = "numeric values can only be compared (a numeric(p,s) column with a constant or a column of the same scale); write a float constant such as 1.5 as 1.5::float8.";
-		unsupported(fc, OidIsValid(opno) ?
+		fc_unsupported(fc, OidIsValid(opno) ?
 					psprintf("operator %s", format_operator(opno)) :
 					psprintf("function %s", format_procedure(funcid)),
 					detail, location);
@@ -581,16 +622,16 @@ compile_call(FilterCompiler *fc, Oid funcid, Oid opno, List *args,
 	switch ((CallKind) m->kind)
 	{
 		case CALL_NOOP:
-			compile_node(fc, (Node *) linitial(args));
+			fc_compile_node(fc, (Node *) linitial(args));
 			break;
 		case CALL_UNARY:
-			compile_node(fc, (Node *) linitial(args));
-			emit(fc, (GdbOpcode) m->op, m->width, 0, 0, 0.0);
+			fc_compile_node(fc, (Node *) linitial(args));
+			fc_emit(fc, (GdbOpcode) m->op, m->width, 0, 0, 0.0);
 			break;
 		case CALL_BINARY:
-			compile_node(fc, (Node *) linitial(args));
-			compile_node(fc, (Node *) lsecond(args));
-			emit(fc, (GdbOpcode) m->op, m->width, 0, 0, 0.0);
+			fc_compile_node(fc, (Node *) linitial(args));
+			fc_compile_node(fc, (Node *) lsecond(args));
+			fc_emit(fc, (GdbOpcode) m->op, m->width, 0, 0, 0.0);
 			break;
 		case CALL_TEXT:
 			compile_text_compare(fc, m, args, inputcollid, location);
@@ -610,10 +651,10 @@ chain_link(FilterCompiler *fc, bool first, bool last, bool is_and,
 		   List **jumps)
 {
 	if (!first)
-		emit(fc, is_and ? GDB_OP_AND : GDB_OP_OR, 0, 0, 0, 0.0);
+		fc_emit(fc, is_and ? GDB_OP_AND : GDB_OP_OR, 0, 0, 0, 0.0);
 	if (!last)
 		*jumps = lappend_int(*jumps,
-							 emit(fc, is_and ? GDB_OP_JUMP_IF_FALSE :
+							 fc_emit(fc, is_and ? GDB_OP_JUMP_IF_FALSE :
 								  GDB_OP_JUMP_IF_TRUE, 0, -1, 0, 0.0));
 }
 
@@ -638,12 +679,12 @@ compile_chain(FilterCompiler *fc, List *args, bool is_and, bool top_level)
 	{
 		bool		last = (lnext(args, lc) == NULL);
 
-		compile_node(fc, (Node *) lfirst(lc));
+		fc_compile_node(fc, (Node *) lfirst(lc));
 		if (top_level && !last)
-			emit(fc, GDB_OP_IS_TRUE, 0, 0, 0, 0.0);
+			fc_emit(fc, GDB_OP_IS_TRUE, 0, 0, 0, 0.0);
 		chain_link(fc, foreach_current_index(lc) == 0, last, is_and, &jumps);
 	}
-	patch_jumps(fc, jumps);
+	fc_patch_jumps(fc, jumps);
 	list_free(jumps);
 }
 
@@ -655,24 +696,24 @@ compile_chain(FilterCompiler *fc, List *args, bool is_and, bool top_level)
 static void
 compile_absorbed(FilterCompiler *fc, Node *operand, int result)
 {
-	Node	   *s = strip_relabel(operand);
+	Node	   *s = fc_strip_relabel(operand);
 
 	if (!IsA(s, Var) && !IsA(s, Const))
 	{
-		compile_node(fc, operand);
-		emit(fc, GDB_OP_IS_NULL, 0, 0, 0, 0.0); /* non-NULL boolean */
-		emit(fc, GDB_OP_PUSH_INT, 0, 0, result == 0 ? 0 : 1, 0.0);
-		emit(fc, result == 0 ? GDB_OP_AND : GDB_OP_OR, 0, 0, 0, 0.0);
+		fc_compile_node(fc, operand);
+		fc_emit(fc, GDB_OP_IS_NULL, 0, 0, 0, 0.0); /* non-NULL boolean */
+		fc_emit(fc, GDB_OP_PUSH_INT, 0, 0, result == 0 ? 0 : 1, 0.0);
+		fc_emit(fc, result == 0 ? GDB_OP_AND : GDB_OP_OR, 0, 0, 0, 0.0);
 		if (result < 0)
 		{
-			emit(fc, GDB_OP_PUSH_NULL, 0, 0, 0, 0.0);
-			emit(fc, GDB_OP_AND, 0, 0, 0, 0.0); /* TRUE AND NULL */
+			fc_emit(fc, GDB_OP_PUSH_NULL, 0, 0, 0, 0.0);
+			fc_emit(fc, GDB_OP_AND, 0, 0, 0, 0.0); /* TRUE AND NULL */
 		}
 	}
 	else if (result < 0)
-		emit(fc, GDB_OP_PUSH_NULL, 0, 0, 0, 0.0);
+		fc_emit(fc, GDB_OP_PUSH_NULL, 0, 0, 0, 0.0);
 	else
-		emit(fc, GDB_OP_PUSH_INT, 0, 0, result, 0.0);
+		fc_emit(fc, GDB_OP_PUSH_INT, 0, 0, result, 0.0);
 }
 
 /*
@@ -703,10 +744,10 @@ compile_saop(FilterCompiler *fc, ScalarArrayOpExpr *saop)
 
 	set_sa_opfuncid(saop);
 	if (lookup_func(saop->opfuncid) == NULL)
-		unsupported(fc, psprintf("operator %s", format_operator(saop->opno)),
+		fc_unsupported(fc, psprintf("operator %s", format_operator(saop->opno)),
 					NULL, saop->location);
 	if (!IsA(right, Const))
-		unsupported(fc, psprintf("%s %s with an array that is not constant",
+		fc_unsupported(fc, psprintf("%s %s with an array that is not constant",
 								 format_operator(saop->opno),
 								 saop->useOr ? "ANY" : "ALL"),
 					NULL, saop->location);
@@ -742,10 +783,10 @@ compile_saop(FilterCompiler *fc, ScalarArrayOpExpr *saop)
 	{
 		elem->constvalue = elems[i];
 		elem->constisnull = nulls[i];
-		compile_node(fc, (Node *) op);
+		fc_compile_node(fc, (Node *) op);
 		chain_link(fc, i == 0, i == n - 1, !saop->useOr, &jumps);
 	}
-	patch_jumps(fc, jumps);
+	fc_patch_jumps(fc, jumps);
 	list_free(jumps);
 }
 
@@ -764,44 +805,44 @@ compile_distinct(FilterCompiler *fc, DistinctExpr *d)
 	set_opfuncid((OpExpr *) d);
 	compile_call(fc, d->opfuncid, d->opno, d->args, d->inputcollid,
 				 d->location);
-	emit(fc, GDB_OP_IS_FALSE, 0, 0, 0, 0.0);
-	jump = emit(fc, GDB_OP_JUMP_IF_TRUE, 0, -1, 0, 0.0);
+	fc_emit(fc, GDB_OP_IS_FALSE, 0, 0, 0, 0.0);
+	jump = fc_emit(fc, GDB_OP_JUMP_IF_TRUE, 0, -1, 0, 0.0);
 	foreach(lc, d->args)
 	{
-		Node	   *a = strip_relabel((Node *) lfirst(lc));
+		Node	   *a = fc_strip_relabel((Node *) lfirst(lc));
 
 		if (IsA(a, Const))		/* only its NULL-ness matters */
-			emit(fc, ((Const *) a)->constisnull ? GDB_OP_PUSH_NULL :
+			fc_emit(fc, ((Const *) a)->constisnull ? GDB_OP_PUSH_NULL :
 				 GDB_OP_PUSH_INT, 0, 0, 0, 0.0);
 		else
-			compile_node(fc, (Node *) lfirst(lc));
-		emit(fc, GDB_OP_IS_NULL, 0, 0, 0, 0.0);
+			fc_compile_node(fc, (Node *) lfirst(lc));
+		fc_emit(fc, GDB_OP_IS_NULL, 0, 0, 0, 0.0);
 	}
-	emit(fc, GDB_OP_INT_NE, 0, 0, 0, 0.0);
-	emit(fc, GDB_OP_OR, 0, 0, 0, 0.0);
-	patch_jumps(fc, list_make1_int(jump));
+	fc_emit(fc, GDB_OP_INT_NE, 0, 0, 0, 0.0);
+	fc_emit(fc, GDB_OP_OR, 0, 0, 0, 0.0);
+	fc_patch_jumps(fc, list_make1_int(jump));
 }
 
 /* Emit the program for one expression node, leaving its value on top. */
-static void
-compile_node(FilterCompiler *fc, Node *node)
+void
+fc_compile_node(FilterCompiler *fc, Node *node)
 {
 	check_stack_depth();
 
 	switch (nodeTag(node))
 	{
 		case T_Var:
-			emit(fc, GDB_OP_PUSH_COL, 0, var_column(fc, (Var *) node, false),
+			fc_emit(fc, GDB_OP_PUSH_COL, 0, fc_var_column(fc, (Var *) node, false),
 				 0, 0.0);
 			break;
 		case T_Const:
-			compile_const(fc, (Const *) node);
+			fc_compile_const(fc, (Const *) node);
 			break;
 		case T_RelabelType:
-			compile_node(fc, (Node *) ((RelabelType *) node)->arg);
+			fc_compile_node(fc, (Node *) ((RelabelType *) node)->arg);
 			break;
 		case T_CollateExpr:
-			compile_node(fc, (Node *) ((CollateExpr *) node)->arg);
+			fc_compile_node(fc, (Node *) ((CollateExpr *) node)->arg);
 			break;
 		case T_BoolExpr:
 			{
@@ -809,8 +850,8 @@ compile_node(FilterCompiler *fc, Node *node)
 
 				if (b->boolop == NOT_EXPR)
 				{
-					compile_node(fc, (Node *) linitial(b->args));
-					emit(fc, GDB_OP_NOT, 0, 0, 0, 0.0);
+					fc_compile_node(fc, (Node *) linitial(b->args));
+					fc_emit(fc, GDB_OP_NOT, 0, 0, 0, 0.0);
 				}
 				else
 					compile_chain(fc, b->args, b->boolop == AND_EXPR, false);
@@ -819,17 +860,17 @@ compile_node(FilterCompiler *fc, Node *node)
 		case T_NullTest:
 			{
 				NullTest   *nt = (NullTest *) node;
-				Node	   *arg = strip_relabel((Node *) nt->arg);
+				Node	   *arg = fc_strip_relabel((Node *) nt->arg);
 
 				if (nt->argisrow || type_is_rowtype(exprType((Node *) nt->arg)))
-					unsupported(fc, "IS NULL on a row value", NULL,
+					fc_unsupported(fc, "IS NULL on a row value", NULL,
 								nt->location);
 				if (IsA(arg, Var))	/* any column type: only the flag */
-					emit(fc, GDB_OP_PUSH_COL, 0,
-						 var_column(fc, (Var *) arg, true), 0, 0.0);
+					fc_emit(fc, GDB_OP_PUSH_COL, 0,
+						 fc_var_column(fc, (Var *) arg, true), 0, 0.0);
 				else
-					compile_node(fc, (Node *) nt->arg);
-				emit(fc, nt->nulltesttype == IS_NULL ? GDB_OP_IS_NULL :
+					fc_compile_node(fc, (Node *) nt->arg);
+				fc_emit(fc, nt->nulltesttype == IS_NULL ? GDB_OP_IS_NULL :
 					 GDB_OP_IS_NOT_NULL, 0, 0, 0, 0.0);
 			}
 			break;
@@ -843,8 +884,8 @@ compile_node(FilterCompiler *fc, Node *node)
 				BooleanTest *bt = (BooleanTest *) node;
 
 				StaticAssertStmt(IS_NOT_UNKNOWN == 5, "BoolTestType changed");
-				compile_node(fc, (Node *) bt->arg);
-				emit(fc, ops[bt->booltesttype], 0, 0, 0, 0.0);
+				fc_compile_node(fc, (Node *) bt->arg);
+				fc_emit(fc, ops[bt->booltesttype], 0, 0, 0, 0.0);
 			}
 			break;
 		case T_OpExpr:
@@ -871,7 +912,8 @@ compile_node(FilterCompiler *fc, Node *node)
 			compile_saop(fc, (ScalarArrayOpExpr *) node);
 			break;
 		default:
-			unsupported(fc, describe_node(node), NULL, exprLocation(node));
+			if (!fc_compile_value_node(fc, node))
+				fc_unsupported(fc, describe_node(node), NULL, exprLocation(node));
 	}
 }
 
@@ -893,6 +935,15 @@ is_user_function(Oid funcid, void *context)
 	return false;
 }
 
+static bool precheck_walker(Node *node, FilterCompiler *fc);
+
+/* see expr_compile.h */
+void
+fc_precheck(FilterCompiler *fc, Node *node)
+{
+	(void) precheck_walker(node, fc);
+}
+
 static bool
 precheck_walker(Node *node, FilterCompiler *fc)
 {
@@ -903,9 +954,9 @@ precheck_walker(Node *node, FilterCompiler *fc)
 	if (node == NULL)
 		return false;
 	if (IsA(node, NullTest) &&
-		IsA(strip_relabel((Node *) ((NullTest *) node)->arg), Var))
+		IsA(fc_strip_relabel((Node *) ((NullTest *) node)->arg), Var))
 	{
-		var = (Var *) strip_relabel((Node *) ((NullTest *) node)->arg);
+		var = (Var *) fc_strip_relabel((Node *) ((NullTest *) node)->arg);
 		nulltest = true;		/* any column type is fine here */
 	}
 	else if (IsA(node, Var))
@@ -913,14 +964,14 @@ precheck_walker(Node *node, FilterCompiler *fc)
 	if (var)
 	{
 		if (var->varattno == 0)
-			unsupported(fc, "a whole-row reference", NULL, var->location);
+			fc_unsupported(fc, "a whole-row reference", NULL, var->location);
 		if (var->varattno < 0)
-			unsupported(fc, psprintf("system column \"%s\"",
+			fc_unsupported(fc, psprintf("system column \"%s\"",
 									 get_attname(RelationGetRelid(fc->rel),
 												 var->varattno, false)),
 						NULL, var->location);
 		if (!nulltest && !gdb_type_supported(var->vartype, var->vartypmod))
-			unsupported(fc, psprintf("column \"%s\" of type %s",
+			fc_unsupported(fc, psprintf("column \"%s\" of type %s",
 									 get_attname(RelationGetRelid(fc->rel),
 												 var->varattno, false),
 									 format_type_with_typemod(var->vartype,
@@ -930,7 +981,7 @@ precheck_walker(Node *node, FilterCompiler *fc)
 		return false;
 	}
 	if (check_functions_in_node(node, is_user_function, &userfunc))
-		unsupported(fc, IsA(node, OpExpr) ?
+		fc_unsupported(fc, IsA(node, OpExpr) ?
 					psprintf("operator %s",
 							 format_operator(((OpExpr *) node)->opno)) :
 					psprintf("function %s", format_procedure(userfunc)),
@@ -1232,7 +1283,7 @@ gdb_compile_filter(const char *filter, Relation rel, GdbColumnSet *cs,
 
 	/* 4. emit; NIL (constantly TRUE) is the empty program */
 	if (list_length(quals) == 1)
-		compile_node(&fc, (Node *) linitial(quals));
+		fc_compile_node(&fc, (Node *) linitial(quals));
 	else if (quals != NIL)
 		compile_chain(&fc, quals, true, true);
 	Assert(fc.ninstr == 0 || fc.depth == 1);
@@ -1262,7 +1313,7 @@ compile_quals(FilterCompiler *fc, List *quals)
 	foreach(lc, quals)
 		(void) precheck_walker((Node *) lfirst(lc), fc);
 	if (list_length(quals) == 1)
-		compile_node(fc, (Node *) linitial(quals));
+		fc_compile_node(fc, (Node *) linitial(quals));
 	else if (quals != NIL)
 		compile_chain(fc, quals, true, true);
 	if (fc->ninstr > GDB_MAX_INSTR || fc->maxdepth > GDB_MAX_STACK)

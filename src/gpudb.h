@@ -18,6 +18,7 @@
 
 #include "access/attnum.h"
 #include "nodes/pg_list.h"
+#include "nodes/primnodes.h"
 #include "portability/instr_time.h"
 #include "utils/relcache.h"
 #include "utils/snapshot.h"
@@ -174,22 +175,29 @@ extern GdbNumericFit gdb_numeric_to_scaled(Datum value, int scale, int64 *out);
 extern Datum gdb_scaled_to_numeric(int64 v, int scale);
 extern Datum gdb_scaled_int128_to_numeric(int64 hi, int64 lo, int scale);
 
-/* The set of relation columns a request reads, in batch column order. */
+/*
+ * The set of relation columns a request reads, in batch column order, and
+ * its computed columns: entry GDB_EXPR_COL(j) of each array describes
+ * computed column j (attnum 0; a numeric one has the typmod
+ * numeric(18, s) of its scale s).
+ */
 typedef struct GdbColumnSet
 {
 	int			ncols;
-	AttrNumber	attnums[GDB_MAX_COLUMNS];
-	Oid			typids[GDB_MAX_COLUMNS];
-	int32		typmods[GDB_MAX_COLUMNS];	/* the attribute's atttypmod */
-	Oid			collations[GDB_MAX_COLUMNS];
-	bool		nulls_only[GDB_MAX_COLUMNS];	/* only NULL-ness is read */
+	AttrNumber	attnums[GDB_MAX_BATCH_COLS];
+	Oid			typids[GDB_MAX_BATCH_COLS];
+	int32		typmods[GDB_MAX_BATCH_COLS];	/* the attribute's atttypmod */
+	Oid			collations[GDB_MAX_BATCH_COLS];
+	bool		nulls_only[GDB_MAX_BATCH_COLS];	/* only NULL-ness is read */
+	int			nexprs;			/* computed columns */
+	Node	   *exprs[GDB_MAX_EXPRS];	/* their expressions */
 
 	/*
 	 * 1 + the index of the text column whose byte-order ranks column i
 	 * holds (a hidden INT64 column filled by text_rank.c after each batch
 	 * is read, not from the heap); 0 for a column read from the heap.
 	 */
-	int			rank_of[GDB_MAX_COLUMNS];
+	int			rank_of[GDB_MAX_BATCH_COLS];
 	GdbDictionary *dict;		/* shared by all text columns */
 } GdbColumnSet;
 
@@ -341,6 +349,26 @@ extern void gdb_compile_filter(const char *filter, Relation rel,
 extern bool gdb_compile_quals(List *quals, Relation rel, GdbColumnSet *cs,
 							  GdbRequest *req, const char *fname, bool soft,
 							  char **why);
+
+/*
+ * gdb_columnset_add_expr (expr_compile.c): the batch column holding the
+ * value of expr, a planner-preprocessed expression over rel's columns
+ * (Vars of any varno): the column itself for a plain column, else a
+ * computed column of req (gpudb_device.h), compiled once per distinct
+ * expression, whose program reads the columns it needs (added to cs).
+ * Raises 0A000 naming what the device cannot compute (a type, a function,
+ * a numeric of varying scale), 54000 past GDB_MAX_EXPRS or the program
+ * limits; fname names the node or SQL function in messages.
+ */
+extern int	gdb_columnset_add_expr(GdbColumnSet *cs, Relation rel, Node *expr,
+								   GdbRequest *req, const char *fname);
+
+/*
+ * gdb_expr_supported (expr_compile.c): can expr become a computed column
+ * over rel (gdb_columnset_add_expr into a scratch request)?  false with
+ * *why set to the reason when not; other errors propagate.
+ */
+extern bool gdb_expr_supported(Node *expr, Relation rel, char **why);
 
 /* gdb_program_may_raise: can req's filter program raise an SQL error? */
 extern bool gdb_program_may_raise(const GdbRequest *req);

@@ -46,6 +46,16 @@ extern "C"
 #define GDB_MAX_INSTR		1024	/* instructions in a filter program */
 #define GDB_MAX_STACK		32		/* VM stack depth */
 #define GDB_MAX_SORT_KEYS	8		/* sort keys of a SORT request */
+#define GDB_MAX_EXPRS		16		/* computed columns of one request */
+#define GDB_MAX_EXPR_INSTR	1024	/* instructions of all computed columns */
+
+/*
+ * Computed column j of a request is batch column GDB_EXPR_COL(j): column
+ * indexes from GDB_MAX_COLUMNS on name the request's computed columns, so
+ * a request names them the same way whatever the input's column count.
+ */
+#define GDB_EXPR_COL(j)		(GDB_MAX_COLUMNS + (j))
+#define GDB_MAX_BATCH_COLS	(GDB_MAX_COLUMNS + GDB_MAX_EXPRS)
 
 #define GDB_BATCH_MAGIC		0x47444231u /* "GDB1" */
 #define GDB_BATCH_ALIGN		64		/* every column array starts aligned */
@@ -128,7 +138,9 @@ typedef struct GdbBatch
 	uint64_t	nrows;			/* rows filled */
 	uint64_t	capacity;		/* rows allocated per column */
 	uint64_t	total_bytes;
-	GdbColumnDesc cols[GDB_MAX_COLUMNS];
+	/* [0, ncols): the stored columns; GDB_EXPR_COL(j): computed column j of
+	 * a view (gdb_batch_view), zero in a stored batch */
+	GdbColumnDesc cols[GDB_MAX_BATCH_COLS];
 } GdbBatch;
 
 /*
@@ -182,7 +194,38 @@ typedef struct GdbBatch
 	X(IS_TRUE,		 0, 0, "a IS TRUE") \
 	X(IS_NOT_TRUE,	 0, 0, "a IS NOT TRUE") \
 	X(IS_FALSE,		 0, 0, "a IS FALSE") \
-	X(IS_NOT_FALSE,	 0, 0, "a IS NOT FALSE")
+	X(IS_NOT_FALSE,	 0, 0, "a IS NOT FALSE") \
+	X(JUMP,			 0, 0, "jump to arg") \
+	X(JUMP_IF_NOT_TRUE, 0, 0, "if top is FALSE or NULL jump to arg (CASE)") \
+	X(JUMP_IF_NOT_NULL, 0, 0, "if top is not NULL jump to arg (COALESCE)") \
+	X(REPLACE,		-1, 0, "b replaces a (the next CASE arm's value)") \
+	X(INT_ABS,		 0, 1, "abs(a), checked at width") \
+	X(FLT_ABS,		 0, 0, "abs(a)") \
+	X(INT_GREATEST,	-1, 0, "GREATEST(a, b): NULLs ignored (numeric too: NaN largest)") \
+	X(INT_LEAST,	-1, 0, "LEAST(a, b): NULLs ignored") \
+	X(FLT_GREATEST,	-1, 0, "GREATEST(a, b) of floats, NaN largest") \
+	X(FLT_LEAST,	-1, 0, "LEAST(a, b) of floats") \
+	X(INT_NULLIF,	-1, 0, "NULLIF(a, b): NULL when a = b") \
+	X(FLT_NULLIF,	-1, 0, "NULLIF(a, b) of floats") \
+	X(FLT_TO_INT,	 0, 1, "float to integer: rounded to nearest even, checked at width") \
+	X(FLT_ROUND,	 0, 0, "float round/trunc/floor/ceil (width 0..3)") \
+	X(NUM_ADD,		-1, 1, "numeric a + b at one scale (fixed point, NaN-aware)") \
+	X(NUM_SUB,		-1, 1, "numeric a - b at one scale") \
+	X(NUM_MUL,		-1, 1, "numeric a * b: scales add") \
+	X(NUM_NEG,		 0, 0, "numeric -a") \
+	X(NUM_ABS,		 0, 0, "numeric abs(a)") \
+	X(NUM_RESCALE,	 0, 1, "numeric a * 10^ival: ival more digits after the point") \
+	X(NUM_ROUND,	 0, 0, "numeric a to ival fewer digits: width 0 round, 1 trunc, 2 floor, 3 ceil") \
+	X(NUM_CHECK,	 0, 1, "numeric(p,s) typmod: |a| < ival or numeric field overflow") \
+	X(NUM_TO_FLT,	 0, 0, "numeric of scale ival to float (width 4: float4)") \
+	X(NUM_TO_INT,	 0, 1, "numeric of scale ival to integer, rounded half away from zero, checked at width") \
+	X(DATE_TO_TS,	 0, 1, "date to timestamp; width 1 raises past timestamp's range, width 0 saturates (comparisons)") \
+	X(TS_TO_DATE,	 0, 0, "timestamp to date") \
+	X(TS_ADD_INTERVAL, 0, 1, "timestamp + interval of arg months and ival microseconds") \
+	X(DATE_ADD_DAYS, -1, 1, "date + b days (width 1: date - b days)") \
+	X(DATE_DIFF,	-1, 1, "date a - date b in days") \
+	X(TS_TRUNC,		 0, 0, "date_trunc(field arg, timestamp a)") \
+	X(DATE_PART,	 0, 0, "field arg of timestamp a (width 1: a is a date); integer result")
 
 typedef enum GdbOpcode
 {
@@ -191,6 +234,18 @@ typedef enum GdbOpcode
 #undef GDB_OPCODE_ENUM
 	GDB_OP__COUNT
 } GdbOpcode;
+
+/* Is op one of the jumps (whose arg is a target; gdb_vm_step skips them)? */
+#ifdef __CUDACC__
+__host__ __device__
+#endif
+static inline int
+gdb_op_is_jump(int op)
+{
+	return op == GDB_OP_JUMP_IF_FALSE || op == GDB_OP_JUMP_IF_TRUE ||
+		op == GDB_OP_JUMP || op == GDB_OP_JUMP_IF_NOT_TRUE ||
+		op == GDB_OP_JUMP_IF_NOT_NULL;
+}
 
 /* One VM instruction (24 bytes). */
 typedef struct GdbInstr
@@ -201,6 +256,19 @@ typedef struct GdbInstr
 	int64_t		ival;
 	double		fval;
 } GdbInstr;
+
+/*
+ * One computed column of a request: the value of the expression program
+ * eprogram[start, start + len) (jump targets relative to start) for each
+ * row, of kind kind (GDB_KIND_INT64 or GDB_KIND_FLOAT64), with NULL flags.
+ */
+typedef struct GdbExprSpec
+{
+	uint32_t	kind;
+	uint32_t	start;
+	uint32_t	len;
+	uint32_t	pad_;
+} GdbExprSpec;
 
 typedef struct GdbAggSpec
 {
@@ -303,7 +371,57 @@ typedef struct GdbRequest
 	GdbSortKey	sort_keys[GDB_MAX_SORT_KEYS];
 	uint64_t	limit;			/* SORT, ordered GROUPBY: at most this many
 								 * rows / groups; 0 = all */
+	/* computed columns GDB_EXPR_COL(0 .. nexprs-1); see gdb_batch_view */
+	uint32_t	nexprs;
+	uint32_t	neinstr;		/* instructions used in eprogram */
+	GdbExprSpec exprs[GDB_MAX_EXPRS];
+	GdbInstr	eprogram[GDB_MAX_EXPR_INSTR];
 } GdbRequest;
+
+/*
+ * The pipeline of a request over a batch: (1) the filter program selects
+ * rows; (2) each computed column's program is evaluated for the selected
+ * rows (for the others it is NULL and never read), in row order, so that
+ * the first row that raises (in the filter or in a computed column, in
+ * that order) is the one PostgreSQL's executor would raise for; (3) the
+ * operator (group-by, select, sort) runs over the stored columns and the
+ * computed ones alike, through a view of the batch (gdb_batch_view) in
+ * which the computed columns are ordinary columns: same kinds, same NULL
+ * flags.  A later step (a join probe) adds columns the same way.
+ */
+
+/*
+ * gdb_batch_view: make *view the header of a batch whose columns are
+ * those of src (base address src_base) plus, for j < nexprs, computed
+ * column GDB_EXPR_COL(j) at vals[j] / nulls[j], all as offsets from
+ * view_base (which may be any address: offsets are taken modulo 2^64, see
+ * GDB_COL_PTR).  total_bytes keeps src's; a view is never copied whole.
+ */
+static inline void
+gdb_batch_view(const GdbBatch *src, const void *src_base, GdbBatch *view,
+			   const void *view_base, uint32_t nexprs, const uint32_t *kinds,
+			   void *const *vals, void *const *nulls)
+{
+	uint64_t	delta = (uint64_t) (uintptr_t) src_base - (uint64_t) (uintptr_t) view_base;
+	uint32_t	c;
+
+	*view = *src;
+	for (c = 0; c < src->ncols && c < GDB_MAX_COLUMNS; c++)
+	{
+		view->cols[c].values_off += delta;
+		if (view->cols[c].has_nulls)
+			view->cols[c].nulls_off += delta;
+	}
+	for (c = 0; c < nexprs && c < GDB_MAX_EXPRS; c++)
+	{
+		GdbColumnDesc *d = &view->cols[GDB_EXPR_COL(c)];
+
+		d->kind = kinds[c];
+		d->has_nulls = 1;
+		d->values_off = (uint64_t) (uintptr_t) vals[c] - (uint64_t) (uintptr_t) view_base;
+		d->nulls_off = (uint64_t) (uintptr_t) nulls[c] - (uint64_t) (uintptr_t) view_base;
+	}
+}
 
 /*
  * gdb_request_result_source: the input column that result column i of req
@@ -341,8 +459,22 @@ typedef enum GdbStatus
 	GDB_ERR_BAD_REQUEST,		/* malformed request or batch (XX000) */
 	GDB_ERR_OUT_OF_MEMORY,		/* host or device allocation failed (53200) */
 	GDB_ERR_NO_DEVICE,			/* no usable GPU or driver (55000) */
-	GDB_ERR_DEVICE				/* any other CUDA failure (58000) */
+	GDB_ERR_DEVICE,				/* any other CUDA failure (58000) */
+	GDB_ERR_NUMERIC_FIELD,		/* numeric field overflow: a numeric(p,s)
+								 * cast past p digits (22003) */
+	GDB_ERR_FIXED_POINT,		/* a numeric value past the device's 18-digit
+								 * fixed point (22003; PostgreSQL computes it) */
+	GDB_ERR_DATE_RANGE,			/* date out of range (22008) */
+	GDB_ERR_TIMESTAMP_RANGE,	/* timestamp out of range (22008) */
+	GDB_ERR_DATE_TS_RANGE,		/* date out of range for timestamp (22008) */
+	GDB_ERR_INFINITE_DATES,		/* cannot subtract infinite dates (22008) */
+	GDB_ERR_NAN_TO_INT,			/* cannot convert NaN to integer (0A000) */
+	GDB_ERR_NAN_TO_BIGINT,		/* cannot convert NaN to bigint (0A000) */
+	GDB_ERR_NAN_TO_SMALLINT		/* cannot convert NaN to smallint (0A000) */
 } GdbStatus;
+
+/* Row errors are packed as row << GDB_STATUS_BITS | status. */
+#define GDB_STATUS_BITS 5
 
 typedef struct GdbError
 {
@@ -452,6 +584,13 @@ gdb_batch_layout(GdbBatch *b, uint32_t ncols, const uint32_t *kinds,
 	uint64_t	off = gdb_align_up(sizeof(GdbBatch));
 	uint32_t	c;
 
+	for (c = ncols; b && c < GDB_MAX_BATCH_COLS; c++)
+	{
+		b->cols[c].kind = 0;
+		b->cols[c].has_nulls = 0;
+		b->cols[c].values_off = 0;
+		b->cols[c].nulls_off = 0;
+	}
 	for (c = 0; c < ncols; c++)
 	{
 		if (b)
@@ -478,10 +617,14 @@ gdb_batch_layout(GdbBatch *b, uint32_t ncols, const uint32_t *kinds,
 }
 
 /* Column arrays of a batch at base (host or device address of the buffer). */
+/*
+ * Offsets are added as unsigned integers (modulo 2^64), so that a view's
+ * columns may lie outside, even below, its base (gdb_batch_view).
+ */
 #define GDB_COL_PTR(base, b, c, type) \
-	((type *) ((char *) (base) + (b)->cols[c].values_off))
+	((type *) ((uintptr_t) (base) + (uintptr_t) (b)->cols[c].values_off))
 #define GDB_NULL_PTR(base, b, c) \
-	((b)->cols[c].has_nulls ? (uint8_t *) ((char *) (base) + (b)->cols[c].nulls_off) : (uint8_t *) 0)
+	((b)->cols[c].has_nulls ? (uint8_t *) ((uintptr_t) (base) + (uintptr_t) (b)->cols[c].nulls_off) : (uint8_t *) 0)
 
 /* ---- the two implementations ---- */
 
@@ -599,7 +742,8 @@ extern int	gdb_cuda_groupby(GdbCudaExec *exec, const GdbRequest *req,
 							 GdbStats *stats, GdbError *err);
 
 /*
- * gdb_request_bind_text: replace every PUSH_TEXT instruction of req by a
+ * gdb_request_bind_text: replace every PUSH_TEXT instruction of req (filter
+ * and computed columns) by a
  * PUSH_INT of codes[arg] (the dictionary code of text constant arg in the
  * dictionary of the data the request runs on; -1 for a string absent from
  * it, which equals no code).  Returns GDB_ERR_BAD_REQUEST if an arg is out
@@ -610,10 +754,15 @@ gdb_request_bind_text(GdbRequest *req, const int64_t *codes, uint32_t ncodes)
 {
 	uint32_t	i;
 
-	for (i = 0; i < req->ninstr; i++)
+	for (i = 0; i < req->ninstr + req->neinstr; i++)
 	{
-		GdbInstr   *in = &req->program[i];
+		GdbInstr   *in;
 
+		if (i >= GDB_MAX_INSTR + GDB_MAX_EXPR_INSTR ||
+			(i >= req->ninstr && i - req->ninstr >= GDB_MAX_EXPR_INSTR) ||
+			(i < req->ninstr && i >= GDB_MAX_INSTR))
+			return GDB_ERR_BAD_REQUEST;
+		in = i < req->ninstr ? &req->program[i] : &req->eprogram[i - req->ninstr];
 		if (in->op != GDB_OP_PUSH_TEXT)
 			continue;
 		if (in->arg < 0 || (uint32_t) in->arg >= ncodes)

@@ -269,6 +269,8 @@ gdb_vm_effect(int op)
 	return 0;
 }
 
+#include "expr_semantics.h"
+
 /*
  * gdb_vm_step: the value effect of one instruction that is not a jump, for
  * row row of the batch b whose buffer starts at base: a push writes *push;
@@ -421,16 +423,22 @@ gdb_vm_step(int op, const GdbInstr *in, GdbValue *push, GdbValue *x, GdbValue *y
 			x->isnull = 0;
 			break;
 		default:
-			st = GDB_ERR_BAD_REQUEST;
+			st = gdb_vm_step_value(op, in, x, y);
 			break;
 	}
 	return st;
 }
 
-/* gdb_vm_jumps: does jump opcode op (JUMP_IF_FALSE/TRUE) jump on top x? */
+/* gdb_vm_jumps: does jump opcode op jump on top x? */
 GDB_HOSTDEV int
 gdb_vm_jumps(int op, const GdbValue *x)
 {
+	if (op == GDB_OP_JUMP)
+		return 1;
+	if (op == GDB_OP_JUMP_IF_NOT_NULL)
+		return !x->isnull;
+	if (op == GDB_OP_JUMP_IF_NOT_TRUE)
+		return x->isnull || x->v.i == 0;
 	if (x->isnull)
 		return 0;
 	return op == GDB_OP_JUMP_IF_FALSE ? x->v.i == 0 : x->v.i != 0;
@@ -444,17 +452,19 @@ gdb_vm_result(const GdbValue *x)
 }
 
 /*
- * gdb_vm_eval: evaluate the filter program for one row of a batch whose
- * buffer starts at base.  Returns GDB_TRUE, GDB_FALSE or GDB_NULL; on a SQL
- * error sets *status (a GdbStatus) and returns GDB_FALSE.  AND and OR
- * short-circuit as PostgreSQL's executor does, so a row that PostgreSQL
- * would not evaluate past a FALSE (TRUE) never raises.  The program must
- * have passed the request validation (gdb_cpu_validate_request): the stack
- * then never over- or underflows and ends with one entry.
+ * gdb_vm_value: evaluate the program (ninstr instructions at prog, jump
+ * targets relative to prog) for one row of a batch whose buffer starts
+ * at base, leaving its value in *out.  Returns GDB_OK or the GdbStatus of
+ * the SQL error the row raises.  AND and OR short-circuit as PostgreSQL's
+ * executor does, so a row that PostgreSQL would not evaluate past a FALSE
+ * (TRUE) never raises; CASE arms and COALESCE arguments not taken are not
+ * evaluated either.  The program must have passed the request validation
+ * (gdb_cpu_validate_request): the stack then never over- or underflows
+ * and ends with one entry.
  */
 GDB_HOSTDEV int
-gdb_vm_eval(const GdbInstr *prog, int ninstr, const GdbBatch *b,
-			const void *base, uint64_t row, int *status)
+gdb_vm_value(const GdbInstr *prog, int ninstr, const GdbBatch *b,
+			 const void *base, uint64_t row, GdbValue *out)
 {
 	GdbValue	stack[GDB_MAX_STACK];
 	int			sp = 0;			/* next free slot */
@@ -467,7 +477,7 @@ gdb_vm_eval(const GdbInstr *prog, int ninstr, const GdbBatch *b,
 		GdbValue   *y = sp >= 2 ? &stack[sp - 2] : stack;	/* below top */
 		int			st;
 
-		if (in->op == GDB_OP_JUMP_IF_FALSE || in->op == GDB_OP_JUMP_IF_TRUE)
+		if (gdb_op_is_jump(in->op))
 		{
 			pc = gdb_vm_jumps(in->op, x) ? in->arg : pc + 1;
 			continue;
@@ -478,19 +488,34 @@ gdb_vm_eval(const GdbInstr *prog, int ninstr, const GdbBatch *b,
 			st = gdb_vm_step(in->op, in, &stack[sp < GDB_MAX_STACK ? sp : 0], x, y,
 							 b, base, row);
 		if (st != GDB_OK)
-		{
-			*status = st;
-			return GDB_FALSE;
-		}
+			return st;
 		sp += gdb_vm_effect(in->op);
 		pc++;
 	}
 	if (sp != 1)
+		return GDB_ERR_BAD_REQUEST;
+	*out = stack[0];
+	return GDB_OK;
+}
+
+/*
+ * gdb_vm_eval: evaluate the filter program for one row (gdb_vm_value).
+ * Returns GDB_TRUE, GDB_FALSE or GDB_NULL; on a SQL error sets *status (a
+ * GdbStatus) and returns GDB_FALSE.
+ */
+GDB_HOSTDEV int
+gdb_vm_eval(const GdbInstr *prog, int ninstr, const GdbBatch *b,
+			const void *base, uint64_t row, int *status)
+{
+	GdbValue	v;
+	int			st = gdb_vm_value(prog, ninstr, b, base, row, &v);
+
+	if (st != GDB_OK)
 	{
-		*status = GDB_ERR_BAD_REQUEST;
+		*status = st;
 		return GDB_FALSE;
 	}
-	return gdb_vm_result(&stack[0]);
+	return gdb_vm_result(&v);
 }
 
 /*

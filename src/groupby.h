@@ -124,6 +124,16 @@ extern void gdb_query_add_aggregate(GdbQuery *q, GdbAggFunc fn, AttrNumber attnu
 									const char *label);
 
 /*
+ * gdb_query_add_key_expr / gdb_query_add_aggregate_expr: the same with an
+ * expression over q->rel's columns (a computed column of q->req:
+ * gdb_columnset_add_expr) in place of a column; name and label as above.
+ * Raise as gdb_columnset_add_expr and gdb_query_add_aggregate.
+ */
+extern void gdb_query_add_key_expr(GdbQuery *q, Node *expr, const char *name);
+extern void gdb_query_add_aggregate_expr(GdbQuery *q, GdbAggFunc fn, Node *expr,
+										 const char *label);
+
+/*
  * gdb_aggregate_function: the GdbAggFunc PostgreSQL's aggregate name (as
  * in pg_catalog: count, sum, avg, min, max, variance, var_samp, var_pop,
  * stddev, stddev_samp, stddev_pop) stands for; star for count(*); -1 for

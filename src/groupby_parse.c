@@ -31,6 +31,8 @@
 #include "utils/rls.h"
 #include "utils/varlena.h"
 
+#include "nodes/nodeFuncs.h"
+
 #include "groupby.h"
 
 /* Resolve a column name of q->rel; raises 42703 if there is none. */
@@ -78,6 +80,26 @@ gdb_query_add_key(GdbQuery *q, AttrNumber attnum, const char *name)
 						 GDB_NUMERIC_MAX_PRECISION)));
 	q->req->key_cols[k] = gdb_columnset_add(&q->cs, q->rel, attnum, false);
 	q->key_types[k] = att->atttypid;
+	q->key_names[k] = pstrdup(name);
+	q->nkeys++;
+	q->req->nkeys = q->nkeys;
+}
+
+/* see groupby.h */
+void
+gdb_query_add_key_expr(GdbQuery *q, Node *expr, const char *name)
+{
+	int			k = q->nkeys;
+
+	if (k >= GDB_MAX_GROUP_KEYS)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("too many group keys: %d", k + 1),
+				 errdetail("gpudb accepts at most %d group keys.",
+						   GDB_MAX_GROUP_KEYS)));
+	q->req->key_cols[k] = gdb_columnset_add_expr(&q->cs, q->rel, expr, q->req,
+												 "GpuAgg");
+	q->key_types[k] = exprType(expr);
 	q->key_names[k] = pstrdup(name);
 	q->nkeys++;
 	q->req->nkeys = q->nkeys;
@@ -297,6 +319,34 @@ gdb_query_add_aggregate(GdbQuery *q, GdbAggFunc fn, AttrNumber attnum,
 	spec->kind = kind;
 	spec->input_col = attnum > 0 ?
 		gdb_columnset_add(&q->cs, q->rel, attnum, fn == GDB_FN_COUNT) : -1;
+	q->naggs++;
+	q->req->naggs = q->naggs;
+}
+
+/* see groupby.h */
+void
+gdb_query_add_aggregate_expr(GdbQuery *q, GdbAggFunc fn, Node *expr,
+							 const char *label)
+{
+	GdbAggregate *agg = &q->aggs[q->naggs];
+	GdbAggSpec *spec = &q->req->aggs[q->naggs];
+	uint32		kind;
+
+	if (q->naggs >= GDB_MAX_AGGREGATES)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("too many aggregates: %d", q->naggs + 1),
+				 errdetail("gpudb accepts at most %d aggregates.",
+						   GDB_MAX_AGGREGATES)));
+	agg->fn = fn;
+	agg->companion = -1;
+	agg->label = pstrdup(label);
+	agg->attnum = 0;
+	agg->argtype = exprType(expr);
+	aggregate_types(agg, &kind);
+	spec->kind = kind;
+	spec->input_col = gdb_columnset_add_expr(&q->cs, q->rel, expr, q->req,
+											 "GpuAgg");
 	q->naggs++;
 	q->req->naggs = q->naggs;
 }

@@ -69,6 +69,7 @@ gdb_type_class(Oid typid)
 			return GDB_TYPE_DATETIME;
 		case TEXTOID:
 		case VARCHAROID:
+		case BPCHAROID:
 			return GDB_TYPE_TEXT;
 		case NUMERICOID:
 			return GDB_TYPE_NUMERIC;
@@ -190,6 +191,7 @@ gdb_value_to_datum(const GdbColumnSet *cs, int col, int64 ival, double fval)
 			return Float8GetDatum(fval);
 		case TEXTOID:
 		case VARCHAROID:
+		case BPCHAROID:
 			return gdb_dict_datum(cs->dict, ival);
 		case NUMERICOID:
 			return gdb_scaled_to_numeric(ival, gdb_column_numeric_scale(cs, col));

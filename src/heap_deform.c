@@ -152,6 +152,7 @@ gdb_store_kind(const GdbColumnSet *cs, int col)
 			return GDB_STORE_FLOAT8;
 		case TEXTOID:
 		case VARCHAROID:
+		case BPCHAROID:
 			return GDB_STORE_TEXT;
 		case NUMERICOID:
 			return GDB_STORE_NUMERIC;

@@ -58,6 +58,13 @@ gdb_type_supported(Oid typid, int32 typmod)
 
 	if (cls == GDB_TYPE_NUMERIC)
 		return gdb_numeric_typmod_scale(typmod, &scale);
+	/*
+	 * char(n) only: its values are stored blank-padded to n characters, so
+	 * equal values (bpchareq ignores trailing blanks) have equal bytes;
+	 * unconstrained bpchar values are not padded.
+	 */
+	if (typid == BPCHAROID)
+		return typmod >= (int32) VARHDRSZ;
 	return cls != GDB_TYPE_UNSUPPORTED;
 }
 

@@ -703,7 +703,8 @@ apply_changes(CacheEntry *e, const GdbCacheChanges *ch, const uint64 *del,
 			int64	   *vals;
 			const uint8_t *nulls;
 
-			if (e->typids[c] != TEXTOID && e->typids[c] != VARCHAROID)
+			if (e->typids[c] != TEXTOID && e->typids[c] != VARCHAROID &&
+				e->typids[c] != BPCHAROID)
 				continue;
 			vals = GDB_COL_PTR(batch, batch, c, int64);
 			nulls = GDB_NULL_PTR(batch, batch, c);
@@ -1077,8 +1078,7 @@ prefix_visibility(GdbRequest *req, uint32 vis_col)
 		return false;
 	memmove(&req->program[2], &req->program[0], sizeof(GdbInstr) * n);
 	for (i = 2; i < n + 2; i++)
-		if (req->program[i].op == GDB_OP_JUMP_IF_FALSE ||
-			req->program[i].op == GDB_OP_JUMP_IF_TRUE)
+		if (gdb_op_is_jump(req->program[i].op))
 			req->program[i].arg += 2;
 	memset(&req->program[0], 0, sizeof(GdbInstr) * 2);
 	req->program[0].op = GDB_OP_PUSH_COL;
@@ -1185,6 +1185,11 @@ srv_handle_cache_groupby(int s, char *payload, size_t len)
 		if (req->program[i].op == GDB_OP_PUSH_COL &&
 			req->program[i].arg >= 0 && (uint32) req->program[i].arg < cq->ncols)
 			req->program[i].arg = map[req->program[i].arg];
+	/* the computed columns' programs (their own indexes need no map) */
+	for (i = 0; i < req->neinstr && i < GDB_MAX_EXPR_INSTR; i++)
+		if (req->eprogram[i].op == GDB_OP_PUSH_COL &&
+			req->eprogram[i].arg >= 0 && (uint32) req->eprogram[i].arg < cq->ncols)
+			req->eprogram[i].arg = map[req->eprogram[i].arg];
 	codes = palloc(sizeof(int64) * Max(cq->ntext, 1));
 	p = payload + sizeof(GdbCacheQuery) + cq->snapshot.nxip * sizeof(uint32);
 	for (i = 0; i < cq->ntext; i++)

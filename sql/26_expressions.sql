@@ -1,0 +1,142 @@
+-- 26_expressions: expressions and real-schema types in GpuAgg (issue 25):
+-- computed columns (aggregate arguments and group keys that are
+-- expressions), numeric(p,s) fixed-point arithmetic, char(n) keys and
+-- constants, date/timestamp arithmetic and cross-type comparisons, CASE,
+-- COALESCE, NULLIF, GREATEST, LEAST, abs, round/trunc/floor/ceil, casts,
+-- date_trunc, extract and date_part.  Every query: the plan with gpudb on
+-- (a Gpu node must be in it), and EXCEPT ALL both ways between gpudb on
+-- and off (numeric compared as text, so scales must match exactly);
+-- errors must be the same SQLSTATE and message on both sides.  TPC-H Q1
+-- and Q6 as the specification writes them, on a lineitem of TPC-H's
+-- schema.
+\i sql/include/plan_node_settings.sql
+
+CREATE TABLE lineitem (
+  l_orderkey bigint, l_quantity numeric(15,2), l_extendedprice numeric(15,2),
+  l_discount numeric(15,2), l_tax numeric(15,2), l_returnflag char(1),
+  l_linestatus char(1), l_shipdate date, l_shipmode char(10), l_comment varchar(44));
+INSERT INTO lineitem
+SELECT g, (g % 50) + 1, ((g * 7919) % 100000) / 100.0 + 900, (g % 11) / 100.0,
+       (g % 9) / 100.0, (ARRAY['A','N','R'])[g % 3 + 1], (ARRAY['F','O'])[g % 2 + 1],
+       date '1992-01-01' + (g % 2500), (ARRAY['AIR','MAIL','SHIP ','TRUCK'])[g % 4 + 1],
+       'c' || (g % 7)
+FROM generate_series(1, 20000) g;
+INSERT INTO lineitem VALUES (0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
+  (-1, 1, 'NaN', 0.5, 0, 'A', 'F', 'infinity', 'AIR', NULL),
+  (-2, 2, 3.25, 0.5, 0, 'N', 'O', '-infinity', 'MAIL', NULL);
+ANALYZE lineitem;
+\i sql/include/differential.sql
+
+-- TPC-H Q1 (DELTA = 90) and Q6, the specification's text
+EXPLAIN (COSTS OFF)
+select l_returnflag, l_linestatus, sum(l_quantity) as sum_qty,
+  sum(l_extendedprice) as sum_base_price,
+  sum(l_extendedprice * (1 - l_discount)) as sum_disc_price,
+  sum(l_extendedprice * (1 - l_discount) * (1 + l_tax)) as sum_charge,
+  avg(l_quantity) as avg_qty, avg(l_extendedprice) as avg_price,
+  avg(l_discount) as avg_disc, count(*) as count_order
+from lineitem where l_shipdate <= date '1998-12-01' - interval '90' day
+group by l_returnflag, l_linestatus order by l_returnflag, l_linestatus;
+SELECT * FROM gpu_diff($$
+select l_returnflag, l_linestatus, sum(l_quantity) as sum_qty,
+  sum(l_extendedprice) as sum_base_price,
+  sum(l_extendedprice * (1 - l_discount)) as sum_disc_price,
+  sum(l_extendedprice * (1 - l_discount) * (1 + l_tax)) as sum_charge,
+  avg(l_quantity) as avg_qty, avg(l_extendedprice) as avg_price,
+  avg(l_discount) as avg_disc, count(*) as count_order
+from lineitem where l_shipdate <= date '1998-12-01' - interval '90' day
+group by l_returnflag, l_linestatus order by l_returnflag, l_linestatus$$, true);
+select l_returnflag, l_linestatus, sum(l_quantity) as sum_qty,
+  sum(l_extendedprice) as sum_base_price,
+  sum(l_extendedprice * (1 - l_discount)) as sum_disc_price,
+  sum(l_extendedprice * (1 - l_discount) * (1 + l_tax)) as sum_charge,
+  avg(l_quantity) as avg_qty, avg(l_extendedprice) as avg_price,
+  avg(l_discount) as avg_disc, count(*) as count_order
+from lineitem where l_shipdate <= date '1998-12-01' - interval '90' day
+group by l_returnflag, l_linestatus order by l_returnflag, l_linestatus;
+EXPLAIN (COSTS OFF)
+select sum(l_extendedprice * l_discount) as revenue from lineitem
+where l_shipdate >= date '1994-01-01' and l_shipdate < date '1994-01-01' + interval '1' year
+  and l_discount between 0.06 - 0.01 and 0.06 + 0.01 and l_quantity < 24;
+SELECT * FROM gpu_diff($$
+select sum(l_extendedprice * l_discount) as revenue from lineitem
+where l_shipdate >= date '1994-01-01' and l_shipdate < date '1994-01-01' + interval '1' year
+  and l_discount between 0.06 - 0.01 and 0.06 + 0.01 and l_quantity < 24$$);
+select sum(l_extendedprice * l_discount) as revenue from lineitem
+where l_shipdate >= date '1994-01-01' and l_shipdate < date '1994-01-01' + interval '1' year
+  and l_discount between 0.06 - 0.01 and 0.06 + 0.01 and l_quantity < 24;
+
+-- numeric: scales of +, -, *, unary minus, abs, casts, round/trunc/floor/ceil
+SELECT q, d.* FROM (VALUES
+  ('SELECT l_returnflag, sum(l_extendedprice - l_discount * 2), min(-l_tax), max(abs(l_discount - 0.05)) FROM lineitem GROUP BY 1'),
+  ('SELECT sum(l_quantity * l_quantity * l_discount), avg(l_extendedprice * 1.5) FROM lineitem'),
+  ('SELECT round(l_extendedprice / 1000), count(*) FROM lineitem GROUP BY 1'),
+  ('SELECT round(l_extendedprice, -2), trunc(l_extendedprice, 1), count(*) FROM lineitem GROUP BY 1, 2'),
+  ('SELECT floor(l_extendedprice), ceil(l_discount * 10), count(*) FROM lineitem GROUP BY 1, 2'),
+  ('SELECT (l_extendedprice * l_discount)::numeric(12,1), count(*) FROM lineitem GROUP BY 1'),
+  ('SELECT sum(l_quantity::int * 3), sum(l_extendedprice::float8), max(l_tax::float4) FROM lineitem'),
+  ('SELECT sum(l_orderkey::numeric * 0.01), sum((l_orderkey % 100)::numeric(10,2)) FROM lineitem'),
+  ('SELECT min(l_extendedprice * 2), max(l_extendedprice + 1) FROM lineitem'),
+  ('SELECT sum(l_extendedprice * 0.001) FROM lineitem WHERE l_extendedprice * l_discount > 50'),
+  ('SELECT l_extendedprice::int % 7, count(*) FROM lineitem GROUP BY 1')
+) v(q), LATERAL gpu_diff(q) d;
+
+-- char(n): keys, constants compared with blank padding, varchar
+SELECT q, d.* FROM (VALUES
+  ('SELECT l_shipmode, count(*) FROM lineitem GROUP BY 1'),
+  ($$SELECT l_returnflag, count(*) FROM lineitem WHERE l_shipmode = 'SHIP' GROUP BY 1$$),
+  ($$SELECT count(*) FROM lineitem WHERE l_shipmode <> 'AIR   ' AND l_returnflag = 'R'$$),
+  ($$SELECT count(*) FROM lineitem WHERE l_shipmode IN ('MAIL', 'TRUCK')$$),
+  ('SELECT l_comment, sum(l_quantity) FROM lineitem GROUP BY 1')
+) v(q), LATERAL gpu_diff(q) d;
+
+-- dates and timestamps
+SELECT q, d.* FROM (VALUES
+  ($$SELECT count(*) FROM lineitem WHERE l_shipdate < timestamp '1995-03-15 12:00'$$),
+  ($$SELECT count(*) FROM lineitem WHERE timestamp '1995-03-15' >= l_shipdate$$),
+  ($$SELECT date_trunc('month', l_shipdate::timestamp), count(*) FROM lineitem GROUP BY 1$$),
+  ($$SELECT date_trunc('week', l_shipdate + interval '1 month 2 days 3 hours'), count(*) FROM lineitem GROUP BY 1$$),
+  ($$SELECT date_part('year', l_shipdate), extract(quarter FROM l_shipdate), count(*) FROM lineitem WHERE l_orderkey > 0 GROUP BY 1, 2$$),
+  ($$SELECT extract(dow FROM l_shipdate), extract(doy FROM l_shipdate), count(*) FROM lineitem GROUP BY 1, 2$$),
+  ($$SELECT date_part('month', l_shipdate), count(*) FROM lineitem GROUP BY 1$$),
+  ($$SELECT date_part('epoch', l_shipdate::timestamp), count(*) FROM lineitem WHERE l_orderkey % 97 = 0 GROUP BY 1$$),
+  ($$SELECT max(l_shipdate - date '1990-01-01'), min(l_shipdate + 30) FROM lineitem WHERE l_orderkey > 0$$),
+  ($$SELECT min(l_shipdate - interval '1 year'), max(l_shipdate::timestamp + interval '3 months') FROM lineitem WHERE l_orderkey > 0$$),
+  ($$SELECT date_part('year', l_shipdate), extract(month FROM l_shipdate), count(*) FROM lineitem GROUP BY 1, 2$$),
+  ($$SELECT max(l_shipdate - date '1990-01-01') FROM lineitem$$)
+) v(q), LATERAL gpu_diff(q) d;
+
+-- CASE, COALESCE, NULLIF, GREATEST, LEAST
+SELECT q, d.* FROM (VALUES
+  ($$SELECT CASE WHEN l_discount > 0.05 THEN 1 WHEN l_discount > 0.02 THEN 2 END, count(*) FROM lineitem GROUP BY 1$$),
+  ($$SELECT sum(CASE WHEN l_returnflag = 'R' THEN l_extendedprice ELSE 0.00 END) FROM lineitem$$),
+  ($$SELECT sum(CASE l_linestatus WHEN 'F' THEN l_quantity WHEN 'O' THEN -l_quantity END) FROM lineitem$$),
+  ($$SELECT sum(CASE WHEN l_discount = 0 THEN 0 ELSE l_orderkey / (l_discount * 100)::int END) FROM lineitem$$),
+  ($$SELECT COALESCE(l_tax, l_discount, 0.00), count(*) FROM lineitem GROUP BY 1$$),
+  ($$SELECT sum(NULLIF(l_quantity, 1.00)), count(NULLIF(l_discount, 0.05)) FROM lineitem$$),
+  ($$SELECT max(GREATEST(l_tax, l_discount)), min(LEAST(l_tax, l_discount, 0.03)) FROM lineitem$$),
+  ($$SELECT GREATEST(l_orderkey % 5, 2), count(*) FROM lineitem GROUP BY 1$$)
+) v(q), LATERAL gpu_diff(q) d;
+
+-- errors: the same rows raise the same errors, and only the rows PostgreSQL
+-- evaluates (filtered-out rows and untaken CASE arms do not raise)
+SELECT q, d.* FROM (VALUES
+  ('SELECT sum(l_orderkey::int / (l_orderkey % 10)::int) FROM lineitem'),
+  ('SELECT sum(l_orderkey::int / (l_orderkey % 10)::int) FROM lineitem WHERE l_orderkey % 10 <> 0'),
+  ('SELECT sum((l_quantity * 100000)::numeric(8,2)) FROM lineitem'),
+  ('SELECT sum((l_extendedprice::int * 1000000)::int4) FROM lineitem'),
+  ($$SELECT max(l_shipdate + 2147483000) FROM lineitem WHERE l_orderkey > 0$$),
+  ($$SELECT max(l_shipdate - date '2000-01-01') FROM lineitem$$),
+  ('SELECT sum(l_extendedprice::int) FROM lineitem')
+) v(q), LATERAL gpu_diff(q) d;
+
+-- still PostgreSQL's plan: division of numerics, arms of different scales
+SET gpudb.debug_unsupported = on;
+EXPLAIN (COSTS OFF) SELECT sum(l_extendedprice / 3) FROM lineitem;
+EXPLAIN (COSTS OFF) SELECT sum(CASE WHEN l_tax > 0 THEN 1.5 ELSE 2 END) FROM lineitem;
+EXPLAIN (COSTS OFF) SELECT extract(year FROM l_shipdate), count(*) FROM lineitem GROUP BY 1;
+RESET gpudb.debug_unsupported;
+
+DROP TABLE lineitem;
+DROP FUNCTION gpu_diff(text, bool);
+DROP FUNCTION gpu_diff_rows(text, bool);

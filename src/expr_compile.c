@@ -1,0 +1,849 @@
+/*-------------------------------------------------------------------------
+ *
+ * expr_compile.c
+ *	  The value expressions of the opcode program: numeric fixed point
+ *	  (+, -, *, casts, round/trunc/floor/ceil, typmod coercion), date and
+ *	  timestamp arithmetic (cross-type comparisons, +/- interval
+ *	  constants, date differences, date_trunc, extract and date_part),
+ *	  abs, float rounding and casts, and the conditional expressions CASE,
+ *	  COALESCE, NULLIF, GREATEST and LEAST.  Called by the filter compiler
+ *	  (filter_compile.c) for the nodes and functions it does not compile
+ *	  itself, so filters, computed columns, group keys and aggregate
+ *	  arguments share one compiler.
+ *
+ * Numeric: every value of a numeric expression gpudb computes has one
+ * display scale, known from the plan (gdb_numeric_scale): a numeric(p,s)
+ * column's s, a constant's own, the larger of a sum's, the sum of a
+ * product's (numeric_add and numeric_mul give exactly these), 0 for an
+ * integer cast to numeric.  The value is carried as the int64 v * 10^s
+ * (numeric_fixed.c) and PostgreSQL's text of the result is the same
+ * digits at the same scale.  Where the scale differs per row (division,
+ * CASE arms of different scales) the expression keeps PostgreSQL's plan.
+ *
+ * Conditionals are compiled so that a skipped part of the program has
+ * stack effect 0 (the device's tile interpreter walks programs linearly):
+ *	 CASE WHEN c1 THEN v1 WHEN c2 THEN v2 ELSE d END
+ *	   c1 JUMP_IF_NOT_TRUE L1  v1 REPLACE  JUMP END
+ *	L1: c2 REPLACE JUMP_IF_NOT_TRUE L2  v2 REPLACE  JUMP END
+ *	L2: d REPLACE
+ *	END:
+ *	 COALESCE(a, b, c)
+ *	   a JUMP_IF_NOT_NULL END  b REPLACE JUMP_IF_NOT_NULL END  c REPLACE
+ *	END:
+ * so arms and arguments that PostgreSQL does not evaluate raise nothing.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
+#include "utils/builtins.h"
+#include "utils/datetime.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+#include "utils/numeric.h"
+#include "utils/timestamp.h"
+
+#include "expr_compile.h"
+#include "gpudb_semantics.h"
+
+/* Digits after the point of a numeric constant's text (its dscale). */
+static int
+const_dscale(Datum value)
+{
+	char	   *t = DatumGetCString(DirectFunctionCall1(numeric_out, value));
+	char	   *dot = strchr(t, '.');
+
+	if (strcmp(t, "NaN") == 0)
+		return 0;
+	if (strchr(t, 'e') || strchr(t, 'E') || strstr(t, "Infinity"))
+		return -1;
+	return dot ? (int) strlen(dot + 1) : 0;
+}
+
+/* The common scale of a list of numeric expressions, or -1. */
+static int
+common_scale(List *args)
+{
+	ListCell   *lc;
+	int			s = GDB_SCALE_ANY;
+
+	foreach(lc, args)
+	{
+		int			t = gdb_numeric_scale((Node *) lfirst(lc));
+
+		if (t == -1)
+			return -1;
+		if (t == GDB_SCALE_ANY)
+			continue;
+		if (s != GDB_SCALE_ANY && s != t)
+			return -1;
+		s = t;
+	}
+	return s;
+}
+
+/* The int4 value of a constant argument, or false. */
+static bool
+const_int4(Node *n, int32 *v)
+{
+	n = fc_strip_relabel(n);
+	if (!IsA(n, Const) || ((Const *) n)->constisnull ||
+		((Const *) n)->consttype != INT4OID)
+		return false;
+	*v = DatumGetInt32(((Const *) n)->constvalue);
+	return true;
+}
+
+/* see expr_compile.h */
+int
+gdb_numeric_scale(Node *node)
+{
+	int			s,
+				t;
+	int32		k;
+	List	   *args = NIL;
+	Oid			funcid = InvalidOid;
+
+	node = fc_strip_relabel(node);
+	if (exprType(node) != NUMERICOID)
+		return -1;
+	switch (nodeTag(node))
+	{
+		case T_Var:
+			return gdb_numeric_typmod_scale(((Var *) node)->vartypmod, &s) ? s : -1;
+		case T_Const:
+			{
+				Const	   *c = (Const *) node;
+				int64		v;
+
+				if (c->constisnull)
+					return GDB_SCALE_ANY;
+				s = const_dscale(c->constvalue);
+				if (s < 0 || s > 18 ||
+					gdb_numeric_to_scaled(c->constvalue, s, &v) == GDB_NUMFIT_ABOVE ||
+					gdb_numeric_to_scaled(c->constvalue, s, &v) == GDB_NUMFIT_BELOW)
+					return -1;
+				return s;
+			}
+		case T_OpExpr:
+			funcid = ((OpExpr *) node)->opfuncid;
+			if (!OidIsValid(funcid))
+				funcid = get_opcode(((OpExpr *) node)->opno);
+			args = ((OpExpr *) node)->args;
+			break;
+		case T_FuncExpr:
+			funcid = ((FuncExpr *) node)->funcid;
+			args = ((FuncExpr *) node)->args;
+			break;
+		case T_CaseExpr:
+			{
+				CaseExpr   *ce = (CaseExpr *) node;
+				ListCell   *lc;
+				List	   *vals = list_make1(ce->defresult);
+
+				foreach(lc, ce->args)
+					vals = lappend(vals, lfirst_node(CaseWhen, lc)->result);
+				return common_scale(vals);
+			}
+		case T_CoalesceExpr:
+			return common_scale(((CoalesceExpr *) node)->args);
+		case T_MinMaxExpr:
+			return common_scale(((MinMaxExpr *) node)->args);
+		case T_NullIfExpr:
+			return gdb_numeric_scale((Node *) linitial(((NullIfExpr *) node)->args));
+		default:
+			return -1;
+	}
+	switch (funcid)
+	{
+		case F_NUMERIC_ADD:
+		case F_NUMERIC_SUB:
+			s = gdb_numeric_scale(linitial(args));
+			t = gdb_numeric_scale(lsecond(args));
+			if (s == -1 || t == -1)
+				return -1;
+			return Max(Max(s, t), 0);
+		case F_NUMERIC_MUL:
+			s = gdb_numeric_scale(linitial(args));
+			t = gdb_numeric_scale(lsecond(args));
+			if (s == -1 || t == -1)
+				return -1;
+			s = Max(s, 0) + Max(t, 0);
+			return s <= 18 ? s : -1;
+		case F_NUMERIC_UMINUS:
+		case F_NUMERIC_UPLUS:
+		case F_NUMERIC_ABS:
+		case F_ABS_NUMERIC:
+			return gdb_numeric_scale(linitial(args));
+		case F_NUMERIC_INT2:
+		case F_NUMERIC_INT4:
+			return 0;			/* (bigint may pass the 18-digit fixed point) */
+		case F_NUMERIC_NUMERIC_INT4:
+			if (gdb_numeric_scale(linitial(args)) == -1 ||
+				!const_int4(lsecond(args), &k) ||
+				!gdb_numeric_typmod_scale(k, &s))
+				return -1;
+			return s;
+		case F_ROUND_NUMERIC:
+		case F_TRUNC_NUMERIC:
+		case F_CEIL_NUMERIC:
+		case F_CEILING_NUMERIC:
+		case F_FLOOR_NUMERIC:
+			return gdb_numeric_scale(linitial(args)) == -1 ? -1 : 0;
+		case F_ROUND_NUMERIC_INT4:
+		case F_TRUNC_NUMERIC_INT4:
+			if (gdb_numeric_scale(linitial(args)) == -1 ||
+				!const_int4(lsecond(args), &k) || k < -18 || k > 18)
+				return -1;
+			return Max(k, 0);
+		case F_EXTRACT_TEXT_DATE:
+		case F_EXTRACT_TEXT_TIMESTAMP:
+			{
+				Node	   *f = fc_strip_relabel(linitial(args));
+
+				if (!IsA(f, Const) || ((Const *) f)->constisnull)
+					return -1;
+				/* the epoch of a timestamp has microseconds */
+				if (funcid == F_EXTRACT_TEXT_TIMESTAMP &&
+					pg_strcasecmp(TextDatumGetCString(((Const *) f)->constvalue), "epoch") == 0)
+					return 6;
+				return 0;
+			}
+		default:
+			return -1;
+	}
+}
+
+/* see expr_compile.h */
+void
+fc_compile_numeric_at(FilterCompiler *fc, Node *node, int scale)
+{
+	int			s = gdb_numeric_scale(node);
+
+	if (s == -1)
+		fc_unsupported(fc, "this numeric expression",
+					   "numeric is computed as fixed point: numeric(p,s) columns (p <= 18), constants, +, -, *, casts from integers and to numeric(p,s), round, trunc, floor, ceil and abs; each value must have the same scale (no division).",
+					   exprLocation(node));
+	fc_compile_node(fc, node);
+	if (s != GDB_SCALE_ANY && scale > s)
+	{
+		if (scale - s > 18)
+			fc_unsupported(fc, "a numeric scale above 18", NULL, exprLocation(node));
+		fc_emit(fc, GDB_OP_NUM_RESCALE, 0, 0, scale - s, 0.0);
+	}
+}
+
+/* The integer width (2, 4, 8) of an integer type, else 0. */
+static int
+int_width(Oid type)
+{
+	return type == INT2OID ? 2 : type == INT4OID ? 4 : type == INT8OID ? 8 : 0;
+}
+
+/* A date field name, as date_trunc/extract spell it; -1 if not handled. */
+static int
+date_field(FilterCompiler *fc, Node *arg, bool trunc, bool from_date)
+{
+	static const struct
+	{
+		const char *name;
+		int			field;
+	}			names[] = {
+		{"year", GDB_FIELD_YEAR}, {"years", GDB_FIELD_YEAR},
+		{"quarter", GDB_FIELD_QUARTER}, {"month", GDB_FIELD_MONTH},
+		{"months", GDB_FIELD_MONTH}, {"week", GDB_FIELD_WEEK},
+		{"weeks", GDB_FIELD_WEEK}, {"day", GDB_FIELD_DAY},
+		{"days", GDB_FIELD_DAY}, {"hour", GDB_FIELD_HOUR},
+		{"hours", GDB_FIELD_HOUR}, {"minute", GDB_FIELD_MINUTE},
+		{"minutes", GDB_FIELD_MINUTE}, {"second", GDB_FIELD_SECOND},
+		{"dow", GDB_FIELD_DOW}, {"isodow", GDB_FIELD_ISODOW},
+		{"doy", GDB_FIELD_DOY}, {"epoch", GDB_FIELD_EPOCH},
+	};
+	Node	   *a = fc_strip_relabel(arg);
+	char	   *name;
+	int			i;
+
+	if (!IsA(a, Const) || ((Const *) a)->constisnull)
+		fc_unsupported(fc, "a date field that is not a constant", NULL,
+					   exprLocation(arg));
+	name = TextDatumGetCString(((Const *) a)->constvalue);
+	for (i = 0; i < lengthof(names); i++)
+		if (pg_strcasecmp(name, names[i].name) == 0)
+		{
+			int			f = names[i].field;
+
+			/* date_trunc: up to second; extract: no second (fractional) */
+			if ((trunc && f > GDB_FIELD_SECOND) || (!trunc && f == GDB_FIELD_SECOND))
+				break;
+			/* extract from a date rejects time fields (PostgreSQL raises) */
+			if (from_date && (f == GDB_FIELD_HOUR || f == GDB_FIELD_MINUTE))
+				break;
+			/* extract(week) is the ISO week number: not computed */
+			if (!trunc && f == GDB_FIELD_WEEK)
+				break;
+			return f;
+		}
+	fc_unsupported(fc, psprintf("the date field \"%s\"", name),
+				   "date_trunc takes year, quarter, month, week, day, hour and minute; extract and date_part year, quarter, month, day, hour, minute, dow, isodow, doy and epoch.",
+				   exprLocation(arg));
+	return -1;
+}
+
+/* The months and microseconds of a constant interval argument. */
+static void
+const_interval(FilterCompiler *fc, Node *arg, bool negate, int32 *months,
+			   int64 *usecs)
+{
+	Node	   *a = fc_strip_relabel(arg);
+	Interval   *iv;
+	int64		u;
+
+	if (!IsA(a, Const) || ((Const *) a)->constisnull)
+		fc_unsupported(fc, "an interval that is not a constant", NULL,
+					   exprLocation(arg));
+	iv = DatumGetIntervalP(((Const *) a)->constvalue);
+	if (pg_mul_s64_overflow((int64) iv->day, USECS_PER_DAY, &u) ||
+		pg_add_s64_overflow(u, iv->time, &u))
+		fc_unsupported(fc, "this interval", NULL, exprLocation(arg));
+	*months = negate ? -iv->month : iv->month;
+	*usecs = negate ? -u : u;
+}
+
+/* see expr_compile.h */
+bool
+fc_compile_value_call(FilterCompiler *fc, Oid funcid, List *args, int location)
+{
+	Node	   *a = list_length(args) >= 1 ? (Node *) linitial(args) : NULL;
+	Node	   *b = list_length(args) >= 2 ? (Node *) lsecond(args) : NULL;
+	int			s,
+				t;
+	int32		k,
+				months;
+	int64		usecs;
+
+	switch (funcid)
+	{
+			/* ---- numeric fixed point ---- */
+		case F_NUMERIC_ADD:
+		case F_NUMERIC_SUB:
+			s = gdb_numeric_scale(a);
+			t = gdb_numeric_scale(b);
+			s = Max(Max(s, t), 0);
+			fc_compile_numeric_at(fc, a, s);
+			fc_compile_numeric_at(fc, b, s);
+			fc_emit(fc, funcid == F_NUMERIC_ADD ? GDB_OP_NUM_ADD : GDB_OP_NUM_SUB,
+					0, 0, 0, 0.0);
+			return true;
+		case F_NUMERIC_MUL:
+			if (gdb_numeric_scale((Node *) makeFuncExpr(funcid, NUMERICOID, args,
+														InvalidOid, InvalidOid,
+														COERCE_EXPLICIT_CALL)) < 0)
+				fc_unsupported(fc, "a numeric product of more than 18 digits after the point",
+							   NULL, location);
+			fc_compile_numeric_at(fc, a, 0);
+			fc_compile_numeric_at(fc, b, 0);
+			fc_emit(fc, GDB_OP_NUM_MUL, 0, 0, 0, 0.0);
+			return true;
+		case F_NUMERIC_UMINUS:
+			fc_compile_numeric_at(fc, a, 0);
+			fc_emit(fc, GDB_OP_NUM_NEG, 0, 0, 0, 0.0);
+			return true;
+		case F_NUMERIC_UPLUS:
+			fc_compile_numeric_at(fc, a, 0);
+			return true;
+		case F_NUMERIC_ABS:
+		case F_ABS_NUMERIC:
+			fc_compile_numeric_at(fc, a, 0);
+			fc_emit(fc, GDB_OP_NUM_ABS, 0, 0, 0, 0.0);
+			return true;
+		case F_NUMERIC_INT2:
+		case F_NUMERIC_INT4:
+			/* an integer is a numeric of scale 0: the same int64 */
+			fc_compile_node(fc, a);
+			return true;
+		case F_INT2_NUMERIC:
+		case F_INT4_NUMERIC:
+		case F_INT8_NUMERIC:
+			s = gdb_numeric_scale(a);
+			fc_compile_numeric_at(fc, a, 0);
+			fc_emit(fc, GDB_OP_NUM_TO_INT,
+					funcid == F_INT2_NUMERIC ? 2 : funcid == F_INT4_NUMERIC ? 4 : 8,
+					0, Max(s, 0), 0.0);
+			return true;
+		case F_FLOAT4_NUMERIC:
+		case F_FLOAT8_NUMERIC:
+			s = gdb_numeric_scale(a);
+			fc_compile_numeric_at(fc, a, 0);
+			fc_emit(fc, GDB_OP_NUM_TO_FLT, funcid == F_FLOAT4_NUMERIC ? 4 : 8,
+					0, Max(s, 0), 0.0);
+			return true;
+		case F_NUMERIC_NUMERIC_INT4:
+			{
+				int			p;
+
+				s = gdb_numeric_scale(a);
+				if (!const_int4(b, &k) || !gdb_numeric_typmod_scale(k, &t))
+					return false;
+				p = ((k - VARHDRSZ) >> 16) & 0xFFFF;
+				fc_compile_numeric_at(fc, a, 0);
+				if (s != GDB_SCALE_ANY && t > s)
+					fc_emit(fc, GDB_OP_NUM_RESCALE, 0, 0, t - s, 0.0);
+				else if (s != GDB_SCALE_ANY && t < s)
+					fc_emit(fc, GDB_OP_NUM_ROUND, 0, 0, s - t, 0.0);
+				/* apply_typmod: at most p digits, "numeric field overflow" */
+				if (p < 18)
+					fc_emit(fc, GDB_OP_NUM_CHECK, 0, 0, (int64) gdb_pow10(p), 0.0);
+				return true;
+			}
+		case F_ROUND_NUMERIC:
+		case F_TRUNC_NUMERIC:
+		case F_CEIL_NUMERIC:
+		case F_CEILING_NUMERIC:
+		case F_FLOOR_NUMERIC:
+		case F_ROUND_NUMERIC_INT4:
+		case F_TRUNC_NUMERIC_INT4:
+			{
+				int			mode = (funcid == F_ROUND_NUMERIC || funcid == F_ROUND_NUMERIC_INT4) ? 0 :
+					(funcid == F_TRUNC_NUMERIC || funcid == F_TRUNC_NUMERIC_INT4) ? 1 :
+					funcid == F_FLOOR_NUMERIC ? 2 : 3;
+
+				k = 0;
+				if (b && (!const_int4(b, &k) || k < -18 || k > 18))
+					return false;
+				s = gdb_numeric_scale(a);
+				fc_compile_numeric_at(fc, a, 0);
+				if (s == GDB_SCALE_ANY)
+					return true;
+				/* to k digits (k < 0: to 10^-k, printed at scale 0) */
+				if (k < s)
+				{
+					if (s - k > 18)
+						fc_unsupported(fc, "rounding by more than 18 digits", NULL, location);
+					fc_emit(fc, GDB_OP_NUM_ROUND, mode, 0, s - k, 0.0);
+				}
+				else if (k > s)
+					fc_emit(fc, GDB_OP_NUM_RESCALE, 0, 0, k - s, 0.0);
+				if (k < 0)
+					fc_emit(fc, GDB_OP_NUM_RESCALE, 0, 0, -k, 0.0);
+				return true;
+			}
+
+			/* ---- integers and floats ---- */
+		case F_INT4_INT8:
+		case F_INT2_INT4:
+		case F_INT2_INT8:
+			/* narrowing: + 0 checked at the new width raises as PostgreSQL */
+			fc_compile_node(fc, a);
+			fc_emit(fc, GDB_OP_PUSH_INT, 8, 0, 0, 0.0);
+			fc_emit(fc, GDB_OP_INT_ADD, funcid == F_INT4_INT8 ? 4 : 2, 0, 0, 0.0);
+			return true;
+		case F_INT2ABS:
+		case F_INT4ABS:
+		case F_INT8ABS:
+		case F_ABS_INT2:
+		case F_ABS_INT4:
+		case F_ABS_INT8:
+			fc_compile_node(fc, a);
+			fc_emit(fc, GDB_OP_INT_ABS, int_width(exprType(a)), 0, 0, 0.0);
+			return true;
+		case F_FLOAT4ABS:
+		case F_FLOAT8ABS:
+		case F_ABS_FLOAT4:
+		case F_ABS_FLOAT8:
+			fc_compile_node(fc, a);
+			fc_emit(fc, GDB_OP_FLT_ABS, 0, 0, 0, 0.0);
+			return true;
+		case F_ROUND_FLOAT8:
+		case F_TRUNC_FLOAT8:
+		case F_FLOOR_FLOAT8:
+		case F_CEIL_FLOAT8:
+		case F_CEILING_FLOAT8:
+			fc_compile_node(fc, a);
+			fc_emit(fc, GDB_OP_FLT_ROUND,
+					funcid == F_ROUND_FLOAT8 ? 0 : funcid == F_TRUNC_FLOAT8 ? 1 :
+					funcid == F_FLOOR_FLOAT8 ? 2 : 3, 0, 0, 0.0);
+			return true;
+		case F_INT4_FLOAT8:
+		case F_INT8_FLOAT8:
+		case F_INT4_FLOAT4:
+		case F_INT8_FLOAT4:
+			fc_compile_node(fc, a);
+			fc_emit(fc, GDB_OP_FLT_TO_INT,
+					(funcid == F_INT4_FLOAT8 || funcid == F_INT4_FLOAT4) ? 4 : 8,
+					0, 0, 0.0);
+			return true;
+
+			/* ---- dates and timestamps ---- */
+		case F_DATE_LT_TIMESTAMP:
+		case F_DATE_LE_TIMESTAMP:
+		case F_DATE_EQ_TIMESTAMP:
+		case F_DATE_GT_TIMESTAMP:
+		case F_DATE_GE_TIMESTAMP:
+		case F_DATE_NE_TIMESTAMP:
+		case F_TIMESTAMP_LT_DATE:
+		case F_TIMESTAMP_LE_DATE:
+		case F_TIMESTAMP_EQ_DATE:
+		case F_TIMESTAMP_GT_DATE:
+		case F_TIMESTAMP_GE_DATE:
+		case F_TIMESTAMP_NE_DATE:
+			{
+				static const Oid date_ts[] = {
+					F_DATE_EQ_TIMESTAMP, F_DATE_NE_TIMESTAMP, F_DATE_LT_TIMESTAMP,
+					F_DATE_LE_TIMESTAMP, F_DATE_GT_TIMESTAMP, F_DATE_GE_TIMESTAMP
+				};
+				static const Oid ts_date[] = {
+					F_TIMESTAMP_EQ_DATE, F_TIMESTAMP_NE_DATE, F_TIMESTAMP_LT_DATE,
+					F_TIMESTAMP_LE_DATE, F_TIMESTAMP_GT_DATE, F_TIMESTAMP_GE_DATE
+				};
+				bool		date_first = false;
+				int			rel = -1;
+				int			i;
+
+				for (i = 0; i < 6; i++)
+				{
+					if (date_ts[i] == funcid)
+					{
+						rel = i;
+						date_first = true;
+					}
+					if (ts_date[i] == funcid)
+						rel = i;
+				}
+				/* a date past timestamp's range compares above every one */
+				fc_compile_node(fc, a);
+				if (date_first)
+					fc_emit(fc, GDB_OP_DATE_TO_TS, 0, 0, 0, 0.0);
+				fc_compile_node(fc, b);
+				if (!date_first)
+					fc_emit(fc, GDB_OP_DATE_TO_TS, 0, 0, 0, 0.0);
+				fc_emit(fc, (GdbOpcode) (GDB_OP_INT_EQ + rel), 0, 0, 0, 0.0);
+				return true;
+			}
+		case F_TIMESTAMP_DATE:	/* timestamp(date) */
+			fc_compile_node(fc, a);
+			fc_emit(fc, GDB_OP_DATE_TO_TS, 1, 0, 0, 0.0);
+			return true;
+		case F_DATE_TIMESTAMP:	/* date(timestamp) */
+			fc_compile_node(fc, a);
+			fc_emit(fc, GDB_OP_TS_TO_DATE, 0, 0, 0, 0.0);
+			return true;
+		case F_DATE_PL_INTERVAL:
+		case F_DATE_MI_INTERVAL:
+		case F_TIMESTAMP_PL_INTERVAL:
+		case F_TIMESTAMP_MI_INTERVAL:
+			const_interval(fc, b, funcid == F_DATE_MI_INTERVAL ||
+						   funcid == F_TIMESTAMP_MI_INTERVAL, &months, &usecs);
+			fc_compile_node(fc, a);
+			if (funcid == F_DATE_PL_INTERVAL || funcid == F_DATE_MI_INTERVAL)
+				fc_emit(fc, GDB_OP_DATE_TO_TS, 1, 0, 0, 0.0);
+			fc_emit(fc, GDB_OP_TS_ADD_INTERVAL, 0, months, usecs, 0.0);
+			return true;
+		case F_DATE_MI:
+			fc_compile_node(fc, a);
+			fc_compile_node(fc, b);
+			fc_emit(fc, GDB_OP_DATE_DIFF, 0, 0, 0, 0.0);
+			return true;
+		case F_DATE_PLI:
+		case F_DATE_MII:
+			fc_compile_node(fc, a);
+			fc_compile_node(fc, b);
+			fc_emit(fc, GDB_OP_DATE_ADD_DAYS, funcid == F_DATE_MII ? 1 : 0, 0, 0, 0.0);
+			return true;
+		case F_DATE_TRUNC_TEXT_TIMESTAMP:
+			k = date_field(fc, a, true, false);
+			fc_compile_node(fc, b);
+			fc_emit(fc, GDB_OP_TS_TRUNC, 0, k, 0, 0.0);
+			return true;
+		case F_DATE_PART_TEXT_TIMESTAMP:
+			k = date_field(fc, a, false, false);
+			fc_compile_node(fc, b);
+			fc_emit(fc, GDB_OP_DATE_PART, 2, k, 0, 0.0);
+			return true;
+		case F_EXTRACT_TEXT_DATE:
+		case F_EXTRACT_TEXT_TIMESTAMP:
+			k = date_field(fc, a, false, funcid == F_EXTRACT_TEXT_DATE);
+			if (k == GDB_FIELD_YEAR || k == GDB_FIELD_EPOCH)
+				fc_unsupported(fc, "extract(year) or extract(epoch), a numeric",
+							   "An infinite date or timestamp gives Infinity, which the fixed point cannot carry; date_part() returns a float and runs on the device.",
+							   location);
+			fc_compile_node(fc, b);
+			fc_emit(fc, GDB_OP_DATE_PART, funcid == F_EXTRACT_TEXT_DATE ? 1 : 0,
+					k, 0, 0.0);
+			return true;
+		default:
+			return false;
+	}
+}
+
+/* The opcode family of a value of type typid: true for floats. */
+static bool
+is_float_type(Oid typid)
+{
+	return typid == FLOAT4OID || typid == FLOAT8OID;
+}
+
+/* Refuse conditional expressions of types they cannot carry. */
+static void
+check_value_type(FilterCompiler *fc, Node *node, const char *what)
+{
+	Oid			type = exprType(node);
+	GdbTypeClass cls = gdb_type_class(type);
+
+	if (cls == GDB_TYPE_UNSUPPORTED || cls == GDB_TYPE_TEXT)
+		fc_unsupported(fc, psprintf("%s of type %s", what, format_type_be(type)),
+					   "Conditional expressions are computed for numbers, booleans, dates and timestamps.",
+					   exprLocation(node));
+	if (type == NUMERICOID && gdb_numeric_scale(node) == -1)
+		fc_unsupported(fc, psprintf("%s whose numeric values have different scales", what),
+					   "Every value of a numeric expression must have the same number of digits after the point.",
+					   exprLocation(node));
+}
+
+/* Emit a value of the conditional's type (numeric: at scale). */
+static void
+compile_arm(FilterCompiler *fc, Node *node, int scale)
+{
+	if (scale >= 0)
+		fc_compile_numeric_at(fc, node, scale);
+	else
+		fc_compile_node(fc, node);
+}
+
+/* see expr_compile.h */
+bool
+fc_compile_value_node(FilterCompiler *fc, Node *node)
+{
+	int			scale = -1;
+	ListCell   *lc;
+	List	   *ends = NIL;
+
+	if (IsA(node, CaseTestExpr))
+	{
+		if (fc->case_arg == NULL)
+			return false;
+		fc_compile_node(fc, fc->case_arg);
+		return true;
+	}
+	if (!IsA(node, CaseExpr) && !IsA(node, CoalesceExpr) &&
+		!IsA(node, NullIfExpr) && !IsA(node, MinMaxExpr))
+		return false;
+	if (exprType(node) == NUMERICOID)
+		scale = Max(gdb_numeric_scale(node), 0);
+
+	switch (nodeTag(node))
+	{
+		case T_CaseExpr:
+			{
+				CaseExpr   *ce = (CaseExpr *) node;
+				Node	   *saved = fc->case_arg;
+				bool		first = true;
+
+				check_value_type(fc, node, "CASE");
+				if (ce->arg)
+				{
+					Node	   *arg = fc_strip_relabel((Node *) ce->arg);
+
+					/* the arg is evaluated once per WHEN: no side effects */
+					if (!IsA(arg, Var) && !IsA(arg, Const) &&
+						contain_volatile_functions((Node *) ce->arg))
+						fc_unsupported(fc, "CASE with a volatile argument", NULL,
+									   ce->location);
+					fc->case_arg = (Node *) ce->arg;
+				}
+				foreach(lc, ce->args)
+				{
+					CaseWhen   *w = lfirst_node(CaseWhen, lc);
+					int			skip;
+
+					fc_compile_node(fc, (Node *) w->expr);
+					if (!first)
+						fc_emit(fc, GDB_OP_REPLACE, 0, 0, 0, 0.0);
+					first = false;
+					skip = fc_emit(fc, GDB_OP_JUMP_IF_NOT_TRUE, 0, -1, 0, 0.0);
+					compile_arm(fc, (Node *) w->result, scale);
+					fc_emit(fc, GDB_OP_REPLACE, 0, 0, 0, 0.0);
+					ends = lappend_int(ends, fc_emit(fc, GDB_OP_JUMP, 0, -1, 0, 0.0));
+					fc_patch_jumps(fc, list_make1_int(skip));
+				}
+				compile_arm(fc, (Node *) ce->defresult, scale);
+				fc_emit(fc, GDB_OP_REPLACE, 0, 0, 0, 0.0);
+				fc_patch_jumps(fc, ends);
+				fc->case_arg = saved;
+			}
+			return true;
+		case T_CoalesceExpr:
+			{
+				CoalesceExpr *ce = (CoalesceExpr *) node;
+
+				check_value_type(fc, node, "COALESCE");
+				foreach(lc, ce->args)
+				{
+					compile_arm(fc, (Node *) lfirst(lc), scale);
+					if (foreach_current_index(lc) > 0)
+						fc_emit(fc, GDB_OP_REPLACE, 0, 0, 0, 0.0);
+					if (lnext(ce->args, lc) != NULL)
+						ends = lappend_int(ends, fc_emit(fc, GDB_OP_JUMP_IF_NOT_NULL,
+														 0, -1, 0, 0.0));
+				}
+				fc_patch_jumps(fc, ends);
+			}
+			return true;
+		case T_MinMaxExpr:
+			{
+				MinMaxExpr *mm = (MinMaxExpr *) node;
+				bool		flt = is_float_type(mm->minmaxtype);
+
+				check_value_type(fc, node, mm->op == IS_GREATEST ? "GREATEST" : "LEAST");
+				foreach(lc, mm->args)
+				{
+					compile_arm(fc, (Node *) lfirst(lc), scale);
+					if (foreach_current_index(lc) > 0)
+						fc_emit(fc, mm->op == IS_GREATEST ?
+								(flt ? GDB_OP_FLT_GREATEST : GDB_OP_INT_GREATEST) :
+								(flt ? GDB_OP_FLT_LEAST : GDB_OP_INT_LEAST),
+								0, 0, 0, 0.0);
+				}
+			}
+			return true;
+		case T_NullIfExpr:
+			{
+				NullIfExpr *ni = (NullIfExpr *) node;
+				Node	   *x = (Node *) linitial(ni->args);
+				Node	   *y = (Node *) lsecond(ni->args);
+				Oid			tx = exprType(x);
+
+				check_value_type(fc, node, "NULLIF");
+				if (tx != exprType(y))
+					fc_unsupported(fc, "NULLIF of two different types", NULL, ni->location);
+				if (tx == NUMERICOID)
+				{
+					int			sy = gdb_numeric_scale(y);
+
+					if (sy == -1 || (sy != GDB_SCALE_ANY && sy > scale))
+						fc_unsupported(fc, "NULLIF with a second numeric argument of a larger scale",
+									   NULL, ni->location);
+				}
+				compile_arm(fc, x, scale);
+				compile_arm(fc, y, scale);
+				fc_emit(fc, is_float_type(tx) ? GDB_OP_FLT_NULLIF : GDB_OP_INT_NULLIF,
+						0, 0, 0, 0.0);
+			}
+			return true;
+		default:
+			return false;
+	}
+}
+
+/* see gpudb.h */
+int
+gdb_columnset_add_expr(GdbColumnSet *cs, Relation rel, Node *expr,
+					   GdbRequest *req, const char *fname)
+{
+	Node	   *e = fc_strip_relabel(expr);
+	Oid			type = exprType(expr);
+	GdbTypeClass cls = gdb_type_class(type);
+	FilterCompiler fc;
+	GdbExprSpec *spec;
+	int			scale = -1;
+	int			j;
+	int			col;
+
+	if (IsA(e, Var) && ((Var *) e)->varattno > 0 && ((Var *) e)->varlevelsup == 0)
+		return gdb_columnset_add(cs, rel, ((Var *) e)->varattno, false);
+	for (j = 0; j < cs->nexprs; j++)
+		if (equal(cs->exprs[j], expr))
+			return GDB_EXPR_COL(j);
+
+	memset(&fc, 0, sizeof(fc));
+	fc.varno = 0;
+	fc.rel = rel;
+	fc.cs = cs;
+	fc.filter = "";
+	fc.fname = fname;
+	fc.code = &req->eprogram[req->neinstr];
+	fc.maxinstr = GDB_MAX_EXPR_INSTR - (int) req->neinstr;
+	if (cls == GDB_TYPE_UNSUPPORTED || cls == GDB_TYPE_TEXT)
+		fc_unsupported(&fc, psprintf("an expression of type %s", format_type_be(type)),
+					   "Computed columns may be numbers, booleans, dates and timestamps.",
+					   exprLocation(expr));
+	if (type == NUMERICOID)
+	{
+		scale = gdb_numeric_scale(expr);
+		if (scale == GDB_SCALE_ANY)
+			scale = 0;
+	}
+	if (cs->nexprs >= GDB_MAX_EXPRS)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("%s computes too many expressions", fname),
+				 errdetail("At most %d distinct expressions are computed per request.",
+						   GDB_MAX_EXPRS)));
+	fc_precheck(&fc, expr);
+	if (type == NUMERICOID)
+		fc_compile_numeric_at(&fc, expr, scale);
+	else
+		fc_compile_node(&fc, expr);
+	if (fc.ninstr > fc.maxinstr || fc.maxdepth > GDB_MAX_STACK)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("%s expressions are too complex", fname),
+				 errdetail("The computed columns need %d more instructions and a stack of %d values; the limits are %d in all and %d.",
+						   fc.ninstr, fc.maxdepth, GDB_MAX_EXPR_INSTR, GDB_MAX_STACK)));
+
+	j = cs->nexprs++;
+	col = GDB_EXPR_COL(j);
+	spec = &req->exprs[j];
+	spec->kind = cls == GDB_TYPE_FLOAT ? GDB_KIND_FLOAT64 : GDB_KIND_INT64;
+	spec->start = req->neinstr;
+	spec->len = (uint32) fc.ninstr;
+	req->neinstr += (uint32) fc.ninstr;
+	req->nexprs = (uint32) cs->nexprs;
+	cs->exprs[j] = expr;
+	cs->attnums[col] = 0;
+	cs->typids[col] = type;
+	/* a numeric value of scale s: carried as a numeric(18, s) column */
+	cs->typmods[col] = type == NUMERICOID ?
+		(int32) (((GDB_NUMERIC_MAX_PRECISION << 16) | scale) + VARHDRSZ) : -1;
+	cs->collations[col] = InvalidOid;
+	cs->nulls_only[col] = false;
+	cs->rank_of[col] = 0;
+	return col;
+}
+
+/* see gpudb.h */
+bool
+gdb_expr_supported(Node *expr, Relation rel, char **why)
+{
+	MemoryContext oldcxt = CurrentMemoryContext;
+	GdbColumnSet *cs = palloc0(sizeof(GdbColumnSet));
+	GdbRequest *req = palloc0(sizeof(GdbRequest));
+	volatile bool ok = true;
+
+	PG_TRY();
+	{
+		(void) gdb_columnset_add_expr(cs, rel, expr, req, "GpuAgg");
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(oldcxt);
+		edata = CopyErrorData();
+		if (edata->sqlerrcode != ERRCODE_FEATURE_NOT_SUPPORTED &&
+			edata->sqlerrcode != ERRCODE_PROGRAM_LIMIT_EXCEEDED &&
+			edata->sqlerrcode != ERRCODE_INDETERMINATE_COLLATION &&
+			edata->sqlerrcode != ERRCODE_INSUFFICIENT_PRIVILEGE)
+			PG_RE_THROW();
+		FlushErrorState();
+		if (why)
+			*why = edata->message;
+		ok = false;
+	}
+	PG_END_TRY();
+	pfree(req);
+	return ok;
+}

@@ -1,0 +1,97 @@
+/*-------------------------------------------------------------------------
+ *
+ * expr_compile.h
+ *	  The expression compiler's state and helpers, shared by the filter
+ *	  compiler (filter_compile.c: booleans, comparisons, AND/OR) and the
+ *	  value compiler (expr_compile.c: numeric fixed point, dates, CASE,
+ *	  COALESCE and the other value expressions of computed columns).
+ *	  Both emit the opcode program of gpudb_device.h.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUDB_EXPR_COMPILE_H
+#define GPUDB_EXPR_COMPILE_H
+
+#include "gpudb.h"
+#include "nodes/parsenodes.h"
+#include "parser/parse_node.h"
+
+/* State of one compilation. */
+typedef struct FilterCompiler
+{
+	ParseState *pstate;			/* for error positions */
+	Relation	rel;
+	GdbColumnSet *cs;
+	const char *filter;			/* the text, for error positions */
+	const char *fname;			/* the calling SQL function, for messages */
+	GdbInstr   *code;			/* req->program, or a computed column's part
+								 * of req->eprogram */
+	int			maxinstr;		/* room at code (0: GDB_MAX_INSTR) */
+	Node	   *case_arg;		/* the CASE arg a CaseTestExpr stands for */
+	int			varno;			/* range table index of rel's Vars; 0: any */
+	int			ninstr;			/* emitted; stored only below GDB_MAX_INSTR */
+	int			depth;			/* VM stack depth after the last one */
+	int			maxdepth;
+} FilterCompiler;
+
+
+/* Append one instruction, tracking the VM stack depth; its index. */
+extern int	fc_emit(FilterCompiler *fc, GdbOpcode op, int width, int32 arg,
+					int64 ival, double fval);
+
+/* ERROR 0A000 for what is outside the supported set; never returns. */
+extern void fc_unsupported(FilterCompiler *fc, const char *what,
+						   const char *detail, int location) pg_attribute_noreturn();
+
+/* Point the jumps at the instruction indexes in jumps at the next one. */
+extern void fc_patch_jumps(FilterCompiler *fc, List *jumps);
+
+/* node below any RelabelType or CollateExpr */
+extern Node *fc_strip_relabel(Node *node);
+
+/* the batch column of a Var (nulls_ok: only its NULL flag is read) */
+extern int	fc_var_column(FilterCompiler *fc, Var *var, bool nulls_ok);
+
+/*
+ * fc_precheck: the checks made on a whole expression before it is
+ * compiled (system columns, unsupported column types, user functions)
+ */
+extern void fc_precheck(FilterCompiler *fc, Node *node);
+
+/* emit the program of one expression node, leaving its value on top */
+extern void fc_compile_node(FilterCompiler *fc, Node *node);
+extern void fc_compile_const(FilterCompiler *fc, Const *c);
+
+/*
+ * expr_compile.c: the value expressions.
+ *
+ * gdb_numeric_scale: the display scale of every value of numeric
+ * expression node (the column's scale, the constant's, the sum of the
+ * factors' scales of a product, ...), or -1 when gpudb cannot compute it
+ * as fixed point (a different scale per row, division, an unconstrained
+ * column); GDB_SCALE_ANY for a NULL constant.
+ */
+#define GDB_SCALE_ANY (-2)
+extern int	gdb_numeric_scale(Node *node);
+
+/*
+ * fc_compile_value_call: emit funcid(args) when it is one of the value
+ * functions (numeric arithmetic and casts, date and timestamp arithmetic,
+ * date_trunc, extract, abs, round...); false when it is none of them.
+ */
+extern bool fc_compile_value_call(FilterCompiler *fc, Oid funcid, List *args,
+								  int location);
+
+/*
+ * fc_compile_value_node: emit a CASE, COALESCE, NULLIF, GREATEST, LEAST
+ * or CaseTestExpr node; false for other node types.
+ */
+extern bool fc_compile_value_node(FilterCompiler *fc, Node *node);
+
+/*
+ * fc_compile_numeric_at: emit numeric expression node rescaled to scale
+ * (at least its own, gdb_numeric_scale).
+ */
+extern void fc_compile_numeric_at(FilterCompiler *fc, Node *node, int scale);
+
+#endif							/* GPUDB_EXPR_COMPILE_H */
