@@ -16,7 +16,8 @@
 #                      pg_isolation_regress: specs/ + expected/);
 #                      regression.diffs is printed on failure
 #     pgtap            pg_prove test/*.sql
-#     guc_table        test/check_guc_table.sh (README's table vs pg_settings),
+#     guc_table        test/check_guc_table.sh (README's table vs pg_settings)
+#                      and test/opcode_table.py --check (README's opcode table),
 #                      plus negative controls: copies of README.md with one
 #                      default changed, or one row removed, must make it fail
 #     concurrent_cache [preload] only: test/concurrent_cache.sh, writers and
@@ -123,7 +124,7 @@ if [ "${1:-}" = "--inside" ]; then
     fi
 
     section "README GUC table vs pg_settings"
-    if bash test/check_guc_table.sh README.md; then
+    if bash test/check_guc_table.sh README.md && python3 test/opcode_table.py --check; then
         # negative controls: the check must notice a wrong default and a
         # GUC missing from the table
         controls_ok=1
