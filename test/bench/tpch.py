@@ -66,10 +66,16 @@ One run does this:
     where that exists): four files.  The JSON and markdown are rewritten
     after each query, so a run cut short keeps what it measured.
 
-Expected time on the lent GPU machine (16 cores): generation + load of SF 1
-(6M rows) about 10 s, SF 10 (60M rows) about 1.5-2 minutes, VACUUM (ANALYZE)
-about as long again at SF 10; the queries of SF 10 about 2 minutes (most of
-it PostgreSQL's Q1 and, where it is not offloaded, the uncached side's).
+Time: on 2 cores, generation + load took 15 s at SF 1 (0.4M rows/s, CPU
+bound: dbgen, sed, psql and the COPY backend ~5 us of CPU a row together),
+VACUUM (ANALYZE) 0.8 s.  On the lent GPU machine's 16 cores that is expected
+at ~5 s for SF 1 and 0.5-1 minute for SF 10 (60M rows; 16 COPY sessions into
+one table contend for its extension lock in PostgreSQL 15), plus VACUUM and
+CHECKPOINT (~10 GB written) of under a minute, and the gpu_cache_load of all
+columns (l_comment's dictionary is most of it: 4.6 of 7.5 s at SF 1 on the
+CPU path); then the queries, about 2 minutes at SF 10 (mostly PostgreSQL's
+Q1, and the gpudb sides where they are not offloaded).  A warm machine reuses
+lineitem.
 On the GPU host: bash test/gpu_host_run.sh tpch [SF] (or tpch-start /
 tpch-wait).  A smoke test without a GPU (gpudb.device = cpu):
     python3 test/bench/tpch.py --sf 0.1 --workers 2 --reps 2 --out /tmp/tpch-out
@@ -291,7 +297,7 @@ def prepare_data(args, res):
     # a lineitem of another SF is dropped first: its space counts as free
     old = int(psql("SELECT coalesce(pg_total_relation_size(to_regclass(%s)), 0)" % sql_literal(TABLE)))
     if free is not None and need > free + old and not args.no_disk_check:
-        sys.exit("tpch: SF %s needs about %.0f GB (lineitem's heap ~%.1f GB per SF, plus %.0f GB of WAL); the data "
+        sys.exit("tpch: SF %s needs about %.0f GB (lineitem's heap ~%.2f GB per SF, plus %.0f GB of WAL); the data "
                  "directory's file system has %.0f GB free (+%.0f GB of the lineitem there now). SF 100 does not fit "
                  "the 64 GB disk of the lent GPU machine; use SF 10 there (--no-disk-check to try anyway)."
                  % (sf_label(args.sf), need / 1e9, HEAP_BYTES_PER_SF / 1e9, WAL_MARGIN / 1e9, free / 1e9,
@@ -433,7 +439,8 @@ def measure(args, qid, query, sides, tmp):
                 rec["identical"] = None
             else:
                 diff = [i for i, o in enumerate(s["outputs"]) if o != ref]
-                rec["identical"] = not diff and not s["error"]
+                # (a side that failed: None unless a run it finished differed)
+                rec["identical"] = False if diff else (None if s["error"] else True)
                 rec["differing_runs"] = len(diff)
                 if diff:
                     rec["first_difference"] = s["outputs"][diff[0]].decode(errors="replace")[:2000]
