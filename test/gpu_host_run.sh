@@ -2,7 +2,7 @@
 # test/gpu_host_run.sh — run on the GPU host (through the device tool), from the
 # project root, after ../shared/gpu-host/bundle.sh made .gpu-bundle/ here.
 #
-#   bash test/gpu_host_run.sh [suites|bench|all|bench-start|bench-wait [SECONDS]]
+#   bash test/gpu_host_run.sh [suites|bench|all|bench-start|bench-wait [SECONDS]|tpch [SF]|tpch-start [SF]|tpch-wait [SECONDS]]
 #
 # Starts the bundled PostgreSQL 15 with gpudb preloaded and gpudb.device = gpu,
 # runs the device self-test (GPU path against the CPU path), the pg_regress
@@ -17,6 +17,12 @@
 #   bench-wait   waits up to SECONDS (default 540) for that run, shows its
 #                progress and copies its results so far to $OUT/bench/; call
 #                it again until it says "finished".
+#
+#   bash test/gpu_host_run.sh tpch|tpch-start [SF]   or   tpch-wait [SECONDS]
+# TPC-H Q1 and Q6 (test/bench/tpch.py; the section "TPC-H" below says what it
+# takes): tpch runs it now at SF (default 10), results in $OUT/tpch/ and
+# $OUT/tpch.log; tpch-start and tpch-wait run it detached, as bench-start and
+# bench-wait do.  Neither runs the suites or the benchmark.
 set -uo pipefail
 what=${1:-all}
 OUT=${OUT:-$PWD/gpu-logs}
@@ -193,6 +199,68 @@ if [ "$what" = bench-wait ]; then
         echo "bench-wait: finished (exit $(cat $BENCH_DIR/rc)); results in \$OUT/bench"
     else
         echo "bench-wait: still running after ${waited} s (the results so far are in \$OUT/bench); call bench-wait again"
+    fi
+fi
+# ---- TPC-H ---------------------------------------------------------------------
+# test/bench/tpch.py at SF (default 10; SF 100 needs ~95 GB of heap, more than
+# this machine's 64 GB disk: the script refuses it), 16 workers, 5 runs a side.
+# It builds dbgen in /tmp from the first of ../shared/tpch-dbgen, shared/tpch-dbgen
+# and .gpu-bundle/tpch-dbgen: the device tool carries no ../shared, so on the
+# development machine, before the call,
+#   cp -r ../shared/tpch-dbgen .gpu-bundle/      (git-ignored; never committed)
+# and carry .gpu-bundle as usual.  lineitem stays in the cluster: a warm
+# machine's next run at the same SF reuses it.
+# Environment (each optional): TPCH_ARGS more tpch.py arguments (shell syntax,
+# e.g. "--reps 9 --cache-columns l_quantity,l_extendedprice,l_discount,l_tax,l_shipdate"),
+# BENCH_CACHE_SIZE (default 32GB), BENCH_COMMIT as for the benchmark.
+# $OUT/tpch/ holds the markdown, JSON, chart and EXPLAIN text: with tpch.log,
+# gpu.txt, start.log and server.log the 8 files the device tool brings back.
+TPCH_DIR=/tmp/gpudb-tpch
+tpch_command() {   # SF; a shell command line (TPCH_ARGS is shell syntax)
+    printf 'python3 test/bench/tpch.py --sf %q --workers 16 --cache-size %q %s' \
+        "$1" "${BENCH_CACHE_SIZE:-32GB}" "${TPCH_ARGS:-}"
+}
+tpch_summary() {   # LOG: the lines that say how it went
+    grep -E "^\[ *[0-9]+ s\] (lineitem|  [0-9]+ rows|  VACUUM|cache load|Q[0-9]|  (PostgreSQL|gpudb|spec)|target)|^tpch:" "$1" | tail -n 40
+}
+if [ "$what" = tpch ]; then
+    if [ -z "${BENCH_COMMIT:-}" ] && ! git rev-parse HEAD >/dev/null 2>&1; then
+        echo "tpch: no .git here: set BENCH_COMMIT to name the results by the commit"
+    fi
+    rm -rf "$OUT/tpch"
+    PYTHONUNBUFFERED=1 bash -c "$(tpch_command "${2:-10}") --out $(printf %q "$OUT/tpch")" > "$OUT/tpch.log" 2>&1 || status=1
+    tpch_summary "$OUT/tpch.log"
+fi
+if [ "$what" = tpch-start ]; then
+    if [ -f $TPCH_DIR/pid ] && [ ! -f $TPCH_DIR/rc ] && kill -0 "$(cat $TPCH_DIR/pid)" 2>/dev/null; then
+        echo "tpch-start: a run is going on already (pid $(cat $TPCH_DIR/pid)); follow it with tpch-wait"
+    else
+        rm -rf $TPCH_DIR && mkdir -p $TPCH_DIR
+        cmd="$(tpch_command "${2:-10}") --out $TPCH_DIR/out"
+        echo "$cmd" > $TPCH_DIR/command
+        # a new session: the device tool ends the processes a command leaves, but not those
+        setsid nohup bash -c "source /tmp/gpudb-pg/env.sh; PYTHONUNBUFFERED=1 $cmd > $TPCH_DIR/tpch.log 2>&1;
+                              echo \$? > $TPCH_DIR/rc" < /dev/null > /dev/null 2>&1 &
+        echo $! > $TPCH_DIR/pid
+        echo "tpch-start: started: $cmd"
+        echo "tpch-start: follow it with: bash test/gpu_host_run.sh tpch-wait [SECONDS]"
+    fi
+fi
+if [ "$what" = tpch-wait ]; then
+    limit=${2:-540}
+    waited=0
+    [ -d $TPCH_DIR ] || { echo "tpch-wait: no run was started (tpch-start) on this machine"; exit 1; }
+    while [ ! -f $TPCH_DIR/rc ] && [ "$waited" -lt "$limit" ]; do sleep 10; waited=$((waited + 10)); done
+    tail -n 12 $TPCH_DIR/tpch.log
+    rm -rf "$OUT/tpch" && mkdir -p "$OUT/tpch"
+    cp $TPCH_DIR/out/* "$OUT/tpch/" 2>/dev/null
+    cp $TPCH_DIR/tpch.log "$OUT/tpch.log"
+    if [ -f $TPCH_DIR/rc ]; then
+        [ "$(cat $TPCH_DIR/rc)" = 0 ] || status=1
+        tpch_summary "$OUT/tpch.log"
+        echo "tpch-wait: finished (exit $(cat $TPCH_DIR/rc)); results in \$OUT/tpch"
+    else
+        echo "tpch-wait: still running after ${waited} s (the results so far are in \$OUT/tpch); call tpch-wait again"
     fi
 fi
 cp /tmp/gpudb-pg/server.log "$OUT/server.log" 2>/dev/null
