@@ -14,10 +14,16 @@ ANALYZE pr;
 -- ---- item 7: GpuSort and output expressions that can raise ----
 -- PostgreSQL computes 100 / (g - 3) for every row before its Sort, so the
 -- rows with g = 3 raise division by zero even though the top 2 are others;
--- the node would project only the rows it returns: it keeps PostgreSQL's
--- plan
+-- the node's projection would compute it only for the rows it returns
+-- (before the fix: no error), so the device computes it for every selected
+-- row, as a computed column (issue 25)
 EXPLAIN (COSTS OFF) SELECT id, 100 / (g - 3) FROM pr ORDER BY v, id LIMIT 2;
 SELECT * FROM gpu_diff('SELECT id, 100 / (g - 3) FROM pr ORDER BY v, id LIMIT 2', true);
+-- with a LIMIT, PostgreSQL postpones a target column costing over 10
+-- operators past its Sort (make_sort_input_target): computed for the
+-- returned rows only, by both plans
+SELECT * FROM gpu_diff('SELECT id, 100 / (g - 3) + 1 + 2 + 3 + 4 + 5 + 6 + 7 + 8 + 9 + 10 FROM pr ORDER BY v, id LIMIT 2', true);
+SELECT * FROM gpu_diff('SELECT id, 100 / (g - 3) + 1 + 2 + 3 + 4 + 5 + 6 + 7 + 8 + 9 + 10 FROM pr ORDER BY v, id', true);
 -- an expression that cannot raise is still projected above GpuSort
 EXPLAIN (COSTS OFF) SELECT id, g IS NULL FROM pr ORDER BY v, id LIMIT 2;
 SELECT * FROM gpu_diff('SELECT id, g IS NULL FROM pr ORDER BY v, id LIMIT 2', true);

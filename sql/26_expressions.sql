@@ -130,6 +130,23 @@ SELECT q, d.* FROM (VALUES
   ('SELECT sum(l_extendedprice::int) FROM lineitem')
 ) v(q), LATERAL gpu_diff(q) d;
 
+-- GpuSort: expression sort keys and target columns computed on the device
+-- (ordered comparison, row by row); a target expression that can raise is
+-- computed for every selected row, as PostgreSQL's plan computes it below
+-- its Sort
+EXPLAIN (COSTS OFF, VERBOSE)
+SELECT l_orderkey, l_extendedprice * (1 - l_discount) AS net FROM lineitem
+ORDER BY l_extendedprice * (1 - l_discount) DESC, l_orderkey LIMIT 5;
+SELECT q, d.* FROM (VALUES
+  ($$SELECT l_orderkey, l_extendedprice * (1 - l_discount) AS net FROM lineitem ORDER BY 2 DESC, 1 LIMIT 7$$),
+  ($$SELECT l_orderkey, l_shipdate + 30 FROM lineitem WHERE l_quantity < 3 ORDER BY l_shipdate + 30, l_orderkey$$),
+  ($$SELECT l_orderkey FROM lineitem ORDER BY CASE WHEN l_tax > 0.04 THEN l_tax END NULLS FIRST, l_orderkey LIMIT 20$$),
+  ($$SELECT l_orderkey, -l_orderkey % 7 FROM lineitem ORDER BY -l_orderkey % 7, l_orderkey DESC LIMIT 9$$),
+  ($$SELECT l_orderkey, l_quantity * 2 FROM lineitem ORDER BY l_orderkey LIMIT 4$$),
+  ($$SELECT l_orderkey, 1000 / (l_orderkey % 10)::int FROM lineitem ORDER BY l_orderkey DESC LIMIT 3$$),
+  ($$SELECT l_orderkey, 1000 / (l_orderkey % 10)::int FROM lineitem WHERE l_orderkey % 10 <> 0 ORDER BY 2, 1 LIMIT 3$$)
+) v(q), LATERAL gpu_diff(q, true) d;
+
 -- still PostgreSQL's plan: division of numerics, arms of different scales
 SET gpudb.debug_unsupported = on;
 EXPLAIN (COSTS OFF) SELECT sum(l_extendedprice / 3) FROM lineitem;

@@ -135,10 +135,24 @@ expr_label(Node *expr, Relation rel, Index varno)
 							  false, false);
 }
 
+/* How many of an IntList of attnums are GDB_ATTNUM_EXPR. */
+static int
+list_count_expr(List *attnums)
+{
+	int			n = 0;
+	ListCell   *lc;
+
+	foreach(lc, attnums)
+		n += lfirst_int(lc) == GDB_ATTNUM_EXPR;
+	return n;
+}
+
 /*
  * The sort keys of the plan, (column, descending, nulls_first) triples,
  * into s's request and EXPLAIN labels.  GpuSort (result_cols false): the
- * column is a table attnum, added to the query's columns.  GpuAgg
+ * column is a table attnum, added to the query's columns, or
+ * GDB_ATTNUM_EXPR for the next computed column of the scan tlist (a
+ * sort key expression, compiled by gdb_columnset_add_expr).  GpuAgg
  * (result_cols true): it is a result column of the group-by, a group key
  * (0..nkeys-1) or nkeys + an aggregate, labelled by the key's or the
  * aggregate's name; the keys and aggregates must be in q already.
@@ -148,8 +162,15 @@ set_sort_keys(GdbScanState *s, List *sort, bool result_cols)
 {
 	GdbQuery   *q = &s->q;
 	Relation	rel = s->css.ss.ss_currentRelation;
+	List	   *output = (List *) list_nth(((CustomScan *) s->css.ss.ps.plan)->custom_private,
+										   GDB_PRIV_OUTPUT);
+	int			first_expr = 0;
+	int			nexpr = 0;
 	int			i;
 
+	/* GpuSort: the computed columns follow the Vars in the scan tlist */
+	if (!result_cols)
+		first_expr = list_length(output) - list_count_expr(output);
 	for (i = 0; i + 2 < list_length(sort) && q->req->nsort < GDB_MAX_SORT_KEYS; i += 3)
 	{
 		int			col = list_nth_int(sort, i);
@@ -158,7 +179,17 @@ set_sort_keys(GdbScanState *s, List *sort, bool result_cols)
 		GdbSortKey *sk = &q->req->sort_keys[q->req->nsort];
 		const char *name;
 
-		if (!result_cols)
+		if (!result_cols && col == GDB_ATTNUM_EXPR)
+		{
+			/* the next computed column of the scan tlist (after its Vars) */
+			CustomScan *cscan = (CustomScan *) s->css.ss.ps.plan;
+			Node	   *e = (Node *) list_nth_node(TargetEntry, cscan->custom_scan_tlist,
+												   first_expr + nexpr++)->expr;
+
+			sk->col = gdb_columnset_add_expr(&q->cs, rel, e, q->req, "GpuSort");
+			name = expr_label(e, rel, cscan->scan.scanrelid);
+		}
+		else if (!result_cols)
 		{
 			sk->col = gdb_columnset_add_sort_key(&q->cs, rel, (AttrNumber) col);
 			name = column_name(rel, (AttrNumber) col);
@@ -277,7 +308,21 @@ gdb_begin(CustomScanState *node, EState *estate, int eflags)
 			foreach(lc, (List *) list_nth(priv, GDB_PRIV_OUTPUT))
 			{
 				AttrNumber	attnum = (AttrNumber) lfirst_int(lc);
+				int			i = foreach_current_index(lc);
 
+				if (cscan->custom_scan_tlist != NIL)
+				{
+					/* the scan tuple is the scan tlist: column i + 1 */
+					s->out_attnums[s->nout++] = i + 1;
+					q->req->out_cols[q->req->nout++] = attnum == GDB_ATTNUM_EXPR ?
+						gdb_columnset_add_expr(&q->cs, rel,
+											   (Node *) list_nth_node(TargetEntry,
+																	  cscan->custom_scan_tlist,
+																	  i)->expr,
+											   q->req, gdb_scan_methods[s->kind].CustomName) :
+						gdb_columnset_add(&q->cs, rel, attnum, false);
+					continue;
+				}
 				s->out_attnums[s->nout++] = attnum;
 				q->req->out_cols[q->req->nout++] =
 					gdb_columnset_add(&q->cs, rel, attnum, false);

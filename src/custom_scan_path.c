@@ -910,6 +910,64 @@ refused:
 /* ---- GpuSort ---- */
 
 /*
+ * An ORDER BY pathkey whose key is an expression over relid's columns (no
+ * member of its equivalence class is a plain column): a computed column
+ * of the request when the expression compiler takes it and its value is
+ * not text, appended to *sort as (GDB_ATTNUM_EXPR, descending,
+ * nulls_first) and its expression to *key_exprs.
+ */
+static bool
+expr_pathkey_ok(PathKey *pk, Index relid, Oid reloid, List **sort,
+				List **key_exprs, Bitmapset **attnums, const char **why)
+{
+	EquivalenceClass *ec = pk->pk_eclass;
+	Expr	   *expr = NULL;
+	char	   *reason = NULL;
+	Oid			opclass;
+	ListCell   *lc;
+
+	foreach(lc, ec->ec_members)
+	{
+		EquivalenceMember *em = (EquivalenceMember *) lfirst(lc);
+
+		if (!em->em_is_const && !em->em_is_child &&
+			bms_equal(em->em_relids, bms_make_singleton(relid)))
+		{
+			expr = em->em_expr;
+			break;
+		}
+	}
+	if (expr == NULL)
+	{
+		*why = "a sort key is not over the scanned relation";
+		return false;
+	}
+	if (gdb_type_class(exprType((Node *) expr)) == GDB_TYPE_TEXT)
+	{
+		*why = "a sort key is a text-valued expression";
+		return false;
+	}
+	if (!expr_columns_ok((Node *) expr, relid, reloid, attnums, &reason))
+	{
+		*why = psprintf("a sort key expression cannot run on the device: %s", reason);
+		return false;
+	}
+	opclass = GetDefaultOpClass(exprType((Node *) expr), BTREE_AM_OID);
+	if (!OidIsValid(opclass) || get_opclass_family(opclass) != pk->pk_opfamily ||
+		(pk->pk_strategy != BTLessStrategyNumber &&
+		 pk->pk_strategy != BTGreaterStrategyNumber))
+	{
+		*why = "a sort key uses a non-default ordering operator";
+		return false;
+	}
+	*sort = lappend_int(*sort, GDB_ATTNUM_EXPR);
+	*sort = lappend_int(*sort, pk->pk_strategy == BTGreaterStrategyNumber);
+	*sort = lappend_int(*sort, pk->pk_nulls_first);
+	*key_exprs = lappend(*key_exprs, expr);
+	return true;
+}
+
+/*
  * The column, direction and NULL order of one ORDER BY pathkey over
  * relid, appended to *sort as (attnum, descending, nulls_first).  A text
  * column is accepted when the key orders it by its own collation and that
@@ -917,8 +975,8 @@ refused:
  * column); *ntext counts those keys.
  */
 static bool
-pathkey_ok(PathKey *pk, Index relid, List **sort, Bitmapset **attnums,
-		   int *ntext, const char **why)
+pathkey_ok(PathKey *pk, Index relid, Oid reloid, List **sort,
+		   List **key_exprs, Bitmapset **attnums, int *ntext, const char **why)
 {
 	EquivalenceClass *ec = pk->pk_eclass;
 	Var		   *var = NULL;
@@ -945,10 +1003,7 @@ pathkey_ok(PathKey *pk, Index relid, List **sort, Bitmapset **attnums,
 		}
 	}
 	if (var == NULL)
-	{
-		*why = "a sort key is an expression, not a column";
-		return false;
-	}
+		return expr_pathkey_ok(pk, relid, reloid, sort, key_exprs, attnums, why);
 	if (!var_ok(var, relid, true, attnums, why))
 		return false;
 	if (gdb_type_class(var->vartype) == GDB_TYPE_TEXT)
@@ -985,6 +1040,66 @@ pathkey_ok(PathKey *pk, Index relid, List **sort, Bitmapset **attnums,
 	return true;
 }
 
+/*
+ * The expressions of a GpuSort's target list that the device computes,
+ * appended to *exprs (after the sort key expressions), and whether the
+ * target can run at all.  PostgreSQL's plan computes its sort input
+ * target for every row before the Sort, but postpones past it (for the
+ * returned rows only) a target column that is not a sort key when the
+ * query has a LIMIT and the column costs more than 10 operators
+ * (make_sort_input_target).  An expression that can raise an error must
+ * be computed for the same rows: on the device, for every selected row,
+ * when PostgreSQL would not postpone it; by the node's projection, for the
+ * returned rows, when it would.  One it would not postpone that the device
+ * cannot compute refuses the node (*why).  Expressions that cannot raise
+ * run on the device when the expression compiler takes them (numeric-
+ * valued ones), else in the projection.
+ */
+static bool
+sort_target_ok(PlannerInfo *root, PathTarget *target, Index relid, Oid reloid,
+			   List **exprs, Bitmapset **attnums, const char **why)
+{
+	ListCell   *lc;
+
+	foreach(lc, target->exprs)
+	{
+		Node	   *e = (Node *) lfirst(lc);
+		bool		raises = expr_may_raise(e, NULL);
+		bool		postponed = false;
+		char	   *reason = NULL;
+		Bitmapset  *cols = NULL;
+
+		while (IsA(e, RelabelType))
+			e = (Node *) ((RelabelType *) e)->arg;
+		if (IsA(e, Var) || IsA(e, Const) || list_member(*exprs, e))
+			continue;
+		if (raises && root->parse->limitCount != NULL)
+		{
+			QualCost	cost;
+
+			cost_qual_eval_node(&cost, e, root);
+			postponed = cost.per_tuple > 10 * cpu_operator_cost;
+		}
+		if (postponed)
+			continue;			/* the projection, for the returned rows */
+		if (gdb_type_class(exprType(e)) != GDB_TYPE_TEXT &&
+			list_length(*exprs) < GDB_MAX_EXPRS &&
+			expr_columns_ok(e, relid, reloid, &cols, &reason))
+		{
+			*exprs = lappend(*exprs, e);
+			*attnums = bms_add_members(*attnums, cols);
+			continue;
+		}
+		if (raises)
+		{
+			*why = "the target list holds an expression that can raise an error "
+				"and does not run on the device";
+			return false;
+		}
+	}
+	return true;
+}
+
 static void
 try_gpusort(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel)
 {
@@ -992,6 +1107,7 @@ try_gpusort(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel)
 	const char *why = NULL;
 	RangeTblEntry *rte;
 	List	   *sort = NIL;
+	List	   *exprs = NIL;
 	List	   *device = NIL;
 	Bitmapset  *attnums = NULL;
 	bool		cached;
@@ -1023,26 +1139,17 @@ try_gpusort(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel)
 	}
 	rte = planner_rt_fetch(input_rel->relid, root);
 	foreach(lc, root->sort_pathkeys)
-		if (!pathkey_ok((PathKey *) lfirst(lc), input_rel->relid, &sort,
-						&attnums, &ntext, &why))
+		if (!pathkey_ok((PathKey *) lfirst(lc), input_rel->relid, rte->relid,
+						&sort, &exprs, &attnums, &ntext, &why))
 			goto refused;
 	target = root->upper_targets[UPPERREL_ORDERED];
-	if (target == NULL || !vars_ok(target->exprs, input_rel->relid, &attnums, &why))
+	if (target == NULL || !vars_ok(target->exprs, input_rel->relid, &attnums, &why) ||
+		!sort_target_ok(root, target, input_rel->relid, rte->relid, &exprs,
+						&attnums, &why))
 		goto refused;
-
-	/*
-	 * PostgreSQL's plan computes this target for every row before its Sort;
-	 * the node's projection computes it only for the rows it returns (the
-	 * top k, or those a cursor fetches), so an expression that can raise an
-	 * error would go unraised for the others.
-	 */
-	if (expr_may_raise((Node *) target->exprs, NULL))
-	{
-		why = "the target list holds an expression that can raise an error";
-		goto refused;
-	}
 	/* each text sort key adds its rank column */
-	if (bms_num_members(attnums) + ntext >= GDB_MAX_COLUMNS)
+	if (bms_num_members(attnums) + ntext + list_length(exprs) >= GDB_MAX_COLUMNS ||
+		list_length(exprs) > GDB_MAX_EXPRS)
 	{
 		why = "too many columns";
 		goto refused;
@@ -1071,7 +1178,8 @@ try_gpusort(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel)
 						input_rel->rows, startup,
 						startup + rows_out * gdb_result_row_cost(),
 						root->sort_pathkeys, input_rel->relid, device, NIL,
-						list_make2(sort, makeString(psprintf("%.0f", limit))))->path);
+						list_make3(sort, makeString(psprintf("%.0f", limit)),
+								   exprs))->path);
 	return;
 
 refused:
@@ -1420,6 +1528,42 @@ attnum_list(Bitmapset *attnums)
 }
 
 /*
+ * The scan tuple of a node that returns computed columns: a Var for each
+ * attnum of *output (relation baserelid's columns), then exprs; *output
+ * gets a GDB_ATTNUM_EXPR for each of exprs.  set_plan_references then
+ * points the target list's matching expressions at the computed columns.
+ */
+static List *
+computed_scan_tlist(PlannerInfo *root, Index baserelid, List **output, List *exprs)
+{
+	Oid			reloid = planner_rt_fetch(baserelid, root)->relid;
+	List	   *tlist = NIL;
+	ListCell   *lc;
+
+	foreach(lc, *output)
+	{
+		AttrNumber	attnum = (AttrNumber) lfirst_int(lc);
+		Oid			typid;
+		int32		typmod;
+		Oid			collid;
+
+		get_atttypetypmodcoll(reloid, attnum, &typid, &typmod, &collid);
+		tlist = lappend(tlist,
+						makeTargetEntry((Expr *) makeVar(baserelid, attnum, typid,
+														 typmod, collid, 0),
+										list_length(tlist) + 1, NULL, false));
+	}
+	foreach(lc, exprs)
+	{
+		tlist = lappend(tlist,
+						makeTargetEntry((Expr *) copyObject(lfirst(lc)),
+										list_length(tlist) + 1, NULL, false));
+		*output = lappend_int(*output, GDB_ATTNUM_EXPR);
+	}
+	return tlist;
+}
+
+/*
  * PlanCustomPath for all three nodes, from what the path decided: the
  * device quals (Vars renumbered to varno 1: they are compiled by attribute
  * number and shown through a one-relation deparse context), the CPU quals
@@ -1488,13 +1632,16 @@ gdb_plan_custom_path(PlannerInfo *root, RelOptInfo *rel,
 			}
 			break;
 		case GDB_NODE_SORT:
-			/* node: sort keys, limit */
+			/* node: sort keys, limit, computed columns */
 			sort = (List *) linitial(node);
 			limit = strVal(lsecond(node));
 			(void) vars_ok(best_path->path.pathtarget->exprs, baserelid,
 						   &out_attnums, &why);
 			output = attnum_list(out_attnums);
-			if (output == NIL)
+			if (lthird(node) != NIL)
+				cscan->custom_scan_tlist =
+					computed_scan_tlist(root, baserelid, &output, (List *) lthird(node));
+			else if (output == NIL)
 				output = list_make1_int(linitial_int(sort));
 			break;
 	}
