@@ -147,6 +147,61 @@ SELECT q, d.* FROM (VALUES
   ($$SELECT l_orderkey, 1000 / (l_orderkey % 10)::int FROM lineitem WHERE l_orderkey % 10 <> 0 ORDER BY 2, 1 LIMIT 3$$)
 ) v(q), LATERAL gpu_diff(q, true) d;
 
+-- count(DISTINCT expr) and ordered-set aggregates over expressions: the
+-- histogram groups by the keys and the computed column
+SELECT q, d.* FROM (VALUES
+  ($$SELECT l_returnflag, count(DISTINCT l_orderkey % 97), percentile_disc(0.5) WITHIN GROUP (ORDER BY l_extendedprice * (1 - l_discount)) FROM lineitem GROUP BY 1$$),
+  ($$SELECT l_linestatus, mode() WITHIN GROUP (ORDER BY l_shipdate + 7), count(DISTINCT l_tax + l_discount) FROM lineitem GROUP BY 1$$),
+  ($$SELECT percentile_cont(0.25) WITHIN GROUP (ORDER BY l_orderkey * 3), percentile_cont(0.5) WITHIN GROUP (ORDER BY l_quantity * 2) FROM lineitem$$),
+  ($$SELECT l_orderkey % 4, percentile_disc(0.9) WITHIN GROUP (ORDER BY coalesce(l_tax, -1.00)) FROM lineitem GROUP BY 1$$),
+  ($$SELECT count(DISTINCT 100 / (l_orderkey % 10)::int) FROM lineitem$$)
+) v(q), LATERAL gpu_diff(q) d;
+
+-- ---- the cached path (with shared_preload_libraries = gpudb): the server
+-- remaps the computed columns' programs onto its copy's columns and
+-- dictionaries ----
+SELECT current_setting('shared_preload_libraries') LIKE '%gpudb%' AS preloaded \gset
+DO $$ BEGIN
+  IF current_setting('shared_preload_libraries') LIKE '%gpudb%' THEN
+    PERFORM gpu_cache_load('lineitem');
+  END IF;
+END $$;
+CREATE FUNCTION li_source(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  l text;
+BEGIN
+  FOR l IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+    IF l ~ 'Source: ' THEN
+      RETURN substring(l from 'Source: ([a-z]+)');
+    END IF;
+  END LOOP;
+  RETURN 'no Gpu node';
+END $$;
+SELECT li_source($$select sum(l_extendedprice * l_discount) from lineitem where l_shipdate >= date '1994-01-01' and l_shipdate < date '1994-01-01' + interval '1' year and l_discount between 0.06 - 0.01 and 0.06 + 0.01 and l_quantity < 24$$)
+       = CASE WHEN :'preloaded'::bool THEN 'cache' ELSE 'heap' END AS expected_source;
+SELECT q, d.* FROM (VALUES
+  ($$select l_returnflag, l_linestatus, sum(l_quantity), sum(l_extendedprice * (1 - l_discount)), sum(l_extendedprice * (1 - l_discount) * (1 + l_tax)), avg(l_discount), count(*) from lineitem where l_shipdate <= date '1998-12-01' - interval '90' day group by l_returnflag, l_linestatus$$),
+  ($$select sum(l_extendedprice * l_discount) from lineitem where l_shipdate >= date '1994-01-01' and l_shipdate < date '1994-01-01' + interval '1' year and l_discount between 0.06 - 0.01 and 0.06 + 0.01 and l_quantity < 24$$),
+  ($$SELECT date_trunc('month', l_shipdate::timestamp), CASE WHEN l_shipmode = 'AIR' THEN 1 ELSE 2 END, count(*) FROM lineitem GROUP BY 1, 2$$),
+  ($$SELECT l_returnflag, count(DISTINCT l_orderkey % 97), mode() WITHIN GROUP (ORDER BY l_tax * 100) FROM lineitem GROUP BY 1$$),
+  ($$SELECT sum(l_orderkey::int / (l_orderkey % 10)::int) FROM lineitem$$)
+) v(q), LATERAL gpu_diff(q) d;
+SELECT * FROM gpu_diff($$SELECT l_orderkey, l_extendedprice * (1 - l_discount) FROM lineitem WHERE l_shipmode = 'MAIL' ORDER BY 2 DESC, 1 LIMIT 6$$, true);
+-- committed changes reach the cached copy, and the computed columns see them
+INSERT INTO lineitem VALUES (30001, 3, 99999.99, 0.10, 0.08, 'R', 'F', date '1995-05-05', 'MAIL', 'new');
+UPDATE lineitem SET l_discount = 0.06 WHERE l_orderkey BETWEEN 100 AND 140;
+SELECT q, d.* FROM (VALUES
+  ($$select l_returnflag, l_linestatus, sum(l_extendedprice * (1 - l_discount) * (1 + l_tax)), count(*) from lineitem group by 1, 2$$),
+  ($$select sum(l_extendedprice * l_discount) from lineitem where l_discount between 0.05 and 0.07$$)
+) v(q), LATERAL gpu_diff(q) d;
+SELECT * FROM gpu_diff($$SELECT l_orderkey, l_extendedprice * (1 - l_discount) FROM lineitem WHERE l_shipmode = 'MAIL' ORDER BY 2 DESC, 1 LIMIT 6$$, true);
+DO $$ BEGIN
+  IF current_setting('shared_preload_libraries') LIKE '%gpudb%' THEN
+    PERFORM gpu_cache_drop('lineitem');
+  END IF;
+END $$;
+DROP FUNCTION li_source(text);
+
 -- still PostgreSQL's plan: division of numerics, arms of different scales
 SET gpudb.debug_unsupported = on;
 EXPLAIN (COSTS OFF) SELECT sum(l_extendedprice / 3) FROM lineitem;

@@ -90,13 +90,22 @@ extern int	gdb_ordered_set_aggref_function(Aggref *aggref);
 
 /*
  * gdb_ordered_set_aggref_ok (groupby_ordered_set.c): can GpuAgg run aggref
- * (count(DISTINCT col), or percentile_cont(f) / percentile_disc(f) / mode()
- * WITHIN GROUP (ORDER BY col) with f one float8 constant) over a column of
- * relid?  Sets *fn and *arg (the column, seen through percentile_cont's
- * implicit cast to double precision), or *why.  Never raises.
+ * (count(DISTINCT x), or percentile_cont(f) / percentile_disc(f) / mode()
+ * WITHIN GROUP (ORDER BY x) with f one float8 constant) over a column of
+ * relid or an expression?  Sets *fn and *arg (gdb_ordered_set_arg: a Var,
+ * or an expression the caller must check with the expression compiler;
+ * text only as a column), or *why.  Never raises.
  */
 extern bool gdb_ordered_set_aggref_ok(Aggref *aggref, Index relid, int *fn,
-									  Var **arg, const char **why);
+									  Expr **arg, const char **why);
+
+/*
+ * gdb_ordered_set_arg: the argument of ordered-set or DISTINCT aggregate
+ * aggref (GdbAggFunc fn), seen through percentile_cont's implicit cast of
+ * an integer or real to double precision (the histogram groups the
+ * uncast values).
+ */
+extern Expr *gdb_ordered_set_arg(Aggref *aggref, int fn);
 
 /*
  * gdb_ordered_set_aggref_fraction: the constant fraction of a percentile

@@ -275,6 +275,18 @@ gdb_begin(CustomScanState *node, EState *estate, int eflags)
 						double		f;
 
 						gdb_ordered_set_aggref_fraction(castNode(Aggref, te->expr), &fnull, &f);
+						if (attnum == GDB_ATTNUM_EXPR)
+						{
+							/* the aggregate's argument, as the planner saw it */
+							Node	   *arg = (Node *) gdb_ordered_set_arg(castNode(Aggref, te->expr),
+																		   fn);
+
+							gdb_query_add_ordered_set_expr(q, fn, 0, arg, fnull, f,
+														   gdb_ordered_set_label(fn,
+																				 expr_label(arg, rel, cscan->scan.scanrelid),
+																				 fnull, f));
+							continue;
+						}
 						gdb_query_add_ordered_set(q, fn, attnum, fnull, f,
 												  gdb_ordered_set_label(fn, column_name(rel, attnum),
 																		fnull, f));

@@ -662,11 +662,22 @@ aggref_ok(Aggref *aggref, Index relid, Oid reloid, List **aggs,
 	/* count(DISTINCT x), percentile_cont, percentile_disc, mode */
 	if (aggref->aggdistinct != NIL || aggref->aggkind != AGGKIND_NORMAL)
 	{
-		if (!gdb_ordered_set_aggref_ok(aggref, relid, &fn, &arg, why))
+		Expr	   *e;
+		char	   *reason = NULL;
+
+		if (!gdb_ordered_set_aggref_ok(aggref, relid, &fn, &e, why))
 			return false;
-		*attnums = bms_add_member(*attnums, arg->varattno);
+		if (!IsA(e, Var) &&
+			!expr_columns_ok((Node *) e, relid, reloid, attnums, &reason))
+		{
+			*why = psprintf("an aggregate's argument cannot be computed on the device: %s",
+							reason);
+			return false;
+		}
+		if (IsA(e, Var))
+			*attnums = bms_add_member(*attnums, ((Var *) e)->varattno);
 		*aggs = lappend_int(*aggs, fn);
-		*aggs = lappend_int(*aggs, arg->varattno);
+		*aggs = lappend_int(*aggs, IsA(e, Var) ? ((Var *) e)->varattno : GDB_ATTNUM_EXPR);
 		*nstates += 1;			/* a count(x) holds its place */
 		return true;
 	}

@@ -347,6 +347,16 @@ extern void gdb_query_add_ordered_set(GdbQuery *q, GdbAggFunc fn,
 									  double fraction, const char *label);
 
 /*
+ * gdb_query_add_ordered_set_expr: the same over expr (a computed column,
+ * gdb_columnset_add_expr) when it is not NULL, else over column attnum.
+ * Raises as gdb_query_add_ordered_set and gdb_columnset_add_expr.
+ */
+extern void gdb_query_add_ordered_set_expr(GdbQuery *q, GdbAggFunc fn,
+										   AttrNumber attnum, Node *expr,
+										   bool fraction_null, double fraction,
+										   const char *label);
+
+/*
  * gdb_ordered_set_run: after q's own request ran (info), run one histogram
  * request per column that q's histogram aggregates read, from the same
  * source (the cache when q ran from it, else the heap), and fill q->oset;

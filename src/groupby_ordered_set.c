@@ -146,9 +146,21 @@ gdb_query_add_ordered_set(GdbQuery *q, GdbAggFunc fn, AttrNumber attnum,
 						  bool fraction_null, double fraction,
 						  const char *label)
 {
-	Form_pg_attribute att = TupleDescAttr(RelationGetDescr(q->rel), attnum - 1);
-	GdbTypeClass cls = gdb_type_supported(att->atttypid, att->atttypmod) ?
-		gdb_type_class(att->atttypid) : GDB_TYPE_UNSUPPORTED;
+	gdb_query_add_ordered_set_expr(q, fn, attnum, NULL, fraction_null, fraction, label);
+}
+
+/* see groupby.h */
+void
+gdb_query_add_ordered_set_expr(GdbQuery *q, GdbAggFunc fn, AttrNumber attnum,
+							   Node *expr, bool fraction_null, double fraction,
+							   const char *label)
+{
+	Oid			argtype = expr ? exprType(expr) :
+		TupleDescAttr(RelationGetDescr(q->rel), attnum - 1)->atttypid;
+	int32		argtypmod = expr ? exprTypmod(expr) :
+		TupleDescAttr(RelationGetDescr(q->rel), attnum - 1)->atttypmod;
+	GdbTypeClass cls = expr || gdb_type_supported(argtype, argtypmod) ?
+		gdb_type_class(argtype) : GDB_TYPE_UNSUPPORTED;
 	GdbAggregate *agg = &q->aggs[q->naggs];
 	GdbAggSpec *spec = &q->req->aggs[q->naggs];
 
@@ -170,13 +182,13 @@ gdb_query_add_ordered_set(GdbQuery *q, GdbAggFunc fn, AttrNumber attnum,
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_FUNCTION),
 				 errmsg("function percentile_cont(double precision) within group (%s) does not exist",
-						format_type_be(att->atttypid)),
+						format_type_be(argtype)),
 				 errdetail("It was named in the aggregates argument as %s.", label)));
 	if (cls == GDB_TYPE_UNSUPPORTED)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("gpu_groupby does not support %s over type %s",
-						label, format_type_be(att->atttypid)),
+						label, format_type_be(argtype)),
 				 errhint("count(DISTINCT), percentile_disc and mode take smallint, "
 						 "integer, bigint, real, double precision, boolean, date, "
 						 "timestamp, timestamptz, text or varchar; percentile_cont "
@@ -185,15 +197,17 @@ gdb_query_add_ordered_set(GdbQuery *q, GdbAggFunc fn, AttrNumber attnum,
 	agg->fn = fn;
 	agg->companion = -1;
 	agg->label = pstrdup(label);
-	agg->attnum = attnum;
-	agg->argtype = att->atttypid;
+	agg->attnum = expr ? 0 : attnum;	/* 0: a computed column */
+	agg->argtype = argtype;
 	agg->result_type = fn == GDB_FN_COUNT_DISTINCT ? INT8OID :
-		fn == GDB_FN_PERCENTILE_CONT ? FLOAT8OID : att->atttypid;
+		fn == GDB_FN_PERCENTILE_CONT ? FLOAT8OID : argtype;
 	agg->fraction = fraction;
 	agg->fraction_null = fraction_null;
 	/* the values, not only the NULL flags: the histogram groups by them */
 	spec->kind = GDB_AGG_COUNT;
-	spec->input_col = gdb_columnset_add(&q->cs, q->rel, attnum, false);
+	spec->input_col = expr ?
+		gdb_columnset_add_expr(&q->cs, q->rel, expr, q->req, "GpuAgg") :
+		gdb_columnset_add(&q->cs, q->rel, attnum, false);
 	q->naggs++;
 	q->req->naggs = q->naggs;
 }
@@ -396,6 +410,11 @@ histogram_request(const GdbQuery *q, int col)
 	h->oper = GDB_OPER_GROUPBY;
 	h->ninstr = q->req->ninstr;
 	memcpy(h->program, q->req->program, sizeof(GdbInstr) * q->req->ninstr);
+	/* the computed columns: the keys or the argument may be one */
+	h->nexprs = q->req->nexprs;
+	memcpy(h->exprs, q->req->exprs, sizeof(GdbExprSpec) * q->req->nexprs);
+	h->neinstr = q->req->neinstr;
+	memcpy(h->eprogram, q->req->eprogram, sizeof(GdbInstr) * q->req->neinstr);
 	h->nkeys = (uint32) q->nkeys + 1;
 	for (k = 0; k < (uint32) q->nkeys; k++)
 		h->key_cols[k] = q->req->key_cols[k];
@@ -504,7 +523,7 @@ gdb_ordered_set_run(GdbQuery *q, GdbRunInfo *info)
 {
 	GdbOrderedSetResult *res;
 	HASHCTL		ctl;
-	bool		done[GDB_MAX_COLUMNS] = {0};
+	bool		done[GDB_MAX_BATCH_COLS] = {0};
 	GdbRunSource source = info->from_cache ? GDB_SOURCE_CACHE : GDB_SOURCE_HEAP;
 	int			pass = 0;
 	int			j;
@@ -609,12 +628,14 @@ gdb_ordered_set_aggref_function(Aggref *aggref)
 
 /* see custom_scan.h */
 bool
-gdb_ordered_set_aggref_ok(Aggref *aggref, Index relid, int *fn, Var **arg,
+gdb_ordered_set_aggref_ok(Aggref *aggref, Index relid, int *fn, Expr **arg,
 						  const char **why)
 {
 	TargetEntry *te;
 	Expr	   *e;
-	Var		   *var;
+	Oid			argtype;
+	int32		argtypmod;
+	Oid			argcoll;
 	SortGroupClause *sgc;
 	GdbTypeClass cls;
 
@@ -633,7 +654,6 @@ gdb_ordered_set_aggref_ok(Aggref *aggref, Index relid, int *fn, Var **arg,
 		return false;
 	}
 	te = linitial_node(TargetEntry, aggref->args);
-	e = te->expr;
 	sgc = (SortGroupClause *) linitial(*fn == GDB_FN_COUNT_DISTINCT ?
 									   aggref->aggdistinct : aggref->aggorder);
 	if (list_length(*fn == GDB_FN_COUNT_DISTINCT ? aggref->aggdistinct : aggref->aggorder) != 1)
@@ -660,14 +680,68 @@ gdb_ordered_set_aggref_ok(Aggref *aggref, Index relid, int *fn, Var **arg,
 		return false;
 	}
 
-	/* percentile_cont: float8 column, or an implicit cast of a numeric one */
-	if (*fn == GDB_FN_PERCENTILE_CONT && IsA(e, FuncExpr))
+	e = gdb_ordered_set_arg(aggref, *fn);
+	if (IsA(e, Var))
+	{
+		Var		   *var = (Var *) e;
+
+		if (var->varno != relid || var->varlevelsup != 0 || var->varattno <= 0)
+		{
+			*why = "an aggregate's argument is not a column of the table";
+			return false;
+		}
+	}
+	argtype = exprType((Node *) e);
+	argtypmod = exprTypmod((Node *) e);
+	argcoll = exprCollation((Node *) e);
+	cls = gdb_type_class(argtype);
+	if ((IsA(e, Var) && !gdb_type_supported(argtype, argtypmod)) ||
+		(*fn == GDB_FN_PERCENTILE_CONT && cls != GDB_TYPE_INT && cls != GDB_TYPE_FLOAT))
+	{
+		*why = psprintf("%s over type %s does not run on the device",
+						format_procedure(aggref->aggfnoid), format_type_be(argtype));
+		return false;
+	}
+	if (cls == GDB_TYPE_TEXT &&
+		(!IsA(e, Var) || !OidIsValid(argcoll) || !get_collation_isdeterministic(argcoll) ||
+		 aggref->inputcollid != argcoll))
+	{
+		*why = "a text aggregate argument is an expression, or has a nondeterministic or different collation";
+		return false;
+	}
+	/* the type's own equality (DISTINCT) or ascending order (WITHIN GROUP) */
+	if (*fn == GDB_FN_COUNT_DISTINCT ?
+		sgc->eqop != default_operator(argtype, TYPECACHE_EQ_OPR) :
+		sgc->sortop != default_operator(exprType((Node *) te->expr), TYPECACHE_LT_OPR))
+	{
+		*why = "an aggregate's DISTINCT or WITHIN GROUP uses a non-default operator or DESC";
+		return false;
+	}
+	if (aggref->aggtype != (*fn == GDB_FN_COUNT_DISTINCT ? INT8OID :
+							*fn == GDB_FN_PERCENTILE_CONT ? FLOAT8OID : argtype))
+	{
+		*why = psprintf("%s over this type does not run on the device",
+						format_procedure(aggref->aggfnoid));
+		return false;
+	}
+	*arg = e;
+	return true;
+}
+
+/* see custom_scan.h */
+Expr *
+gdb_ordered_set_arg(Aggref *aggref, int fn)
+{
+	Expr	   *e = linitial_node(TargetEntry, aggref->args)->expr;
+
+	/* percentile_cont: a float8 value, or an implicit cast of an integer or real one */
+	if (fn == GDB_FN_PERCENTILE_CONT && IsA(e, FuncExpr))
 	{
 		FuncExpr   *fe = (FuncExpr *) e;
 		Oid			castfn = InvalidOid;
 
 		if (fe->funcformat == COERCE_IMPLICIT_CAST && fe->funcresulttype == FLOAT8OID &&
-			list_length(fe->args) == 1 && IsA(linitial(fe->args), Var))
+			list_length(fe->args) == 1)
 		{
 			Oid			from = exprType(linitial(fe->args));
 
@@ -677,49 +751,7 @@ gdb_ordered_set_aggref_ok(Aggref *aggref, Index relid, int *fn, Var **arg,
 				e = (Expr *) linitial(fe->args);
 		}
 	}
-	if (!IsA(e, Var))
-	{
-		*why = "an aggregate's argument is an expression, not a column";
-		return false;
-	}
-	var = (Var *) e;
-	if (var->varno != relid || var->varlevelsup != 0 || var->varattno <= 0)
-	{
-		*why = "an aggregate's argument is not a column of the table";
-		return false;
-	}
-	cls = gdb_type_class(var->vartype);
-	if (!gdb_type_supported(var->vartype, var->vartypmod) ||
-		(*fn == GDB_FN_PERCENTILE_CONT && cls != GDB_TYPE_INT && cls != GDB_TYPE_FLOAT))
-	{
-		*why = psprintf("%s over type %s does not run on the device",
-						format_procedure(aggref->aggfnoid), format_type_be(var->vartype));
-		return false;
-	}
-	if (cls == GDB_TYPE_TEXT &&
-		(!OidIsValid(var->varcollid) || !get_collation_isdeterministic(var->varcollid) ||
-		 aggref->inputcollid != var->varcollid))
-	{
-		*why = "a text aggregate argument has a nondeterministic or different collation";
-		return false;
-	}
-	/* the type's own equality (DISTINCT) or ascending order (WITHIN GROUP) */
-	if (*fn == GDB_FN_COUNT_DISTINCT ?
-		sgc->eqop != default_operator(var->vartype, TYPECACHE_EQ_OPR) :
-		sgc->sortop != default_operator(exprType((Node *) te->expr), TYPECACHE_LT_OPR))
-	{
-		*why = "an aggregate's DISTINCT or WITHIN GROUP uses a non-default operator or DESC";
-		return false;
-	}
-	if (aggref->aggtype != (*fn == GDB_FN_COUNT_DISTINCT ? INT8OID :
-							*fn == GDB_FN_PERCENTILE_CONT ? FLOAT8OID : var->vartype))
-	{
-		*why = psprintf("%s over this type does not run on the device",
-						format_procedure(aggref->aggfnoid));
-		return false;
-	}
-	*arg = var;
-	return true;
+	return e;
 }
 
 /* see custom_scan.h */
