@@ -47,6 +47,8 @@ OBJS        += src/cuda_absent.o
 endif
 
 PG_CPPFLAGS += -Isrc
+# a function used without its header is an error, not a symbol missing at load time
+PG_CFLAGS   += -Werror=implicit-function-declaration
 
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
