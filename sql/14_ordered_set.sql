@@ -192,16 +192,18 @@ SELECT * FROM os_diff('SELECT g, count(DISTINCT x) AS cx, mode() WITHIN GROUP (O
 SELECT * FROM os_diff('SELECT t, count(DISTINCT s) AS cs, percentile_disc(0.5) WITHIN GROUP (ORDER BY s) AS ds FROM os WHERE s <> ''w3'' GROUP BY t');
 SELECT * FROM os_diff('SELECT count(DISTINCT b) AS cb, percentile_cont(0.5) WITHIN GROUP (ORDER BY b) AS pb FROM os');
 RESET gpudb.batch_rows;
+-- over expressions (computed columns, issue 25)
+SELECT * FROM os_diff('SELECT g, mode() WITHIN GROUP (ORDER BY x + 1) AS m FROM os GROUP BY g');
+SELECT * FROM os_diff('SELECT g, percentile_cont(0.5) WITHIN GROUP (ORDER BY d - date ''2024-01-01'') AS p FROM os GROUP BY g');
 
 -- ---- what stays on PostgreSQL's plan ----
 SET gpudb.debug_unsupported = on;
 EXPLAIN (COSTS OFF) SELECT g, percentile_cont(ARRAY[0.25, 0.5]) WITHIN GROUP (ORDER BY x) FROM os GROUP BY g;
 EXPLAIN (COSTS OFF) SELECT g, percentile_disc(0.5) WITHIN GROUP (ORDER BY x DESC) FROM os GROUP BY g;
-EXPLAIN (COSTS OFF) SELECT g, mode() WITHIN GROUP (ORDER BY x + 1) FROM os GROUP BY g;
+EXPLAIN (COSTS OFF) SELECT g, mode() WITHIN GROUP (ORDER BY t || 'x') FROM os GROUP BY g;
 EXPLAIN (COSTS OFF) SELECT g, count(DISTINCT n) FROM os GROUP BY g;
 EXPLAIN (COSTS OFF) SELECT g, sum(DISTINCT x) FROM os GROUP BY g;
 EXPLAIN (COSTS OFF) SELECT g, rank(3) WITHIN GROUP (ORDER BY x) FROM os GROUP BY g;
-EXPLAIN (COSTS OFF) SELECT g, percentile_cont(0.5) WITHIN GROUP (ORDER BY d - date '2024-01-01') FROM os GROUP BY g;
 RESET gpudb.debug_unsupported;
 SELECT * FROM os_diff('SELECT g, percentile_disc(0.5) WITHIN GROUP (ORDER BY x DESC) AS p FROM os GROUP BY g');
 -- a prepared statement's custom plan is offloaded
