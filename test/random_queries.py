@@ -761,7 +761,12 @@ def gen_num(rng, t, depth):
             e = arms[1]
             e.sql = 'COALESCE(%s)' % ', '.join(x.sql for x in arms[0])
     elif r < 0.85:
-        b = num_const(rng, 'int' if a.ty in INTS else None)
+        # NULLIF's type is its first argument's as the = operator coerces it:
+        # an integer, or a constant of a's own type, keeps it
+        b = num_const(rng, 'int' if a.ty in INTS or rng.random() < 0.5 else
+                      'numeric' if a.ty == 'numeric' else None)
+        if a.ty in FLOATS and b.ty != 'int4':
+            b = E("'%s'::%s" % (rng.choice(['0.5', '-3', '0']), a.ty), a.ty, 3, den=1)
         if cmp_ok(rng, a, b):
             e = E('NULLIF(%s, %s)' % (a.sql, b.sql), a.ty, a.bound, a.scale, a.den)
     elif r < 0.91:
@@ -1262,7 +1267,9 @@ def gen_xscan(rng, t):
         else:
             e = gen_value(rng, t, rng.randint(1, 3))
             items.append((e.sql, flag_of(e)))
-    sql = 'SELECT id, %s FROM %s%s' % (', '.join(x for x, _ in items), t.name, where(rng, t, 0.8))
+    # named x1, x2 ...: a cast of id is named id too, and ORDER BY id would be ambiguous
+    sql = 'SELECT id, %s FROM %s%s' % (', '.join('%s AS x%d' % (x, k + 1) for k, (x, _) in
+                                                 enumerate(items)), t.name, where(rng, t, 0.8))
     floats = [False] + [f for _, f in items]
     if rng.random() < 0.45:         # ORDER BY expressions (by position or written), then id
         keys = []
