@@ -848,8 +848,8 @@ def num_from_other(rng, t, depth):
         return E("date_part('%s', %s)" % (f, a.sql), 'float8', bound, den=None if inexact else 0)
     if tx:
         s = gen_text(rng, t, depth - 1)
-        return E('%s(%s)' % (rng.choice(['length', 'length', 'char_length', 'octet_length']), s.sql),
-                 'int4', 100)
+        fn = rng.choice(['length', 'length', 'char_length', 'octet_length'])
+        return E('%s(%s)' % (fn, s.sql), 'int4', 100)
     return None
 
 def time_leaf(rng, t, want=None):
@@ -928,7 +928,8 @@ def gen_text(rng, t, depth):
     if r < 0.3:
         sql = '%s(%s)' % (rng.choice(['lower', 'upper']), a.sql)
     elif r < 0.45:
-        sql = 'substr(%s, %d%s)' % (a.sql, k, ', %d' % rng.randint(0, 3) if rng.random() < 0.7 else '')
+        n = ', %d' % rng.randint(0, 3) if rng.random() < 0.7 else ''
+        sql = 'substr(%s, %d%s)' % (a.sql, k, n)
     elif r < 0.55:
         sql = '%s(%s, %d)' % (rng.choice(['left', 'left', 'right']), a.sql, rng.choice([k, -1]))
     elif r < 0.65:
