@@ -766,6 +766,7 @@ gdb_columnset_add_expr(GdbColumnSet *cs, Relation rel, Node *expr,
 	fc.fname = fname;
 	fc.code = &req->eprogram[req->neinstr];
 	fc.maxinstr = GDB_MAX_EXPR_INSTR - (int) req->neinstr;
+	fc.req = req;
 	if (cls == GDB_TYPE_UNSUPPORTED || cls == GDB_TYPE_TEXT)
 		fc_unsupported(&fc, psprintf("an expression of type %s", format_type_be(type)),
 					   "Computed columns may be numbers, booleans, dates and timestamps.",

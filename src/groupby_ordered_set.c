@@ -396,6 +396,9 @@ histogram_request(const GdbQuery *q, int col)
 	h->oper = GDB_OPER_GROUPBY;
 	h->ninstr = q->req->ninstr;
 	memcpy(h->program, q->req->program, sizeof(GdbInstr) * q->req->ninstr);
+	/* the filter's code tables (bound again by the run) */
+	h->ntables = q->req->ntables;
+	memcpy(h->tables, q->req->tables, sizeof(h->tables));
 	h->nkeys = (uint32) q->nkeys + 1;
 	for (k = 0; k < (uint32) q->nkeys; k++)
 		h->key_cols[k] = q->req->key_cols[k];

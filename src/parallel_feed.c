@@ -229,6 +229,8 @@ finish_timed(GdbExecutor *ex, FeedTimes *times)
  * return the partial results (a GROUP BY's combined with combine as they
  * come, so one batch).  With run_once, req runs even over no rows.  fl
  * (the leader only) has its workers' queues drained between batches.
+ * req's code tables are bound to the participant's dictionary before
+ * each batch (gdb_tables_bind), in a copy of req.
  */
 static List *
 feed_share(GdbExecutor *ex, GdbHeapReader *reader, const GdbColumnSet *cs,
@@ -242,7 +244,20 @@ feed_share(GdbExecutor *ex, GdbHeapReader *reader, const GdbColumnSet *cs,
 	int			cur = 0;
 	int			mine = 0;
 	int			i;
+	GdbRequest *bound = NULL;
+	GdbTableMemo *memo = NULL;
 
+	/*
+	 * code tables: bound to this participant's dictionary before each
+	 * batch, in a copy of the request (a worker's is in shared memory)
+	 */
+	if (req->ntables > 0)
+	{
+		bound = palloc(sizeof(GdbRequest));
+		memcpy(bound, req, sizeof(GdbRequest));
+		req = bound;
+		memo = gdb_table_memo_create();
+	}
 	gdb_columnset_layout(cs, &layout, capacity, false);
 	for (i = 0; i < 2; i++)
 	{
@@ -266,6 +281,8 @@ feed_share(GdbExecutor *ex, GdbHeapReader *reader, const GdbColumnSet *cs,
 		}
 		if (n == 0 && (mine > 0 || !run_once))
 			break;
+		if (bound)
+			gdb_tables_bind(memo, cs->dict, bound);
 		gdb_executor_groupby_start(ex, req, input[cur]);
 		in_flight = true;
 		mine++;
