@@ -3,7 +3,8 @@
 -- char(n)), starts_with and ^@, <, <=, >, >= against a text constant in
 -- the C collation (and ~<~ in any collation), length, char_length and
 -- octet_length, in filters (GpuScan, GpuAgg and GpuSort quals, gpu_*
--- filter text) and in computed columns.  Each is evaluated once per
+-- filter text) and in computed columns; lower, upper, substr, left and
+-- right of a column as group keys.  Each is evaluated once per
 -- dictionary string on the host (a code table) and the device tests codes.
 -- Every query: the Gpu node in its plan, and EXCEPT ALL both ways between
 -- gpudb on and off (sql/include/differential.sql); uncached and cached,
@@ -209,6 +210,25 @@ SELECT * FROM fn_diff(
 SELECT * FROM gpu_groupby('st', 'g', 'count(*)', $f$t LIKE t$f$) AS x(g int4, n bigint);
 SELECT * FROM gpu_groupby('st', 'g', 'count(*)', $f$t LIKE 'ab\'$f$) AS x(g int4, n bigint);
 
+-- text-valued functions as group keys: lower, upper (the column's
+-- collation), substr and substring (with and without a length, a start
+-- before the string), left and right (negative counts too); char(n) cast
+-- to text loses its padding first.  Their values are the codes of their
+-- results, interned into the query's dictionary.
+SELECT q, d.* FROM (VALUES
+  ($$SELECT lower(t), count(*) FROM st GROUP BY 1$$),
+  ($$SELECT upper(t), lower(tc), count(*), sum(id) FROM st GROUP BY 1, 2$$),
+  ($$SELECT upper(tc), count(*) FROM st WHERE tc LIKE '%a%' OR tc > 'y' GROUP BY 1$$),
+  ($$SELECT substr(t, 2, 3), count(*) FROM st GROUP BY 1$$),
+  ($$SELECT substr(t, 2), substr(t, -1, 3), substr(t, 0), count(*) FROM st GROUP BY 1, 2, 3$$),
+  ($$SELECT substring(t from 1 for 2), g, max(id) FROM st GROUP BY 1, 2$$),
+  ($$SELECT left(v, 2), right(c, 2), count(*) FROM st GROUP BY 1, 2$$),
+  ($$SELECT left(t, -1), right(t, -2), count(*) FROM st GROUP BY 1, 2$$),
+  ($$SELECT lower(c), upper(v), sum(length(t)) FROM st WHERE t NOT LIKE '%a%' GROUP BY 1, 2$$),
+  ($$SELECT lower(t), t, count(*) FROM st GROUP BY 1, 2$$)
+) v(q), LATERAL gpu_diff(q) d;
+SELECT * FROM gpu_diff($$SELECT lower(t), count(*) FROM st GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 5$$, true);
+
 -- many batches: strings first seen in a later batch, in every operator
 SET gpudb.batch_rows = 1024;
 SELECT q, d.* FROM (VALUES
@@ -216,7 +236,8 @@ SELECT q, d.* FROM (VALUES
   ($$SELECT id FROM st WHERE t NOT LIKE '%é' AND tc ILIKE 'l%'$$),
   ($$SELECT g, count(*) FROM st WHERE v LIKE 'late%' GROUP BY g$$),
   ($$SELECT length(t), count(*) FROM st GROUP BY 1$$),
-  ($$SELECT id FROM st WHERE tc > 'L' AND starts_with(c::text, 'la')$$)
+  ($$SELECT id FROM st WHERE tc > 'L' AND starts_with(c::text, 'la')$$),
+  ($$SELECT upper(t), left(v, 4), count(*) FROM st GROUP BY 1, 2$$)
 ) v(q), LATERAL gpu_diff(q) d;
 SELECT * FROM gpu_diff($$SELECT id, tc FROM st WHERE t LIKE '%e%' ORDER BY tc, id LIMIT 50$$, true);
 SELECT * FROM gpu_diff($$SELECT length(t), count(*) FROM st WHERE t LIKE '%1%' GROUP BY 1 ORDER BY count(*), 1 LIMIT 4$$, true);
@@ -228,7 +249,8 @@ SET gpudb.min_parallel_table_size = 0;
 SELECT q, d.* FROM (VALUES
   ($$SELECT id FROM st WHERE t LIKE 'late%'$$),
   ($$SELECT g, count(*), sum(length(t)) FROM st WHERE t ILIKE '%A%' GROUP BY g$$),
-  ($$SELECT id, tc FROM st WHERE tc < 'B' ORDER BY id LIMIT 30$$)
+  ($$SELECT id, tc FROM st WHERE tc < 'B' ORDER BY id LIMIT 30$$),
+  ($$SELECT lower(t), substr(tc, 1, 1), count(*) FROM st GROUP BY 1, 2$$)
 ) v(q), LATERAL gpu_diff(q) d;
 RESET gpudb.min_parallel_table_size;
 RESET gpudb.parallel_workers;
@@ -247,6 +269,15 @@ EXPLAIN (COSTS OFF) SELECT count(*) FROM st WHERE 'abc' LIKE t;
 EXPLAIN (COSTS OFF) SELECT count(*) FROM st WHERE t LIKE 'x\';
 EXPLAIN (COSTS OFF) SELECT count(*) FROM st WHERE tc < tc;
 EXPLAIN (COSTS OFF) SELECT count(*) FROM st WHERE length(t || 'x') > 2;
+EXPLAIN (COSTS OFF) SELECT substr(t, 2, -1), count(*) FROM st GROUP BY 1;
+EXPLAIN (COSTS OFF) SELECT substr(t, g), count(*) FROM st GROUP BY 1;
+EXPLAIN (COSTS OFF) SELECT lower(t || 'x'), count(*) FROM st GROUP BY 1;
+-- more text operations than one request holds (16), over keys and quals
+EXPLAIN (COSTS OFF) SELECT lower(t), upper(t), left(t, 1), left(t, 2), left(t, 3),
+  right(t, 1), right(t, 2), right(t, 3), count(*) FROM st
+  WHERE t LIKE '%1' AND t LIKE '%2' AND t LIKE '%3' AND t LIKE '%4' AND t LIKE '%5'
+    AND t LIKE '%6' AND t LIKE '%7' AND t LIKE '%8' AND t LIKE '%9'
+  GROUP BY 1, 2, 3, 4, 5, 6, 7, 8;
 RESET gpudb.debug_unsupported;
 SELECT * FROM gpu_diff($$SELECT count(*) FROM st WHERE t LIKE 'x\'$$);
 SELECT * FROM gpu_diff($$SELECT count(*) FROM st WHERE t LIKE 'a\'$$);
@@ -319,6 +350,8 @@ SELECT q, d.* FROM (VALUES
   ($$SELECT id FROM st WHERE starts_with(t, 'ż') OR t ^@ 'A'$$),
   ($$SELECT id FROM st WHERE tc <= 'ab' OR c < 'abc' COLLATE "C"$$),
   ($$SELECT length(t), count(*) FROM st GROUP BY 1$$),
+  ($$SELECT upper(tc), substr(t, 2, 3), left(v, 2), count(*) FROM st GROUP BY 1, 2, 3$$),
+  ($$SELECT lower(t), count(*) FROM st GROUP BY 1$$),
   ($$SELECT g, sum(octet_length(c)), sum(CASE WHEN v LIKE 'f%' THEN 1 ELSE 0 END) FROM st GROUP BY g$$),
   ($$SELECT id, t FROM st WHERE t LIKE '%a%' ORDER BY id LIMIT 40$$)
 ) v(q), LATERAL gpu_diff(q) d;
@@ -330,7 +363,8 @@ SELECT q, d.* FROM (VALUES
   ($$SELECT id FROM st WHERE t LIKE 'a%'$$),
   ($$SELECT id FROM st WHERE tc ILIKE 'A%' OR tc ILIKE 'É'$$),
   ($$SELECT id FROM st WHERE v ILIKE 'foo%' AND c < 'x' COLLATE "C"$$),
-  ($$SELECT length(t), count(*) FROM st GROUP BY 1$$)
+  ($$SELECT length(t), count(*) FROM st GROUP BY 1$$),
+  ($$SELECT upper(tc), right(t, 3), count(*) FROM st GROUP BY 1, 2$$)
 ) v(q), LATERAL gpu_diff(q) d;
 SELECT source FROM gpu_last_execution();
 SELECT count(*) FROM st WHERE t LIKE 'a%' AND tc ILIKE 'a%';

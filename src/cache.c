@@ -1297,8 +1297,7 @@ gdb_cache_groupby(GdbQuery *q, GdbStats *stats, int *cache_state)
 	{
 		int32		src = gdb_request_result_source(q->req, (uint32) i);
 
-		cq->key_is_text[i] = src >= 0 && src < q->cs.ncols &&
-			gdb_type_class(q->cs.typids[src]) == GDB_TYPE_TEXT;
+		cq->key_is_text[i] = gdb_column_is_text(&q->cs, src);
 	}
 	cq->req = *q->req;
 	initStringInfo(&xids);

@@ -428,7 +428,7 @@ cache_state_name(int state)
 		case GDB_CACHE_SERIALIZABLE:
 			return "serializable isolation (read from the heap)";
 		case GDB_CACHE_TEXT_COLLATION:
-			return "ILIKE under a collation the cache cannot apply (read from the heap)";
+			return "ILIKE, lower or upper under a collation the cache cannot apply (read from the heap)";
 		default:
 			return "not usable";
 	}

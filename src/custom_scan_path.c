@@ -892,7 +892,7 @@ try_gpuagg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 	if (gdb_text_operations((Node *) key_vars) + gdb_text_operations((Node *) aggrefs) +
 		gdb_text_operations((Node *) device) > GDB_MAX_CODE_TABLES)
 	{
-		why = psprintf("more than %d text operations (LIKE, text comparisons, lengths) in one request",
+		why = psprintf("more than %d text operations (LIKE, text comparisons, lengths, text functions) in one request",
 					   GDB_MAX_CODE_TABLES);
 		goto refused;
 	}

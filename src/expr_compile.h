@@ -97,7 +97,8 @@ extern bool fc_compile_value_node(FilterCompiler *fc, Node *node);
  * fc_string_function: is funcid one of them (LIKE, ILIKE and their
  * negations on text, varchar and char(n); starts_with; <, <=, >, >= and
  * the ~<~ family against a text constant; length, char_length,
- * octet_length)?  Never raises.
+ * octet_length; lower, upper, substr, left and right, whose values are
+ * the codes of their results)?  Never raises.
  *
  * fc_compile_string_call: emit funcid(args) when fc_string_function
  * says so and return true; false for any other function.  Raises 0A000
@@ -109,6 +110,14 @@ extern bool fc_compile_value_node(FilterCompiler *fc, Node *node);
  * starts_with without a collation; 54000 past GDB_MAX_CODE_TABLES.
  */
 extern bool fc_string_function(Oid funcid);
+
+/*
+ * fc_text_valued: is expr (below relabelling) a call of a text-valued
+ * function that string_compile.c computes (lower, upper, substr, left,
+ * right of a column): a computed column of dictionary codes?  Never
+ * raises.
+ */
+extern bool fc_text_valued(Node *expr);
 extern bool fc_compile_string_call(FilterCompiler *fc, Oid funcid, List *args,
 								   Oid inputcollid, int location);
 

@@ -119,15 +119,16 @@ extern GdbTableMemo *gdb_table_memo_create(void);
  * the memo, valid until its next bind).  Does nothing but clear the
  * words for a request without tables.  Raises only what PostgreSQL's
  * functions raise (out of memory; the compiler refuses the rest) and
- * elog(ERROR) for a request compiled in another database encoding.
+ * elog(ERROR) for a request compiled in another database encoding.  The
+ * text-valued functions add their results to dict.
  */
 extern void gdb_tables_bind(GdbTableMemo *memo, GdbDictionary *dict,
 							GdbRequest *req);
 
 /*
  * gdb_tables_server_ok: can the GPU server, which has no catalog, bind
- * every code table of req (no ILIKE under a collation whose LC_CTYPE is
- * not C)?  Never raises.
+ * every code table of req (no ILIKE, lower or upper under a collation
+ * whose LC_CTYPE is not C)?  Never raises.
  */
 extern bool gdb_tables_server_ok(const GdbRequest *req);
 
@@ -314,6 +315,14 @@ extern int	gdb_column_numeric_scale(const GdbColumnSet *cs, int col);
 extern uint32 gdb_column_kind(const GdbColumnSet *cs, int col);
 
 /*
+ * gdb_column_is_text: does batch column col of cs (a stored column, or a
+ * computed one: GDB_EXPR_COL) hold dictionary codes of cs->dict (text,
+ * varchar or char(n) values, not read for NULL-ness only)?  false for an
+ * index that names no column.  Never raises.
+ */
+extern bool gdb_column_is_text(const GdbColumnSet *cs, int32 col);
+
+/*
  * gdb_value_to_datum: turn a batch value back into a Datum of typid
  * (int64 payload for INT/BOOL/DATETIME/TEXT/NUMERIC classes, float64 for
  * FLOAT; a numeric with the column's scale as display scale).
@@ -405,6 +414,9 @@ extern bool gdb_compile_quals(List *quals, Relation rel, GdbColumnSet *cs,
  * (Vars of any varno): the column itself for a plain column, else a
  * computed column of req (gpudb_device.h), compiled once per distinct
  * expression, whose program reads the columns it needs (added to cs).
+ * A text-valued expression (lower, upper, substr, left or right of a
+ * column: string_compile.c) is a computed column of codes of cs->dict, of
+ * the expression's type and collation.
  * Raises 0A000 naming what the device cannot compute (a type, a function,
  * a numeric of varying scale), 54000 past GDB_MAX_EXPRS or the program
  * limits; fname names the node or SQL function in messages.

@@ -241,7 +241,7 @@ typedef struct GdbBatch
 	X(TS_TRUNC,		 0, 0, "date_trunc(field arg, timestamp a)") \
 	X(DATE_PART,	 0, 0, "field arg of timestamp a (width 1: a is a date); integer result") \
 	X(TEXT_IN_SET,	 0, 0, "code a in code table arg (a bit per code): boolean; NULL stays NULL") \
-	X(TEXT_MAP,		 0, 0, "code a's integer in code table arg (a word per code); NULL stays NULL")
+	X(TEXT_MAP,		 0, 0, "code a's word in code table arg (an integer, or a text result's code); NULL stays NULL")
 
 typedef enum GdbOpcode
 {
@@ -341,8 +341,14 @@ typedef struct GdbSortKey
  *					first: the C collation's order): bit
  *	 CHAR_LENGTH	characters of s in the database encoding: word
  *	 OCTET_LENGTH	bytes of s: word
+ *	 LOWER, UPPER	lower(s), upper(s) under the table's collation: word,
+ *					the result's code in the same dictionary
+ *	 SUBSTR			substr(s, iarg[0], iarg[1]) (without GDB_TF_NOLEN) or
+ *					substr(s, iarg[0]): word, the result's code
+ *	 LEFT, RIGHT	left(s, iarg[0]), right(s, iarg[0]): word, the code
  * The argument (pattern, prefix, constant) is the request's text constant
- * text_arg, numbered as PUSH_TEXT's arg.
+ * text_arg, numbered as PUSH_TEXT's arg.  The text-valued functions add
+ * their results to the dictionary they are evaluated over.
  */
 typedef enum GdbTextFn
 {
@@ -354,19 +360,29 @@ typedef enum GdbTextFn
 	GDB_TFN_GT,
 	GDB_TFN_GE,
 	GDB_TFN_CHAR_LENGTH,
-	GDB_TFN_OCTET_LENGTH
+	GDB_TFN_OCTET_LENGTH,
+	GDB_TFN_LOWER,
+	GDB_TFN_UPPER,
+	GDB_TFN_SUBSTR,
+	GDB_TFN_LEFT,
+	GDB_TFN_RIGHT
 } GdbTextFn;
 
-#define GDB_TFN_LAST GDB_TFN_OCTET_LENGTH
+#define GDB_TFN_LAST GDB_TFN_RIGHT
 
 /* Does fn give a word per code (TEXT_MAP) rather than a bit (TEXT_IN_SET)? */
-#define GDB_TFN_IS_MAP(fn) ((fn) == GDB_TFN_CHAR_LENGTH || (fn) == GDB_TFN_OCTET_LENGTH)
+#define GDB_TFN_IS_MAP(fn) ((fn) >= GDB_TFN_CHAR_LENGTH)
+
+/* Is fn's word the code of a string (a text-valued function)? */
+#define GDB_TFN_IS_TEXT(fn) ((fn) >= GDB_TFN_LOWER)
 
 /* GdbCodeTable.flags */
 #define GDB_TF_RTRIM		0x1 /* s loses its trailing blanks first (a char(n)
 								 * value as text, or compared as bpchar) */
-#define GDB_TF_CTYPE_C		0x2 /* the collation's LC_CTYPE is C (ILIKE folds
-								 * ASCII only: the GPU server can evaluate it) */
+#define GDB_TF_CTYPE_C		0x2 /* the collation's LC_CTYPE is C (ILIKE, lower
+								 * and upper fold ASCII only: the GPU server
+								 * can evaluate them) */
+#define GDB_TF_NOLEN		0x4 /* SUBSTR without a length */
 
 /*
  * One code table of a request: fn of every dictionary string, as a bit
@@ -385,6 +401,7 @@ typedef struct GdbCodeTable
 	int32_t		text_arg;		/* text constant (PUSH_TEXT numbering) or -1 */
 	uint32_t	collation;		/* the operation's collation (an Oid) */
 	int32_t		encoding;		/* the database's encoding (pg_enc) */
+	int32_t		iarg[2];		/* integer arguments (SUBSTR, LEFT, RIGHT) */
 	uint64_t	ncodes;			/* bound: codes covered */
 	uint64_t	word_off;		/* bound: first word in table_words */
 } GdbCodeTable;

@@ -4,7 +4,9 @@
  *	  Text operations of filters and computed columns: LIKE, ILIKE and
  *	  their negations (text, varchar, char(n)), starts_with (and ^@),
  *	  <, <=, >, >= against a text constant in the C collation (and the
- *	  ~<~ family in any collation), length, char_length and octet_length.
+ *	  ~<~ family in any collation), length, char_length and octet_length;
+ *	  and the text-valued lower, upper, substr, left and right of a column
+ *	  (computed columns such as group keys).
  *
  * Text reaches the device as dictionary codes (dictionary.c), so none of
  * these can look at a string on the device.  Each becomes a code table of
@@ -12,7 +14,9 @@
  * to every distinct string of the dictionary on the host, before each
  * batch (text_tables.c), as a bit or a word per code; the program pushes
  * the column's code and looks it up (TEXT_IN_SET for the predicates,
- * TEXT_MAP for the lengths), so the row-level work touches codes only.
+ * TEXT_MAP for the lengths and for the text-valued functions, whose word
+ * is the code of the result, added to the same dictionary), so the
+ * row-level work touches codes only.
  * Equal codes are byte-equal strings, and every operation here gives one
  * answer per byte string under a deterministic collation, so the lookup
  * is exactly PostgreSQL's result; a NULL row stays NULL (every operation
@@ -23,11 +27,13 @@
  * text), a pattern or comparand that is not a constant, a
  * nondeterministic collation (PostgreSQL refuses it for LIKE and
  * starts_with, and its order is not by bytes), a comparison under a
- * collation whose order is not byte order, and a LIKE pattern ending with
- * its escape character (PostgreSQL raises that only for the rows whose
+ * collation whose order is not byte order, a LIKE pattern ending with its
+ * escape character (PostgreSQL raises that only for the rows whose
  * matching reaches the end of the pattern, which a per-string evaluation
- * cannot reproduce).  ESCAPE clauses are folded into the pattern by the
- * planner (like_escape of constants) before this sees them.
+ * cannot reproduce), a substr of negative length (an error likewise), and
+ * integer arguments that are not constants.  ESCAPE clauses are folded
+ * into the pattern by the planner (like_escape of constants) before this
+ * sees them.
  *
  * char(n): values are stored blank-padded to n (heap_batch.c), as
  * PostgreSQL stores them.  LIKE on char(n) (bpcharlike) matches the padded
@@ -54,7 +60,8 @@ typedef enum StrKind
 {
 	SK_MATCH,					/* column LIKE / ILIKE pattern, starts_with */
 	SK_COMPARE,					/* column op constant, either order */
-	SK_VALUE					/* f(column), an integer */
+	SK_VALUE,					/* f(column), an integer */
+	SK_TEXTVALUE				/* f(column [, integer constants]), text */
 } StrKind;
 
 typedef struct StringFunc
@@ -109,6 +116,15 @@ static const StringFunc string_funcs[] = {
 	SF(CHARACTER_LENGTH_BPCHAR, VALUE, CHAR_LENGTH, false, true, false),
 	SF(OCTET_LENGTH_TEXT, VALUE, OCTET_LENGTH, false, false, false),
 	SF(OCTET_LENGTH_BPCHAR, VALUE, OCTET_LENGTH, false, false, false),
+	/* text results: the code of the result string */
+	SF(LOWER_TEXT, TEXTVALUE, LOWER, false, false, false),
+	SF(UPPER_TEXT, TEXTVALUE, UPPER, false, false, false),
+	SF(SUBSTR_TEXT_INT4_INT4, TEXTVALUE, SUBSTR, false, false, false),
+	SF(SUBSTR_TEXT_INT4, TEXTVALUE, SUBSTR, false, false, false),
+	SF(SUBSTRING_TEXT_INT4_INT4, TEXTVALUE, SUBSTR, false, false, false),
+	SF(SUBSTRING_TEXT_INT4, TEXTVALUE, SUBSTR, false, false, false),
+	SF(LEFT, TEXTVALUE, LEFT, false, false, false),
+	SF(RIGHT, TEXTVALUE, RIGHT, false, false, false),
 };
 
 #undef SF
@@ -193,7 +209,7 @@ ends_with_escape(const char *p, int len)
 /* The request's code table for the description, added if new. */
 static int
 add_table(FilterCompiler *fc, uint16 fn, uint16 flags, int32 text_arg,
-		  Oid collation)
+		  Oid collation, const int32 *iarg)
 {
 	GdbRequest *req = fc->req;
 	int32		encoding = GetDatabaseEncoding();
@@ -204,7 +220,8 @@ add_table(FilterCompiler *fc, uint16 fn, uint16 flags, int32 text_arg,
 		GdbCodeTable *t = &req->tables[j];
 
 		if (t->fn == fn && t->flags == flags && t->text_arg == text_arg &&
-			t->collation == collation && t->encoding == encoding)
+			t->collation == collation && t->encoding == encoding &&
+			t->iarg[0] == iarg[0] && t->iarg[1] == iarg[1])
 			return (int) j;
 	}
 	if (req->ntables >= GDB_MAX_CODE_TABLES)
@@ -220,6 +237,8 @@ add_table(FilterCompiler *fc, uint16 fn, uint16 flags, int32 text_arg,
 	req->tables[j].text_arg = text_arg;
 	req->tables[j].collation = collation;
 	req->tables[j].encoding = encoding;
+	req->tables[j].iarg[0] = iarg[0];
+	req->tables[j].iarg[1] = iarg[1];
 	return (int) j;
 }
 
@@ -253,7 +272,8 @@ check_collation(FilterCompiler *fc, const StringFunc *sf, const char *what,
 	bool		needs_coll = sf->fn == GDB_TFN_ILIKE || sf->fn == GDB_TFN_PREFIX ||
 		(sf->kind == SK_COMPARE && !sf->bytes);
 
-	if (sf->kind == SK_VALUE || (sf->kind == SK_COMPARE && sf->bytes))
+	if (sf->kind == SK_VALUE || sf->kind == SK_TEXTVALUE ||
+		(sf->kind == SK_COMPARE && sf->bytes))
 		return;
 	if (!OidIsValid(coll))
 	{
@@ -277,6 +297,83 @@ check_collation(FilterCompiler *fc, const StringFunc *sf, const char *what,
 					   location);
 }
 
+/*
+ * A text-valued function of a column (lower, upper, substr, left, right)
+ * with integer constants: PUSH_COL, TEXT_MAP of a table whose word is the
+ * result's code.
+ */
+static bool
+compile_text_value(FilterCompiler *fc, const StringFunc *sf, const char *what,
+				   List *args, Oid inputcollid, int location)
+{
+	uint16		flags = 0;
+	int32		iarg[2] = {0, 0};
+	int			nargs = list_length(args);
+	int			col;
+	int			i;
+	int			j;
+
+	if (nargs < 1 || nargs > 3)
+		elog(ERROR, "%s called with %d arguments", what, nargs);
+	if (sf->fn == GDB_TFN_LOWER || sf->fn == GDB_TFN_UPPER)
+	{
+		/* lower() and upper() refuse an unknown collation */
+		if (!OidIsValid(inputcollid))
+			ereport(ERROR,
+					(errcode(ERRCODE_INDETERMINATE_COLLATION),
+					 errmsg("could not determine which collation to use for %s() function", what),
+					 errhint("Use the COLLATE clause to set the collation explicitly."),
+					 parser_errposition(fc->pstate, location)));
+		if (lc_ctype_is_c(inputcollid))
+			flags |= GDB_TF_CTYPE_C;
+	}
+	col = operand_column(fc, (Node *) linitial(args), &flags);
+	if (col < 0)
+		fc_unsupported(fc, psprintf("%s of an expression", what),
+					   "The device evaluates text functions of a text column, or of a char(n) column cast to text.",
+					   exprLocation((Node *) linitial(args)));
+	for (i = 1; i < nargs; i++)
+	{
+		Const	   *c = (Const *) fc_strip_relabel((Node *) list_nth(args, i));
+
+		if (!IsA(c, Const) || c->consttype != INT4OID)
+			fc_unsupported(fc, psprintf("%s whose integer arguments are not constants", what),
+						   NULL, exprLocation((Node *) c));
+		if (c->constisnull)
+		{
+			/* strict: NULL (the column cannot raise) */
+			fc_emit(fc, GDB_OP_PUSH_NULL, 0, 0, 0, 0.0);
+			return true;
+		}
+		iarg[i - 1] = DatumGetInt32(c->constvalue);
+	}
+	if (sf->fn == GDB_TFN_SUBSTR && nargs == 3 && iarg[1] < 0)
+		fc_unsupported(fc, psprintf("%s with a negative length", what),
+					   "PostgreSQL raises this error for the rows it evaluates it for.",
+					   location);
+	if (sf->fn == GDB_TFN_SUBSTR && nargs == 2)
+		flags |= GDB_TF_NOLEN;
+	j = add_table(fc, sf->fn, flags, -1,
+				  sf->fn == GDB_TFN_LOWER || sf->fn == GDB_TFN_UPPER ? inputcollid : InvalidOid,
+				  iarg);
+	fc_emit(fc, GDB_OP_PUSH_COL, 0, col, 0, 0.0);
+	fc_emit(fc, GDB_OP_TEXT_MAP, 0, j, 0, 0.0);
+	return true;
+}
+
+/* see expr_compile.h */
+bool
+fc_text_valued(Node *expr)
+{
+	const StringFunc *sf;
+
+	expr = fc_strip_relabel(expr);
+	if (!IsA(expr, FuncExpr))
+		return false;
+	sf = lookup_string_func(((FuncExpr *) expr)->funcid);
+	return sf != NULL && sf->kind == SK_TEXTVALUE;
+}
+
 /* see expr_compile.h */
 bool
 fc_compile_string_call(FilterCompiler *fc, Oid funcid, List *args,
@@ -295,15 +392,19 @@ fc_compile_string_call(FilterCompiler *fc, Oid funcid, List *args,
 	const char *data;
 	int			len;
 	int32		text_arg;
+	static const int32 no_iarg[2] = {0, 0};
 
 	if (sf == NULL)
 		return false;
 	what = sf->fn == GDB_TFN_LIKE ? "LIKE" :
 		sf->fn == GDB_TFN_ILIKE ? "ILIKE" :
 		sf->fn == GDB_TFN_PREFIX ? "starts_with" :
-		sf->kind == SK_VALUE ? "a text length" : "a text comparison";
+		sf->kind == SK_VALUE ? "a text length" :
+		sf->kind == SK_TEXTVALUE ? get_func_name(funcid) : "a text comparison";
 	if (fc->req == NULL)
 		fc_unsupported(fc, psprintf("%s here", what), NULL, location);
+	if (sf->kind == SK_TEXTVALUE)
+		return compile_text_value(fc, sf, what, args, inputcollid, location);
 	if (list_length(args) != (sf->kind == SK_VALUE ? 1 : 2))
 		elog(ERROR, "function %u called with %d arguments",
 			 funcid, list_length(args));
@@ -341,7 +442,7 @@ fc_compile_string_call(FilterCompiler *fc, Oid funcid, List *args,
 
 	if (sf->kind == SK_VALUE)
 	{
-		j = add_table(fc, fn, flags, -1, InvalidOid);
+		j = add_table(fc, fn, flags, -1, InvalidOid, no_iarg);
 		fc_emit(fc, GDB_OP_PUSH_COL, 0, col, 0, 0.0);
 		fc_emit(fc, GDB_OP_TEXT_MAP, 4, j, 0, 0.0);
 		return true;
@@ -374,7 +475,7 @@ fc_compile_string_call(FilterCompiler *fc, Oid funcid, List *args,
 	text_arg = (int32) gdb_dict_intern(fc->cs->dict, data, len);
 	/* only ILIKE's answer depends on the collation (lower()) */
 	j = add_table(fc, fn, flags, text_arg,
-				  fn == GDB_TFN_ILIKE ? inputcollid : InvalidOid);
+				  fn == GDB_TFN_ILIKE ? inputcollid : InvalidOid, no_iarg);
 	fc_emit(fc, GDB_OP_PUSH_COL, 0, col, 0, 0.0);
 	fc_emit(fc, GDB_OP_TEXT_IN_SET, 0, j, 0, 0.0);
 	if (sf->negate)

@@ -23,17 +23,26 @@
  * The GPU server has no catalog and no database: it runs the operations
  * whose answer does not depend on the collation (LIKE, starts_with, byte
  * order, lengths: they only refuse nondeterministic collations, which the
- * compiler refuses first) under the C collation, and ILIKE only when the
- * collation's LC_CTYPE is C (GDB_TF_CTYPE_C: lower() then folds ASCII
- * letters only, which the C collation does too), with the database
+ * compiler refuses first; substr, left and right) under the C
+ * collation, and ILIKE, lower and upper only when the collation's
+ * LC_CTYPE is C (GDB_TF_CTYPE_C: lower() then folds ASCII letters only,
+ * which the C collation does too), with the database
  * encoding of the request set for the time of the evaluation
  * (SetDatabaseEncoding: the server serves every database, and LIKE's "_"
  * and the character lengths depend on it).
  *
  * No evaluation can raise: the compiler refuses a LIKE pattern that ends
  * with its escape character (the only error of textlike and texticlike,
- * raised only when matching reaches it) and collations that these
- * functions reject.
+ * raised only when matching reaches it), a negative substr length and
+ * collations that these functions reject.
+ *
+ * The text-valued functions (lower, upper, substr, left, right) give
+ * each string the code of their result, interned into the same
+ * dictionary, so their values are codes like the columns' (group keys
+ * decode them through it).  The dictionary grows while a table is
+ * evaluated; a table covers the codes the dictionary held when its bind
+ * began, which are all the codes of the data (a result's code is only
+ * ever a value, never looked up).
  *
  *-------------------------------------------------------------------------
  */
@@ -60,6 +69,7 @@ typedef struct MemoTable
 	uint16		flags;
 	Oid			collation;
 	int32		encoding;
+	int32		iarg[2];
 	char	   *arg;			/* the constant's bytes (NULL: none) */
 	int			arglen;
 	int64		ncodes;			/* strings evaluated: codes 0..ncodes-1 */
@@ -175,6 +185,34 @@ evaluate(GdbTableMemo *memo, MemoTable *t, GdbDictionary *dict, int64 from,
 			case GDB_TFN_OCTET_LENGTH:
 				v = len;
 				break;
+			case GDB_TFN_LOWER:
+			case GDB_TFN_UPPER:
+			case GDB_TFN_SUBSTR:
+			case GDB_TFN_LEFT:
+			case GDB_TFN_RIGHT:
+				{
+					Datum		d = PointerGetDatum(s);
+					text	   *res;
+
+					if (t->fn == GDB_TFN_LOWER)
+						d = DirectFunctionCall1Coll(lower, coll, d);
+					else if (t->fn == GDB_TFN_UPPER)
+						d = DirectFunctionCall1Coll(upper, coll, d);
+					else if (t->fn == GDB_TFN_SUBSTR && (t->flags & GDB_TF_NOLEN))
+						d = DirectFunctionCall2(text_substr_no_len, d,
+												Int32GetDatum(t->iarg[0]));
+					else if (t->fn == GDB_TFN_SUBSTR)
+						d = DirectFunctionCall3(text_substr, d,
+												Int32GetDatum(t->iarg[0]),
+												Int32GetDatum(t->iarg[1]));
+					else
+						d = DirectFunctionCall2(t->fn == GDB_TFN_LEFT ? text_left : text_right,
+												d, Int32GetDatum(t->iarg[0]));
+					/* the result's code, added to the dictionary if new */
+					res = DatumGetTextPP(d);
+					v = gdb_dict_intern(dict, VARDATA_ANY(res), VARSIZE_ANY_EXHDR(res));
+				}
+				break;
 		}
 		if (GDB_TFN_IS_MAP(t->fn))
 			t->words[code] = (uint64) v;
@@ -211,6 +249,7 @@ memo_table(GdbTableMemo *memo, const GdbCodeTable *d, const char *arg,
 		t = memo->tables[i];
 		if (t->fn == d->fn && t->flags == d->flags &&
 			t->collation == d->collation && t->encoding == d->encoding &&
+			t->iarg[0] == d->iarg[0] && t->iarg[1] == d->iarg[1] &&
 			(t->arg != NULL) == (arg != NULL) && t->arglen == arglen &&
 			(arg == NULL || memcmp(t->arg, arg, arglen) == 0))
 			return t;
@@ -236,6 +275,8 @@ memo_table(GdbTableMemo *memo, const GdbCodeTable *d, const char *arg,
 	t->flags = d->flags;
 	t->collation = d->collation;
 	t->encoding = d->encoding;
+	t->iarg[0] = d->iarg[0];
+	t->iarg[1] = d->iarg[1];
 	if (arg)
 	{
 		t->arg = MemoryContextAlloc(memo->mcxt, Max(arglen, 1));
@@ -374,7 +415,8 @@ gdb_tables_server_ok(const GdbRequest *req)
 	uint32		j;
 
 	for (j = 0; j < req->ntables && j < GDB_MAX_CODE_TABLES; j++)
-		if (req->tables[j].fn == GDB_TFN_ILIKE &&
+		if ((req->tables[j].fn == GDB_TFN_ILIKE || req->tables[j].fn == GDB_TFN_LOWER ||
+			 req->tables[j].fn == GDB_TFN_UPPER) &&
 			!(req->tables[j].flags & GDB_TF_CTYPE_C))
 			return false;
 	return true;
@@ -398,7 +440,7 @@ gdb_tables_bind_server(GdbTableMemo *memo, GdbDictionary *dict,
 	}
 	if (!gdb_tables_server_ok(req))
 	{
-		snprintf(errbuf, errlen, "ILIKE under a collation whose LC_CTYPE is not C");
+		snprintf(errbuf, errlen, "ILIKE, lower or upper under a collation whose LC_CTYPE is not C");
 		return false;
 	}
 	for (j = 0; j < req->ntables; j++)
