@@ -472,7 +472,8 @@ gdb_cuda_store_scatter(GdbCudaExec *exec, GdbStore *store, uint32_t col,
  * (result, order, statistics, errors) over all stored rows, run on the
  * resident buffer with gdb_groupby_on_device (which runs every operator:
  * SELECT and SORT requests too): nothing of the store is copied, so
- * stats->bytes_to_device counts only the filter program.  Extra
+ * stats->bytes_to_device counts only the filter program (and the code
+ * tables with their view's header, for a request that has some).  Extra
  * errors: GDB_ERR_BAD_REQUEST (NULL or CPU store, exec on another device),
  * GDB_ERR_DEVICE (store or exec lost in a device reset).
  */

@@ -50,6 +50,8 @@ enum GdbScratchSlot
 	GDB_SCR_EXPRS,				/* computed columns: the view's header, then
 								 * values and NULL flags per column */
 	GDB_SCR_EPROGRAM,			/* filter + computed columns' programs */
+	GDB_SCR_TABLES,				/* code tables: a view's header, then the
+								 * tables' words (code_tables.cu) */
 	GDB_SCR__COUNT
 };
 
@@ -262,6 +264,19 @@ unsigned	gdb_blocks(const GdbCudaExec *ex, uint64_t n);
  */
 int			gdb_phase_begin(GdbRun *r, int phase, GdbError *err);
 int			gdb_phase_end(GdbRun *r, GdbError *err);
+
+/*
+ * gdb_attach_tables (code_tables.cu): for a request with code tables
+ * (req->ntables > 0), before any other step: copy the input in first if
+ * r->copy_src (then r->copy_src is NULL), copy req's ntable_words words
+ * from req->table_words (host memory) into the TABLES scratch, and make
+ * *view (host) a view of r->input whose table slots point at them
+ * (gdb_batch_attach_tables), with its device copy at the head of that
+ * scratch; r->input and r->d_in then describe the view.  Queues the
+ * copies without waiting (phase TRANSFER_IN; counted in r->to_device).
+ * Returns GDB_OK or the failed CUDA call's status.
+ */
+int			gdb_attach_tables(GdbRun *r, GdbBatch *view, GdbError *err);
 
 /*
  * gdb_compute_columns (computed_columns.cu): step 2 of the request

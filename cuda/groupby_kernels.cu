@@ -1160,6 +1160,7 @@ gdb_groupby_on_device(GdbCudaExec *exec, const GdbRequest *req,
 	GdbError	dummy;
 	GdbRun		run;
 	GdbBatch	view;			/* with computed columns (step 2) */
+	GdbBatch	tview;			/* with the code tables */
 	int			st;
 
 	if (err == NULL)
@@ -1188,6 +1189,8 @@ gdb_groupby_on_device(GdbCudaExec *exec, const GdbRequest *req,
 	run.nrows = header->nrows;
 	/* the row-sized scratch of every operator, then its own pipeline */
 	st = gdb_run_row_scratch(&run, err);
+	if (st == GDB_OK && req->ntables > 0)
+		st = gdb_attach_tables(&run, &tview, err);
 	if (st == GDB_OK && req->nexprs > 0)
 		st = gdb_compute_columns(&run, &view, err);
 	if (st == GDB_OK && req->oper == GDB_OPER_GROUPBY)

@@ -616,7 +616,7 @@ SELECT gdb_try($q$SELECT * FROM gpu_groupby('btext', 'g', 'count(*)', 't = 1') A
 SELECT gdb_try($q$SELECT * FROM gpu_groupby('btext', 'g', 'count(*)', 't = ''a'' COLLATE "C"') AS t(g int4, n bigint)$q$);
 SELECT gdb_try($q$SELECT * FROM gpu_groupby('btext', 'g', 'count(*)', 't = ''a'' COLLATE "no_such_collation"') AS t(g int4, n bigint)$q$);
 SELECT gdb_try($q$SELECT * FROM gpu_groupby('btext', 'g', 'count(*)', 't || ''x'' = ''x''') AS t(g int4, n bigint)$q$);
-SELECT gdb_try($q$SELECT * FROM gpu_groupby('btext', 'g', 'count(*)', 'length(t) > 0') AS t(g int4, n bigint)$q$);
+SELECT gdb_try($q$SELECT * FROM gpu_groupby('btext', 'g', 'count(*)', 'ascii(t) > 0') AS t(g int4, n bigint)$q$);
 SELECT gdb_try($q$SELECT * FROM gpu_groupby('btext', 'g', 'max(t)') AS t(g int4, m text)$q$);
 SELECT gdb_try($q$SELECT * FROM gpu_groupby('btext', 'g', 'sum(v)') AS t(g int4, m text)$q$);
 

@@ -130,6 +130,10 @@ SELECT q, d.* FROM (VALUES
   ('SELECT sum(l_extendedprice::int) FROM lineitem')
 ) v(q), LATERAL gpu_diff(q) d;
 
+-- count(DISTINCT) and mode with an expression group key: their histogram
+-- requests carry the request's computed columns
+SELECT * FROM gpu_diff($$SELECT l_orderkey % 3, count(DISTINCT l_returnflag), mode() WITHIN GROUP (ORDER BY l_linestatus) FROM lineitem GROUP BY 1$$);
+
 -- GpuSort: expression sort keys and target columns computed on the device
 -- (ordered comparison, row by row); a target expression that can raise is
 -- computed for every selected row, as PostgreSQL's plan computes it below

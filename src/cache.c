@@ -1251,6 +1251,16 @@ gdb_cache_groupby(GdbQuery *q, GdbStats *stats, int *cache_state)
 	}
 
 	/*
+	 * the server evaluates text operations without the catalog: not ILIKE
+	 * under a collation whose LC_CTYPE is not C (text_tables.c)
+	 */
+	if (!gdb_tables_server_ok(q->req))
+	{
+		*cache_state = GDB_CACHE_TEXT_COLLATION;
+		return NULL;
+	}
+
+	/*
 	 * Serializable snapshot isolation needs a predicate lock on what the
 	 * query read and a check of every row version a concurrent transaction
 	 * wrote that the snapshot does not see (heapam's
@@ -1287,8 +1297,7 @@ gdb_cache_groupby(GdbQuery *q, GdbStats *stats, int *cache_state)
 	{
 		int32		src = gdb_request_result_source(q->req, (uint32) i);
 
-		cq->key_is_text[i] = src >= 0 && src < q->cs.ncols &&
-			gdb_type_class(q->cs.typids[src]) == GDB_TYPE_TEXT;
+		cq->key_is_text[i] = gdb_column_is_text(&q->cs, src);
 	}
 	cq->req = *q->req;
 	initStringInfo(&xids);

@@ -216,7 +216,7 @@ gdb_cpu_validate_batch(const GdbBatch *batch, GdbError *err)
 static int
 gdb_value_col_ok(const GdbBatch *b, int32_t col)
 {
-	if (col >= GDB_MAX_COLUMNS && col < GDB_MAX_BATCH_COLS)
+	if (col >= GDB_MAX_COLUMNS && col < GDB_EXPR_COL(GDB_MAX_EXPRS))
 		return b->cols[col].has_nulls == 1 &&
 			b->cols[col].kind != GDB_KIND_STATE;
 	return col >= 0 && (uint32_t) col < b->ncols &&
@@ -229,12 +229,15 @@ gdb_value_col_ok(const GdbBatch *b, int32_t col)
  * depth at every instruction that is the same along every path, never
  * underflows, never exceeds GDB_MAX_STACK and is 1 at the end; no unbound
  * text constant (PUSH_TEXT, stack effect +1 like every push, must have been
- * replaced by gdb_request_bind_text).  With these, gdb_vm_eval cannot read
- * or write outside its stack or the batch, and never meets PUSH_TEXT.
+ * replaced by gdb_request_bind_text); TEXT_IN_SET and TEXT_MAP name a
+ * code table of req of their kind (bit or word table; the tables are
+ * checked by gdb_validate_tables).  With these, gdb_vm_eval cannot read
+ * or write outside its stack, the batch or the tables, and never meets
+ * PUSH_TEXT.
  */
 static int
-gdb_validate_code(const GdbInstr *code, int n, const GdbBatch *b,
-				  GdbError *err)
+gdb_validate_code(const GdbRequest *req, const GdbInstr *code, int n,
+				  const GdbBatch *b, GdbError *err)
 {
 	int			depth[GDB_MAX_INSTR + 1];
 	int			pc;
@@ -323,6 +326,17 @@ gdb_validate_code(const GdbInstr *code, int n, const GdbBatch *b,
 										 "filter instruction %d has scale %lld (0 to 18)",
 										 pc, (long long) in->ival);
 				break;
+			case GDB_OP_TEXT_IN_SET:
+			case GDB_OP_TEXT_MAP:
+				if (in->arg < 0 || (uint32_t) in->arg >= req->ntables ||
+					GDB_TFN_IS_MAP(req->tables[in->arg].fn) !=
+					(in->op == GDB_OP_TEXT_MAP))
+					return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
+										 "filter instruction %d reads code table %d, not a %s table of the request's %u",
+										 pc, (int) in->arg,
+										 in->op == GDB_OP_TEXT_MAP ? "word" : "bit",
+										 (unsigned) req->ntables);
+				break;
 			case GDB_OP_TS_TRUNC:
 			case GDB_OP_DATE_PART:
 				if (in->arg < 0 || in->arg > GDB_FIELD_EPOCH)
@@ -362,11 +376,49 @@ gdb_validate_code(const GdbInstr *code, int n, const GdbBatch *b,
 	return GDB_OK;
 }
 
+/*
+ * The code tables: at most GDB_MAX_CODE_TABLES, known functions, each
+ * table's words (GDB_TABLE_WORDS from word_off) within the ntable_words
+ * words at table_words, which must be set when there are any.
+ */
+static int
+gdb_validate_tables(const GdbRequest *req, GdbError *err)
+{
+	uint32_t	j;
+
+	if (req->ntables > GDB_MAX_CODE_TABLES)
+		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
+							 "request has %u code tables (at most %d)",
+							 (unsigned) req->ntables, GDB_MAX_CODE_TABLES);
+	if (req->ntable_words > 0 && req->table_words == NULL)
+		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
+							 "request has %llu code table words but no address for them",
+							 (unsigned long long) req->ntable_words);
+	for (j = 0; j < req->ntables; j++)
+	{
+		const GdbCodeTable *t = &req->tables[j];
+
+		if (t->fn > GDB_TFN_LAST)
+			return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
+								 "code table %u has unknown function %u",
+								 j, (unsigned) t->fn);
+		if (t->ncodes > ((uint64_t) 1 << 48) ||
+			t->word_off > req->ntable_words ||
+			GDB_TABLE_WORDS(t) > req->ntable_words - t->word_off)
+			return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
+								 "code table %u (%llu codes from word %llu) is not within the %llu words",
+								 j, (unsigned long long) t->ncodes,
+								 (unsigned long long) t->word_off,
+								 (unsigned long long) req->ntable_words);
+	}
+	return GDB_OK;
+}
+
 /* The filter program: over the stored columns only. */
 static int
 gdb_validate_program(const GdbRequest *req, const GdbBatch *b, GdbError *err)
 {
-	return gdb_validate_code(req->program, (int) req->ninstr, b, err);
+	return gdb_validate_code(req, req->program, (int) req->ninstr, b, err);
 }
 
 /*
@@ -403,7 +455,7 @@ gdb_validate_exprs(const GdbRequest *req, const GdbBatch *input,
 								 "computed column %u's program [%u, +%u) is not within the %u instructions",
 								 j, (unsigned) e->start, (unsigned) e->len,
 								 (unsigned) req->neinstr);
-		st = gdb_validate_code(&req->eprogram[e->start], (int) e->len, input, err);
+		st = gdb_validate_code(req, &req->eprogram[e->start], (int) e->len, input, err);
 		if (st != GDB_OK)
 			return st;
 		shape->cols[GDB_EXPR_COL(j)].kind = e->kind;
@@ -418,7 +470,8 @@ gdb_validate_exprs(const GdbRequest *req, const GdbBatch *input,
  * within total_bytes, nrows <= capacity), limits (keys, aggregates,
  * instructions), key columns (in range, INT64 or FLOAT64), aggregate input
  * columns (kind matching the aggregate kind; STATE columns when
- * input_is_states; -1 for count(*) on values), the filter program (see
+ * input_is_states; -1 for count(*) on values), the code tables (within
+ * the words at table_words: gdb_validate_tables), the filter program (see
  * gdb_validate_program; an unbound PUSH_TEXT is "unbound text constant")
  * and, for GROUPBY, the order: at most GDB_MAX_SORT_KEYS sort keys, each
  * naming a result column (a group key, or an aggregate of an orderable
@@ -439,6 +492,9 @@ gdb_cpu_validate_request(const GdbRequest *req, const GdbBatch *input,
 	if (req == NULL)
 		return gdb_error_set(err, GDB_ERR_BAD_REQUEST, "request is NULL");
 	st = gdb_validate_batch(input, err);
+	if (st != GDB_OK)
+		return st;
+	st = gdb_validate_tables(req, err);
 	if (st != GDB_OK)
 		return st;
 	/* the operator reads stored and computed columns; the filter only stored */
@@ -552,7 +608,7 @@ gdb_cpu_validate_request(const GdbRequest *req, const GdbBatch *input,
 			continue;
 		}
 		if (col < 0 || ((uint32_t) col >= input->ncols &&
-						!(col >= GDB_MAX_COLUMNS && col < GDB_MAX_BATCH_COLS &&
+						!(col >= GDB_MAX_COLUMNS && col < GDB_EXPR_COL(GDB_MAX_EXPRS) &&
 						  input->cols[col].has_nulls == 1)))
 			return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 								 "aggregate %u names column %d of the %u-column batch",
@@ -582,7 +638,9 @@ gdb_cpu_validate_request(const GdbRequest *req, const GdbBatch *input,
  * gdb_cpu_select_rows: the start every CPU operator shares: validate req
  * against input (gdb_cpu_validate_request), then run the filter program
  * over every row in row order and, for each selected row, the program of
- * each computed column (gdb_batch_view); *sel receives a malloc'd array
+ * each computed column (gdb_batch_view), both reading req's code tables
+ * at req->table_words (gdb_batch_attach_tables on a copy of input's
+ * header); *sel receives a malloc'd array
  * (room for input->nrows ids; the caller frees it, and with it the
  * computed columns) of the rows for which the filter is TRUE, *nsel their
  * count, *view the batch the operator reads: input itself without
@@ -608,6 +666,8 @@ gdb_cpu_select_rows(const GdbRequest *req, const GdbBatch *input,
 	uint32_t	kinds[GDB_MAX_EXPRS];
 	uint32_t	j;
 	int			st;
+	GdbBatch	hdr;			/* input's header with the code tables */
+	const GdbBatch *prog_hdr = input;
 
 	*sel = NULL;
 	*nsel = 0;
@@ -615,6 +675,13 @@ gdb_cpu_select_rows(const GdbRequest *req, const GdbBatch *input,
 	st = gdb_cpu_validate_request(req, input, err);
 	if (st != GDB_OK)
 		return st;
+	if (req->ntables > 0)
+	{
+		/* the programs read the tables through slots of input's header */
+		hdr = *input;
+		gdb_batch_attach_tables(&hdr, input, req, req->table_words);
+		prog_hdr = &hdr;
+	}
 	if (n > SIZE_MAX / 64)
 		return gdb_error_set(err, GDB_ERR_OUT_OF_MEMORY,
 							 "batch of %llu rows is too large for this host",
@@ -652,7 +719,7 @@ gdb_cpu_select_rows(const GdbRequest *req, const GdbBatch *input,
 		if (req->ninstr > 0)
 		{
 			int			rst = GDB_OK;
-			int			r = gdb_vm_eval(req->program, (int) req->ninstr, input,
+			int			r = gdb_vm_eval(req->program, (int) req->ninstr, prog_hdr,
 										input, row, &rst);
 
 			if (rst != GDB_OK)
@@ -669,7 +736,7 @@ gdb_cpu_select_rows(const GdbRequest *req, const GdbBatch *input,
 			const GdbExprSpec *e = &req->exprs[j];
 			GdbValue	val;
 			int			rst = gdb_vm_value(&req->eprogram[e->start], (int) e->len,
-										   input, input, row, &val);
+										   prog_hdr, input, row, &val);
 
 			if (rst != GDB_OK)
 			{

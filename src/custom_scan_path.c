@@ -313,6 +313,7 @@ device_prefix_of(Relation rel, List *ordered, bool error_free, const char **why)
 	{
 		Expr	   *clause = lfirst_node(RestrictInfo, lc)->clause;
 
+		req->ntables = 0;		/* as a request of this clause alone */
 		if (!gdb_compile_quals(list_make1(clause), rel, &cs, req, "GpuScan",
 							   true, &reason))
 		{
@@ -331,6 +332,7 @@ device_prefix_of(Relation rel, List *ordered, bool error_free, const char **why)
 	while (k > 0)
 	{
 		memset(&cs, 0, sizeof(cs));
+		req->ntables = 0;
 		if (gdb_compile_quals(clauses, rel, &cs, req, "GpuScan", true, &reason))
 			break;
 		*why = reason;
@@ -893,6 +895,18 @@ try_gpuagg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 	/* every qual on the device */
 	if (!all_quals_on_device(root, input_rel, rte->relid, &attnums, &device, &why))
 		goto refused;
+
+	/*
+	 * the code tables of the text operations of keys, arguments and quals
+	 * together (each part was compiled alone)
+	 */
+	if (gdb_text_operations((Node *) key_vars) + gdb_text_operations((Node *) aggrefs) +
+		gdb_text_operations((Node *) device) > GDB_MAX_CODE_TABLES)
+	{
+		why = psprintf("more than %d text operations (LIKE, text comparisons, lengths, text functions) in one request",
+					   GDB_MAX_CODE_TABLES);
+		goto refused;
+	}
 	/* each histogram aggregate: at most one more group-by, one key more */
 	work = 1.0 + list_length(aggrefs) / 4.0 + list_length(keys) +
 		nhist * (2.0 + list_length(keys));

@@ -267,14 +267,20 @@ executor_start(GdbExecutor *ex, const GdbRequest *req, const GdbBatch *input,
 	if (ex->use_gpu)
 	{
 		ExecBuffer *b;
-		GdbMsgPart	part = {(const char *) req, sizeof(GdbRequest)};
+
+		/* the request, then its code tables' words (see GDB_MSG_GROUPBY) */
+		GdbMsgPart	parts[2] = {
+			{(const char *) req, sizeof(GdbRequest)},
+			{(const char *) req->table_words, req->ntable_words * sizeof(uint64)}
+		};
 
 		for (b = (ExecBuffer *) ex->buffers; b; b = b->next)
 			if (b->ptr == (void *) input)
 				break;
 		if (b == NULL)
 			elog(ERROR, "gpudb: batch not in shared memory");
-		gdb_server_send(GDB_MSG_GROUPBY, &part, 1, b->fd);
+		gdb_server_send(GDB_MSG_GROUPBY, parts, req->ntable_words > 0 ? 2 : 1,
+						b->fd);
 	}
 	else
 	{

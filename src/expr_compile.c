@@ -767,9 +767,10 @@ gdb_columnset_add_expr(GdbColumnSet *cs, Relation rel, Node *expr,
 	fc.fname = fname;
 	fc.code = &req->eprogram[req->neinstr];
 	fc.maxinstr = GDB_MAX_EXPR_INSTR - (int) req->neinstr;
-	if (cls == GDB_TYPE_UNSUPPORTED || cls == GDB_TYPE_TEXT)
+	fc.req = req;
+	if (cls == GDB_TYPE_UNSUPPORTED || (cls == GDB_TYPE_TEXT && !fc_text_valued(expr)))
 		fc_unsupported(&fc, psprintf("an expression of type %s", format_type_be(type)),
-					   "Computed columns may be numbers, booleans, dates and timestamps.",
+					   "Computed columns may be numbers, booleans, dates and timestamps, or lower, upper, substr, left or right of a text column.",
 					   exprLocation(expr));
 	if (type == NUMERICOID)
 	{
@@ -809,7 +810,8 @@ gdb_columnset_add_expr(GdbColumnSet *cs, Relation rel, Node *expr,
 	/* a numeric value of scale s: carried as a numeric(18, s) column */
 	cs->typmods[col] = type == NUMERICOID ?
 		(int32) (((GDB_NUMERIC_MAX_PRECISION << 16) | scale) + VARHDRSZ) : -1;
-	cs->collations[col] = InvalidOid;
+	/* a text value (fc_text_valued): codes of cs->dict, of its collation */
+	cs->collations[col] = cls == GDB_TYPE_TEXT ? exprCollation(expr) : InvalidOid;
 	cs->nulls_only[col] = false;
 	cs->rank_of[col] = 0;
 	return col;

@@ -26,6 +26,8 @@ typedef struct FilterCompiler
 	const char *fname;			/* the calling SQL function, for messages */
 	GdbInstr   *code;			/* req->program, or a computed column's part
 								 * of req->eprogram */
+	GdbRequest *req;			/* the request: its code tables
+								 * (string_compile.c) */
 	int			maxinstr;		/* room at code (0: GDB_MAX_INSTR) */
 	Node	   *case_arg;		/* the CASE arg a CaseTestExpr stands for */
 	int			varno;			/* range table index of rel's Vars; 0: any */
@@ -87,6 +89,37 @@ extern bool fc_compile_value_call(FilterCompiler *fc, Oid funcid, List *args,
  * or CaseTestExpr node; false for other node types.
  */
 extern bool fc_compile_value_node(FilterCompiler *fc, Node *node);
+
+/*
+ * string_compile.c: text operations over a code table of the request
+ * (TEXT_IN_SET, TEXT_MAP), evaluated once per dictionary string.
+ *
+ * fc_string_function: is funcid one of them (LIKE, ILIKE and their
+ * negations on text, varchar and char(n); starts_with; <, <=, >, >= and
+ * the ~<~ family against a text constant; length, char_length,
+ * octet_length; lower, upper, substr, left and right, whose values are
+ * the codes of their results)?  Never raises.
+ *
+ * fc_compile_string_call: emit funcid(args) when fc_string_function
+ * says so and return true; false for any other function.  Raises 0A000
+ * (fc_unsupported) for such an operation that cannot run on the device:
+ * an operand that is not a text column (or a char(n) column cast to
+ * text) or whose other operand is not a constant, a nondeterministic
+ * collation, a comparison under a collation other than C or POSIX, a
+ * LIKE pattern ending with its escape character; 42P22 for ILIKE or
+ * starts_with without a collation; 54000 past GDB_MAX_CODE_TABLES.
+ */
+extern bool fc_string_function(Oid funcid);
+
+/*
+ * fc_text_valued: is expr (below relabelling) a call of a text-valued
+ * function that string_compile.c computes (lower, upper, substr, left,
+ * right of a column): a computed column of dictionary codes?  Never
+ * raises.
+ */
+extern bool fc_text_valued(Node *expr);
+extern bool fc_compile_string_call(FilterCompiler *fc, Oid funcid, List *args,
+								   Oid inputcollid, int location);
 
 /*
  * fc_compile_numeric_at: emit numeric expression node rescaled to scale

@@ -78,8 +78,11 @@
 	"integers; comparisons; AND, OR, NOT; IS [NOT] NULL, IS [NOT] TRUE, " \
 	"FALSE or UNKNOWN; IS [NOT] DISTINCT FROM; IN, = ANY and <> ALL with " \
 	"constant lists; = or <> between a text column and a text column " \
-	"or constant; and comparisons of a numeric(p,s) column (p <= 18) with " \
-	"a constant or a numeric column of the same scale."
+	"or constant; LIKE, ILIKE and starts_with of a text column with a " \
+	"constant pattern, and <, <=, >, >= with a text constant in the C " \
+	"collation; length and octet_length of a text column; and " \
+	"comparisons of a numeric(p,s) column (p <= 18) with a constant or a " \
+	"numeric column of the same scale."
 
 /* Stack effect of every opcode, from the shared X-macro list. */
 static const int8 gdb_op_effect[GDB_OP__COUNT] = {
@@ -588,7 +591,9 @@ compile_call(FilterCompiler *fc, Oid funcid, Oid opno, List *args,
 	AclResult	aclresult;
 	ListCell   *lc;
 
-	if (m == NULL && fc_compile_value_call(fc, funcid, args, location))
+	if (m == NULL &&
+		(fc_compile_string_call(fc, funcid, args, inputcollid, location) ||
+		 fc_compile_value_call(fc, funcid, args, location)))
 	{
 		/* the executor checks EXECUTE on every function it will call */
 		aclresult = pg_proc_aclcheck(funcid, GetUserId(), ACL_EXECUTE);
@@ -743,7 +748,8 @@ compile_saop(FilterCompiler *fc, ScalarArrayOpExpr *saop)
 	List	   *jumps = NIL;
 
 	set_sa_opfuncid(saop);
-	if (lookup_func(saop->opfuncid) == NULL)
+	if (lookup_func(saop->opfuncid) == NULL &&
+		!fc_string_function(saop->opfuncid))
 		fc_unsupported(fc, psprintf("operator %s", format_operator(saop->opno)),
 					NULL, saop->location);
 	if (!IsA(right, Const))
@@ -1225,6 +1231,7 @@ gdb_compile_filter(const char *filter, Relation rel, GdbColumnSet *cs,
 	fc.filter = filter;
 	fc.fname = fname;
 	fc.code = req->program;
+	fc.req = req;
 	errcallback.callback = filter_error_callback;
 	errcallback.arg = &fc;
 	errcallback.previous = error_context_stack;
@@ -1336,8 +1343,10 @@ compile_quals(FilterCompiler *fc, List *quals)
  * cs receives the columns read (text constants go into cs->dict).  With
  * soft, a construct outside the supported set (the errors 0A000, 54000,
  * 42P22 and 42501 of gdb_compile_filter) makes it return false with *why
- * set to the reason, leaving req, cs and the caller's state as they were
- * before any instruction was kept; other errors propagate.  Without soft,
+ * set to the reason, leaving req (its code tables included), cs and the
+ * caller's state as they were before any instruction was kept; other
+ * errors propagate.  Text operations add code tables to req (see
+ * string_compile.c); compiling the same quals again reuses them.  Without soft,
  * those errors are raised.  Returns true when compiled.  Nothing is
  * evaluated: the planner has folded constants already.
  */
@@ -1348,6 +1357,7 @@ gdb_compile_quals(List *quals, Relation rel, GdbColumnSet *cs,
 	FilterCompiler fc;
 	MemoryContext oldcxt = CurrentMemoryContext;
 	GdbColumnSet saved_cs = *cs;
+	uint32		saved_ntables = req->ntables;
 	volatile bool ok = true;
 
 	memset(&fc, 0, sizeof(fc));
@@ -1357,6 +1367,7 @@ gdb_compile_quals(List *quals, Relation rel, GdbColumnSet *cs,
 	fc.filter = "";
 	fc.fname = fname;
 	fc.code = req->program;
+	fc.req = req;
 	if (!soft)
 	{
 		compile_quals(&fc, quals);
@@ -1388,6 +1399,7 @@ gdb_compile_quals(List *quals, Relation rel, GdbColumnSet *cs,
 	{
 		*cs = saved_cs;
 		req->ninstr = 0;
+		req->ntables = saved_ntables;
 		return false;
 	}
 	req->ninstr = (uint32) fc.ninstr;

@@ -457,10 +457,21 @@ serve(int s)
 			}
 			break;
 		case GDB_MSG_GROUPBY:
-			if (hdr.payload_len < sizeof(GdbRequest))
-				srv_reply_error(s, GDB_ERR_BAD_REQUEST, "malformed request");
-			else
-				handle_groupby(s, (GdbRequest *) payload, fd);
+			{
+				GdbRequest *req = (GdbRequest *) payload;
+
+				/* the request, then exactly its code tables' words */
+				if (hdr.payload_len < sizeof(GdbRequest) ||
+					req->ntable_words > (hdr.payload_len - sizeof(GdbRequest)) / sizeof(uint64) ||
+					hdr.payload_len - sizeof(GdbRequest) != req->ntable_words * sizeof(uint64))
+					srv_reply_error(s, GDB_ERR_BAD_REQUEST, "malformed request");
+				else
+				{
+					req->table_words = req->ntable_words > 0 ?
+						(const uint64 *) (payload + sizeof(GdbRequest)) : NULL;
+					handle_groupby(s, req, fd);
+				}
+			}
 			break;
 		case GDB_MSG_CACHE_CREATE:
 			srv_handle_cache_create(s, payload, hdr.payload_len);

@@ -95,6 +95,56 @@ extern int64 gdb_dict_size(GdbDictionary *dict);
  */
 extern const int64 *gdb_dict_ranks(GdbDictionary *dict);
 
+/* ---- text_tables.c: text operations evaluated once per string ---- */
+
+/*
+ * The words of code tables (GdbCodeTable, gpudb_device.h) evaluated so
+ * far, by description (operation, constant, collation, encoding), for
+ * one growing dictionary: a query's (or a parallel worker's), or a cached
+ * relation's in the GPU server.  Lives in the memory context current at
+ * creation.
+ */
+typedef struct GdbTableMemo GdbTableMemo;
+
+/* gdb_table_memo_create: an empty memo in the current memory context. */
+extern GdbTableMemo *gdb_table_memo_create(void);
+
+/*
+ * gdb_tables_bind: in a backend, bind req's code tables to dict, whose
+ * strings are the data's (every code of the batch about to run is below
+ * gdb_dict_size(dict)) and whose first strings are the request's text
+ * constants (text_arg): evaluate each table's operation under its
+ * collation for the strings memo has not seen yet, then set each table's
+ * ncodes and word_off, req->ntable_words and req->table_words (words of
+ * the memo, valid until its next bind).  Does nothing but clear the
+ * words for a request without tables.  Raises only what PostgreSQL's
+ * functions raise (out of memory; the compiler refuses the rest) and
+ * elog(ERROR) for a request compiled in another database encoding.  The
+ * text-valued functions add their results to dict.
+ */
+extern void gdb_tables_bind(GdbTableMemo *memo, GdbDictionary *dict,
+							GdbRequest *req);
+
+/*
+ * gdb_tables_server_ok: can the GPU server, which has no catalog, bind
+ * every code table of req (no ILIKE, lower or upper under a collation
+ * whose LC_CTYPE is not C)?  Never raises.
+ */
+extern bool gdb_tables_server_ok(const GdbRequest *req);
+
+/*
+ * gdb_tables_bind_server: gdb_tables_bind in the GPU server, over a
+ * cached relation's dictionary dict (NULL: no strings), the constants
+ * being consts[0..nconsts) (the query's text constants, in PUSH_TEXT
+ * numbering), each operation run under the C collation and the table's
+ * encoding (see text_tables.c).  Returns false with a message in errbuf
+ * instead of raising (a table the server cannot evaluate, a constant out
+ * of range, an error of the evaluation).
+ */
+extern bool gdb_tables_bind_server(GdbTableMemo *memo, GdbDictionary *dict,
+								   GdbRequest *req, const text *const *consts,
+								   uint32 nconsts, char *errbuf, size_t errlen);
+
 /* ---- heap_batch.c: the columns a request reads ---- */
 
 /* How a column's PostgreSQL type maps to a batch column. */
@@ -265,6 +315,14 @@ extern int	gdb_column_numeric_scale(const GdbColumnSet *cs, int col);
 extern uint32 gdb_column_kind(const GdbColumnSet *cs, int col);
 
 /*
+ * gdb_column_is_text: does batch column col of cs (a stored column, or a
+ * computed one: GDB_EXPR_COL) hold dictionary codes of cs->dict (text,
+ * varchar or char(n) values, not read for NULL-ness only)?  false for an
+ * index that names no column.  Never raises.
+ */
+extern bool gdb_column_is_text(const GdbColumnSet *cs, int32 col);
+
+/*
  * gdb_value_to_datum: turn a batch value back into a Datum of typid
  * (int64 payload for INT/BOOL/DATETIME/TEXT/NUMERIC classes, float64 for
  * FLOAT; a numeric with the column's scale as display scale).
@@ -356,6 +414,9 @@ extern bool gdb_compile_quals(List *quals, Relation rel, GdbColumnSet *cs,
  * (Vars of any varno): the column itself for a plain column, else a
  * computed column of req (gpudb_device.h), compiled once per distinct
  * expression, whose program reads the columns it needs (added to cs).
+ * A text-valued expression (lower, upper, substr, left or right of a
+ * column: string_compile.c) is a computed column of codes of cs->dict, of
+ * the expression's type and collation.
  * Raises 0A000 naming what the device cannot compute (a type, a function,
  * a numeric of varying scale), 54000 past GDB_MAX_EXPRS or the program
  * limits; fname names the node or SQL function in messages.
@@ -369,6 +430,16 @@ extern int	gdb_columnset_add_expr(GdbColumnSet *cs, Relation rel, Node *expr,
  * *why set to the reason when not; other errors propagate.
  */
 extern bool gdb_expr_supported(Node *expr, Relation rel, char **why);
+
+/*
+ * gdb_text_operations (string_compile.c): the text operations of node
+ * that compiling it would turn into code tables (LIKE, ILIKE,
+ * starts_with, text comparisons, lengths: one per call, one per element
+ * of an ANY/ALL array), counted without merging equal ones: an upper
+ * bound the planner holds against GDB_MAX_CODE_TABLES for the parts of a
+ * request that it checks one by one.  Never raises.
+ */
+extern int	gdb_text_operations(Node *node);
 
 /* gdb_program_may_raise: can req's filter program raise an SQL error? */
 extern bool gdb_program_may_raise(const GdbRequest *req);

@@ -48,6 +48,7 @@ extern "C"
 #define GDB_MAX_SORT_KEYS	8		/* sort keys of a SORT request */
 #define GDB_MAX_EXPRS		16		/* computed columns of one request */
 #define GDB_MAX_EXPR_INSTR	1024	/* instructions of all computed columns */
+#define GDB_MAX_CODE_TABLES	16		/* code tables of one request */
 
 /*
  * Computed column j of a request is batch column GDB_EXPR_COL(j): column
@@ -55,7 +56,15 @@ extern "C"
  * a request names them the same way whatever the input's column count.
  */
 #define GDB_EXPR_COL(j)		(GDB_MAX_COLUMNS + (j))
-#define GDB_MAX_BATCH_COLS	(GDB_MAX_COLUMNS + GDB_MAX_EXPRS)
+
+/*
+ * Code table j of a request (see GdbCodeTable) is header slot
+ * GDB_TABLE_COL(j) of the batch a path runs the request over: a slot of
+ * kind GDB_KIND_CODES, which only the opcodes TEXT_IN_SET and TEXT_MAP
+ * read (gdb_batch_attach_tables).
+ */
+#define GDB_TABLE_COL(j)	(GDB_MAX_COLUMNS + GDB_MAX_EXPRS + (j))
+#define GDB_MAX_BATCH_COLS	(GDB_MAX_COLUMNS + GDB_MAX_EXPRS + GDB_MAX_CODE_TABLES)
 
 #define GDB_BATCH_MAGIC		0x47444231u /* "GDB1" */
 #define GDB_BATCH_ALIGN		64		/* every column array starts aligned */
@@ -65,12 +74,16 @@ extern "C"
  * canonical representations: INT64 (int2/int4/int8, bool, date, timestamp,
  * timestamptz, dictionary codes of text) or FLOAT64 (float4, float8; a
  * float4 widens exactly).  STATE columns hold GdbAggState transition states.
+ * CODES is the kind of a code table's header slot only (GDB_TABLE_COL):
+ * values_off locates the table's uint64 words, nulls_off holds the number
+ * of codes it covers; never a stored column.
  */
 typedef enum GdbColumnKind
 {
 	GDB_KIND_INT64 = 0,
 	GDB_KIND_FLOAT64 = 1,
-	GDB_KIND_STATE = 2
+	GDB_KIND_STATE = 2,
+	GDB_KIND_CODES = 3
 } GdbColumnKind;
 
 /* Aggregate transition kinds; avg is sum + count, finished on the host. */
@@ -139,7 +152,8 @@ typedef struct GdbBatch
 	uint64_t	capacity;		/* rows allocated per column */
 	uint64_t	total_bytes;
 	/* [0, ncols): the stored columns; GDB_EXPR_COL(j): computed column j of
-	 * a view (gdb_batch_view), zero in a stored batch */
+	 * a view (gdb_batch_view), zero in a stored batch; GDB_TABLE_COL(j):
+	 * code table j (gdb_batch_attach_tables), zero in a stored batch */
 	GdbColumnDesc cols[GDB_MAX_BATCH_COLS];
 } GdbBatch;
 
@@ -225,7 +239,9 @@ typedef struct GdbBatch
 	X(DATE_ADD_DAYS, -1, 1, "date + b days (width 1: date - b days)") \
 	X(DATE_DIFF,	-1, 1, "date a - date b in days") \
 	X(TS_TRUNC,		 0, 0, "date_trunc(field arg, timestamp a)") \
-	X(DATE_PART,	 0, 0, "field arg of timestamp a (width 1: a is a date); integer result")
+	X(DATE_PART,	 0, 0, "field arg of timestamp a (width 1: a is a date); integer result") \
+	X(TEXT_IN_SET,	 0, 0, "code a in code table arg (a bit per code): boolean; NULL stays NULL") \
+	X(TEXT_MAP,		 0, 0, "code a's word in code table arg (an integer, or a text result's code); NULL stays NULL")
 
 typedef enum GdbOpcode
 {
@@ -313,6 +329,88 @@ typedef struct GdbSortKey
 } GdbSortKey;
 
 /*
+ * What the PostgreSQL side computes for each string of a dictionary to
+ * fill a code table (src/text_tables.c), so that the row-level work on
+ * the device reads codes only.  The device never interprets these: it
+ * reads a bit (TEXT_IN_SET) or a word (TEXT_MAP) per code.
+ *	 LIKE			textlike(s, pattern): bit (bpcharlike is textlike too)
+ *	 ILIKE			texticlike(s, pattern) under the table's collation: bit
+ *	 PREFIX			starts_with(s, prefix), a byte prefix under every
+ *					deterministic collation: bit
+ *	 LT .. GE		s < c, <=, >, >= in byte order (memcmp, then the shorter
+ *					first: the C collation's order): bit
+ *	 CHAR_LENGTH	characters of s in the database encoding: word
+ *	 OCTET_LENGTH	bytes of s: word
+ *	 LOWER, UPPER	lower(s), upper(s) under the table's collation: word,
+ *					the result's code in the same dictionary
+ *	 SUBSTR			substr(s, iarg[0], iarg[1]) (without GDB_TF_NOLEN) or
+ *					substr(s, iarg[0]): word, the result's code
+ *	 LEFT, RIGHT	left(s, iarg[0]), right(s, iarg[0]): word, the code
+ * The argument (pattern, prefix, constant) is the request's text constant
+ * text_arg, numbered as PUSH_TEXT's arg.  The text-valued functions add
+ * their results to the dictionary they are evaluated over.
+ */
+typedef enum GdbTextFn
+{
+	GDB_TFN_LIKE = 0,
+	GDB_TFN_ILIKE,
+	GDB_TFN_PREFIX,
+	GDB_TFN_LT,
+	GDB_TFN_LE,
+	GDB_TFN_GT,
+	GDB_TFN_GE,
+	GDB_TFN_CHAR_LENGTH,
+	GDB_TFN_OCTET_LENGTH,
+	GDB_TFN_LOWER,
+	GDB_TFN_UPPER,
+	GDB_TFN_SUBSTR,
+	GDB_TFN_LEFT,
+	GDB_TFN_RIGHT
+} GdbTextFn;
+
+#define GDB_TFN_LAST GDB_TFN_RIGHT
+
+/* Does fn give a word per code (TEXT_MAP) rather than a bit (TEXT_IN_SET)? */
+#define GDB_TFN_IS_MAP(fn) ((fn) >= GDB_TFN_CHAR_LENGTH)
+
+/* Is fn's word the code of a string (a text-valued function)? */
+#define GDB_TFN_IS_TEXT(fn) ((fn) >= GDB_TFN_LOWER)
+
+/* GdbCodeTable.flags */
+#define GDB_TF_RTRIM		0x1 /* s loses its trailing blanks first (a char(n)
+								 * value as text, or compared as bpchar) */
+#define GDB_TF_CTYPE_C		0x2 /* the collation's LC_CTYPE is C (ILIKE, lower
+								 * and upper fold ASCII only: the GPU server
+								 * can evaluate them) */
+#define GDB_TF_NOLEN		0x4 /* SUBSTR without a length */
+
+/*
+ * One code table of a request: fn of every dictionary string, as a bit
+ * (TEXT_IN_SET) or a word (TEXT_MAP) per code.  fn, flags, text_arg,
+ * collation and encoding are set when the request is compiled; ncodes and
+ * word_off when it is bound to the dictionary of the data it runs on
+ * (every code of that data below ncodes): the table's words are
+ * table_words[word_off ..], ncodes / 64 rounded up of them for a bit
+ * table, ncodes for a word table (bit c of a bit table is bit c % 64 of
+ * word c / 64).
+ */
+typedef struct GdbCodeTable
+{
+	uint16_t	fn;				/* GdbTextFn */
+	uint16_t	flags;			/* GDB_TF_* */
+	int32_t		text_arg;		/* text constant (PUSH_TEXT numbering) or -1 */
+	uint32_t	collation;		/* the operation's collation (an Oid) */
+	int32_t		encoding;		/* the database's encoding (pg_enc) */
+	int32_t		iarg[2];		/* integer arguments (SUBSTR, LEFT, RIGHT) */
+	uint64_t	ncodes;			/* bound: codes covered */
+	uint64_t	word_off;		/* bound: first word in table_words */
+} GdbCodeTable;
+
+/* uint64 words of a bound code table. */
+#define GDB_TABLE_WORDS(t) \
+	(GDB_TFN_IS_MAP((t)->fn) ? (t)->ncodes : ((t)->ncodes + 63) / 64)
+
+/*
  * A request.  ninstr == 0 means no filter.  GROUPBY: with input_is_states,
  * the input batch is a result batch (keys, then one STATE column per
  * aggregate) and the aggregates combine states instead of values.
@@ -376,6 +474,19 @@ typedef struct GdbRequest
 	uint32_t	neinstr;		/* instructions used in eprogram */
 	GdbExprSpec exprs[GDB_MAX_EXPRS];
 	GdbInstr	eprogram[GDB_MAX_EXPR_INSTR];
+	/* code tables that TEXT_IN_SET and TEXT_MAP of either program read */
+	uint32_t	ntables;
+	uint32_t	pad2_;
+	GdbCodeTable tables[GDB_MAX_CODE_TABLES];
+	uint64_t	ntable_words;	/* bound: words at table_words */
+
+	/*
+	 * bound: the tables' words in this process's memory.  The only field
+	 * that is an address: a process that receives a copy of the request
+	 * (the GPU server, a parallel worker) points it at its own copy of the
+	 * words, or binds the tables itself; NULL when ntable_words is 0.
+	 */
+	const uint64_t *table_words;
 } GdbRequest;
 
 /*
@@ -387,7 +498,11 @@ typedef struct GdbRequest
  * operator (group-by, select, sort) runs over the stored columns and the
  * computed ones alike, through a view of the batch (gdb_batch_view) in
  * which the computed columns are ordinary columns: same kinds, same NULL
- * flags.  A later step (a join probe) adds columns the same way.
+ * flags.  A later step (a join probe) adds columns the same way.  Both
+ * programs read the request's code tables (TEXT_IN_SET, TEXT_MAP) through
+ * the header slots GDB_TABLE_COL(j), which each path attaches to the
+ * header it runs the programs over (gdb_batch_attach_tables), with the
+ * words copied to the device where the device runs them.
  */
 
 /*
@@ -420,6 +535,44 @@ gdb_batch_view(const GdbBatch *src, const void *src_base, GdbBatch *view,
 		d->has_nulls = 1;
 		d->values_off = (uint64_t) (uintptr_t) vals[c] - (uint64_t) (uintptr_t) view_base;
 		d->nulls_off = (uint64_t) (uintptr_t) nulls[c] - (uint64_t) (uintptr_t) view_base;
+	}
+	/* code tables attached to src stay where they are */
+	for (c = 0; c < GDB_MAX_CODE_TABLES; c++)
+		if (view->cols[GDB_TABLE_COL(c)].kind == GDB_KIND_CODES)
+			view->cols[GDB_TABLE_COL(c)].values_off += delta;
+}
+
+/*
+ * gdb_batch_attach_tables: set the code-table slots of hdr, the header of
+ * a batch (or view) whose offsets are taken from base, for req's bound
+ * tables, whose words lie at words (req->ntable_words of them, in base's
+ * address space: host or device memory): slot GDB_TABLE_COL(j) gets kind
+ * GDB_KIND_CODES, values_off the address of table j's first word less
+ * base (modulo 2^64, as GDB_COL_PTR adds it) and nulls_off the codes it
+ * covers.  The slots of tables past req->ntables are zeroed.  The request
+ * must have passed validation (gdb_cpu_validate_request: every table
+ * within the words).
+ */
+static inline void
+gdb_batch_attach_tables(GdbBatch *hdr, const void *base, const GdbRequest *req,
+						const uint64_t *words)
+{
+	uint32_t	j;
+
+	for (j = 0; j < GDB_MAX_CODE_TABLES; j++)
+	{
+		GdbColumnDesc *d = &hdr->cols[GDB_TABLE_COL(j)];
+
+		d->kind = 0;
+		d->has_nulls = 0;
+		d->values_off = 0;
+		d->nulls_off = 0;
+		if (j >= req->ntables)
+			continue;
+		d->kind = GDB_KIND_CODES;
+		d->values_off = (uint64_t) (uintptr_t) (words + req->tables[j].word_off) -
+			(uint64_t) (uintptr_t) base;
+		d->nulls_off = req->tables[j].ncodes;
 	}
 }
 

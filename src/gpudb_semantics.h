@@ -422,6 +422,24 @@ gdb_vm_step(int op, const GdbInstr *in, GdbValue *push, GdbValue *x, GdbValue *y
 			x->v.i = x->isnull || x->v.i != 0;
 			x->isnull = 0;
 			break;
+		case GDB_OP_TEXT_IN_SET:
+		case GDB_OP_TEXT_MAP:
+			if (!x->isnull)
+			{
+				/* the table's slot: its words and the codes it covers */
+				const GdbColumnDesc *d = &b->cols[GDB_TABLE_COL(in->arg)];
+				const uint64_t *w = GDB_COL_PTR(base, b, GDB_TABLE_COL(in->arg),
+												const uint64_t);
+				uint64_t	c = (uint64_t) x->v.i;
+
+				if (d->kind != GDB_KIND_CODES || c >= d->nulls_off)
+					st = GDB_ERR_BAD_REQUEST;
+				else if (op == GDB_OP_TEXT_IN_SET)
+					x->v.i = (int64_t) ((w[c >> 6] >> (c & 63)) & 1);
+				else
+					x->v.i = (int64_t) w[c];
+			}
+			break;
 		default:
 			st = gdb_vm_step_value(op, in, x, y);
 			break;

@@ -398,8 +398,9 @@ complete_group(const GdbQuery *q, const GdbColumnSet *cs, int col, int pass,
 }
 
 /*
- * The histogram request of q over column col: q's filter, q's keys and col
- * as keys, count(*), ordered by every key ascending with NULLs last.
+ * The histogram request of q over column col: q's filter, q's keys (and
+ * the computed columns they may name) and col as keys, count(*), ordered
+ * by every key ascending with NULLs last.
  */
 static GdbRequest *
 histogram_request(const GdbQuery *q, int col)
@@ -410,11 +411,13 @@ histogram_request(const GdbQuery *q, int col)
 	h->oper = GDB_OPER_GROUPBY;
 	h->ninstr = q->req->ninstr;
 	memcpy(h->program, q->req->program, sizeof(GdbInstr) * q->req->ninstr);
-	/* the computed columns: the keys or the argument may be one */
+	/* the computed columns (keys or the argument), and the code tables */
 	h->nexprs = q->req->nexprs;
-	memcpy(h->exprs, q->req->exprs, sizeof(GdbExprSpec) * q->req->nexprs);
 	h->neinstr = q->req->neinstr;
+	memcpy(h->exprs, q->req->exprs, sizeof(h->exprs));
 	memcpy(h->eprogram, q->req->eprogram, sizeof(GdbInstr) * q->req->neinstr);
+	h->ntables = q->req->ntables;
+	memcpy(h->tables, q->req->tables, sizeof(h->tables));
 	h->nkeys = (uint32) q->nkeys + 1;
 	for (k = 0; k < (uint32) q->nkeys; k++)
 		h->key_cols[k] = q->req->key_cols[k];

@@ -167,6 +167,17 @@ gdb_column_kind(const GdbColumnSet *cs, int col)
 }
 
 /* see gpudb.h */
+bool
+gdb_column_is_text(const GdbColumnSet *cs, int32 col)
+{
+	bool		stored = col >= 0 && col < cs->ncols;
+	bool		computed = col >= GDB_MAX_COLUMNS && col < GDB_EXPR_COL(cs->nexprs);
+
+	return (stored || computed) && !cs->nulls_only[col] &&
+		gdb_type_class(cs->typids[col]) == GDB_TYPE_TEXT;
+}
+
+/* see gpudb.h */
 Datum
 gdb_value_to_datum(const GdbColumnSet *cs, int col, int64 ival, double fval)
 {

@@ -88,6 +88,9 @@ typedef struct FeedShared
 	Oid			collations[GDB_MAX_COLUMNS];
 	bool		nulls_only[GDB_MAX_COLUMNS];
 	int			rank_of[GDB_MAX_COLUMNS];
+	int			nexprs;			/* computed columns: their types (text ones
+								 * carry codes, renumbered like columns') */
+	Oid			expr_typids[GDB_MAX_EXPRS];
 	bool		has_combine;
 	TimestampTz launched_at;	/* the leader's clock at launch, for timings */
 	int64		ndict;			/* the leader's strings, in FEED_KEY_DICT */
@@ -181,10 +184,7 @@ gdb_parallel_feed_participants(Oid relid, BlockNumber nblocks)
 static bool
 text_result_column(const GdbRequest *req, const GdbColumnSet *cs, uint32 c)
 {
-	int32		src = gdb_request_result_source(req, c);
-
-	return src >= 0 && src < cs->ncols && !cs->nulls_only[src] &&
-		gdb_type_class(cs->typids[src]) == GDB_TYPE_TEXT;
+	return gdb_column_is_text(cs, gdb_request_result_source(req, c));
 }
 
 static bool poll_workers_any(FeedLeader *fl);
@@ -229,6 +229,8 @@ finish_timed(GdbExecutor *ex, FeedTimes *times)
  * return the partial results (a GROUP BY's combined with combine as they
  * come, so one batch).  With run_once, req runs even over no rows.  fl
  * (the leader only) has its workers' queues drained between batches.
+ * req's code tables are bound to the participant's dictionary before
+ * each batch (gdb_tables_bind), in a copy of req.
  */
 static List *
 feed_share(GdbExecutor *ex, GdbHeapReader *reader, const GdbColumnSet *cs,
@@ -242,7 +244,20 @@ feed_share(GdbExecutor *ex, GdbHeapReader *reader, const GdbColumnSet *cs,
 	int			cur = 0;
 	int			mine = 0;
 	int			i;
+	GdbRequest *bound = NULL;
+	GdbTableMemo *memo = NULL;
 
+	/*
+	 * code tables: bound to this participant's dictionary before each
+	 * batch, in a copy of the request (a worker's is in shared memory)
+	 */
+	if (req->ntables > 0)
+	{
+		bound = palloc(sizeof(GdbRequest));
+		memcpy(bound, req, sizeof(GdbRequest));
+		req = bound;
+		memo = gdb_table_memo_create();
+	}
 	gdb_columnset_layout(cs, &layout, capacity, false);
 	for (i = 0; i < 2; i++)
 	{
@@ -266,6 +281,8 @@ feed_share(GdbExecutor *ex, GdbHeapReader *reader, const GdbColumnSet *cs,
 		}
 		if (n == 0 && (mine > 0 || !run_once))
 			break;
+		if (bound)
+			gdb_tables_bind(memo, cs->dict, bound);
 		gdb_executor_groupby_start(ex, req, input[cur]);
 		in_flight = true;
 		mine++;
@@ -424,6 +441,9 @@ gdb_parallel_feed_main(dsm_segment *seg, shm_toc *toc)
 	memcpy(cs.collations, fs->collations, sizeof(cs.collations));
 	memcpy(cs.nulls_only, fs->nulls_only, sizeof(cs.nulls_only));
 	memcpy(cs.rank_of, fs->rank_of, sizeof(cs.rank_of));
+	cs.nexprs = fs->nexprs;
+	for (i = 0; i < fs->nexprs; i++)
+		cs.typids[GDB_EXPR_COL(i)] = fs->expr_typids[i];
 	/* the leader's strings first, so that their codes agree */
 	cs.dict = gdb_dict_create();
 	for (i = 0; i < fs->ndict; i++)
@@ -747,6 +767,9 @@ gdb_parallel_feed(GdbQuery *q, GdbExecutor *ex, const GdbRequest *req,
 	memcpy(fs->collations, q->cs.collations, sizeof(fs->collations));
 	memcpy(fs->nulls_only, q->cs.nulls_only, sizeof(fs->nulls_only));
 	memcpy(fs->rank_of, q->cs.rank_of, sizeof(fs->rank_of));
+	fs->nexprs = q->cs.nexprs;
+	for (i = 0; i < q->cs.nexprs; i++)
+		fs->expr_typids[i] = q->cs.typids[GDB_EXPR_COL(i)];
 	fs->ndict = ndict;
 	fs->req = *req;
 	fs->has_combine = combine != NULL;

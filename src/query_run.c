@@ -565,6 +565,7 @@ run_heap(GdbQuery *q, GdbExecutor *ex, int *nbatches, int *workers_planned,
 	GdbBatch   *input[2];
 	List	   *acc = NIL;
 	GdbHeapReader *reader;
+	GdbTableMemo *memo = NULL;
 	bool		in_flight = false;
 	int			cur = 0;
 	int			i;
@@ -597,10 +598,13 @@ run_heap(GdbQuery *q, GdbExecutor *ex, int *nbatches, int *workers_planned,
 	}
 
 	*nbatches = 0;
+	if (q->req->ntables > 0)
+		memo = gdb_table_memo_create();
 	reader = gdb_heap_reader_begin(q->rel, &q->cs, capacity, gdb_query_snapshot(q));
 	for (;;)
 	{
 		uint64		n = gdb_heap_reader_next(reader, input[cur], NULL);
+		GdbRequest *run_req;
 
 		if (in_flight)
 		{
@@ -612,14 +616,14 @@ run_heap(GdbQuery *q, GdbExecutor *ex, int *nbatches, int *workers_planned,
 		/* an empty table still runs once: no keys give one row */
 		if (n == 0 && *nbatches > 0)
 			break;
-		if (*nbatches == 0 && n < capacity)
-		{
-			/* the only batch: the request itself, ordered if it is */
-			gdb_executor_groupby_start(ex, q->req, input[cur]);
+		/* the only batch: the request itself, ordered if it is */
+		run_req = *nbatches == 0 && n < capacity ? q->req : batch_req;
+		if (run_req == q->req)
 			ordered_done = ordered;
-		}
-		else
-			gdb_executor_groupby_start(ex, batch_req, input[cur]);
+		/* code tables: every string the dictionary holds now, this batch's */
+		if (memo)
+			gdb_tables_bind(memo, q->cs.dict, run_req);
+		gdb_executor_groupby_start(ex, run_req, input[cur]);
 		in_flight = true;
 		(*nbatches)++;
 		cur = 1 - cur;

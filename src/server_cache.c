@@ -18,6 +18,7 @@
 
 #include "catalog/pg_type.h"
 #include "lib/stringinfo.h"
+#include "utils/builtins.h"
 #include "utils/hsearch.h"
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
@@ -45,6 +46,8 @@ typedef struct CacheEntry
 	GdbStore   *store;			/* ncols columns + the visibility column */
 	uint32		vis_col;		/* = ncols: 1 visible, 0 not, per row */
 	GdbDictionary *dict;
+	GdbTableMemo *tables;		/* code tables evaluated over dict (text
+								 * operations of queries), NULL until one */
 	uint64	   *ctids;			/* heap address of every row, host memory */
 	uint64		nctids;
 	uint64		cap_ctids;
@@ -1102,6 +1105,7 @@ srv_handle_cache_groupby(int s, char *payload, size_t len)
 	char	   *end = payload + len;
 	int			map[GDB_MAX_COLUMNS];
 	int64	   *codes;
+	const text **consts;
 	uint32		i,
 				c;
 	GdbRequest *req;
@@ -1191,6 +1195,7 @@ srv_handle_cache_groupby(int s, char *payload, size_t len)
 			req->eprogram[i].arg >= 0 && (uint32) req->eprogram[i].arg < cq->ncols)
 			req->eprogram[i].arg = map[req->eprogram[i].arg];
 	codes = palloc(sizeof(int64) * Max(cq->ntext, 1));
+	consts = palloc(sizeof(text *) * Max(cq->ntext, 1));
 	p = payload + sizeof(GdbCacheQuery) + cq->snapshot.nxip * sizeof(uint32);
 	for (i = 0; i < cq->ntext; i++)
 	{
@@ -1200,15 +1205,48 @@ srv_handle_cache_groupby(int s, char *payload, size_t len)
 			break;
 		memcpy(&l, p, sizeof(uint32));
 		p += sizeof(uint32);
-		if (p + l > end)
+		if (l > (uint64) (end - p))
 			break;
 		codes[i] = e->dict ? gdb_dict_lookup(e->dict, p, l) : -1;
+		consts[i] = cstring_to_text_with_len(p, (int) l);
 		p += l;
 	}
 	if (i != cq->ntext || gdb_request_bind_text(req, codes, cq->ntext) != GDB_OK)
 	{
 		srv_reply_error(s, GDB_ERR_BAD_REQUEST, "malformed text constants");
 		return true;
+	}
+
+	/*
+	 * text operations (LIKE, comparisons, lengths): their code tables over
+	 * the cached strings, evaluated once per string and kept with the
+	 * entry for the next queries (text_tables.c)
+	 */
+	req->ntable_words = 0;
+	req->table_words = NULL;
+	if (req->ntables > 0)
+	{
+		char		msg[256];
+		MemoryContext old;
+
+		if (!gdb_tables_server_ok(req))
+		{
+			st.cache_state = GDB_CACHE_TEXT_COLLATION;
+			srv_reply(s, &st, NULL, 0, NULL, 0);
+			return true;
+		}
+		if (e->tables == NULL)
+		{
+			old = MemoryContextSwitchTo(e->mcxt);
+			e->tables = gdb_table_memo_create();
+			MemoryContextSwitchTo(old);
+		}
+		if (!gdb_tables_bind_server(e->tables, e->dict, req, consts, cq->ntext,
+									msg, sizeof(msg)))
+		{
+			srv_reply_error(s, GDB_ERR_BAD_REQUEST, "code tables: %s", msg);
+			return true;
+		}
 	}
 
 	/* rows changed since the load: their visibility for this snapshot */

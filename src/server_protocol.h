@@ -30,7 +30,8 @@
 typedef enum GdbMsgType
 {
 	GDB_MSG_HELLO = 1,			/* -> GdbHelloReply */
-	GDB_MSG_GROUPBY,			/* GdbRequest + fd(batch) -> result */
+	GDB_MSG_GROUPBY,			/* GdbRequest + its ntable_words code table
+								 * words + fd(batch) -> result */
 	GDB_MSG_CACHE_CREATE,		/* GdbCacheCreate -> GdbStatusReply(id) */
 	GDB_MSG_CACHE_APPEND,		/* GdbCacheRef + fd(batch) -> GdbStatusReply */
 	GDB_MSG_CACHE_FINISH,		/* GdbCacheRef + dictionary -> GdbStatusReply */
@@ -86,6 +87,10 @@ typedef struct GdbStatusReply
 									 * cache has no byte-order ranks) */
 #define GDB_CACHE_SERIALIZABLE	8	/* SERIALIZABLE isolation (backend only:
 									 * a heap scan takes the predicate locks) */
+#define GDB_CACHE_TEXT_COLLATION 9	/* a text operation the server cannot
+									 * evaluate without the catalog (ILIKE
+									 * under a collation whose LC_CTYPE is
+									 * not C; backend only) */
 
 
 typedef struct GdbCacheKey

@@ -17,6 +17,9 @@
  *		 (GDB_ERR_OUT_OF_MEMORY), and a few semantics identities;
  *	   - text constants: an unbound PUSH_TEXT is GDB_ERR_BAD_REQUEST on both
  *		 paths; gdb_request_bind_text maps codes, rejects bad args;
+ *	   - code tables (TEXT_IN_SET, TEXT_MAP) in filters and computed keys
+ *		 against the same programs with the tables' rules written out, on
+ *		 both paths, batches and stores; malformed tables refused;
  *	   - column stores (CPU, and CUDA with a device): a random input
  *		 appended in 3-5 unequal batches from a small capacity (so the store
  *		 grows), group-bys over the store against gdb_cpu_groupby over the
@@ -1947,7 +1950,8 @@ st_groupby(int on_gpu, GdbStore *s, const GdbRequest *req, GdbBatch **res,
  * Group-by over the store against gdb_cpu_groupby over whole (the rows
  * appended so far): same status; same result (SUM_FLOAT within 1e-12 on
  * the GPU); same rows/selection/group statistics; on the GPU nothing but
- * the filter program is copied to the device.
+ * the filter program (and the code tables, with their view's header) is
+ * copied to the device.
  */
 static void
 store_compare(int on_gpu, GdbStore *s, const GdbRequest *req, const GdbBatch *whole,
@@ -1977,7 +1981,8 @@ store_compare(int on_gpu, GdbStore *s, const GdbRequest *req, const GdbBatch *wh
 			  sa.groups_out == sb.groups_out, "%s: store stats", name);
 		if (on_gpu)
 			check(sa.bytes_to_device ==
-				  (whole->nrows && req->ninstr ? req->ninstr * sizeof(GdbInstr) : 0) &&
+				  (whole->nrows && req->ninstr ? req->ninstr * sizeof(GdbInstr) : 0) +
+				  (req->ntables ? req->ntable_words * sizeof(uint64_t) + sizeof(GdbBatch) : 0) &&
 				  (whole->nrows == 0 || sa.bytes_from_device > 0),
 				  "%s: store group-by copied %llu bytes to the device", name,
 				  (unsigned long long) sa.bytes_to_device);
@@ -2610,6 +2615,172 @@ test_text_constants(void)
 	check(gdb_request_bind_text(r, codes, 0) == GDB_ERR_BAD_REQUEST, "bind_text, no codes");
 	free(in);
 	free(r);
+	free(lit);
+}
+
+/*
+ * Code tables (TEXT_IN_SET, TEXT_MAP): programs that look codes up in a
+ * bit table (bit c set iff c % 3 == 1) and a word table (word c = 5 c)
+ * give the results of the same programs with those rules written out, in
+ * the filter and in a computed group key, on the CPU and the GPU, over a
+ * batch and over stores; requests with malformed tables, and a code past
+ * its table, are refused with GDB_ERR_BAD_REQUEST.
+ */
+#define TT_CODES 1000
+#define TT_BITW ((TT_CODES + 63) / 64)
+
+static void
+tt_attach(GdbRequest *r, const uint64_t *words)
+{
+	memset(r->tables, 0, sizeof(r->tables));
+	r->ntables = 2;
+	r->tables[0].fn = GDB_TFN_LIKE;
+	r->tables[0].ncodes = TT_CODES;
+	r->tables[0].word_off = 0;
+	r->tables[1].fn = GDB_TFN_CHAR_LENGTH;
+	r->tables[1].ncodes = TT_CODES;
+	r->tables[1].word_off = TT_BITW;
+	r->ntable_words = TT_BITW + TT_CODES;
+	r->table_words = words;
+}
+
+/* r's computed column 0 (kind INT64): the program text. */
+static void
+tt_expr(GdbRequest *r, const char *code)
+{
+	GdbRequest *tmp = request_new();
+
+	assemble(tmp, code);
+	memcpy(r->eprogram, tmp->program, sizeof(GdbInstr) * tmp->ninstr);
+	r->neinstr = tmp->ninstr;
+	r->nexprs = 1;
+	r->exprs[0].kind = GDB_KIND_INT64;
+	r->exprs[0].start = 0;
+	r->exprs[0].len = tmp->ninstr;
+	free(tmp);
+}
+
+static void
+test_code_tables(void)
+{
+	GenParams	gp = {TT_CODES, 8, 10, 10, 3};
+	GdbBatch   *in = gen_batch(20000, &gp);
+	GdbRequest *t = request_new();
+	GdbRequest *lit = request_new();
+	uint64_t   *words = (uint64_t *) xmalloc(sizeof(uint64_t) * (TT_BITW + TT_CODES));
+	static const struct
+	{
+		const char *name;
+		const char *tables;		/* filter with the tables */
+		const char *literal;	/* the same written out */
+		const char *etables;	/* computed key 0, or NULL */
+		const char *eliteral;
+	}			cases[] = {
+		{"code in set", "$ki text_in_set@0", "$ki i3 int_mod/8 i1 int_eq", NULL, NULL},
+		{"code not in set OR vf > 0",
+		"$ki text_in_set@0 not $vf f0 flt_gt or",
+		"$ki i3 int_mod/8 i1 int_eq not $vf f0 flt_gt or", NULL, NULL},
+		{"ci < 9000 AND code in set (short-circuit)",
+		"$ci i9000 int_lt jump_if_false@7 $ki text_in_set@0 and",
+		"$ci i9000 int_lt jump_if_false@10 $ki i3 int_mod/8 i1 int_eq and", NULL, NULL},
+		{"word < 2000", "$ki text_map@1 i2000 int_lt", "$ki i5 int_mul/8 i2000 int_lt",
+		NULL, NULL},
+		{"key word, filter not in set", "$ki text_in_set@0 is_false",
+		"$ki i3 int_mod/8 i1 int_eq is_false", "$ki text_map@1", "$ki i5 int_mul/8"},
+		{"key in set, no filter", "", "", "$ki text_in_set@0", "$ki i3 int_mod/8 i1 int_eq"},
+	};
+	uint64_t	r;
+	uint32_t	k;
+
+	/* every code within the tables (NULLs stay NULL) */
+	for (r = 0; r < in->nrows; r++)
+		if (col_i(in, C_KI)[r] < 0 || col_i(in, C_KI)[r] >= TT_CODES)
+			col_i(in, C_KI)[r] = 7;
+	memset(words, 0, sizeof(uint64_t) * TT_BITW);
+	for (r = 0; r < TT_CODES; r++)
+	{
+		if (r % 3 == 1)
+			words[r / 64] |= UINT64_C(1) << (r % 64);
+		words[TT_BITW + r] = 5 * r;
+	}
+	for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++)
+	{
+		GdbBatch   *a = NULL,
+				   *b = NULL;
+		int			x,
+					y,
+					p;
+		char		what[256];
+
+		memset(t, 0, sizeof(GdbRequest));
+		build_keys(t, 1);
+		build_aggs(t);
+		assemble(t, cases[k].tables);
+		*lit = *t;
+		assemble(lit, cases[k].literal);
+		if (cases[k].etables)
+		{
+			tt_expr(t, cases[k].etables);
+			tt_expr(lit, cases[k].eliteral);
+			t->key_cols[0] = lit->key_cols[0] = GDB_EXPR_COL(0);
+		}
+		tt_attach(t, words);
+		snprintf(what, sizeof(what), "code tables: %s [cpu]", cases[k].name);
+		x = run_path(what, gdb_cpu_groupby, t, in, &a, NULL);
+		y = run_path(what, gdb_cpu_groupby, lit, in, &b, NULL);
+		check(x == GDB_OK && y == GDB_OK && results_equal(what, t, a, b, 0),
+			  "%s: tables %d, written out %d", what, x, y);
+		free(a);
+		free(b);
+		snprintf(what, sizeof(what), "code tables: %s", cases[k].name);
+		run_case(what, t, in, 0);
+		/* stores: the tables attach to the resident columns too */
+		for (p = 0; p < (gpu ? 2 : 1); p++)
+		{
+			GdbStore   *s = NULL;
+			GdbError	err;
+
+			if (st_create(p, in, 0, &s, &err) == GDB_OK &&
+				st_append(p, s, in, NULL, &err) == GDB_OK)
+				store_compare(p, s, t, in, what);
+			else
+				check(0, "%s: store: %s", what, err.message);
+			if (s)
+				(p ? gdb_cuda_store_free : gdb_cpu_store_free) (s);
+		}
+	}
+
+	/* malformed tables and codes past a table */
+	memset(t, 0, sizeof(GdbRequest));
+	build_keys(t, 1);
+	build_aggs(t);
+	assemble(t, "$ki text_in_set@0");
+	tt_attach(t, words);
+	expect_status("valid code table", t, in, GDB_OK, test_alloc);
+	assemble(t, "$ki text_in_set@2");
+	expect_status("code table past ntables", t, in, GDB_ERR_BAD_REQUEST, test_alloc);
+	assemble(t, "$ki text_map@0");
+	expect_status("TEXT_MAP of a bit table", t, in, GDB_ERR_BAD_REQUEST, test_alloc);
+	assemble(t, "$ki text_in_set@1");
+	expect_status("TEXT_IN_SET of a word table", t, in, GDB_ERR_BAD_REQUEST, test_alloc);
+	assemble(t, "$ki text_in_set@0");
+	t->tables[1].word_off = TT_BITW + 1;
+	expect_status("word table past the words", t, in, GDB_ERR_BAD_REQUEST, test_alloc);
+	tt_attach(t, words);
+	t->table_words = NULL;
+	expect_status("code table words missing", t, in, GDB_ERR_BAD_REQUEST, test_alloc);
+	tt_attach(t, words);
+	t->tables[0].fn = GDB_TFN_LAST + 1;
+	expect_status("code table of an unknown function", t, in, GDB_ERR_BAD_REQUEST, test_alloc);
+	tt_attach(t, words);
+	t->ntables = GDB_MAX_CODE_TABLES + 1;
+	expect_status("too many code tables", t, in, GDB_ERR_BAD_REQUEST, test_alloc);
+	tt_attach(t, words);
+	t->tables[0].ncodes = TT_CODES / 2;
+	expect_status("a code past its table", t, in, GDB_ERR_BAD_REQUEST, test_alloc);
+	free(words);
+	free(in);
+	free(t);
 	free(lit);
 }
 
@@ -4450,6 +4621,7 @@ main(int argc, char **argv)
 	test_bad_requests();
 	test_first_error();
 	test_text_constants();
+	test_code_tables();
 	test_fast_paths();
 	test_fused_paths();
 	test_store_errors();

@@ -1,0 +1,60 @@
+/*-------------------------------------------------------------------------
+ *
+ * code_tables.cu
+ *	  A request's code tables on the device: the per-code bits and words
+ *	  that TEXT_IN_SET and TEXT_MAP read (a LIKE, a text comparison, a
+ *	  length, evaluated by the host once per dictionary string), copied
+ *	  to device memory and attached to the header the programs run over.
+ *	  No PostgreSQL header.
+ *
+ * The programs find a table through a slot of the batch header
+ * (GDB_TABLE_COL, gdb_batch_attach_tables), so the kernels need no new
+ * argument: this step copies the input in (when it comes from the host),
+ * then writes a view of the input's header whose stored columns stay
+ * where they are and whose table slots point at the words in the TABLES
+ * scratch, and makes that view the input of the rest of the pipeline
+ * (computed columns, filter, operator), as gdb_compute_columns does with
+ * its own view.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <string.h>
+
+#include "cuda_exec.cuh"
+
+/* gdb_attach_tables: see cuda_exec.cuh. */
+int
+gdb_attach_tables(GdbRun *r, GdbBatch *view, GdbError *err)
+{
+	GdbCudaExec *ex = r->ex;
+	const GdbRequest *req = r->req;
+	cudaStream_t s = ex->stream;
+	size_t		hdrbytes = (size_t) gdb_align_up(sizeof(GdbBatch));
+	size_t		wbytes = (size_t) req->ntable_words * sizeof(uint64_t);
+	void	   *scr;
+
+	GDB_TRY(gdb_phase_begin(r, GDB_PHASE_TRANSFER_IN, err));
+	if (r->copy_src)
+	{
+		GDB_CUDA_CHECK(err, cudaMemcpyAsync(r->d_in, r->copy_src,
+											r->copy_src->total_bytes,
+											cudaMemcpyHostToDevice, s));
+		r->to_device += r->copy_src->total_bytes;
+		r->copy_src = NULL;
+	}
+	GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_TABLES, hdrbytes + wbytes, &scr, err));
+	if (wbytes > 0)
+		GDB_CUDA_CHECK(err, cudaMemcpyAsync((char *) scr + hdrbytes, req->table_words,
+											wbytes, cudaMemcpyHostToDevice, s));
+
+	/* the input's columns where they are, the tables in scratch */
+	gdb_batch_view(r->input, r->d_in, view, scr, 0, NULL, NULL, NULL);
+	gdb_batch_attach_tables(view, scr, req,
+							(const uint64_t *) ((char *) scr + hdrbytes));
+	GDB_CUDA_CHECK(err, cudaMemcpyAsync(scr, view, sizeof(GdbBatch),
+										cudaMemcpyHostToDevice, s));
+	r->to_device += wbytes + sizeof(GdbBatch);
+	r->input = view;
+	r->d_in = (char *) scr;
+	return GDB_OK;
+}
