@@ -206,6 +206,28 @@ DO $$ BEGIN
 END $$;
 DROP FUNCTION li_source(text);
 
+-- found by random_queries: a key expression inside an aggregate's argument
+-- (was XX000 "Aggref found in non-Agg plan node" / "variable not found"),
+-- numeric columns of different scales compared (the rescaled operand
+-- saturates: was 22003 for 9999999999999.99 at scale 6), and char(n)
+-- compared with a varchar or text column (trailing blanks: was a wrong
+-- count; now PostgreSQL's plan)
+CREATE TABLE rq_found (a numeric(15,2), b int4, c char(3), v varchar(5), n6 numeric(15,6), t text);
+INSERT INTO rq_found VALUES (1.5, 1, 'a', 'a', 1.5, 'a '), (2.5, 2, 'ab', 'ab', 2, 'ab'),
+  (9999999999999.99, 3, '', '', 0, ''), (-9999999999999.99, 4, 'x', 'x ', -3, 'x'),
+  (NULL, NULL, NULL, NULL, NULL, NULL);
+ANALYZE rq_found;
+SELECT q, d.* FROM (VALUES
+  ($$SELECT b + 1, sum(b + 1) FROM rq_found GROUP BY 1$$),
+  ($$SELECT a + 1, sum(b - (a + 1)), count(DISTINCT a) FROM rq_found GROUP BY 1$$),
+  ($$SELECT count(*) FILTER (WHERE true), sum(b) FROM rq_found WHERE a >= n6$$),
+  ($$SELECT b, count(*) FROM rq_found WHERE a < n6 OR a > n6 OR a = n6 GROUP BY b$$),
+  ($$SELECT count(*) FROM rq_found WHERE c = v$$),
+  ($$SELECT count(*) FROM rq_found WHERE c = t::bpchar$$),
+  ($$SELECT count(*) FROM rq_found WHERE t::bpchar = 'a'$$)
+) v(q), LATERAL gpu_diff(q) d;
+DROP TABLE rq_found;
+
 -- still PostgreSQL's plan: division of numerics, arms of different scales
 SET gpudb.debug_unsupported = on;
 EXPLAIN (COSTS OFF) SELECT sum(l_extendedprice / 3) FROM lineitem;

@@ -616,6 +616,9 @@ strip_key_exprs_mutator(Node *node, List *keys)
 
 	if (node == NULL)
 		return NULL;
+	/* an aggregate's argument runs on the device whole, keys or not */
+	if (IsA(node, Aggref))
+		return node;
 	foreach(lc, keys)
 		if (!IsA(lfirst(lc), Var) && equal(node, lfirst(lc)))
 			return (Node *) makeNullConst(exprType(node), exprTypmod(node),
@@ -624,8 +627,9 @@ strip_key_exprs_mutator(Node *node, List *keys)
 }
 
 /*
- * exprs with every occurrence of an expression group key replaced by a
- * constant: what remains must be aggregates and Var group keys.
+ * exprs with every occurrence of an expression group key outside an
+ * aggregate replaced by a constant: what remains must be aggregates (whole)
+ * and Var group keys.
  */
 static List *
 strip_key_exprs(List *exprs, List *keys)

@@ -238,6 +238,24 @@ fc_compile_numeric_at(FilterCompiler *fc, Node *node, int scale)
 	}
 }
 
+/* see expr_compile.h */
+void
+fc_compile_numeric_compared_at(FilterCompiler *fc, Node *node, int scale)
+{
+	int			s = gdb_numeric_scale(node);
+
+	if (s == -1 || s == GDB_SCALE_ANY || scale <= s)
+	{
+		fc_compile_numeric_at(fc, node, scale);
+		return;
+	}
+	if (scale - s > 18)
+		fc_unsupported(fc, "a numeric scale above 18", NULL, exprLocation(node));
+	fc_compile_node(fc, node);
+	/* the operand's own value fits; only its rescale saturates */
+	fc_emit(fc, GDB_OP_NUM_RESCALE, 1, 0, scale - s, 0.0);
+}
+
 /* The integer width (2, 4, 8) of an integer type, else 0. */
 static int
 int_width(Oid type)

@@ -127,4 +127,12 @@ extern bool fc_compile_string_call(FilterCompiler *fc, Oid funcid, List *args,
  */
 extern void fc_compile_numeric_at(FilterCompiler *fc, Node *node, int scale);
 
+/*
+ * fc_compile_numeric_compared_at: the same for an operand of a comparison:
+ * a value that the rescale would carry past the fixed point's range
+ * saturates (NUM_RESCALE width 1) instead of raising, which keeps its order
+ * against every value in range (PostgreSQL compares such values exactly).
+ */
+extern void fc_compile_numeric_compared_at(FilterCompiler *fc, Node *node, int scale);
+
 #endif							/* GPUDB_EXPR_COMPILE_H */

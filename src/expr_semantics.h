@@ -393,7 +393,16 @@ gdb_vm_step_value(int op, const GdbInstr *in, GdbValue *x, GdbValue *y)
 			break;
 		case GDB_OP_NUM_RESCALE:
 			if (!x->isnull && x->v.i != GDB_NUM_NAN)
-				st = gdb_num_fits((__int128) x->v.i * gdb_pow10((int) in->ival), &x->v.i);
+			{
+				__int128	r = (__int128) x->v.i * gdb_pow10((int) in->ival);
+
+				/* width 1 (a comparison's operand): saturate, keeping the order */
+				if (in->width == 1)
+					x->v.i = r > GDB_NUM_NAN - 1 ? GDB_NUM_NAN - 1 :
+						r < -(GDB_NUM_NAN - 1) ? -(GDB_NUM_NAN - 1) : (int64_t) r;
+				else
+					st = gdb_num_fits(r, &x->v.i);
+			}
 			break;
 		case GDB_OP_NUM_ROUND:
 			if (!x->isnull && x->v.i != GDB_NUM_NAN)

@@ -406,6 +406,15 @@ compile_text_compare(FilterCompiler *fc, const FuncMap *m, List *args,
 	{
 		Var		   *v = (Var *) fc_strip_relabel((Node *) lfirst(lc));
 
+		/*
+		 * A text or varchar column relabeled as char(n): PostgreSQL compares
+		 * it ignoring trailing blanks, which its dictionary codes do not
+		 */
+		if (IsA(v, Var) && v->vartype != BPCHAROID &&
+			exprType((Node *) lfirst(lc)) == BPCHAROID)
+			fc_unsupported(fc, "a char(n) comparison of a text or varchar column",
+						   "char(n) comparisons ignore trailing blanks; only char(n) columns of one length and constants are compared on the device.",
+						   location);
 		if (IsA(v, Var) && v->vartype == BPCHAROID)
 		{
 			if (padlen >= 0 && padlen != v->vartypmod - VARHDRSZ)
@@ -529,8 +538,8 @@ compile_numeric_compare(FilterCompiler *fc, const FuncMap *m, Oid funcid,
 		/* two expressions: compared at the larger scale */
 		int			s = Max(sa, sb);
 
-		fc_compile_numeric_at(fc, a, s);
-		fc_compile_numeric_at(fc, b, s);
+		fc_compile_numeric_compared_at(fc, a, s);
+		fc_compile_numeric_compared_at(fc, b, s);
 		fc_emit(fc, op, 0, 0, 0, 0.0);
 		return;
 	}

@@ -228,7 +228,7 @@ typedef struct GdbBatch
 	X(NUM_MUL,		-1, 1, "numeric a * b: scales add") \
 	X(NUM_NEG,		 0, 0, "numeric -a") \
 	X(NUM_ABS,		 0, 0, "numeric abs(a)") \
-	X(NUM_RESCALE,	 0, 1, "numeric a * 10^ival: ival more digits after the point") \
+	X(NUM_RESCALE,	 0, 1, "numeric a * 10^ival: ival more digits after the point (width 1 saturates: comparisons)") \
 	X(NUM_ROUND,	 0, 0, "numeric a to ival fewer digits: width 0 round, 1 trunc, 2 floor, 3 ceil") \
 	X(NUM_CHECK,	 0, 1, "numeric(p,s) typmod: |a| < ival or numeric field overflow") \
 	X(NUM_TO_FLT,	 0, 0, "numeric of scale ival to float (width 4: float4)") \
