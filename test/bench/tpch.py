@@ -247,9 +247,69 @@ def data_dir_free():
         return None
 
 
-def generate_and_load(binary, sf, jobs):
+def process_states(pids):
+    """'pid name state wchan' of each live pid, from /proc (for a stall report)."""
+    out = []
+    for pid in pids:
+        try:
+            with open("/proc/%d/stat" % pid) as f:
+                fields = f.read().split()
+            with open("/proc/%d/wchan" % pid) as f:
+                wchan = f.read().strip()
+            out.append("%d %s %s %s" % (pid, fields[1], fields[2], wchan or "-"))
+        except OSError:
+            pass
+    return out
+
+
+def watch_load(gens, loaders, stall_s):
+    """Waits for the dbgen and COPY processes, logging the rows COPY has taken
+    every 30 s.  A dbgen that fails, or no new row for stall_s seconds, ends
+    the wait: the processes are killed (a FIFO's reader would otherwise wait
+    for a writer that never comes) and the list returned says what was seen:
+    each process's state and kernel wait channel and the COPY sessions'
+    wait events.  Returns [] when every process ended."""
+    last_rows, last_change, last_log = -1, time.time(), time.time()
+    while True:
+        if all(p.poll() is not None for p in gens + loaders):
+            return []
+        if any(g.poll() is not None and g.returncode != 0 for g in gens):
+            reason = "a dbgen chunk failed"
+        else:
+            try:
+                rows = int(psql("SELECT coalesce(sum(tuples_processed), 0) FROM pg_stat_progress_copy "
+                                "WHERE relid = to_regclass(%s)" % sql_literal(TABLE)) or 0)
+            except Exception:  # noqa: BLE001 (a failed probe is no progress)
+                rows = last_rows
+            now = time.time()
+            if rows != last_rows:
+                last_rows, last_change = rows, now
+            if now - last_log >= 30:
+                log("  loading: %d rows in the COPY sessions so far" % max(rows, 0))
+                last_log = now
+            if now - last_change < stall_s:
+                time.sleep(2)
+                continue
+            reason = "no row loaded for %d s (%d so far)" % (stall_s, max(last_rows, 0))
+        report = [reason, "processes (pid name state wchan):"]
+        report += ["  " + x for x in process_states([p.pid for p in gens + loaders])]
+        try:
+            report.append("COPY sessions: " + psql(
+                "SELECT string_agg(pid || ' ' || coalesce(wait_event_type, '-') || '/' || "
+                "coalesce(wait_event, '-') || ' ' || state, '; ') FROM pg_stat_activity "
+                "WHERE query LIKE 'COPY %%'"))
+        except Exception as e:  # noqa: BLE001
+            report.append("COPY sessions: not known (%s)" % e)
+        for p in gens + loaders:
+            if p.poll() is None:
+                p.kill()
+        return report
+
+
+def generate_and_load(binary, sf, jobs, stall_s=120):
     """dbgen -T L in jobs chunks, each through a FIFO, sed and a COPY session of
-    its own into lineitem; returns the seconds it took."""
+    its own into lineitem; returns the seconds it took.  Exits with what was
+    seen (watch_load) when a chunk fails or the load stalls."""
     build = os.path.dirname(binary)
     fifo_dir = tempfile.mkdtemp(prefix="tpch-fifo-")
     env = dict(os.environ, DSS_PATH=fifo_dir, DSS_CONFIG=build)
@@ -265,16 +325,19 @@ def generate_and_load(binary, sf, jobs):
                 "sed 's/|$//' < %s | psql -X -q -v ON_ERROR_STOP=1 -c %s" % (shlex.quote(fifo), shlex.quote(copy)),
                 shell=True, stdout=subprocess.DEVNULL, stderr=err, executable="/bin/bash"), err))
             chunk = ["-C", str(jobs), "-S", str(i)] if jobs > 1 else []
+            # stderr to a file: a pipe nobody reads could fill and stop dbgen
+            gerr = tempfile.TemporaryFile(mode="w+")
             gens.append(subprocess.Popen([binary, "-q", "-f", "-s", sf_label(sf), "-T", "L"] + chunk, cwd=build,
-                                         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True))
-        failed = []
+                                         env=env, stdout=subprocess.DEVNULL, stderr=gerr, text=True))
+            gens[-1].errfile = gerr
+        failed = watch_load(gens, [p for p, _ in loaders], stall_s)
         for i, g in enumerate(gens):
-            out = g.communicate()[1]
-            if g.returncode != 0:
-                failed.append("dbgen chunk %d: exit %d %s" % (i + 1, g.returncode, out.strip()[-500:]))
+            if g.poll() is not None and g.returncode != 0:
+                g.errfile.seek(0)
+                failed.append("dbgen chunk %d: exit %d %s" % (i + 1, g.returncode,
+                                                              g.errfile.read().strip()[-500:]))
         for i, (p, err) in enumerate(loaders):
-            p.wait()
-            if p.returncode != 0:
+            if p.poll() is not None and p.returncode != 0:
                 err.seek(0)
                 failed.append("COPY of chunk %d: %s" % (i + 1, err.read().strip()[-500:]))
             err.close()
