@@ -86,12 +86,14 @@ SELECT q, d.* FROM (VALUES
 ) v(q), LATERAL gpu_diff(q) d;
 
 -- ILIKE and NOT ILIKE: the default collation, C, varchar, char(n)
-SELECT q, d.* FROM (VALUES
+-- (how many rows lower, upper and ILIKE of non-ASCII letters give depends on
+-- the database's LC_CTYPE: only whether there are any is shown)
+SELECT q, d.node, d.nrows > 0 AS has_rows, d.on_minus_off, d.off_minus_on, d.error FROM (VALUES
   ($$SELECT id FROM st WHERE t ILIKE 'a%'$$),
   ($$SELECT id FROM st WHERE t ILIKE '%PL%'$$),
   ($$SELECT count(*), sum(id) FROM st WHERE t NOT ILIKE 'ż%'$$),
   ($$SELECT id FROM st WHERE t ~~* 'É_' OR t !~~* '%W'$$),
-  ($$SELECT id FROM st WHERE t ILIKE 'ŻÓŁW%'$$),
+  ($$SELECT id FROM st WHERE t ILIKE 'ŻÓŁW%' OR t ILIKE 'żółw%'$$),
   ($$SELECT id FROM st WHERE tc ILIKE 'A%'$$),
   ($$SELECT id FROM st WHERE tc ILIKE 'É'$$),
   ($$SELECT id FROM st WHERE t COLLATE "C" ILIKE 'żółw%'$$),
@@ -215,7 +217,9 @@ SELECT * FROM gpu_groupby('st', 'g', 'count(*)', $f$t LIKE 'ab\'$f$) AS x(g int4
 -- before the string), left and right (negative counts too); char(n) cast
 -- to text loses its padding first.  Their values are the codes of their
 -- results, interned into the query's dictionary.
-SELECT q, d.* FROM (VALUES
+-- (how many rows lower, upper and ILIKE of non-ASCII letters give depends on
+-- the database's LC_CTYPE: only whether there are any is shown)
+SELECT q, d.node, d.nrows > 0 AS has_rows, d.on_minus_off, d.off_minus_on, d.error FROM (VALUES
   ($$SELECT lower(t), count(*) FROM st GROUP BY 1$$),
   ($$SELECT upper(t), lower(tc), count(*), sum(id) FROM st GROUP BY 1, 2$$),
   ($$SELECT upper(tc), count(*) FROM st WHERE tc LIKE '%a%' OR tc > 'y' GROUP BY 1$$),
@@ -231,7 +235,9 @@ SELECT * FROM gpu_diff($$SELECT lower(t), count(*) FROM st GROUP BY 1 ORDER BY c
 
 -- many batches: strings first seen in a later batch, in every operator
 SET gpudb.batch_rows = 1024;
-SELECT q, d.* FROM (VALUES
+-- (how many rows lower, upper and ILIKE of non-ASCII letters give depends on
+-- the database's LC_CTYPE: only whether there are any is shown)
+SELECT q, d.node, d.nrows > 0 AS has_rows, d.on_minus_off, d.off_minus_on, d.error FROM (VALUES
   ($$SELECT id FROM st WHERE t LIKE 'late%'$$),
   ($$SELECT id FROM st WHERE t NOT LIKE '%é' AND tc ILIKE 'l%'$$),
   ($$SELECT g, count(*) FROM st WHERE v LIKE 'late%' GROUP BY g$$),
@@ -246,7 +252,9 @@ SELECT * FROM gpu_diff($$SELECT length(t), count(*) FROM st WHERE t LIKE '%1%' G
 SET gpudb.use_cache = off;
 SET gpudb.parallel_workers = 2;
 SET gpudb.min_parallel_table_size = 0;
-SELECT q, d.* FROM (VALUES
+-- (how many rows lower, upper and ILIKE of non-ASCII letters give depends on
+-- the database's LC_CTYPE: only whether there are any is shown)
+SELECT q, d.node, d.nrows > 0 AS has_rows, d.on_minus_off, d.off_minus_on, d.error FROM (VALUES
   ($$SELECT id FROM st WHERE t LIKE 'late%'$$),
   ($$SELECT g, count(*), sum(length(t)) FROM st WHERE t ILIKE '%A%' GROUP BY g$$),
   ($$SELECT id, tc FROM st WHERE tc < 'B' ORDER BY id LIMIT 30$$),
@@ -341,7 +349,9 @@ EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT count(*) FROM st WH
 EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT count(*) FROM st_other WHERE t ILIKE '%Ó%';
 SELECT * FROM gpu_diff($$SELECT id FROM st_other WHERE t ILIKE '%Ó%' OR t LIKE 'b%'$$);
 SELECT gpu_cache_drop('st_other');
-SELECT q, d.* FROM (VALUES
+-- (how many rows lower, upper and ILIKE of non-ASCII letters give depends on
+-- the database's LC_CTYPE: only whether there are any is shown)
+SELECT q, d.node, d.nrows > 0 AS has_rows, d.on_minus_off, d.off_minus_on, d.error FROM (VALUES
   ($$SELECT id FROM st WHERE t LIKE 'a%'$$),
   ($$SELECT id FROM st WHERE t LIKE '_ó%' OR t LIKE '日%語_'$$),
   ($$SELECT id FROM st WHERE c LIKE 'ab    ' OR c NOT LIKE '%c '$$),
