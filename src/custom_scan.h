@@ -2,7 +2,8 @@
  *
  * custom_scan.h
  *	  The custom scan provider's plan nodes, shared by the path side
- *	  (custom_scan_path.c: planner hooks and plans; custom_scan_cost.c:
+ *	  (custom_scan_path.c: planner hooks and plans, custom_scan_order.c:
+ *	  the ORDER BY nodes; custom_scan_cost.c:
  *	  the cost model) and the executor side (custom_scan_exec.c: run,
  *	  tuples, EXPLAIN).
  *

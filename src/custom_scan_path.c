@@ -5,7 +5,7 @@
  *	  offers GpuScan for a base relation, create_upper_paths_hook offers
  *	  GpuAgg (UPPERREL_GROUP_AGG) and GpuSort (UPPERREL_ORDERED) for queries
  *	  over one table, and at UPPERREL_ORDERED a GpuAgg that orders its
- *	  groups on the device and cuts them to the LIMIT (try_gpuagg_ordered);
+ *	  groups on the device and cuts them to the LIMIT (gdb_try_gpuagg_ordered);
  *	  the cost model decides against PostgreSQL's own paths, and
  *	  PlanCustomPath turns a chosen path into a CustomScan.
  *
@@ -59,6 +59,7 @@
 #include "utils/typcache.h"
 
 #include "custom_scan.h"
+#include "custom_scan_path.h"
 #include "server_client.h"
 
 static set_rel_pathlist_hook_type prev_set_rel_pathlist_hook = NULL;
@@ -76,11 +77,10 @@ static const CustomPathMethods gdb_path_methods[3] = {
 
 static const char *const gdb_node_names[3] = {"GpuScan", "GpuAgg", "GpuSort"};
 
-static bool expr_may_raise(Node *node, void *context);
 
 /* NOTICE of why a node was not offered, under gpudb.debug_unsupported. */
-static void
-not_offered(GdbNodeKind kind, const char *why)
+void
+gdb_not_offered(GdbNodeKind kind, const char *why)
 {
 	if (gpudb_debug_unsupported)
 		ereport(NOTICE,
@@ -92,8 +92,8 @@ not_offered(GdbNodeKind kind, const char *why)
  * or cpu (cpu: the nodes run on the CPU path, which is how CI tests them);
  * auto: only when the GPU server runs in GPU mode.
  */
-static bool
-offload_possible(const char **why)
+bool
+gdb_offload_possible(const char **why)
 {
 	const GdbHelloReply *hello;
 
@@ -130,9 +130,9 @@ gdb_plan_device_label(void)
  * read?  allow_member: an appendrel member (a partition planned under its
  * parent) is fine for GpuScan.
  */
-static bool
-base_rel_ok(PlannerInfo *root, RelOptInfo *rel, bool allow_member,
-			const char **why)
+bool
+gdb_base_rel_ok(PlannerInfo *root, RelOptInfo *rel, bool allow_member,
+				const char **why)
 {
 	RangeTblEntry *rte;
 
@@ -176,9 +176,9 @@ base_rel_ok(PlannerInfo *root, RelOptInfo *rel, bool allow_member,
  * Is var a column of relid the batch can carry (text_ok: text too)?
  * Adds its attnum to *attnums.
  */
-static bool
-var_ok(Var *var, Index relid, bool text_ok, Bitmapset **attnums,
-	   const char **why)
+bool
+gdb_var_ok(Var *var, Index relid, bool text_ok, Bitmapset **attnums,
+		   const char **why)
 {
 	GdbTypeClass cls;
 
@@ -200,8 +200,8 @@ var_ok(Var *var, Index relid, bool text_ok, Bitmapset **attnums,
 }
 
 /* Every Var (and nothing opaque) in exprs is var_ok. */
-static bool
-vars_ok(List *exprs, Index relid, Bitmapset **attnums, const char **why)
+bool
+gdb_vars_ok(List *exprs, Index relid, Bitmapset **attnums, const char **why)
 {
 	List	   *vars = pull_var_clause((Node *) exprs, PVC_INCLUDE_PLACEHOLDERS |
 									   PVC_INCLUDE_AGGREGATES |
@@ -217,7 +217,7 @@ vars_ok(List *exprs, Index relid, Bitmapset **attnums, const char **why)
 			*why = "the target list holds a placeholder, aggregate or window function";
 			return false;
 		}
-		if (!var_ok((Var *) n, relid, true, attnums, why))
+		if (!gdb_var_ok((Var *) n, relid, true, attnums, why))
 			return false;
 	}
 	return true;
@@ -399,9 +399,9 @@ clause_attnums(List *clauses, Index relid)
  * *device to them (device_clauses) and adds the columns they read to
  * *attnums.
  */
-static bool
-all_quals_on_device(PlannerInfo *root, RelOptInfo *baserel, Oid relid,
-					Bitmapset **attnums, List **device, const char **why)
+bool
+gdb_all_quals_on_device(PlannerInfo *root, RelOptInfo *baserel, Oid relid,
+						Bitmapset **attnums, List **device, const char **why)
 {
 	bool		has_pseudo;
 	List	   *ordered = gdb_order_quals(root, real_quals(baserel->baserestrictinfo,
@@ -425,26 +425,20 @@ all_quals_on_device(PlannerInfo *root, RelOptInfo *baserel, Oid relid,
 }
 
 
-/*
- * A CustomPath of kind in rel with the common fields set.  Its
- * custom_private is what PlanCustomPath needs, decided once here
- * (GdbPathField): the base relation, the device clauses (device_clauses),
- * the RestrictInfos left to the CPU (GpuScan only) and the node's own
- * list.
- */
-typedef enum GdbPathField
-{
-	GDB_PATH_KIND = 0,			/* Integer: GdbNodeKind */
-	GDB_PATH_BASEREL,			/* Integer: range table index of the table */
-	GDB_PATH_DEVICE,			/* List of Expr */
-	GDB_PATH_CPU,				/* List of RestrictInfo */
-	GDB_PATH_NODE				/* List: the node's own fields */
-} GdbPathField;
 
-static CustomPath *
-make_path(GdbNodeKind kind, RelOptInfo *rel, PathTarget *target, double rows,
-		  Cost startup, Cost total, List *pathkeys, Index baserel,
-		  List *device, List *cpu, List *node)
+/* see custom_scan_path.h */
+bool
+gdb_path_is_kind(Path *path, GdbNodeKind kind)
+{
+	return IsA(path, CustomPath) &&
+		((CustomPath *) path)->methods == &gdb_path_methods[kind];
+}
+
+/* see custom_scan_path.h */
+CustomPath *
+gdb_make_path(GdbNodeKind kind, RelOptInfo *rel, PathTarget *target, double rows,
+			  Cost startup, Cost total, List *pathkeys, Index baserel,
+			  List *device, List *cpu, List *node)
 {
 	CustomPath *cp = makeNode(CustomPath);
 
@@ -497,9 +491,9 @@ gdb_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 		rel->baserestrictinfo == NIL ||
 		gpudb_gpu_setup_cost >= gdb_cheapest_existing(rel))
 		return;
-	if (!offload_possible(&why) || !base_rel_ok(root, rel, true, &why))
+	if (!gdb_offload_possible(&why) || !gdb_base_rel_ok(root, rel, true, &why))
 	{
-		not_offered(GDB_NODE_SCAN, why);
+		gdb_not_offered(GDB_NODE_SCAN, why);
 		return;
 	}
 
@@ -514,13 +508,13 @@ gdb_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 		(root->parse->hasAggs || root->parse->groupClause != NIL ||
 		 root->parse->groupingSets != NIL || root->hasHavingQual))
 	{
-		not_offered(GDB_NODE_SCAN,
+		gdb_not_offered(GDB_NODE_SCAN,
 					"PostgreSQL's parallel plan aggregates above this scan in its workers; a GpuScan would leave the aggregate to one process");
 		return;
 	}
-	if (!vars_ok(rel->reltarget->exprs, rel->relid, &attnums, &why))
+	if (!gdb_vars_ok(rel->reltarget->exprs, rel->relid, &attnums, &why))
 	{
-		not_offered(GDB_NODE_SCAN, why);
+		gdb_not_offered(GDB_NODE_SCAN, why);
 		return;
 	}
 
@@ -531,16 +525,16 @@ gdb_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	table_close(relation, NoLock);
 	if (ndev == 0)
 	{
-		not_offered(GDB_NODE_SCAN, why ? why : "no qual runs on the device");
+		gdb_not_offered(GDB_NODE_SCAN, why ? why : "no qual runs on the device");
 		return;
 	}
 	foreach(lc, ordered)
 		if (foreach_current_index(lc) >= ndev)
 			cpu_rinfos = lappend(cpu_rinfos, lfirst(lc));
 	cpu_clauses = extract_actual_clauses(cpu_rinfos, false);
-	if (!vars_ok(cpu_clauses, rel->relid, &attnums, &why))
+	if (!gdb_vars_ok(cpu_clauses, rel->relid, &attnums, &why))
 	{
-		not_offered(GDB_NODE_SCAN, why);
+		gdb_not_offered(GDB_NODE_SCAN, why);
 		return;
 	}
 	device = device_clauses(ordered, ndev, rel->relid);
@@ -556,7 +550,7 @@ gdb_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	cost_qual_eval(&cpu_cost, cpu_clauses, root);
 	startup = gdb_device_cost(rel, rte->relid, bms_num_members(attnums), cached, 1.0) +
 		disabled;
-	add_path(rel, &make_path(GDB_NODE_SCAN, rel, rel->reltarget, rel->rows,
+	add_path(rel, &gdb_make_path(GDB_NODE_SCAN, rel, rel->reltarget, rel->rows,
 							 startup,
 							 startup + dev_rows * (gdb_result_row_cost() + cpu_cost.per_tuple) +
 							 cpu_cost.startup,
@@ -567,12 +561,12 @@ gdb_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 
 /*
  * Can expr (over relid's columns) be a computed column of the request?
- * Its columns must be carried (var_ok, added to *attnums) and the
+ * Its columns must be carried (gdb_var_ok, added to *attnums) and the
  * expression compiler must take it (gdb_expr_supported); *why says why not.
  */
-static bool
-expr_columns_ok(Node *expr, Index relid, Oid reloid, Bitmapset **attnums,
-				char **why)
+bool
+gdb_expr_columns_ok(Node *expr, Index relid, Oid reloid, Bitmapset **attnums,
+					char **why)
 {
 	Relation	rel;
 	bool		ok;
@@ -596,7 +590,7 @@ expr_columns_ok(Node *expr, Index relid, Oid reloid, Bitmapset **attnums,
 			*why = "it holds an aggregate, window function or placeholder";
 			return false;
 		}
-		if (!var_ok((Var *) n, relid, true, attnums, &r))
+		if (!gdb_var_ok((Var *) n, relid, true, attnums, &r))
 		{
 			*why = (char *) r;
 			return false;
@@ -642,8 +636,8 @@ strip_key_exprs(List *exprs, List *keys)
  * and the ordered-set aggregates map to their own GdbAggFunc values, which
  * the device cannot order groups by.
  */
-static int
-aggref_function(Aggref *aggref)
+int
+gdb_aggref_function(Aggref *aggref)
 {
 	if (aggref->aggdistinct != NIL || aggref->aggkind != AGGKIND_NORMAL)
 		return gdb_ordered_set_aggref_function(aggref);
@@ -660,7 +654,7 @@ static bool
 aggref_ok(Aggref *aggref, Index relid, Oid reloid, List **aggs,
 		  Bitmapset **attnums, int *nstates, const char **why)
 {
-	int			fn = aggref_function(aggref);
+	int			fn = gdb_aggref_function(aggref);
 	Var		   *arg = NULL;
 	uint32		kind;
 	Oid			rtype;
@@ -674,7 +668,7 @@ aggref_ok(Aggref *aggref, Index relid, Oid reloid, List **aggs,
 		if (!gdb_ordered_set_aggref_ok(aggref, relid, &fn, &e, why))
 			return false;
 		if (!IsA(e, Var) &&
-			!expr_columns_ok((Node *) e, relid, reloid, attnums, &reason))
+			!gdb_expr_columns_ok((Node *) e, relid, reloid, attnums, &reason))
 		{
 			*why = psprintf("an aggregate's argument cannot be computed on the device: %s",
 							reason);
@@ -716,7 +710,7 @@ aggref_ok(Aggref *aggref, Index relid, Oid reloid, List **aggs,
 			Oid			argtype = exprType((Node *) te->expr);
 			char	   *reason = NULL;
 
-			if (!expr_columns_ok((Node *) te->expr, relid, reloid, attnums, &reason))
+			if (!gdb_expr_columns_ok((Node *) te->expr, relid, reloid, attnums, &reason))
 			{
 				*why = psprintf("an aggregate's argument cannot be computed on the device: %s",
 								reason);
@@ -740,7 +734,7 @@ aggref_ok(Aggref *aggref, Index relid, Oid reloid, List **aggs,
 			*why = "an aggregate's argument is not a column of the table";
 			return false;
 		}
-		if (fn != GDB_FN_COUNT && !var_ok(arg, relid, false, attnums, why))
+		if (fn != GDB_FN_COUNT && !gdb_var_ok(arg, relid, false, attnums, why))
 			return false;
 		*attnums = bms_add_member(*attnums, arg->varattno);
 	}
@@ -807,7 +801,7 @@ try_gpuagg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 
 	if (gpudb_gpu_setup_cost >= gdb_cheapest_existing(output_rel))
 		return;
-	if (!offload_possible(&why) || !base_rel_ok(root, input_rel, false, &why))
+	if (!gdb_offload_possible(&why) || !gdb_base_rel_ok(root, input_rel, false, &why))
 		goto refused;
 	if (parse->groupingSets || parse->hasTargetSRFs || extra == NULL ||
 		extra->patype != PARTITIONWISE_AGGREGATE_NONE ||
@@ -834,7 +828,7 @@ try_gpuagg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 			/* an expression: a computed column of the request */
 			char	   *reason = NULL;
 
-			if (!expr_columns_ok(e, input_rel->relid, rte->relid, &attnums, &reason))
+			if (!gdb_expr_columns_ok(e, input_rel->relid, rte->relid, &attnums, &reason))
 			{
 				why = psprintf("a group key cannot be computed on the device: %s",
 							   reason);
@@ -846,7 +840,7 @@ try_gpuagg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 			keys = lappend_int(keys, GDB_ATTNUM_EXPR);
 			continue;
 		}
-		if (!var_ok((Var *) e, input_rel->relid, true, &attnums, &why) ||
+		if (!gdb_var_ok((Var *) e, input_rel->relid, true, &attnums, &why) ||
 			!group_key_ok(sgc, e, &why))
 			goto refused;
 		key_vars = lappend(key_vars, e);
@@ -886,7 +880,7 @@ try_gpuagg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 	}
 	/* a histogram aggregate groups by the keys and its argument */
 	foreach(lc, aggrefs)
-		if (GDB_FN_IS_ORDERED_SET(aggref_function(lfirst_node(Aggref, lc))))
+		if (GDB_FN_IS_ORDERED_SET(gdb_aggref_function(lfirst_node(Aggref, lc))))
 		{
 			if (list_length(keys) >= Min(GDB_MAX_GROUP_KEYS, GDB_MAX_SORT_KEYS))
 			{
@@ -897,7 +891,7 @@ try_gpuagg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 		}
 
 	/* every qual on the device */
-	if (!all_quals_on_device(root, input_rel, rte->relid, &attnums, &device, &why))
+	if (!gdb_all_quals_on_device(root, input_rel, rte->relid, &attnums, &device, &why))
 		goto refused;
 
 	/*
@@ -925,7 +919,7 @@ try_gpuagg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 	startup = gdb_device_cost(input_rel, rte->relid, bms_num_members(attnums), cached, work) +
 		disabled + having_cost.startup;
 	add_path(output_rel,
-			 &make_path(GDB_NODE_AGG, output_rel, output_rel->reltarget,
+			 &gdb_make_path(GDB_NODE_AGG, output_rel, output_rel->reltarget,
 						ngroups, startup,
 						startup + ngroups * (cpu_tuple_cost + having_cost.per_tuple),
 						NIL, input_rel->relid, device, NIL,
@@ -933,596 +927,7 @@ try_gpuagg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 	return;
 
 refused:
-	not_offered(GDB_NODE_AGG, why);
-}
-
-/* ---- GpuSort ---- */
-
-/*
- * An ORDER BY pathkey whose key is an expression over relid's columns (no
- * member of its equivalence class is a plain column): a computed column
- * of the request when the expression compiler takes it and its value is
- * not text, appended to *sort as (GDB_ATTNUM_EXPR, descending,
- * nulls_first) and its expression to *key_exprs.
- */
-static bool
-expr_pathkey_ok(PathKey *pk, Index relid, Oid reloid, List **sort,
-				List **key_exprs, Bitmapset **attnums, const char **why)
-{
-	EquivalenceClass *ec = pk->pk_eclass;
-	Expr	   *expr = NULL;
-	char	   *reason = NULL;
-	Oid			opclass;
-	ListCell   *lc;
-
-	foreach(lc, ec->ec_members)
-	{
-		EquivalenceMember *em = (EquivalenceMember *) lfirst(lc);
-
-		if (!em->em_is_const && !em->em_is_child &&
-			bms_equal(em->em_relids, bms_make_singleton(relid)))
-		{
-			expr = em->em_expr;
-			break;
-		}
-	}
-	if (expr == NULL)
-	{
-		*why = "a sort key is not over the scanned relation";
-		return false;
-	}
-	if (gdb_type_class(exprType((Node *) expr)) == GDB_TYPE_TEXT)
-	{
-		*why = "a sort key is a text-valued expression";
-		return false;
-	}
-	if (!expr_columns_ok((Node *) expr, relid, reloid, attnums, &reason))
-	{
-		*why = psprintf("a sort key expression cannot run on the device: %s", reason);
-		return false;
-	}
-	opclass = GetDefaultOpClass(exprType((Node *) expr), BTREE_AM_OID);
-	if (!OidIsValid(opclass) || get_opclass_family(opclass) != pk->pk_opfamily ||
-		(pk->pk_strategy != BTLessStrategyNumber &&
-		 pk->pk_strategy != BTGreaterStrategyNumber))
-	{
-		*why = "a sort key uses a non-default ordering operator";
-		return false;
-	}
-	*sort = lappend_int(*sort, GDB_ATTNUM_EXPR);
-	*sort = lappend_int(*sort, pk->pk_strategy == BTGreaterStrategyNumber);
-	*sort = lappend_int(*sort, pk->pk_nulls_first);
-	*key_exprs = lappend(*key_exprs, expr);
-	return true;
-}
-
-/*
- * The column, direction and NULL order of one ORDER BY pathkey over
- * relid, appended to *sort as (attnum, descending, nulls_first).  A text
- * column is accepted when the key orders it by its own collation and that
- * is C or POSIX (it sorts by its byte-order rank, text_rank.c, a hidden
- * column); *ntext counts those keys.
- */
-static bool
-pathkey_ok(PathKey *pk, Index relid, Oid reloid, List **sort,
-		   List **key_exprs, Bitmapset **attnums, int *ntext, const char **why)
-{
-	EquivalenceClass *ec = pk->pk_eclass;
-	Var		   *var = NULL;
-	Oid			opclass;
-	ListCell   *lc;
-
-	if (ec->ec_has_volatile)
-	{
-		*why = "a sort key is volatile";
-		return false;
-	}
-	foreach(lc, ec->ec_members)
-	{
-		EquivalenceMember *em = (EquivalenceMember *) lfirst(lc);
-		Expr	   *e = em->em_expr;
-
-		while (e && IsA(e, RelabelType))
-			e = ((RelabelType *) e)->arg;
-		if (e && IsA(e, Var) && ((Var *) e)->varno == relid &&
-			((Var *) e)->varlevelsup == 0)
-		{
-			var = (Var *) e;
-			break;
-		}
-	}
-	if (var == NULL)
-		return expr_pathkey_ok(pk, relid, reloid, sort, key_exprs, attnums, why);
-	if (!var_ok(var, relid, true, attnums, why))
-		return false;
-	if (gdb_type_class(var->vartype) == GDB_TYPE_TEXT)
-	{
-		/* byte order (text_rank.c): the C and POSIX collations only */
-		if (!gdb_text_sort_collation_ok(ec->ec_collation))
-		{
-			*why = OidIsValid(ec->ec_collation) ?
-				psprintf("text sort keys in collation \"%s\" stay on the CPU "
-						 "(the device orders text in the C collation only)",
-						 get_collation_name(ec->ec_collation)) :
-				"a text sort key has no collation";
-			return false;
-		}
-		if (ec->ec_collation != var->varcollid)
-		{
-			/* e.g. ORDER BY t COLLATE "C" over a column of another one */
-			*why = "a text sort key's collation is not its column's";
-			return false;
-		}
-		(*ntext)++;
-	}
-	opclass = GetDefaultOpClass(var->vartype, BTREE_AM_OID);
-	if (!OidIsValid(opclass) || get_opclass_family(opclass) != pk->pk_opfamily ||
-		(pk->pk_strategy != BTLessStrategyNumber &&
-		 pk->pk_strategy != BTGreaterStrategyNumber))
-	{
-		*why = "a sort key uses a non-default ordering operator";
-		return false;
-	}
-	*sort = lappend_int(*sort, var->varattno);
-	*sort = lappend_int(*sort, pk->pk_strategy == BTGreaterStrategyNumber);
-	*sort = lappend_int(*sort, pk->pk_nulls_first);
-	return true;
-}
-
-/*
- * The expressions of a GpuSort's target list that the device computes,
- * appended to *exprs (after the sort key expressions), and whether the
- * target can run at all.  PostgreSQL's plan computes its sort input
- * target for every row before the Sort, but postpones past it (for the
- * returned rows only) a target column that is not a sort key when the
- * query has a LIMIT and the column costs more than 10 operators
- * (make_sort_input_target).  An expression that can raise an error must
- * be computed for the same rows: on the device, for every selected row,
- * when PostgreSQL would not postpone it; by the node's projection, for the
- * returned rows, when it would.  One it would not postpone that the device
- * cannot compute refuses the node (*why).  Expressions that cannot raise
- * run on the device when the expression compiler takes them (numeric-
- * valued ones), else in the projection.
- */
-static bool
-sort_target_ok(PlannerInfo *root, PathTarget *target, Index relid, Oid reloid,
-			   List **exprs, Bitmapset **attnums, const char **why)
-{
-	ListCell   *lc;
-
-	foreach(lc, target->exprs)
-	{
-		Node	   *e = (Node *) lfirst(lc);
-		bool		raises = expr_may_raise(e, NULL);
-		bool		postponed = false;
-		char	   *reason = NULL;
-		Bitmapset  *cols = NULL;
-
-		while (IsA(e, RelabelType))
-			e = (Node *) ((RelabelType *) e)->arg;
-		if (IsA(e, Var) || IsA(e, Const) || list_member(*exprs, e))
-			continue;
-		if (raises && root->parse->limitCount != NULL)
-		{
-			QualCost	cost;
-
-			cost_qual_eval_node(&cost, e, root);
-			postponed = cost.per_tuple > 10 * cpu_operator_cost;
-		}
-		if (postponed)
-			continue;			/* the projection, for the returned rows */
-		if (gdb_type_class(exprType(e)) != GDB_TYPE_TEXT &&
-			list_length(*exprs) < GDB_MAX_EXPRS &&
-			expr_columns_ok(e, relid, reloid, &cols, &reason))
-		{
-			*exprs = lappend(*exprs, e);
-			*attnums = bms_add_members(*attnums, cols);
-			continue;
-		}
-		if (raises)
-		{
-			*why = "the target list holds an expression that can raise an error "
-				"and does not run on the device";
-			return false;
-		}
-	}
-	return true;
-}
-
-static void
-try_gpusort(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel)
-{
-	Query	   *parse = root->parse;
-	const char *why = NULL;
-	RangeTblEntry *rte;
-	List	   *sort = NIL;
-	List	   *exprs = NIL;
-	List	   *device = NIL;
-	Bitmapset  *attnums = NULL;
-	bool		cached;
-	int			ntext = 0;
-	double		limit = 0;
-	double		rows_out;
-	PathTarget *target;
-	Cost		startup;
-	Cost		disabled;
-	ListCell   *lc;
-
-	if (root->sort_pathkeys == NIL ||
-		gpudb_gpu_setup_cost >= gdb_cheapest_existing(output_rel))
-		return;
-	if (parse->hasAggs || parse->groupClause || parse->groupingSets ||
-		parse->distinctClause || parse->hasWindowFuncs || parse->hasTargetSRFs ||
-		root->hasHavingQual)
-	{
-		/* a GpuAgg may order its own groups (try_gpuagg_ordered) */
-		why = "the query groups, aggregates or has DISTINCT, windows or SRFs";
-		goto refused;
-	}
-	if (!offload_possible(&why) || !base_rel_ok(root, input_rel, false, &why))
-		goto refused;
-	if (list_length(root->sort_pathkeys) > GDB_MAX_SORT_KEYS)
-	{
-		why = "too many sort keys";
-		goto refused;
-	}
-	rte = planner_rt_fetch(input_rel->relid, root);
-	foreach(lc, root->sort_pathkeys)
-		if (!pathkey_ok((PathKey *) lfirst(lc), input_rel->relid, rte->relid,
-						&sort, &exprs, &attnums, &ntext, &why))
-			goto refused;
-	target = root->upper_targets[UPPERREL_ORDERED];
-	if (target == NULL || !vars_ok(target->exprs, input_rel->relid, &attnums, &why) ||
-		!sort_target_ok(root, target, input_rel->relid, rte->relid, &exprs,
-						&attnums, &why))
-		goto refused;
-	/* each text sort key adds its rank column */
-	if (bms_num_members(attnums) + ntext + list_length(exprs) >= GDB_MAX_COLUMNS ||
-		list_length(exprs) > GDB_MAX_EXPRS)
-	{
-		why = "too many columns";
-		goto refused;
-	}
-
-	if (!all_quals_on_device(root, input_rel, rte->relid, &attnums, &device, &why))
-		goto refused;
-	disabled = gdb_disabled_cost(true, false);
-	if (!gdb_worth_and_cached(input_rel, rte->relid, attnums,
-							  2.0 * list_length(root->sort_pathkeys), disabled,
-							  gdb_cheapest_existing(output_rel), &cached))
-		return;
-	/* a text sort key reads the heap (gdb_cache_groupby: no ranks there) */
-	if (ntext > 0)
-		cached = false;
-
-	/* WITH TIES needs the rows past the limit: sort them all */
-	if (root->limit_tuples > 0 && root->limit_tuples < 1e15 &&
-		parse->limitOption != LIMIT_OPTION_WITH_TIES)
-		limit = root->limit_tuples;
-	rows_out = limit > 0 ? Min(limit, input_rel->rows) : input_rel->rows;
-	startup = gdb_device_cost(input_rel, rte->relid, bms_num_members(attnums), cached,
-							  2.0 * list_length(root->sort_pathkeys)) + disabled;
-	add_path(output_rel,
-			 &make_path(GDB_NODE_SORT, output_rel, target,
-						input_rel->rows, startup,
-						startup + rows_out * gdb_result_row_cost(),
-						root->sort_pathkeys, input_rel->relid, device, NIL,
-						list_make3(sort, makeString(psprintf("%.0f", limit)),
-								   exprs))->path);
-	return;
-
-refused:
-	not_offered(GDB_NODE_SORT, why);
-}
-
-/* ---- GpuAgg with ORDER BY (and LIMIT) on the device ---- */
-
-/* NOTICE of why a GpuAgg's groups are not ordered (or cut) on the device. */
-static void
-order_not_offered(const char *what, const char *why)
-{
-	if (gpudb_debug_unsupported)
-		ereport(NOTICE,
-				(errmsg("gpudb: GpuAgg %s not used: %s", what, why)));
-}
-
-/* check_functions_in_node callback: true for a function that can leak. */
-static bool
-function_may_raise(Oid funcid, void *context)
-{
-	return !get_func_leakproof(funcid);
-}
-
-/*
- * Can evaluating node over a group's keys and finished aggregates raise an
- * error?  False only for Vars, Consts, whole Aggrefs (their arguments run
- * on the device), relabelings, AND/OR/NOT, NULL and boolean tests, and
- * operators and functions that are leakproof (a leakproof function raises
- * no error that depends on its arguments): e.g. count(*) > 10 cannot
- * raise, sum(h) / count(*) can.
- */
-static bool
-expr_may_raise(Node *node, void *context)
-{
-	if (node == NULL)
-		return false;
-	switch (nodeTag(node))
-	{
-		case T_Var:
-		case T_Const:
-		case T_Aggref:
-			return false;
-		case T_RelabelType:
-		case T_BoolExpr:
-		case T_NullTest:
-		case T_BooleanTest:
-		case T_List:
-			break;
-		case T_OpExpr:
-		case T_FuncExpr:
-		case T_DistinctExpr:
-		case T_NullIfExpr:
-		case T_ScalarArrayOpExpr:
-			if (check_functions_in_node(node, function_may_raise, NULL))
-				return true;
-			break;
-		default:
-			return true;
-	}
-	return expression_tree_walker(node, expr_may_raise, context);
-}
-
-/*
- * The result column (a group key, or nkeys + an aggregate) that ORDER BY
- * pathkey pk sorts by, appended to *sort as (column, descending,
- * nulls_first); false with *why when it is neither a non-text group key nor
- * an aggregate with an orderable value (count, min, max, sum of smallint,
- * integer or double precision: gdb_order_agg_value), or not in the
- * type's default order.
- */
-static bool
-order_pathkey_ok(PathKey *pk, List *key_vars, List *aggrefs, List **sort,
-				 const char **why)
-{
-	EquivalenceClass *ec = pk->pk_eclass;
-	int			col = -1;
-	Oid			type = InvalidOid;
-	Oid			opclass;
-	ListCell   *lc;
-
-	if (ec->ec_has_volatile)
-	{
-		*why = "a sort key is volatile";
-		return false;
-	}
-	foreach(lc, ec->ec_members)
-	{
-		Expr	   *e = ((EquivalenceMember *) lfirst(lc))->em_expr;
-		ListCell   *lk;
-
-		while (e && IsA(e, RelabelType))
-			e = ((RelabelType *) e)->arg;
-		if (e && IsA(e, Var))
-		{
-			foreach(lk, key_vars)
-			{
-				Var		   *kv = lfirst_node(Var, lk);
-
-				if (kv->varno == ((Var *) e)->varno &&
-					kv->varattno == ((Var *) e)->varattno &&
-					kv->varlevelsup == ((Var *) e)->varlevelsup)
-				{
-					col = foreach_current_index(lk);
-					type = kv->vartype;
-					break;
-				}
-			}
-		}
-		else if (e && IsA(e, Aggref))
-		{
-			foreach(lk, aggrefs)
-				if (equal(lfirst(lk), e))
-				{
-					Aggref	   *ag = lfirst_node(Aggref, lk);
-					int			fn = aggref_function(ag);
-					Oid			argtype = fn == GDB_FN_COUNT_STAR ? InvalidOid :
-						exprType((Node *) linitial_node(TargetEntry, ag->args)->expr);
-
-					if (!(fn == GDB_FN_COUNT_STAR || fn == GDB_FN_COUNT ||
-						  fn == GDB_FN_MIN || fn == GDB_FN_MAX ||
-						  (fn == GDB_FN_SUM && (argtype == INT2OID || argtype == INT4OID ||
-												argtype == FLOAT8OID))))
-					{
-						*why = psprintf("the device has no exact order for %s",
-										format_procedure(ag->aggfnoid));
-						return false;
-					}
-					col = list_length(key_vars) + foreach_current_index(lk);
-					type = ag->aggtype;
-					break;
-				}
-		}
-		if (col >= 0)
-			break;
-	}
-	if (col < 0)
-	{
-		*why = "a sort key is neither a group key nor an aggregate of the node";
-		return false;
-	}
-	if (gdb_type_class(type) == GDB_TYPE_TEXT)
-	{
-		*why = "text sort keys stay on the CPU (collation order)";
-		return false;
-	}
-	opclass = GetDefaultOpClass(type, BTREE_AM_OID);
-	if (!OidIsValid(opclass) || get_opclass_family(opclass) != pk->pk_opfamily ||
-		(pk->pk_strategy != BTLessStrategyNumber &&
-		 pk->pk_strategy != BTGreaterStrategyNumber))
-	{
-		*why = "a sort key uses a non-default ordering operator";
-		return false;
-	}
-	*sort = lappend_int(*sort, col);
-	*sort = lappend_int(*sort, pk->pk_strategy == BTGreaterStrategyNumber);
-	*sort = lappend_int(*sort, pk->pk_nulls_first);
-	return true;
-}
-
-/*
- * The LIMIT plus OFFSET the device may cut the groups to, or 0: a constant
- * LIMIT without WITH TIES (which needs the rows past the limit) and a
- * constant or no OFFSET (root->limit_tuples is not set for grouped
- * queries, so the constants are read here, as preprocess_limit reads them:
- * LIMIT NULL is no limit, a LIMIT below 1 counts as 1, a negative or NULL
- * OFFSET as 0, since the Limit node above raises or returns nothing then),
- * and no HAVING (it filters groups after the cut, so fewer than LIMIT
- * would be left).
- */
-static double
-order_limit(PlannerInfo *root, List *having, const char **why)
-{
-	Query	   *parse = root->parse;
-	Const	   *count = (Const *) parse->limitCount;
-	Const	   *offset = (Const *) parse->limitOffset;
-	double		limit;
-
-	if (count == NULL || (IsA(count, Const) && count->constisnull))
-	{
-		*why = "no LIMIT";
-		return 0;
-	}
-	if (parse->limitOption == LIMIT_OPTION_WITH_TIES || !IsA(count, Const) ||
-		count->consttype != INT8OID ||
-		(offset != NULL && (!IsA(offset, Const) || offset->consttype != INT8OID)))
-	{
-		*why = "the LIMIT is not a constant row count without ties";
-		return 0;
-	}
-	if (having != NIL)
-	{
-		*why = "HAVING filters the groups after the limit";
-		return 0;
-	}
-	limit = (double) Max(DatumGetInt64(count->constvalue), 1);
-	if (offset != NULL && !offset->constisnull)
-		limit += (double) Max(DatumGetInt64(offset->constvalue), 0);
-	if (limit >= 1e15)
-	{
-		*why = "the LIMIT is too large";
-		return 0;
-	}
-	return limit;
-}
-
-/*
- * At UPPERREL_ORDERED (input_rel the grouped relation): a GpuAgg path of
- * input_rel whose ORDER BY pathkeys all map to its group keys or orderable
- * aggregates becomes a GpuAgg that orders its groups on the device (the
- * pathkeys are root->sort_pathkeys), cut to the LIMIT when order_limit
- * allows.  Only where every error PostgreSQL's plan (aggregation, HAVING
- * and projection of every group, then the sort) could raise is still
- * raised: HAVING and the node's target may not hold expressions that can
- * raise (expr_may_raise), since groups past the limit, or never fetched,
- * are not evaluated; and sum(real), whose float4 overflow the device does
- * not check for every group, keeps the ordinary sort.  Costed as the
- * GpuAgg path plus a device sort of its groups (2 work units per key and
- * group), and the rows it returns.
- */
-static void
-try_gpuagg_ordered(PlannerInfo *root, RelOptInfo *input_rel,
-				   RelOptInfo *output_rel)
-{
-	Query	   *parse = root->parse;
-	CustomPath *agg = NULL;
-	List	   *node;
-	List	   *key_vars;
-	List	   *aggrefs;
-	List	   *having;
-	List	   *sort = NIL;
-	PathTarget *target = root->upper_targets[UPPERREL_ORDERED];
-	const char *why = NULL;
-	double		limit;
-	double		rows_out;
-	double		row_cost;
-	Cost		startup;
-	Cost		per_row;
-	Path	   *path;
-	ListCell   *lc;
-
-	/* the input must be the grouped relation itself (no DISTINCT, windows) */
-	if (root->sort_pathkeys == NIL || target == NULL ||
-		!(parse->hasAggs || parse->groupClause || root->hasHavingQual) ||
-		parse->distinctClause || parse->hasWindowFuncs ||
-		input_rel != fetch_upper_rel(root, UPPERREL_GROUP_AGG, NULL))
-		return;
-	foreach(lc, input_rel->pathlist)
-	{
-		Path	   *p = (Path *) lfirst(lc);
-
-		if (IsA(p, CustomPath) &&
-			((CustomPath *) p)->methods == &gdb_path_methods[GDB_NODE_AGG])
-		{
-			agg = (CustomPath *) p;
-			break;
-		}
-	}
-	if (agg == NULL)
-		return;
-	/* node: keys, aggs, key Vars, Aggrefs, HAVING */
-	node = (List *) list_nth(agg->custom_private, GDB_PATH_NODE);
-	key_vars = (List *) lthird(node);
-	aggrefs = (List *) lfourth(node);
-	having = (List *) list_nth(node, 4);
-
-	if (list_length(root->sort_pathkeys) > GDB_MAX_SORT_KEYS)
-	{
-		order_not_offered("ORDER BY", "too many sort keys");
-		return;
-	}
-	foreach(lc, root->sort_pathkeys)
-		if (!order_pathkey_ok((PathKey *) lfirst(lc), key_vars, aggrefs, &sort, &why))
-		{
-			order_not_offered("ORDER BY", why);
-			return;
-		}
-	if (expr_may_raise((Node *) having, NULL) ||
-		expr_may_raise((Node *) agg->path.pathtarget->exprs, NULL))
-	{
-		order_not_offered("ORDER BY", "HAVING or the target list holds an expression that can raise an error");
-		return;
-	}
-	foreach(lc, aggrefs)
-	{
-		Aggref	   *ag = lfirst_node(Aggref, lc);
-
-		if (aggref_function(ag) == GDB_FN_SUM &&
-			exprType((Node *) linitial_node(TargetEntry, ag->args)->expr) == FLOAT4OID)
-		{
-			order_not_offered("ORDER BY", "sum(real) may overflow in a group the device does not check");
-			return;
-		}
-	}
-	limit = order_limit(root, having, &why);
-	if (limit == 0 && parse->limitCount != NULL)
-		order_not_offered("Top-k Limit", why);
-
-	rows_out = limit > 0 ? Min(limit, agg->path.rows) : agg->path.rows;
-	row_cost = gdb_device_row_cost();
-	startup = agg->path.startup_cost + (enable_sort ? 0 : disable_cost) +
-		agg->path.rows * row_cost * 2.0 * list_length(root->sort_pathkeys);
-	per_row = (agg->path.total_cost - agg->path.startup_cost) / Max(agg->path.rows, 1.0);
-	node = list_copy(node);
-	node = lappend(node, sort);
-	node = lappend(node, makeString(psprintf("%.0f", limit)));
-	path = &make_path(GDB_NODE_AGG, output_rel, agg->path.pathtarget, rows_out,
-					  startup, startup + rows_out * per_row, root->sort_pathkeys,
-					  (Index) intVal(list_nth(agg->custom_private, GDB_PATH_BASEREL)),
-					  (List *) list_nth(agg->custom_private, GDB_PATH_DEVICE),
-					  NIL, node)->path;
-	if (!equal(path->pathtarget->exprs, target->exprs))
-		path = (Path *) create_projection_path(root, output_rel, path, target);
-	add_path(output_rel, path);
+	gdb_not_offered(GDB_NODE_AGG, why);
 }
 
 static void
@@ -1536,9 +941,9 @@ gdb_create_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 		try_gpuagg(root, input_rel, output_rel, (GroupPathExtraData *) extra);
 	else if (stage == UPPERREL_ORDERED && gpudb_enable_gpusort)
 	{
-		try_gpusort(root, input_rel, output_rel);
+		gdb_try_gpusort(root, input_rel, output_rel);
 		if (gpudb_enable_gpuagg)
-			try_gpuagg_ordered(root, input_rel, output_rel);
+			gdb_try_gpuagg_ordered(root, input_rel, output_rel);
 	}
 }
 
@@ -1629,9 +1034,9 @@ gdb_plan_custom_path(PlannerInfo *root, RelOptInfo *rel,
 		case GDB_NODE_SCAN:
 			cscan->scan.plan.qual =
 				extract_actual_clauses((List *) list_nth(path_private, GDB_PATH_CPU), false);
-			(void) vars_ok(best_path->path.pathtarget->exprs, baserelid,
+			(void) gdb_vars_ok(best_path->path.pathtarget->exprs, baserelid,
 						   &out_attnums, &why);
-			(void) vars_ok(cscan->scan.plan.qual, baserelid, &out_attnums, &why);
+			(void) gdb_vars_ok(cscan->scan.plan.qual, baserelid, &out_attnums, &why);
 			output = attnum_list(out_attnums);
 			if (output == NIL)	/* e.g. count(*) above: one column */
 				output = list_make1_int(linitial_int(attnum_list(clause_attnums(device, 1))));
@@ -1664,7 +1069,7 @@ gdb_plan_custom_path(PlannerInfo *root, RelOptInfo *rel,
 			/* node: sort keys, limit, computed columns */
 			sort = (List *) linitial(node);
 			limit = strVal(lsecond(node));
-			(void) vars_ok(best_path->path.pathtarget->exprs, baserelid,
+			(void) gdb_vars_ok(best_path->path.pathtarget->exprs, baserelid,
 						   &out_attnums, &why);
 			output = attnum_list(out_attnums);
 			if (lthird(node) != NIL)

@@ -1,0 +1,96 @@
+/*-------------------------------------------------------------------------
+ *
+ * custom_scan_path.h
+ *	  The planner side's shared helpers: what custom_scan_path.c (GpuScan,
+ *	  GpuAgg, the hooks, plans) and custom_scan_order.c (GpuSort, the
+ *	  ordered GpuAgg) both use to decide whether a node can run a query.
+ *	  Planner-internal: the executor side does not include it.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUDB_CUSTOM_SCAN_PATH_H
+#define GPUDB_CUSTOM_SCAN_PATH_H
+
+#include "nodes/pathnodes.h"
+
+#include "custom_scan.h"
+
+/*
+ * custom_private of a CustomPath (gdb_make_path), what PlanCustomPath
+ * needs: the base relation, the device clauses, the RestrictInfos left to
+ * the CPU (GpuScan only) and the node's own list.
+ */
+typedef enum GdbPathField
+{
+	GDB_PATH_KIND = 0,			/* Integer: GdbNodeKind */
+	GDB_PATH_BASEREL,			/* Integer: range table index of the table */
+	GDB_PATH_DEVICE,			/* List of Expr */
+	GDB_PATH_CPU,				/* List of RestrictInfo */
+	GDB_PATH_NODE				/* List: the node's own fields */
+} GdbPathField;
+
+/* NOTICE of why kind was not offered, under gpudb.debug_unsupported. */
+extern void gdb_not_offered(GdbNodeKind kind, const char *why);
+
+/*
+ * May the planner offer device nodes now (gpudb.enabled; gpudb.device gpu
+ * or cpu, or auto with the GPU server in GPU mode)?  Else *why.
+ */
+extern bool gdb_offload_possible(const char **why);
+
+/*
+ * Is rel a plain table (or partition, or materialised view) the nodes can
+ * read?  allow_member: an appendrel member is fine (GpuScan).  Else *why.
+ */
+extern bool gdb_base_rel_ok(PlannerInfo *root, RelOptInfo *rel, bool allow_member,
+							const char **why);
+
+/*
+ * Is var a user column of relid of a supported type (text only when
+ * text_ok)?  Adds its attnum to *attnums; else *why.
+ */
+extern bool gdb_var_ok(Var *var, Index relid, bool text_ok, Bitmapset **attnums,
+					   const char **why);
+
+/* Every Var (and nothing opaque) in exprs is gdb_var_ok. */
+extern bool gdb_vars_ok(List *exprs, Index relid, Bitmapset **attnums, const char **why);
+
+/*
+ * Do all of baserel's quals run on the device (none pseudoconstant, all
+ * compiled)?  Sets *device to them and adds their columns to *attnums;
+ * else *why.
+ */
+extern bool gdb_all_quals_on_device(PlannerInfo *root, RelOptInfo *baserel, Oid relid,
+									Bitmapset **attnums, List **device, const char **why);
+
+/* A CustomPath of kind in rel with the common fields set (GdbPathField). */
+extern CustomPath *gdb_make_path(GdbNodeKind kind, RelOptInfo *rel, PathTarget *target,
+								 double rows, Cost startup, Cost total, List *pathkeys,
+								 Index baserel, List *device, List *cpu, List *node);
+
+/* Is path one of gdb_make_path's of kind? */
+extern bool gdb_path_is_kind(Path *path, GdbNodeKind kind);
+
+/*
+ * Can expr (over relid's columns) be a computed column of the request?
+ * Its columns are added to *attnums; else *why.
+ */
+extern bool gdb_expr_columns_ok(Node *expr, Index relid, Oid reloid, Bitmapset **attnums,
+								char **why);
+
+/* The GdbAggFunc of a built-in aggregate call, or -1. */
+extern int	gdb_aggref_function(Aggref *aggref);
+
+/*
+ * Can evaluating node raise an error (anything but Vars, Consts, whole
+ * Aggrefs and leakproof operators and functions)?  An expression walker.
+ */
+extern bool gdb_expr_may_raise(Node *node, void *context);
+
+/* custom_scan_order.c: the UPPERREL_ORDERED paths. */
+extern void gdb_try_gpusort(PlannerInfo *root, RelOptInfo *input_rel,
+							RelOptInfo *output_rel);
+extern void gdb_try_gpuagg_ordered(PlannerInfo *root, RelOptInfo *input_rel,
+								   RelOptInfo *output_rel);
+
+#endif							/* GPUDB_CUSTOM_SCAN_PATH_H */
