@@ -226,6 +226,33 @@ SELECT q, d.* FROM (VALUES
   ($$SELECT count(*) FROM rq_found WHERE c = t::bpchar$$),
   ($$SELECT count(*) FROM rq_found WHERE t::bpchar = 'a'$$)
 ) v(q), LATERAL gpu_diff(q) d;
+-- a numeric value past the 64-bit fixed point (9999999999999.99^2 is
+-- about 10^26): the node runs PostgreSQL's plan behind it instead of
+-- raising (was 22003 "numeric value out of range for gpudb's fixed point")
+SELECT q, d.* FROM (VALUES
+  ($$SELECT b % 2, sum(a * a), count(*) FROM rq_found GROUP BY 1$$),
+  ($$SELECT sum(a * n6) FROM rq_found WHERE b > 0$$),
+  ($$SELECT a * a, count(*) FROM rq_found GROUP BY 1$$),
+  ($$SELECT count(DISTINCT a * a) FROM rq_found$$),
+  ($$SELECT b, a * a FROM rq_found WHERE a * a > 2 ORDER BY b$$)
+) v(q), LATERAL gpu_diff(q) d;
+SELECT * FROM gpu_diff($$SELECT b, a * a FROM rq_found ORDER BY a * a DESC NULLS LAST, b LIMIT 3$$, true);
+-- (EXPLAIN ANALYZE without the hash table's memory, which varies)
+CREATE FUNCTION fb_plan(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE
+  l text;
+BEGIN
+  FOR l IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+    IF l !~ 'Memory|Batches' THEN
+      RETURN NEXT l;
+    END IF;
+  END LOOP;
+END $$;
+SELECT fb_plan('SELECT b % 2, sum(a * a) FROM rq_found GROUP BY 1');
+SELECT fb_plan('SELECT b, a * a FROM rq_found ORDER BY a * a DESC NULLS LAST, b LIMIT 3');
+DROP FUNCTION fb_plan(text);
+-- a GpuScan leaves numeric arithmetic to the CPU (no plan behind it)
+EXPLAIN (COSTS OFF) SELECT b FROM rq_found WHERE a * a > 2 AND b > 1;
 DROP TABLE rq_found;
 
 -- still PostgreSQL's plan: division of numerics, arms of different scales

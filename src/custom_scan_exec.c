@@ -26,9 +26,11 @@
  */
 #include "postgres.h"
 
+#include "access/xact.h"
 #include "commands/explain.h"
 #include "executor/executor.h"
 #include "executor/tuptable.h"
+#include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "optimizer/optimizer.h"
 #include "rewrite/rewriteManip.h"
@@ -36,7 +38,9 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/resowner.h"
 #include "utils/ruleutils.h"
+#include "utils/tuplestore.h"
 
 #include "custom_scan.h"
 #include "server_protocol.h"
@@ -73,6 +77,18 @@ typedef struct GdbScanState
 	uint64		rows_out;
 	Datum	   *values;
 	bool	   *nulls;
+
+	/*
+	 * PostgreSQL's plan behind the node (custom_scan_fallback.c): run, and
+	 * its rows kept for rescans and backward fetches, once the device
+	 * request failed with the fixed-point error
+	 */
+	bool		fell_back;
+	char	   *fallback_why;
+	PlanState  *fallback_ps;
+	Tuplestorestate *fallback_rows;
+	TupleTableSlot *fallback_slot;
+	int			eflags;
 } GdbScanState;
 
 static Node *gdb_create_scan_state(CustomScan *cscan);
@@ -227,6 +243,7 @@ gdb_begin(CustomScanState *node, EState *estate, int eflags)
 	int			natts;
 
 	s->expect_gpu = strcmp(gdb_plan_device_label(), "CPU path") != 0;
+	s->eflags = eflags;
 	s->run_cxt = AllocSetContextCreate(estate->es_query_cxt, "gpudb custom scan",
 									   ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(s->run_cxt);
@@ -354,6 +371,101 @@ gdb_begin(CustomScanState *node, EState *estate, int eflags)
 	MemoryContextSwitchTo(old);
 }
 
+/*
+ * Run the node's request.  With PostgreSQL's plan behind the node (a custom
+ * plan, custom_scan_fallback.c), run it in a subtransaction, as PL/pgSQL's
+ * exception blocks do: when it fails with the fixed-point error, roll that
+ * back and return false (the caller runs the fallback plan); any other
+ * error, a cancel included, is raised again as it was.  In parallel mode no
+ * subtransaction can start, and the request runs as it is.
+ */
+static bool
+run_or_fall_back(GdbScanState *s)
+{
+	CustomScan *cscan = (CustomScan *) s->css.ss.ps.plan;
+	MemoryContext cxt = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
+	bool		ok = true;
+
+	if (cscan->custom_plans == NIL || IsInParallelMode())
+	{
+		gdb_query_run(&s->q, &s->info);
+		return true;
+	}
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(cxt);
+	PG_TRY();
+	{
+		gdb_query_run(&s->q, &s->info);
+		ReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(cxt);
+		CurrentResourceOwner = owner;
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(cxt);
+		edata = CopyErrorData();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(cxt);
+		CurrentResourceOwner = owner;
+		if (edata->sqlerrcode != ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE ||
+			edata->message == NULL ||
+			strcmp(edata->message, GDB_FIXED_POINT_MESSAGE) != 0)
+			ReThrowError(edata);
+		s->fallback_why = pstrdup(edata->message);
+		FreeErrorData(edata);
+		ok = false;
+	}
+	PG_END_TRY();
+	return ok;
+}
+
+/*
+ * The next row of PostgreSQL's plan behind the node, in the scan's
+ * direction; the first call runs that plan to its end into a tuplestore
+ * (the node holds its whole result either way, and may be scanned
+ * backward or rescanned).  Its rows are the node's output rows as they
+ * are: the plan has the node's target list (and its HAVING).
+ */
+static TupleTableSlot *
+fallback_next(GdbScanState *s)
+{
+	EState	   *estate = s->css.ss.ps.state;
+	bool		forward = !ScanDirectionIsBackward(estate->es_direction);
+
+	if (s->fallback_rows == NULL)
+	{
+		CustomScan *cscan = (CustomScan *) s->css.ss.ps.plan;
+		MemoryContext old = MemoryContextSwitchTo(estate->es_query_cxt);
+		TupleTableSlot *slot;
+
+		s->fallback_ps = ExecInitNode((Plan *) linitial(cscan->custom_plans), estate,
+									  s->eflags & ~(EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK));
+		/* EXPLAIN ANALYZE shows the plan that answered */
+		s->css.custom_ps = list_make1(s->fallback_ps);
+		s->fallback_rows = tuplestore_begin_heap(true, false, work_mem);
+		s->fallback_slot = MakeSingleTupleTableSlot(ExecGetResultType(s->fallback_ps),
+													&TTSOpsMinimalTuple);
+		MemoryContextSwitchTo(old);
+		for (;;)
+		{
+			CHECK_FOR_INTERRUPTS();
+			slot = ExecProcNode(s->fallback_ps);
+			if (TupIsNull(slot))
+				break;
+			tuplestore_puttupleslot(s->fallback_rows, slot);
+			s->rows_out++;
+		}
+		tuplestore_rescan(s->fallback_rows);
+	}
+	if (!tuplestore_gettupleslot(s->fallback_rows, forward, false, s->fallback_slot))
+		return ExecClearTuple(s->fallback_slot);
+	return s->fallback_slot;
+}
+
 /* The next result row into the scan slot, or an empty slot at the end. */
 static TupleTableSlot *
 gdb_next(ScanState *ss)
@@ -371,7 +483,14 @@ gdb_next(ScanState *ss)
 		ListCell   *lc;
 
 		old = MemoryContextSwitchTo(s->run_cxt);
-		gdb_query_run(&s->q, &s->info);
+		if (!run_or_fall_back(s))
+		{
+			/* gdb_exec hands out the fallback plan's rows instead */
+			MemoryContextSwitchTo(old);
+			s->ran = true;
+			s->fell_back = true;
+			return ExecClearTuple(slot);
+		}
 		s->batches = palloc(sizeof(GdbBatch *) * Max(list_length(s->info.batches), 1));
 		s->nbatches = 0;
 		s->nrows = 0;
@@ -439,13 +558,32 @@ gdb_recheck(ScanState *ss, TupleTableSlot *slot)
 static TupleTableSlot *
 gdb_exec(CustomScanState *node)
 {
-	return ExecScan(&node->ss, gdb_next, gdb_recheck);
+	GdbScanState *s = (GdbScanState *) node;
+	TupleTableSlot *slot;
+
+	if (s->fell_back)
+		return fallback_next(s);
+	slot = ExecScan(&node->ss, gdb_next, gdb_recheck);
+	/* the first fetch ran PostgreSQL's plan instead: its rows are final */
+	if (s->fell_back)
+		return fallback_next(s);
+	return slot;
 }
 
 static void
 gdb_end(CustomScanState *node)
 {
 	GdbScanState *s = (GdbScanState *) node;
+
+	if (s->fallback_ps)
+		ExecEndNode(s->fallback_ps);
+	if (s->fallback_rows)
+		tuplestore_end(s->fallback_rows);
+	if (s->fallback_slot)
+		ExecDropSingleTupleTableSlot(s->fallback_slot);
+	s->fallback_ps = NULL;
+	s->fallback_rows = NULL;
+	s->fallback_slot = NULL;
 
 	if (s->run_cxt)
 		MemoryContextDelete(s->run_cxt);
@@ -456,6 +594,9 @@ static void
 gdb_rescan(CustomScanState *node)
 {
 	GdbScanState *s = (GdbScanState *) node;
+
+	if (s->fallback_rows)
+		tuplestore_rescan(s->fallback_rows);
 
 	s->bi = 0;
 	s->bstart = 0;
@@ -504,6 +645,7 @@ gdb_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 
 	if (gpudb_explain_hardware)
 		ExplainPropertyText("Device",
+							s->fell_back ? "none (PostgreSQL's plan answered)" :
 							s->ran ? (strncmp(s->info.path, "gpu:", 4) == 0 ?
 									  s->info.path + 4 : "CPU path") :
 							gdb_plan_device_label(), es);
@@ -540,6 +682,13 @@ gdb_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	}
 	if (!es->analyze || !s->ran)
 		return;
+	if (s->fell_back)
+	{
+		/* the plan below answered (custom_scan_fallback.c) */
+		ExplainPropertyText("Fallback", psprintf("PostgreSQL's plan below: %s",
+												 s->fallback_why), es);
+		return;
+	}
 	ExplainPropertyText("Source", s->info.from_cache ? "cache" : "heap", es);
 	if (!s->info.from_cache)
 		ExplainPropertyText("Cache", !gpudb_use_cache ? "off (gpudb.use_cache)" :

@@ -257,6 +257,7 @@ gdb_try_gpusort(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 	PathTarget *target;
 	Cost		startup;
 	Cost		disabled;
+	CustomPath *path;
 	ListCell   *lc;
 
 	if (root->sort_pathkeys == NIL ||
@@ -313,13 +314,26 @@ gdb_try_gpusort(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 	rows_out = limit > 0 ? Min(limit, input_rel->rows) : input_rel->rows;
 	startup = gdb_device_cost(input_rel, rte->relid, bms_num_members(attnums), cached,
 							  2.0 * list_length(root->sort_pathkeys)) + disabled;
-	add_path(output_rel,
-			 &gdb_make_path(GDB_NODE_SORT, output_rel, target,
-						input_rel->rows, startup,
-						startup + rows_out * gdb_result_row_cost(),
-						root->sort_pathkeys, input_rel->relid, device, NIL,
-						list_make3(sort, makeString(psprintf("%.0f", limit)),
-								   exprs))->path);
+	path = gdb_make_path(GDB_NODE_SORT, output_rel, target,
+						 input_rel->rows, startup,
+						 startup + rows_out * gdb_result_row_cost(),
+						 root->sort_pathkeys, input_rel->relid, device, NIL,
+						 list_make3(sort, makeString(psprintf("%.0f", limit)),
+									exprs));
+	/* numeric arithmetic may pass the fixed point: PostgreSQL's plan behind */
+	if (gdb_fixed_point_arithmetic((Node *) list_make2(exprs, device)))
+	{
+		Path	   *fallback = gdb_sort_fallback_path(root, input_rel, output_rel,
+													  target, limit);
+
+		if (fallback == NULL)
+		{
+			why = "numeric arithmetic needs PostgreSQL's plan behind the node, and none could be built";
+			goto refused;
+		}
+		path->custom_paths = list_make1(fallback);
+	}
+	add_path(output_rel, &path->path);
 	return;
 
 refused:
@@ -581,6 +595,12 @@ gdb_try_gpuagg_ordered(PlannerInfo *root, RelOptInfo *input_rel,
 	}
 	if (agg == NULL)
 		return;
+	if (agg->custom_paths != NIL)
+	{
+		/* its fallback is an Agg, not ordered: PostgreSQL's Sort goes above */
+		order_not_offered("ORDER BY", "the GpuAgg has PostgreSQL's plan behind it for its numeric arithmetic");
+		return;
+	}
 	/* node: keys, aggs, key Vars, Aggrefs, HAVING */
 	node = (List *) list_nth(agg->custom_private, GDB_PATH_NODE);
 	key_vars = (List *) lthird(node);

@@ -299,7 +299,8 @@ real_quals(List *rinfos, bool *has_pseudo)
  * PostgreSQL, evaluating row by row, raises the earlier row's error.
  */
 static int
-device_prefix_of(Relation rel, List *ordered, bool error_free, const char **why)
+device_prefix_of(Relation rel, List *ordered, bool error_free, bool scan,
+				 const char **why)
 {
 	GdbColumnSet cs;
 	GdbRequest *req = palloc0(sizeof(GdbRequest));
@@ -314,6 +315,17 @@ device_prefix_of(Relation rel, List *ordered, bool error_free, const char **why)
 		Expr	   *clause = lfirst_node(RestrictInfo, lc)->clause;
 
 		req->ntables = 0;		/* as a request of this clause alone */
+
+		/*
+		 * A GpuScan has no PostgreSQL plan behind it (custom_scan_fallback.c):
+		 * numeric arithmetic, whose value may pass the fixed point, stays on
+		 * the CPU
+		 */
+		if (scan && gdb_fixed_point_arithmetic((Node *) clause))
+		{
+			*why = "a qual computes numeric arithmetic (a GpuScan leaves it to the CPU: its value may pass gpudb's 64-bit fixed point)";
+			break;
+		}
 		if (!gdb_compile_quals(list_make1(clause), rel, &cs, req, "GpuScan",
 							   true, &reason))
 		{
@@ -348,12 +360,12 @@ device_prefix_of(Relation rel, List *ordered, bool error_free, const char **why)
  * device_prefix_of).
  */
 static int
-device_prefix(Relation rel, List *ordered, const char **why)
+device_prefix(Relation rel, List *ordered, bool scan, const char **why)
 {
-	int			k = device_prefix_of(rel, ordered, false, why);
+	int			k = device_prefix_of(rel, ordered, false, scan, why);
 
 	if (k < list_length(ordered))
-		k = device_prefix_of(rel, ordered, true, why);
+		k = device_prefix_of(rel, ordered, true, scan, why);
 	return k;
 }
 
@@ -415,7 +427,7 @@ gdb_all_quals_on_device(PlannerInfo *root, RelOptInfo *baserel, Oid relid,
 		return false;
 	}
 	relation = table_open(relid, NoLock);
-	ndev = device_prefix(relation, ordered, why);
+	ndev = device_prefix(relation, ordered, false, why);
 	table_close(relation, NoLock);
 	if (ndev != list_length(ordered))
 		return false;
@@ -521,7 +533,7 @@ gdb_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	quals = real_quals(rel->baserestrictinfo, &has_pseudo);
 	ordered = gdb_order_quals(root, quals);
 	relation = table_open(rte->relid, NoLock);
-	ndev = device_prefix(relation, ordered, &why);
+	ndev = device_prefix(relation, ordered, true, &why);
 	table_close(relation, NoLock);
 	if (ndev == 0)
 	{
@@ -789,6 +801,7 @@ try_gpuagg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 	int			nhist = 0;		/* histogram aggregates */
 	List	   *having = extra ? (List *) extra->havingQual : NIL;
 	List	   *items;
+	CustomPath *path;
 	List	   *device = NIL;
 	Bitmapset  *attnums = NULL;
 	bool		cached;
@@ -918,12 +931,25 @@ try_gpuagg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 	cost_qual_eval(&having_cost, having, root);
 	startup = gdb_device_cost(input_rel, rte->relid, bms_num_members(attnums), cached, work) +
 		disabled + having_cost.startup;
-	add_path(output_rel,
-			 &gdb_make_path(GDB_NODE_AGG, output_rel, output_rel->reltarget,
-						ngroups, startup,
-						startup + ngroups * (cpu_tuple_cost + having_cost.per_tuple),
-						NIL, input_rel->relid, device, NIL,
-						list_make5(keys, aggs, key_vars, aggrefs, having))->path);
+	path = gdb_make_path(GDB_NODE_AGG, output_rel, output_rel->reltarget,
+						 ngroups, startup,
+						 startup + ngroups * (cpu_tuple_cost + having_cost.per_tuple),
+						 NIL, input_rel->relid, device, NIL,
+						 list_make5(keys, aggs, key_vars, aggrefs, having));
+	/* numeric arithmetic may pass the fixed point: PostgreSQL's plan behind */
+	if (gdb_fixed_point_arithmetic((Node *) list_make3(key_vars, aggrefs, device)))
+	{
+		Path	   *fallback = gdb_agg_fallback_path(root, input_rel, output_rel, extra,
+													 aggrefs, ngroups);
+
+		if (fallback == NULL)
+		{
+			why = "numeric arithmetic needs PostgreSQL's plan behind the node, and none could be built";
+			goto refused;
+		}
+		path->custom_paths = list_make1(fallback);
+	}
+	add_path(output_rel, &path->path);
 	return;
 
 refused:
@@ -1026,6 +1052,8 @@ gdb_plan_custom_path(PlannerInfo *root, RelOptInfo *rel,
 
 	cscan->scan.plan.targetlist = tlist;
 	cscan->scan.scanrelid = baserelid;
+	/* PostgreSQL's plan behind the node (custom_scan_fallback.c), if any */
+	cscan->custom_plans = custom_plans;
 	cscan->flags = best_path->flags;
 	cscan->methods = &gdb_scan_methods[kind];
 

@@ -87,6 +87,26 @@ extern int	gdb_aggref_function(Aggref *aggref);
  */
 extern bool gdb_expr_may_raise(Node *node, void *context);
 
+/*
+ * custom_scan_fallback.c: does node compute numeric values with fixed-point
+ * arithmetic (which stops at 10^18, where PostgreSQL's numeric goes on)?
+ */
+extern bool gdb_fixed_point_arithmetic(Node *node);
+
+/*
+ * custom_scan_fallback.c: PostgreSQL's plain (non-parallel) path for a
+ * GpuAgg's query (an Agg over input_rel's cheapest serial path) or a
+ * GpuSort's (a Sort of it, projected to target), the node's one custom
+ * path, which the executor runs when the device request fails with the
+ * fixed-point error; NULL when none can be built.
+ */
+extern Path *gdb_agg_fallback_path(PlannerInfo *root, RelOptInfo *input_rel,
+								   RelOptInfo *output_rel, GroupPathExtraData *extra,
+								   List *aggrefs, double ngroups);
+extern Path *gdb_sort_fallback_path(PlannerInfo *root, RelOptInfo *input_rel,
+									RelOptInfo *output_rel, PathTarget *target,
+									double limit);
+
 /* custom_scan_order.c: the UPPERREL_ORDERED paths. */
 extern void gdb_try_gpusort(PlannerInfo *root, RelOptInfo *input_rel,
 							RelOptInfo *output_rel);

@@ -144,7 +144,7 @@ gdb_raise_status(const GdbError *err)
 		case GDB_ERR_FIXED_POINT:
 			ereport(ERROR,
 					(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-					 errmsg("numeric value out of range for gpudb's fixed point"),
+					 errmsg(GDB_FIXED_POINT_MESSAGE),
 					 errdetail("gpudb computes numeric expressions exactly in 18 digits; a value reached 10^18 at its scale."),
 					 errhint("SET gpudb.enabled = off to compute the query with PostgreSQL's numeric.")));
 			break;

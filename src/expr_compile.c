@@ -99,6 +99,146 @@ const_int4(Node *n, int32 *v)
 	return true;
 }
 
+/* Decimal digits of |v| (0 for 0). */
+static int
+int64_digits(int64 v)
+{
+	uint64		u = v < 0 ? -(uint64) v : (uint64) v;
+	int			d = 0;
+
+	while (u > 0)
+	{
+		u /= 10;
+		d++;
+	}
+	return d;
+}
+
+/* digits of node's value at scale s (gdb_numeric_digits rescaled) */
+static int
+digits_at(Node *node, int s)
+{
+	int			t = gdb_numeric_scale(node);
+	int			d = gdb_numeric_digits(node);
+
+	if (t == GDB_SCALE_ANY)
+		return 0;
+	if (t < 0 || d >= GDB_DIGITS_UNKNOWN)
+		return GDB_DIGITS_UNKNOWN;
+	return d + Max(s - t, 0);
+}
+
+/* see expr_compile.h */
+int
+gdb_numeric_digits(Node *node)
+{
+	int			s = gdb_numeric_scale(node);
+	int			d = 0;
+	int32		k;
+	List	   *args = NIL;
+	Oid			funcid = InvalidOid;
+	ListCell   *lc;
+
+	node = fc_strip_relabel(node);
+	if (s == -1)
+		return GDB_DIGITS_UNKNOWN;
+	if (s == GDB_SCALE_ANY)
+		return 0;
+	switch (nodeTag(node))
+	{
+		case T_Var:
+			{
+				int32		tm = ((Var *) node)->vartypmod - VARHDRSZ;
+
+				return (tm >> 16) & 0xFFFF;
+			}
+		case T_Const:
+			{
+				int64		v;
+
+				if (gdb_numeric_to_scaled(((Const *) node)->constvalue, s, &v) != GDB_NUMFIT_EXACT)
+					return GDB_DIGITS_UNKNOWN;
+				return int64_digits(v);
+			}
+		case T_OpExpr:
+			funcid = ((OpExpr *) node)->opfuncid;
+			if (!OidIsValid(funcid))
+				funcid = get_opcode(((OpExpr *) node)->opno);
+			args = ((OpExpr *) node)->args;
+			break;
+		case T_FuncExpr:
+			funcid = ((FuncExpr *) node)->funcid;
+			args = ((FuncExpr *) node)->args;
+			break;
+		case T_CaseExpr:
+			{
+				CaseExpr   *ce = (CaseExpr *) node;
+
+				d = digits_at((Node *) ce->defresult, s);
+				foreach(lc, ce->args)
+					d = Max(d, digits_at((Node *) lfirst_node(CaseWhen, lc)->result, s));
+				return d;
+			}
+		case T_CoalesceExpr:
+			args = ((CoalesceExpr *) node)->args;
+			/* FALLTHROUGH */
+		case T_MinMaxExpr:
+			if (args == NIL)
+				args = ((MinMaxExpr *) node)->args;
+			foreach(lc, args)
+				d = Max(d, digits_at((Node *) lfirst(lc), s));
+			return d;
+		case T_NullIfExpr:
+			return digits_at((Node *) linitial(((NullIfExpr *) node)->args), s);
+		default:
+			return GDB_DIGITS_UNKNOWN;
+	}
+	switch (funcid)
+	{
+		case F_NUMERIC_ADD:
+		case F_NUMERIC_SUB:
+			return Max(digits_at(linitial(args), s), digits_at(lsecond(args), s)) + 1;
+		case F_NUMERIC_MUL:
+			return digits_at(linitial(args), gdb_numeric_scale(linitial(args))) +
+				digits_at(lsecond(args), gdb_numeric_scale(lsecond(args)));
+		case F_NUMERIC_UMINUS:
+		case F_NUMERIC_UPLUS:
+		case F_NUMERIC_ABS:
+		case F_ABS_NUMERIC:
+			return gdb_numeric_digits(linitial(args));
+		case F_NUMERIC_INT2:
+			return 5;
+		case F_NUMERIC_INT4:
+			return 10;
+		case F_NUMERIC_NUMERIC_INT4:
+			/* rescaled first, then checked against the typmod */
+			d = digits_at(linitial(args), s);
+			if (d > GDB_NUMERIC_MAX_PRECISION || !const_int4(lsecond(args), &k))
+				return d;
+			return Min(d, ((k - VARHDRSZ) >> 16) & 0xFFFF);
+		case F_ROUND_NUMERIC:
+		case F_TRUNC_NUMERIC:
+		case F_CEIL_NUMERIC:
+		case F_CEILING_NUMERIC:
+		case F_FLOOR_NUMERIC:
+		case F_ROUND_NUMERIC_INT4:
+		case F_TRUNC_NUMERIC_INT4:
+			{
+				int			t = gdb_numeric_scale(linitial(args));
+
+				/* the integer digits, one more for a carry, then s */
+				d = gdb_numeric_digits(linitial(args));
+				return d >= GDB_DIGITS_UNKNOWN ? d : Max(d - t, 0) + 1 + s;
+			}
+		case F_EXTRACT_TEXT_DATE:
+		case F_EXTRACT_TEXT_TIMESTAMP:
+			/* an epoch in microseconds can pass 10^18; other fields are small */
+			return s > 0 ? GDB_DIGITS_UNKNOWN : 10;
+		default:
+			return GDB_DIGITS_UNKNOWN;
+	}
+}
+
 /* see expr_compile.h */
 int
 gdb_numeric_scale(Node *node)

@@ -77,6 +77,17 @@ extern void fc_compile_const(FilterCompiler *fc, Const *c);
 extern int	gdb_numeric_scale(Node *node);
 
 /*
+ * gdb_numeric_digits: a bound, in decimal digits, of the fixed-point value
+ * (the value times 10^gdb_numeric_scale) of numeric expression node and of
+ * every intermediate value computing it needs, from the columns'
+ * precisions and the constants' digits: a + b one more than the larger, a
+ * * b the sum; GDB_DIGITS_UNKNOWN where it cannot be bounded.  Above 18
+ * (GDB_NUMERIC_MAX_PRECISION), a value may pass the 64-bit fixed point.
+ */
+#define GDB_DIGITS_UNKNOWN 99
+extern int	gdb_numeric_digits(Node *node);
+
+/*
  * fc_compile_value_call: emit funcid(args) when it is one of the value
  * functions (numeric arithmetic and casts, date and timestamp arithmetic,
  * date_trunc, extract, abs, round...); false when it is none of them.

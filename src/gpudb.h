@@ -503,6 +503,13 @@ extern GdbBatch *gdb_executor_groupby_finish(GdbExecutor *ex);
 extern GdbBatch *gdb_executor_combine(GdbExecutor *ex, const GdbRequest *req,
 									  const GdbBatch *input);
 
+/*
+ * The message of GDB_ERR_FIXED_POINT's error, by which a node with
+ * PostgreSQL's plan behind it (custom_scan_fallback.c) recognises it, also
+ * when a parallel worker raised it.
+ */
+#define GDB_FIXED_POINT_MESSAGE "numeric value out of range for gpudb's fixed point"
+
 /* gdb_raise_status: ereport(ERROR) for a non-OK GdbStatus. */
 extern void gdb_raise_status(const GdbError *err) pg_attribute_noreturn();
 

@@ -1,0 +1,150 @@
+/*-------------------------------------------------------------------------
+ *
+ * custom_scan_fallback.c
+ *	  PostgreSQL's own plan as a node's fallback, for what the device
+ *	  cannot know until it runs: a computed numeric value is 64-bit fixed
+ *	  point, which stops at 10^18 at its scale, where PostgreSQL's numeric
+ *	  goes on.  A GpuAgg or GpuSort whose expressions do numeric arithmetic
+ *	  carries, as its one custom path, a plain (non-parallel) path of
+ *	  PostgreSQL's for the same relation and target: an Agg over the input
+ *	  relation's cheapest path for GpuAgg, a Sort (and a projection) for
+ *	  GpuSort.  The executor (custom_scan_exec.c) runs the device request
+ *	  in a subtransaction; when it fails with the fixed-point error alone,
+ *	  it rolls that back and returns the fallback plan's rows instead, so
+ *	  the answer is PostgreSQL's, never that error.
+ *
+ * The fallback path is built here rather than taken from the relation's
+ * path list: add_path may free a path that ours dominates, and the
+ * cheapest there may be parallel (a Gather needs parallel mode for the
+ * whole query, in which no subtransaction can start).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/pg_aggregate.h"
+#include "catalog/pg_type.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/paths.h"
+#include "optimizer/tlist.h"
+
+#include "custom_scan.h"
+#include "custom_scan_path.h"
+#include "expr_compile.h"
+
+/*
+ * Walker for gdb_fixed_point_arithmetic: a numeric expression (not a
+ * column or a constant) whose fixed-point value, or an intermediate one,
+ * cannot be bounded under 10^18 (gdb_numeric_digits).
+ */
+static bool
+fixed_point_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if ((IsA(node, OpExpr) || IsA(node, FuncExpr) || IsA(node, CaseExpr) ||
+		 IsA(node, CoalesceExpr) || IsA(node, MinMaxExpr) || IsA(node, NullIfExpr)) &&
+		exprType(node) == NUMERICOID &&
+		gdb_numeric_digits(node) > GDB_NUMERIC_MAX_PRECISION)
+		return true;
+	return expression_tree_walker(node, fixed_point_walker, context);
+}
+
+/* see custom_scan_path.h */
+bool
+gdb_fixed_point_arithmetic(Node *node)
+{
+	return fixed_point_walker(node, NULL);
+}
+
+/*
+ * The cheapest unparameterised path of rel that holds no Gather (a plain
+ * scan, or a GpuScan), or NULL.
+ */
+static Path *
+cheapest_serial_path(RelOptInfo *rel)
+{
+	Path	   *best = NULL;
+	ListCell   *lc;
+
+	foreach(lc, rel->pathlist)
+	{
+		Path	   *p = (Path *) lfirst(lc);
+
+		if (p->param_info != NULL || IsA(p, GatherPath) || IsA(p, GatherMergePath) ||
+			(p->parallel_workers > 0))
+			continue;
+		/* a projection or sort over a Gather (the final scan/join target) */
+		if ((IsA(p, ProjectionPath) &&
+			 (IsA(((ProjectionPath *) p)->subpath, GatherPath) ||
+			  IsA(((ProjectionPath *) p)->subpath, GatherMergePath))) ||
+			(IsA(p, SortPath) &&
+			 (IsA(((SortPath *) p)->subpath, GatherPath) ||
+			  IsA(((SortPath *) p)->subpath, GatherMergePath))))
+			continue;
+		if (best == NULL || p->total_cost < best->total_cost)
+			best = p;
+	}
+	return best;
+}
+
+/* Has any aggregate of aggrefs DISTINCT, ORDER BY or WITHIN GROUP? */
+static bool
+has_ordered_aggregates(List *aggrefs)
+{
+	ListCell   *lc;
+
+	foreach(lc, aggrefs)
+	{
+		Aggref	   *a = lfirst_node(Aggref, lc);
+
+		if (a->aggdistinct != NIL || a->aggorder != NIL || a->aggkind != AGGKIND_NORMAL)
+			return true;
+	}
+	return false;
+}
+
+/* see custom_scan_path.h */
+Path *
+gdb_agg_fallback_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
+					  GroupPathExtraData *extra, List *aggrefs, double ngroups)
+{
+	Query	   *parse = root->parse;
+	Path	   *sub = cheapest_serial_path(input_rel);
+
+	if (sub == NULL)
+		return NULL;
+	if (parse->groupClause == NIL)
+		return (Path *) create_agg_path(root, output_rel, sub, output_rel->reltarget,
+										AGG_PLAIN, AGGSPLIT_SIMPLE, NIL,
+										(List *) extra->havingQual,
+										&extra->agg_final_costs, 1.0);
+	if (grouping_is_hashable(parse->groupClause) && !has_ordered_aggregates(aggrefs))
+		return (Path *) create_agg_path(root, output_rel, sub, output_rel->reltarget,
+										AGG_HASHED, AGGSPLIT_SIMPLE, parse->groupClause,
+										(List *) extra->havingQual,
+										&extra->agg_final_costs, ngroups);
+	if (!grouping_is_sortable(parse->groupClause))
+		return NULL;
+	if (!pathkeys_contained_in(root->group_pathkeys, sub->pathkeys))
+		sub = (Path *) create_sort_path(root, output_rel, sub, root->group_pathkeys, -1.0);
+	return (Path *) create_agg_path(root, output_rel, sub, output_rel->reltarget,
+									AGG_SORTED, AGGSPLIT_SIMPLE, parse->groupClause,
+									(List *) extra->havingQual,
+									&extra->agg_final_costs, ngroups);
+}
+
+/* see custom_scan_path.h */
+Path *
+gdb_sort_fallback_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
+					   PathTarget *target, double limit)
+{
+	Path	   *sub = cheapest_serial_path(input_rel);
+
+	if (sub == NULL)
+		return NULL;
+	sub = (Path *) create_sort_path(root, output_rel, sub, root->sort_pathkeys,
+									limit > 0 ? limit : -1.0);
+	return (Path *) create_projection_path(root, output_rel, sub, target);
+}
