@@ -251,6 +251,13 @@ END $$;
 SELECT fb_plan('SELECT b % 2, sum(a * a) FROM rq_found GROUP BY 1');
 SELECT fb_plan('SELECT b, a * a FROM rq_found ORDER BY a * a DESC NULLS LAST, b LIMIT 3');
 DROP FUNCTION fb_plan(text);
+-- the fallback's rows serve backward fetches and rescans
+BEGIN;
+DECLARE fbc CURSOR FOR SELECT b % 2, sum(a * a) FROM rq_found GROUP BY 1 ORDER BY 1;
+FETCH ALL fbc;
+FETCH BACKWARD 2 fbc;
+FETCH FIRST fbc;
+COMMIT;
 -- a GpuScan leaves numeric arithmetic to the CPU (no plan behind it)
 EXPLAIN (COSTS OFF) SELECT b FROM rq_found WHERE a * a > 2 AND b > 1;
 DROP TABLE rq_found;
