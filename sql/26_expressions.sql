@@ -267,6 +267,12 @@ SET gpudb.debug_unsupported = on;
 EXPLAIN (COSTS OFF) SELECT sum(l_extendedprice / 3) FROM lineitem;
 EXPLAIN (COSTS OFF) SELECT sum(CASE WHEN l_tax > 0 THEN 1.5 ELSE 2 END) FROM lineitem;
 EXPLAIN (COSTS OFF) SELECT extract(year FROM l_shipdate), count(*) FROM lineitem GROUP BY 1;
+-- more computed columns than one request holds (was 54000 at execution)
+EXPLAIN (COSTS OFF) SELECT sum(l_orderkey + 1), sum(l_orderkey + 2), sum(l_orderkey + 3),
+  sum(l_orderkey + 4), sum(l_orderkey + 5), sum(l_orderkey + 6), sum(l_orderkey + 7),
+  sum(l_orderkey + 8), sum(l_orderkey + 9), sum(l_orderkey + 10), sum(l_orderkey + 11),
+  sum(l_orderkey + 12), sum(l_orderkey + 13), sum(l_orderkey + 14), sum(l_orderkey + 15),
+  sum(l_orderkey + 16), sum(l_orderkey + 17) FROM lineitem;
 RESET gpudb.debug_unsupported;
 
 DROP TABLE lineitem;

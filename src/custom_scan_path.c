@@ -907,6 +907,40 @@ try_gpuagg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 	if (!gdb_all_quals_on_device(root, input_rel, rte->relid, &attnums, &device, &why))
 		goto refused;
 
+	/* the computed columns together within one request's limits */
+	{
+		List	   *exprs = NIL;
+		char	   *reason = NULL;
+		Relation	rel;
+		bool		ok;
+
+		foreach(lc, key_vars)
+			if (!IsA(lfirst(lc), Var))
+				exprs = lappend(exprs, lfirst(lc));
+		foreach(lc, aggrefs)
+		{
+			Aggref	   *ag = lfirst_node(Aggref, lc);
+			int			fn = gdb_aggref_function(ag);
+			Node	   *arg = GDB_FN_IS_ORDERED_SET(fn) ?
+				(Node *) gdb_ordered_set_arg(ag, fn) :
+				ag->args != NIL ? (Node *) linitial_node(TargetEntry, ag->args)->expr : NULL;
+
+			if (arg != NULL && !IsA(arg, Var))
+				exprs = lappend(exprs, arg);
+		}
+		if (exprs != NIL)
+		{
+			rel = table_open(rte->relid, NoLock);
+			ok = gdb_exprs_supported(exprs, rel, &reason);
+			table_close(rel, NoLock);
+			if (!ok)
+			{
+				why = psprintf("the expressions together do not fit one request: %s", reason);
+				goto refused;
+			}
+		}
+	}
+
 	/*
 	 * the code tables of the text operations of keys, arguments and quals
 	 * together (each part was compiled alone)

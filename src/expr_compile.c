@@ -979,6 +979,13 @@ gdb_columnset_add_expr(GdbColumnSet *cs, Relation rel, Node *expr,
 bool
 gdb_expr_supported(Node *expr, Relation rel, char **why)
 {
+	return gdb_exprs_supported(list_make1(expr), rel, why);
+}
+
+/* see gpudb.h */
+bool
+gdb_exprs_supported(List *exprs, Relation rel, char **why)
+{
 	MemoryContext oldcxt = CurrentMemoryContext;
 	GdbColumnSet *cs = palloc0(sizeof(GdbColumnSet));
 	GdbRequest *req = palloc0(sizeof(GdbRequest));
@@ -986,7 +993,10 @@ gdb_expr_supported(Node *expr, Relation rel, char **why)
 
 	PG_TRY();
 	{
-		(void) gdb_columnset_add_expr(cs, rel, expr, req, "GpuAgg");
+		ListCell   *lc;
+
+		foreach(lc, exprs)
+			(void) gdb_columnset_add_expr(cs, rel, (Node *) lfirst(lc), req, "GpuAgg");
 	}
 	PG_CATCH();
 	{

@@ -432,6 +432,13 @@ extern int	gdb_columnset_add_expr(GdbColumnSet *cs, Relation rel, Node *expr,
 extern bool gdb_expr_supported(Node *expr, Relation rel, char **why);
 
 /*
+ * gdb_exprs_supported (expr_compile.c): the same for every expression of
+ * exprs together, as computed columns of one request (their count and
+ * instructions within GDB_MAX_EXPRS and GDB_MAX_EXPR_INSTR).
+ */
+extern bool gdb_exprs_supported(List *exprs, Relation rel, char **why);
+
+/*
  * gdb_text_operations (string_compile.c): the text operations of node
  * that compiling it would turn into code tables (LIKE, ILIKE,
  * starts_with, text comparisons, lengths: one per call, one per element
