@@ -298,6 +298,20 @@ gdb_try_gpusort(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 
 	if (!gdb_all_quals_on_device(root, input_rel, rte->relid, &attnums, &device, &why))
 		goto refused;
+	if (exprs != NIL)
+	{
+		/* the computed columns together within one request's limits */
+		Relation	rel = table_open(rte->relid, NoLock);
+		char	   *reason = NULL;
+		bool		ok = gdb_exprs_supported(exprs, rel, &reason);
+
+		table_close(rel, NoLock);
+		if (!ok)
+		{
+			why = psprintf("the expressions together do not fit one request: %s", reason);
+			goto refused;
+		}
+	}
 	disabled = gdb_disabled_cost(true, false);
 	if (!gdb_worth_and_cached(input_rel, rte->relid, attnums,
 							  2.0 * list_length(root->sort_pathkeys), disabled,
