@@ -22,6 +22,11 @@
  * their own to read it (parallel_feed.c; "Workers Launched" in EXPLAIN
  * ANALYZE).
  *
+ * A node planned with PostgreSQL's plan behind it (its one custom plan,
+ * custom_scan_fallback.c) runs its request in a subtransaction; when that
+ * fails with the fixed-point error, it runs that plan instead and hands
+ * out its rows, kept in a tuplestore (run_or_fall_back, fallback_next).
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
