@@ -774,6 +774,17 @@ def chart(res, path):
     return path
 
 
+def same_cell(key, side):
+    """Whether a side's runs gave PostgreSQL's output, for a results table."""
+    if key == "pg":
+        return "(reference)"
+    if side.get("identical"):
+        return "yes, %d of %d runs" % (side["runs_checked"], side["runs_checked"])
+    if side.get("identical") is False:
+        return "**no: %s of %d runs differ**" % (side.get("differing_runs"), side.get("runs_checked"))
+    return "not compared"
+
+
 def markdown(res):
     m, d = res["meta"], res["data"]
     out = ["# gpudb TPC-H Q1 and Q6 — SF %s, %s, commit %s, %s" % (sf_label(m["sf"]), m["device"], m["commit"],
@@ -818,11 +829,7 @@ def markdown(res):
             s = q["sides"].get(k)
             if not s:
                 continue
-            same = "(reference)" if k == "pg" else ("yes, %d of %d runs" % (s["runs_checked"], s["runs_checked"])
-                                                    if s.get("identical") else
-                                                    "**no: %s of %d runs differ**" % (s.get("differing_runs"),
-                                                                                      s.get("runs_checked"))
-                                                    if s.get("identical") is False else "not compared")
+            same = same_cell(k, s)
             src = (s.get("explain") or {}).get("source")
             out.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
                 q["id"], name, "error: %s" % s["error"] if s.get("error") else fmt_run(s.get("e2e")),

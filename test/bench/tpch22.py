@@ -549,14 +549,10 @@ def time_table(res):
             s = q["sides"].get(k)
             if not s:
                 continue
-            same = "(reference)" if k == "pg" else ("yes, %d of %d runs" % (s["runs_checked"], s["runs_checked"])
-                                                    if s.get("identical") else "**no: %s of %d runs differ**" % (
-                                                        s.get("differing_runs"), s.get("runs_checked"))
-                                                    if s.get("identical") is False else "not compared")
             out.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
                 q["id"], "-" if q.get("rows") is None else q["rows"], name,
                 "error: %s" % s["error"] if s.get("error") else tpch.fmt_run(s.get("e2e")),
-                bench.fmt_speedup(s.get("speedup")) if k != "pg" else "", nodes_label(s["nodes"]), same,
+                bench.fmt_speedup(s.get("speedup")) if k != "pg" else "", nodes_label(s["nodes"]), tpch.same_cell(k, s),
                 fmt_ms(s.get("device_ms")) if k != "pg" else ""))
     return out
 
