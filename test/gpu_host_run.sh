@@ -2,7 +2,8 @@
 # test/gpu_host_run.sh — run on the GPU host (through the device tool), from the
 # project root, after ../shared/gpu-host/bundle.sh made .gpu-bundle/ here.
 #
-#   bash test/gpu_host_run.sh [suites|bench|all|bench-start|bench-wait [SECONDS]|tpch [SF]|tpch-start [SF]|tpch-wait [SECONDS]]
+#   bash test/gpu_host_run.sh [suites|bench|all|bench-start|bench-wait [SECONDS]|tpch [SF]|tpch-start [SF]|tpch-wait [SECONDS]
+#                              |tpch22 [SF]|tpch22-start [SF]]
 #
 # Starts the bundled PostgreSQL 15 with gpudb preloaded and gpudb.device = gpu,
 # runs the device self-test (GPU path against the CPU path), the pg_regress
@@ -23,6 +24,13 @@
 # takes): tpch runs it now at SF (default 10), results in $OUT/tpch/ and
 # $OUT/tpch.log; tpch-start and tpch-wait run it detached, as bench-start and
 # bench-wait do.  Neither runs the suites or the benchmark.
+#
+#   bash test/gpu_host_run.sh tpch22 [SF]   or   tpch22-start [SF], then tpch-wait [SECONDS]
+# The 22 TPC-H queries over the eight tables (test/bench/tpch22.py): tpch22
+# runs the differential now (gpudb's results against PostgreSQL's, costs
+# zeroed and default, heap and cache; SF default 1), results in $OUT/tpch22/
+# and $OUT/tpch22.log; tpch22-start runs the timing detached (SF default 10)
+# and tpch-wait follows it, as for tpch-start.
 set -uo pipefail
 what=${1:-all}
 OUT=${OUT:-$PWD/gpu-logs}
@@ -220,8 +228,27 @@ tpch_command() {   # SF; a shell command line (TPCH_ARGS is shell syntax)
     printf 'python3 test/bench/tpch.py --sf %q --workers 16 --cache-size %q %s' \
         "$1" "${BENCH_CACHE_SIZE:-32GB}" "${TPCH_ARGS:-}"
 }
+# tpch22 (the differential) and tpch22-start (the timing): test/bench/tpch22.py,
+# the same dbgen source (and .gpu-bundle/tpch-dbgen), the eight tables kept in
+# the cluster (lineitem shared with tpch at the same SF); at SF 10 they take
+# ~17 GB with their indexes; building them (16 chunks a table, then the keys
+# and indexes of dss.ri) is expected to take a few minutes.  Environment:
+# TPCH22_ARGS more tpch22.py arguments (e.g. "--queries 1-11", "--reps 1",
+# "--batch-rows 65536"), BENCH_CACHE_SIZE, BENCH_COMMIT as above.  The
+# timing at SF 10 (3 runs a side, statement_timeout 120 s) may outlast one
+# lease: TPCH22_ARGS="--queries 1-11" and then "--queries 12-22" split it
+# (the tables are reused on a warm machine).
+tpch22_command() {   # MODE SF
+    if [ "$1" = diff ]; then
+        printf 'python3 test/bench/tpch22.py diff --sf %q --cache --cache-size %q %s' \
+            "$2" "${BENCH_CACHE_SIZE:-32GB}" "${TPCH22_ARGS:-}"
+    else
+        printf 'python3 test/bench/tpch22.py time --sf %q --workers 16 --max-run 120 --cache-size %q %s' \
+            "$2" "${BENCH_CACHE_SIZE:-32GB}" "${TPCH22_ARGS:-}"
+    fi
+}
 tpch_summary() {   # LOG: the lines that say how it went
-    grep -E "^\[ *[0-9]+ s\] (lineitem|  [0-9]+ rows|  VACUUM|cache load|Q[0-9]|  (PostgreSQL|gpudb|spec)|target)|^tpch:" "$1" | tail -n 40
+    grep -E "^\[ *[0-9]+ s\] (lineitem|  [0-9]+ rows|  VACUUM|cache load|Q[0-9]|  (PostgreSQL|gpudb|spec)|target|data:)|^tpch(22)?:|^(query  |Q[0-9]+ )" "$1" | tail -n 80
 }
 if [ "$what" = tpch ]; then
     if [ -z "${BENCH_COMMIT:-}" ] && ! git rev-parse HEAD >/dev/null 2>&1; then
@@ -231,19 +258,29 @@ if [ "$what" = tpch ]; then
     PYTHONUNBUFFERED=1 bash -c "$(tpch_command "${2:-10}") --out $(printf %q "$OUT/tpch")" > "$OUT/tpch.log" 2>&1 || status=1
     tpch_summary "$OUT/tpch.log"
 fi
-if [ "$what" = tpch-start ]; then
+if [ "$what" = tpch22 ]; then
+    rm -rf "$OUT/tpch22"
+    PYTHONUNBUFFERED=1 bash -c "$(tpch22_command diff "${2:-1}") --out $(printf %q "$OUT/tpch22")" \
+        > "$OUT/tpch22.log" 2>&1 || status=1
+    tpch_summary "$OUT/tpch22.log"
+fi
+if [ "$what" = tpch-start ] || [ "$what" = tpch22-start ]; then
     if [ -f $TPCH_DIR/pid ] && [ ! -f $TPCH_DIR/rc ] && kill -0 "$(cat $TPCH_DIR/pid)" 2>/dev/null; then
-        echo "tpch-start: a run is going on already (pid $(cat $TPCH_DIR/pid)); follow it with tpch-wait"
+        echo "$what: a run is going on already (pid $(cat $TPCH_DIR/pid)); follow it with tpch-wait"
     else
         rm -rf $TPCH_DIR && mkdir -p $TPCH_DIR
-        cmd="$(tpch_command "${2:-10}") --out $TPCH_DIR/out"
+        if [ "$what" = tpch-start ]; then
+            cmd="$(tpch_command "${2:-10}") --out $TPCH_DIR/out"
+        else
+            cmd="$(tpch22_command time "${2:-10}") --out $TPCH_DIR/out"
+        fi
         echo "$cmd" > $TPCH_DIR/command
         # a new session: the device tool ends the processes a command leaves, but not those
         setsid nohup bash -c "source /tmp/gpudb-pg/env.sh; PYTHONUNBUFFERED=1 $cmd > $TPCH_DIR/tpch.log 2>&1;
                               echo \$? > $TPCH_DIR/rc" < /dev/null > /dev/null 2>&1 &
         echo $! > $TPCH_DIR/pid
-        echo "tpch-start: started: $cmd"
-        echo "tpch-start: follow it with: bash test/gpu_host_run.sh tpch-wait [SECONDS]"
+        echo "$what: started: $cmd"
+        echo "$what: follow it with: bash test/gpu_host_run.sh tpch-wait [SECONDS]"
     fi
 fi
 if [ "$what" = tpch-wait ]; then

@@ -188,6 +188,18 @@ if [ "${1:-}" = "--inside" ]; then
             result FAIL bench_smoke
         fi
 
+        # the 22 TPC-H queries, gpudb against PostgreSQL, at SF 0.01 (where
+        # TPC-H's dbgen source is at hand: it is never part of the checkout)
+        section "TPC-H 22 queries differential (SF 0.01)"
+        if ! python3 -c 'import sys; sys.path.insert(0, "test/bench"); import tpch; tpch.dbgen_source("")' \
+                >/dev/null 2>&1; then
+            echo "tpch22: skipped (no dbgen source: ../shared/tpch-dbgen or \$TPCH_DBGEN_SRC)"
+        elif python3 test/bench/tpch22.py diff --sf 0.01 --out "$(mktemp -d)"; then
+            result PASS tpch22_diff
+        else
+            result FAIL tpch22_diff
+        fi
+
         # last: its kill -9 of the GPU server worker restarts the cluster
         section "GPU server process (shared memory, PID, death with its worker)"
         if bash test/server_process.sh; then

@@ -727,10 +727,11 @@ def kernel_ms(rec):
 # data
 # ---------------------------------------------------------------------------
 
-def drop_table(name):
+def drop_table(name, cascade=False):
+    """Drops name and its cached columns; cascade: the foreign keys that name it too."""
     if psql("SELECT to_regclass(%s) IS NOT NULL" % sql_literal(name)) == "t":
         psql("SELECT gpu_cache_drop(%s)" % sql_literal(name), check=False)
-        psql("DROP TABLE %s" % name)
+        psql("DROP TABLE %s%s" % (name, " CASCADE" if cascade else ""))
 
 
 def finish_table(name, mark, workers):
