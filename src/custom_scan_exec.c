@@ -38,6 +38,7 @@
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "optimizer/optimizer.h"
+#include "pgtime.h"
 #include "rewrite/rewriteManip.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
@@ -48,6 +49,7 @@
 #include "utils/tuplestore.h"
 
 #include "custom_scan.h"
+#include "expr_compile.h"
 #include "server_protocol.h"
 
 /* Execution state of one node. */
@@ -89,6 +91,8 @@ typedef struct GdbScanState
 	 * request failed with the fixed-point error
 	 */
 	bool		fell_back;
+	bool		fell_back_early;	/* at executor start: no query built */
+	bool		fallback_filled;
 	char	   *fallback_why;
 	PlanState  *fallback_ps;
 	Tuplestorestate *fallback_rows;
@@ -103,6 +107,7 @@ static void gdb_end(CustomScanState *node);
 static void gdb_rescan(CustomScanState *node);
 static void gdb_explain(CustomScanState *node, List *ancestors,
 						ExplainState *es);
+static void fallback_init(GdbScanState *s);
 
 CustomScanMethods gdb_scan_methods[3] = {
 	{"GpuScan", gdb_create_scan_state},
@@ -231,6 +236,15 @@ set_sort_keys(GdbScanState *s, List *sort, bool result_cols)
 	}
 }
 
+/* Has the session's time zone one offset from UTC (UTC, a fixed offset)? */
+static bool
+session_zone_fixed(void)
+{
+	long		gmtoff;
+
+	return session_timezone != NULL && pg_get_timezone_offset(session_timezone, &gmtoff);
+}
+
 /*
  * Build the query from the plan: the same GdbQuery the SQL functions
  * build, so both run through the same code.
@@ -258,6 +272,23 @@ gdb_begin(CustomScanState *node, EState *estate, int eflags)
 	q->snapshot = estate->es_snapshot;
 	q->req = palloc0(sizeof(GdbRequest));
 	s->device_quals = (List *) list_nth(priv, GDB_PRIV_QUALS);
+
+	/*
+	 * timestamptz computed in the session's time zone needs a fixed offset
+	 * now (planning may have seen another zone): else PostgreSQL's plan
+	 */
+	if (cscan->custom_plans != NIL && !session_zone_fixed() &&
+		gdb_uses_session_timezone((Node *) list_make2(cscan->custom_scan_tlist,
+													  s->device_quals)))
+	{
+		s->fell_back = true;
+		s->fell_back_early = true;
+		s->ran = true;
+		s->fallback_why = "the session time zone has daylight-saving rules";
+		MemoryContextSwitchTo(old);
+		fallback_init(s);
+		return;
+	}
 
 	switch (s->kind)
 	{
@@ -429,6 +460,29 @@ run_or_fall_back(GdbScanState *s)
 }
 
 /*
+ * Start PostgreSQL's plan behind the node (once): its plan state, shown
+ * under the node by EXPLAIN, the tuplestore for its rows and their slot.
+ */
+static void
+fallback_init(GdbScanState *s)
+{
+	CustomScan *cscan = (CustomScan *) s->css.ss.ps.plan;
+	EState	   *estate = s->css.ss.ps.state;
+	MemoryContext old;
+
+	if (s->fallback_ps != NULL)
+		return;
+	old = MemoryContextSwitchTo(estate->es_query_cxt);
+	s->fallback_ps = ExecInitNode((Plan *) linitial(cscan->custom_plans), estate,
+								  s->eflags & ~(EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK));
+	s->css.custom_ps = list_make1(s->fallback_ps);
+	s->fallback_rows = tuplestore_begin_heap(true, false, work_mem);
+	s->fallback_slot = MakeSingleTupleTableSlot(ExecGetResultType(s->fallback_ps),
+												&TTSOpsMinimalTuple);
+	MemoryContextSwitchTo(old);
+}
+
+/*
  * The next row of PostgreSQL's plan behind the node, in the scan's
  * direction; the first call runs that plan to its end into a tuplestore
  * (the node holds its whole result either way, and may be scanned
@@ -441,20 +495,11 @@ fallback_next(GdbScanState *s)
 	EState	   *estate = s->css.ss.ps.state;
 	bool		forward = !ScanDirectionIsBackward(estate->es_direction);
 
-	if (s->fallback_rows == NULL)
+	if (!s->fallback_filled)
 	{
-		CustomScan *cscan = (CustomScan *) s->css.ss.ps.plan;
-		MemoryContext old = MemoryContextSwitchTo(estate->es_query_cxt);
 		TupleTableSlot *slot;
 
-		s->fallback_ps = ExecInitNode((Plan *) linitial(cscan->custom_plans), estate,
-									  s->eflags & ~(EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK));
-		/* EXPLAIN ANALYZE shows the plan that answered */
-		s->css.custom_ps = list_make1(s->fallback_ps);
-		s->fallback_rows = tuplestore_begin_heap(true, false, work_mem);
-		s->fallback_slot = MakeSingleTupleTableSlot(ExecGetResultType(s->fallback_ps),
-													&TTSOpsMinimalTuple);
-		MemoryContextSwitchTo(old);
+		fallback_init(s);
 		for (;;)
 		{
 			CHECK_FOR_INTERRUPTS();
@@ -465,6 +510,7 @@ fallback_next(GdbScanState *s)
 			s->rows_out++;
 		}
 		tuplestore_rescan(s->fallback_rows);
+		s->fallback_filled = true;
 	}
 	if (!tuplestore_gettupleslot(s->fallback_rows, forward, false, s->fallback_slot))
 		return ExecClearTuple(s->fallback_slot);
@@ -648,6 +694,13 @@ gdb_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	List	   *items = NIL;
 	int			i;
 
+	if (s->fell_back_early)
+	{
+		/* fell back before building the query (gdb_begin) */
+		ExplainPropertyText("Fallback", psprintf("PostgreSQL's plan below: %s",
+												 s->fallback_why), es);
+		return;
+	}
 	if (gpudb_explain_hardware)
 		ExplainPropertyText("Device",
 							s->fell_back ? "none (PostgreSQL's plan answered)" :

@@ -4,7 +4,8 @@
  *	  PostgreSQL's own plan as a node's fallback, for what the device
  *	  cannot know until it runs: a computed numeric value is 64-bit fixed
  *	  point, which stops at 10^18 at its scale, where PostgreSQL's numeric
- *	  goes on.  A GpuAgg or GpuSort whose expressions do numeric arithmetic
+ *	  goes on; and timestamp with time zone is computed in the session's
+ *	  time zone at execution, which must then have a fixed offset.  A GpuAgg or GpuSort whose expressions do numeric arithmetic
  *	  carries, as its one custom path, a plain (non-parallel) path of
  *	  PostgreSQL's for the same relation and target: an Agg over the input
  *	  relation's cheapest path for GpuAgg, a Sort (and a projection) for
@@ -56,6 +57,13 @@ bool
 gdb_fixed_point_arithmetic(Node *node)
 {
 	return fixed_point_walker(node, NULL);
+}
+
+/* see custom_scan_path.h */
+bool
+gdb_needs_fallback(Node *node)
+{
+	return fixed_point_walker(node, NULL) || gdb_uses_session_timezone(node);
 }
 
 /*

@@ -335,7 +335,7 @@ gdb_try_gpusort(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 						 list_make3(sort, makeString(psprintf("%.0f", limit)),
 									exprs));
 	/* numeric arithmetic may pass the fixed point: PostgreSQL's plan behind */
-	if (gdb_fixed_point_arithmetic((Node *) list_make2(exprs, device)))
+	if (gdb_needs_fallback((Node *) list_make2(exprs, device)))
 	{
 		Path	   *fallback = gdb_sort_fallback_path(root, input_rel, output_rel,
 													  target, limit);

@@ -60,6 +60,7 @@
 
 #include "custom_scan.h"
 #include "custom_scan_path.h"
+#include "expr_compile.h"
 #include "server_client.h"
 
 static set_rel_pathlist_hook_type prev_set_rel_pathlist_hook = NULL;
@@ -324,6 +325,11 @@ device_prefix_of(Relation rel, List *ordered, bool error_free, bool scan,
 		if (scan && gdb_fixed_point_arithmetic((Node *) clause))
 		{
 			*why = "a qual computes numeric arithmetic (a GpuScan leaves it to the CPU: its value may pass gpudb's 64-bit fixed point)";
+			break;
+		}
+		if (scan && gdb_uses_session_timezone((Node *) clause))
+		{
+			*why = "a qual computes timestamp with time zone in the session's time zone (a GpuScan leaves it to the CPU)";
 			break;
 		}
 		if (!gdb_compile_quals(list_make1(clause), rel, &cs, req, "GpuScan",
@@ -971,7 +977,7 @@ try_gpuagg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 						 NIL, input_rel->relid, device, NIL,
 						 list_make5(keys, aggs, key_vars, aggrefs, having));
 	/* numeric arithmetic may pass the fixed point: PostgreSQL's plan behind */
-	if (gdb_fixed_point_arithmetic((Node *) list_make3(key_vars, aggrefs, device)))
+	if (gdb_needs_fallback((Node *) list_make3(key_vars, aggrefs, device)))
 	{
 		Path	   *fallback = gdb_agg_fallback_path(root, input_rel, output_rel, extra,
 													 aggrefs, ngroups);

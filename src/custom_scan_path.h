@@ -94,6 +94,14 @@ extern bool gdb_expr_may_raise(Node *node, void *context);
 extern bool gdb_fixed_point_arithmetic(Node *node);
 
 /*
+ * custom_scan_fallback.c: does a node running node need PostgreSQL's plan
+ * behind it: fixed-point arithmetic, or timestamptz computed in the
+ * session's time zone (gdb_uses_session_timezone), which executes in a
+ * fixed-offset zone only?
+ */
+extern bool gdb_needs_fallback(Node *node);
+
+/*
  * custom_scan_fallback.c: PostgreSQL's plain (non-parallel) path for a
  * GpuAgg's query (an Agg over input_rel's cheapest serial path) or a
  * GpuSort's (a Sort of it, projected to target), the node's one custom

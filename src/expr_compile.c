@@ -41,6 +41,7 @@
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
+#include "pgtime.h"
 #include "utils/builtins.h"
 #include "utils/datetime.h"
 #include "utils/fmgroids.h"
@@ -232,6 +233,7 @@ gdb_numeric_digits(Node *node)
 			}
 		case F_EXTRACT_TEXT_DATE:
 		case F_EXTRACT_TEXT_TIMESTAMP:
+		case F_EXTRACT_TEXT_TIMESTAMPTZ:
 			/* an epoch in microseconds can pass 10^18; other fields are small */
 			return s > 0 ? GDB_DIGITS_UNKNOWN : 10;
 		default:
@@ -343,13 +345,14 @@ gdb_numeric_scale(Node *node)
 			return Max(k, 0);
 		case F_EXTRACT_TEXT_DATE:
 		case F_EXTRACT_TEXT_TIMESTAMP:
+		case F_EXTRACT_TEXT_TIMESTAMPTZ:
 			{
 				Node	   *f = fc_strip_relabel(linitial(args));
 
 				if (!IsA(f, Const) || ((Const *) f)->constisnull)
 					return -1;
 				/* the epoch of a timestamp has microseconds */
-				if (funcid == F_EXTRACT_TEXT_TIMESTAMP &&
+				if ((funcid == F_EXTRACT_TEXT_TIMESTAMP || funcid == F_EXTRACT_TEXT_TIMESTAMPTZ) &&
 					pg_strcasecmp(TextDatumGetCString(((Const *) f)->constvalue), "epoch") == 0)
 					return 6;
 				return 0;
@@ -401,6 +404,74 @@ static int
 int_width(Oid type)
 {
 	return type == INT2OID ? 2 : type == INT4OID ? 4 : type == INT8OID ? 8 : 0;
+}
+
+/*
+ * The session time zone's offset from UTC in microseconds (east
+ * positive), for timestamp with time zone: only a zone without
+ * daylight-saving or other rule changes (UTC, a fixed offset) has one
+ * offset for every timestamp; any other keeps PostgreSQL's plan.
+ */
+static int64
+session_offset_usecs(FilterCompiler *fc, int location)
+{
+	long		gmtoff;
+
+	if (session_timezone == NULL || !pg_get_timezone_offset(session_timezone, &gmtoff))
+		fc_unsupported(fc, "timestamp with time zone in a time zone with daylight-saving rules",
+					   "gpudb computes timestamptz in a fixed-offset time zone, such as UTC.",
+					   location);
+	return (int64) gmtoff * USECS_PER_SEC;
+}
+
+/*
+ * Shift the timestamp on top by usecs (UTC to the session's local time
+ * and back), infinities kept (TS_ADD_INTERVAL of no months).
+ */
+static void
+tz_shift(FilterCompiler *fc, int64 usecs)
+{
+	if (usecs != 0)
+		fc_emit(fc, GDB_OP_TS_ADD_INTERVAL, 0, 0, usecs, 0.0);
+}
+
+static bool tz_walker(Node *node, void *context);
+
+/* see expr_compile.h */
+bool
+gdb_uses_session_timezone(Node *node)
+{
+	return tz_walker(node, NULL);
+}
+
+/* Walker for gdb_uses_session_timezone. */
+static bool
+tz_walker(Node *node, void *context)
+{
+	Oid			funcid = InvalidOid;
+
+	if (node == NULL)
+		return false;
+	if (IsA(node, FuncExpr))
+		funcid = ((FuncExpr *) node)->funcid;
+	else if (IsA(node, OpExpr))
+		funcid = ((OpExpr *) node)->opfuncid;
+	switch (funcid)
+	{
+		case F_TIMESTAMPTZ_DATE:
+		case F_DATE_TIMESTAMPTZ:
+		case F_TIMESTAMPTZ_TIMESTAMP:
+		case F_TIMESTAMP_TIMESTAMPTZ:
+		case F_DATE_TRUNC_TEXT_TIMESTAMPTZ:
+		case F_DATE_PART_TEXT_TIMESTAMPTZ:
+		case F_EXTRACT_TEXT_TIMESTAMPTZ:
+		case F_TIMESTAMPTZ_PL_INTERVAL:
+		case F_TIMESTAMPTZ_MI_INTERVAL:
+			return true;
+		default:
+			break;
+	}
+	return expression_tree_walker(node, tz_walker, context);
 }
 
 /* A date field name, as date_trunc/extract spell it; -1 if not handled. */
@@ -483,6 +554,7 @@ fc_compile_value_call(FilterCompiler *fc, Oid funcid, List *args, int location)
 	int32		k,
 				months;
 	int64		usecs;
+	int64		off;
 
 	switch (funcid)
 	{
@@ -716,6 +788,71 @@ fc_compile_value_call(FilterCompiler *fc, Oid funcid, List *args, int location)
 			k = date_field(fc, a, true, false);
 			fc_compile_node(fc, b);
 			fc_emit(fc, GDB_OP_TS_TRUNC, 0, k, 0, 0.0);
+			return true;
+
+			/*
+			 * timestamp with time zone, in a fixed-offset session zone: local
+			 * time is UTC plus the offset, so each operation is the
+			 * timestamp one between two shifts
+			 */
+		case F_TIMESTAMPTZ_DATE:	/* timestamptz(date): local midnight */
+			off = session_offset_usecs(fc, location);
+			fc_compile_node(fc, a);
+			fc_emit(fc, GDB_OP_DATE_TO_TS, 1, 0, 0, 0.0);
+			tz_shift(fc, -off);
+			return true;
+		case F_DATE_TIMESTAMPTZ:	/* date(timestamptz): the local date */
+			off = session_offset_usecs(fc, location);
+			fc_compile_node(fc, a);
+			tz_shift(fc, off);
+			fc_emit(fc, GDB_OP_TS_TO_DATE, 0, 0, 0, 0.0);
+			return true;
+		case F_TIMESTAMPTZ_TIMESTAMP:	/* timestamptz(timestamp): local */
+			off = session_offset_usecs(fc, location);
+			fc_compile_node(fc, a);
+			tz_shift(fc, -off);
+			return true;
+		case F_TIMESTAMP_TIMESTAMPTZ:	/* timestamp(timestamptz) */
+			off = session_offset_usecs(fc, location);
+			fc_compile_node(fc, a);
+			tz_shift(fc, off);
+			return true;
+		case F_DATE_TRUNC_TEXT_TIMESTAMPTZ:
+			off = session_offset_usecs(fc, location);
+			k = date_field(fc, a, true, false);
+			fc_compile_node(fc, b);
+			tz_shift(fc, off);
+			fc_emit(fc, GDB_OP_TS_TRUNC, 0, k, 0, 0.0);
+			tz_shift(fc, -off);
+			return true;
+		case F_DATE_PART_TEXT_TIMESTAMPTZ:
+			off = session_offset_usecs(fc, location);
+			k = date_field(fc, a, false, false);
+			fc_compile_node(fc, b);
+			if (k != GDB_FIELD_EPOCH)	/* the epoch is absolute */
+				tz_shift(fc, off);
+			fc_emit(fc, GDB_OP_DATE_PART, 2, k, 0, 0.0);
+			return true;
+		case F_EXTRACT_TEXT_TIMESTAMPTZ:
+			off = session_offset_usecs(fc, location);
+			k = date_field(fc, a, false, false);
+			if (k == GDB_FIELD_YEAR || k == GDB_FIELD_EPOCH)
+				fc_unsupported(fc, "extract(year) or extract(epoch), a numeric",
+							   "An infinite date or timestamp gives Infinity, which the fixed point cannot carry; date_part() returns a float and runs on the device.",
+							   location);
+			fc_compile_node(fc, b);
+			tz_shift(fc, off);
+			fc_emit(fc, GDB_OP_DATE_PART, 0, k, 0, 0.0);
+			return true;
+		case F_TIMESTAMPTZ_PL_INTERVAL:
+		case F_TIMESTAMPTZ_MI_INTERVAL:
+			/* months and days in local time, then the microseconds */
+			off = session_offset_usecs(fc, location);
+			const_interval(fc, b, funcid == F_TIMESTAMPTZ_MI_INTERVAL, &months, &usecs);
+			fc_compile_node(fc, a);
+			tz_shift(fc, off);
+			fc_emit(fc, GDB_OP_TS_ADD_INTERVAL, 0, months, usecs, 0.0);
+			tz_shift(fc, -off);
 			return true;
 		case F_DATE_PART_TEXT_TIMESTAMP:
 			k = date_field(fc, a, false, false);

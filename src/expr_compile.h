@@ -88,6 +88,15 @@ extern int	gdb_numeric_scale(Node *node);
 extern int	gdb_numeric_digits(Node *node);
 
 /*
+ * gdb_uses_session_timezone: does node compute with timestamp with time
+ * zone in the session's time zone (casts from and to date and timestamp,
+ * date_trunc, date_part and extract, interval arithmetic)?  The compiler
+ * takes those only in a fixed-offset zone, which may differ between
+ * planning and execution.
+ */
+extern bool gdb_uses_session_timezone(Node *node);
+
+/*
  * fc_compile_value_call: emit funcid(args) when it is one of the value
  * functions (numeric arithmetic and casts, date and timestamp arithmetic,
  * date_trunc, extract, abs, round...); false when it is none of them.
