@@ -35,6 +35,11 @@ NULL and a few stray values no dimension holds (dangling keys, NaN); every
 column that is not a primary key holds a NULL, a stray value and a
 duplicate.  Their other columns are of the usual types without 'extreme'
 values (errors and order-dependent float sums stay out of the join queries).
+About half of them are loaded into gpudb's column cache (gpu_cache_load; a
+GpuScan then reads the cache, "Source: cache") and one of those is changed
+after its load (rows updated, deleted, and inserted where it has no primary
+key: change capture); without the GPU server (no preload) they stay uncached,
+with a note.
 Queries (kinds as the log names them): --joins (0.2) of them join (below;
 an RNG of their own decides, seeded "seed:I:j", so the others are those the
 seed gives without joins); of the others ~45% are of the classic kinds: scan
@@ -102,7 +107,9 @@ queries draw no overflow or division by zero; their planner switches are
 1-2 of enable_hashjoin/mergejoin/nestloop/material/memoize/hashagg/sort/
 seqscan/indexscan off, or every join method but nested loops off (a GpuScan
 inside is rescanned per outer row), with jit = off (the disabled paths'
-cost would JIT-compile every plan), or parallel plans made cheap.
+cost would JIT-compile every plan), or parallel plans made cheap; now and
+then gpudb.use_cache = off, or gpudb.batch_rows = 1024 (several batches
+where --rows is above 3072).
 
 HOW IT COMPARES: if either side errors, both must fail with the same SQLSTATE
 (psql's :SQLSTATE; --loose-sqlstate accepts any two class-22 errors).  Else the
@@ -582,7 +589,41 @@ def make_join_tables(seed, rows):
         if npk == 2:
             jd3_pairs, jd3_doms = list(zip(t.pk[0].values, t.pk[1].values)), kdoms[:2]
         tables.append(t)
+    # gpudb's column cache (cache_join_tables): about half the tables, one of
+    # them changed after its load (rows updated, deleted and, without a primary
+    # key, inserted: the cache's change capture)
+    cached = [t for t in tables if rng.random() < 0.5]
+    for t in cached:
+        t.cache, t.after_cache = True, []
+    if cached:
+        t = rng.choice(cached)
+        nullable = [c.name for c in t.keys if c not in t.pk]
+        t.after_cache.append('UPDATE %s SET %s = NULL WHERE id %% 17 = 4;'
+                             % (t.name, rng.choice(nullable)))
+        t.after_cache.append('DELETE FROM %s WHERE id %% 19 = 6;' % t.name)
+        if not t.pk:
+            t.after_cache.append('INSERT INTO %s SELECT id + %d, %s FROM %s WHERE id %% 23 = 1;'
+                                 % (t.name, t.nrows, ', '.join(c.name for c in t.cols[1:]),
+                                    t.name))
+            t.cols[0].maxabs = 2 * t.nrows
     return tables, '\n'.join(sql) + '\n'
+
+def cache_join_tables(args, jtables):
+    """Loads the join tables drawn for it into gpudb's column cache (gpu_cache_load,
+    one transaction each), then changes one of them; without the GPU server (no
+    preload) or the function, a note and no cache.  Returns the names cached."""
+    cached = [t for t in jtables if getattr(t, 'cache', False)]
+    if not cached:
+        return []
+    script = '\\set ON_ERROR_STOP 1\nSET client_min_messages = warning;\n' + ''.join(
+        "SELECT gpu_cache_load('%s');\n" % t.name for t in cached) + \
+        ''.join(x + '\n' for t in cached for x in t.after_cache)
+    out, err, rc = psql(prelude(args) + script)
+    if rc != 0:
+        print('random_queries: the join tables stay uncached: %s'
+              % (err.strip().split('\n') or ['?'])[0])
+        return []
+    return [t.name for t in cached]
 
 # ------------------------------------------------------------- filters --
 def const(rng, c):
@@ -1936,6 +1977,10 @@ def gen_join(seed, i, jt):
         q.pg_set.append(('jit', 'off'))
     elif rng.random() < 0.04:     # parallel plans (workers cost ~0.1 s a query)
         q.pg_set = list(PARALLEL_SET)
+    if rng.random() < 0.1:        # the heap, not gpudb's cache of the tables
+        q.pg_set.append(('gpudb.use_cache', 'off'))
+    if rng.random() < 0.1:        # the least: several batches where --rows > 3072
+        q.pg_set.append(('gpudb.batch_rows', '1024'))
     if rng.random() < 0.15:
         q.gpu_off = [rng.choice(ALL_ENABLE_GUCS)]
     q.idx = i
@@ -2342,13 +2387,15 @@ def main():
     out, err, rc = psql('\\set ON_ERROR_STOP 1\nCREATE EXTENSION IF NOT EXISTS gpudb;\n' + setup)
     if rc != 0:
         die('creating the tables failed:\n' + err[-3000:])
+    cached = cache_join_tables(args, jtables)
     out, err, rc = psql(prelude(args) + "SELECT name FROM pg_settings WHERE name LIKE 'gpudb.%';")
     gucs = set(x for x in out.split('\n') if x.startswith('gpudb.'))
     if args.verbose:
         print('seed %d; tables: %s; gpudb GUCs: %s' % (
             args.seed, ', '.join('%s(%d rows: %s)' % (t.name, t.nrows, ' '.join(
-                '%s:%s' % (c.name, c.mode) for c in t.cols[1:])) for t in tables),
+                '%s:%s' % (c.name, c.mode) for c in t.cols[1:])) for t in tables + jtables),
             ' '.join(sorted(gucs))))
+        print('cached: %s' % (' '.join(cached) or '-'))
     if args.self_check:
         return self_check(args, tables, gucs, jtables)
     idxs = range(args.queries) if not args.only else [int(x) for x in args.only.split(',')]
@@ -2388,7 +2435,8 @@ def main():
                 report(q, r, 'none', args.seed, title='result')
     if args.log:
         with open(args.log, 'w') as f:
-            f.write('seed %d, %d tables, %d rows max\n' % (args.seed, args.tables, args.rows))
+            f.write('seed %d, %d tables, %d rows max, joins %g, cached: %s\n'
+                    % (args.seed, args.tables, args.rows, args.joins, ' '.join(cached) or '-'))
             f.write('\n'.join(log) + '\n')
     print('seed %d, %.1f s%s' % (args.seed, time.time() - t0,
                                  '' if ngpu >= args.min_gpu else
