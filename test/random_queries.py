@@ -24,16 +24,16 @@ quantity/price/discount/tax, char(1) flags, dates, a timestamp, char(10),
 varchar).  Constants of numeric(p,s) come at other scales (exact or not), as
 integers, NaN, +-Infinity and 1e30.  The join tables (their own RNG: the
 others stay as they were without them): rq.jf (a fact table, --rows / 3
-rows), rq.jg (a smaller one), rq.jd1 and rq.jd2 (dimensions with a one-column
-primary key), rq.jd3 (a two-column primary key; the fact tables' pairs of
-its domains copy one of its pairs 60% of the time) and rq.jd4 (no key), 10
-to 80 rows each; key columns (k<domain>_<n>) of four domains, any two of a
-domain joinable: integers 1..30 (int4, int8, int2), 20 short strings ('',
-' ', 'b ', cases; text, varchar, char(10)), 30 dates, multiples of 0.25
-(numeric(15,2), numeric(12,4)); skewed (duplicates on both sides), 10-20%
-NULL and a few stray values no dimension holds (dangling keys, NaN); every
-column that is not a primary key holds a NULL, a stray value and a
-duplicate.  Their other columns are of the usual types without 'extreme'
+rows, at most 4000), rq.jg (a smaller one), rq.jd1 and rq.jd2 (dimensions
+with a one-column primary key), rq.jd3 (a two-column primary key; the fact
+tables' pairs of its domains copy one of its pairs 60% of the time) and
+rq.jd4 (no key), 10 to 80 rows each; key columns (k<domain>_<n>) of four
+domains, any two of a domain joinable: integers 1..30 (int4, int8, int2), 20
+short strings ('', ' ', 'b ', cases; text, varchar, char(10)), 30 dates,
+multiples of 0.25 (numeric(15,2), numeric(12,4)); skewed (duplicates on both
+sides), 10-20% NULL and a few stray values no dimension holds (dangling keys,
+NaN); every key column that is not a primary key holds a NULL, a stray value
+and a duplicate.  Their other columns are of the usual types without 'extreme'
 values (errors and order-dependent float sums stay out of the join queries).
 About half of them are loaded into gpudb's column cache (gpu_cache_load; a
 GpuScan then reads the cache, "Source: cache") and one of those is changed
@@ -518,7 +518,7 @@ def make_join_tables(seed, rows):
     rng = random.Random('%d:join' % seed)
     doms = ['i', 't', 'd', 'n']
     rng.shuffle(doms)
-    nf = max(12, rows // 3)
+    nf = min(max(12, rows // 3), 4000)
     specs = [  # name, role, rows, key domains (primary key ones first), primary key width
         ('rq.jd1', 'dim', rng.randint(16, 28), [doms[0], doms[1]] + rng.sample(doms[2:], 1), 1),
         ('rq.jd2', 'dim', rng.randint(10, 18), [doms[1], rng.choice(doms[2:])], 1),
@@ -1959,6 +1959,7 @@ def gen_join(seed, i, jt):
         where.append('(%s OR %s)' % (jfilter(rng, a, 0), jfilter(rng, b, 0)))
     wsql = ' WHERE ' + ' AND '.join(where) if where else ''
     cols = [(r, c) for r in rels for c in (r.t.cols if r.derived else r.t.cols[1:])]
+    rng.jbound = bound
     if rng.random() < 0.55:
         q = jagg_query(rng, rels, cols, frm, wsql)
         kind = 'agg'
@@ -1999,12 +2000,12 @@ def jpick(rng, cols, k):
 
 def jexpr(rng, rels, agg=None):
     """(SQL, compare flag) of an expression over one table (an aggregate of one when
-    agg): float sums are exact up to 10^6 joined rows."""
+    agg): float sums are exact up to 10^6 joined rows, or the query's bound."""
     rel = rng.choice([r for r in rels if not r.derived] or rels)
     rng.table = rel.t
     if agg:
         proxy = copy.copy(rel.t)
-        proxy.nrows = 10**6
+        proxy.nrows = max(10**6, getattr(rng, 'jbound', 0))
         s, f = gen_expr_agg(rng, proxy)
         return rel.q(s), f
     e = keyable(rng, rel.t, gen_value(rng, rel.t, rng.randint(1, 2)))
