@@ -692,6 +692,9 @@ def arith(rng, t, c):
     if r < 0.45:
         ops = ['+', '-', '*', '/'] + (['%'] if isint else [])
         return '(%s %s %s)' % (c.name, rng.choice(ops), k()), kind
+    if getattr(rng, 'nofail', False):   # int2 +- int2 may overflow
+        others = [o for o in others if not isint or c.maxabs + o.maxabs <= INT_MAX[
+            max(c.ty, o.ty, key=INTS.index)]]
     if r < 0.75 and others:
         o = rng.choice([x for x in others if x.mode != 'extreme'] or others)
         return '(%s %s %s)' % (c.name, rng.choice(['+', '-']), o.name), kind
@@ -1081,7 +1084,9 @@ def num_from_other(rng, t, depth):
     if ts and r < 0.8:
         a = gen_time(rng, t, depth - 1)
         isdate = a.ty == 'date'
-        f = rng.choice(DATE_FIELDS if isdate and rng.random() < 0.95 else TS_FIELDS)
+        # a time field of a date: 0A000 (not where no error may be drawn)
+        f = rng.choice(DATE_FIELDS if isdate and (rng.random() < 0.95 or
+                                                  getattr(rng, 'nofail', False)) else TS_FIELDS)
         years = 6e6 if a.wide else 3000
         bound = {'epoch': years * 3.2e7, 'milliseconds': 6e4, 'microseconds': 6e7, 'doy': 366,
                  'decade': years / 10, 'century': years / 100, 'year': years,
@@ -1700,7 +1705,7 @@ JKEY_EXPR = {'i': ['(%s + 1)', '(%s - 1)', '(%s %% 7)', 'abs(%s)', '(%s * 2)', '
                    '(%s)::numeric'],
              't': ['lower(%s)', 'upper(%s)', 'btrim(%s)', 'substr(%s, 1, 1)', "(%s || '')",
                    'left(%s, 2)', 'rtrim(%s)'],
-             'd': ['(%s + 1)', '(%s - 5)', "(%s + INTERVAL '5 days')",
+             'd': ['(%s + 1)', '(%s - 5)', "(%s + INTERVAL '5 days')::date",
                    "date_trunc('month', %s)::date"],
              'n': ['(%s + 0.25)', '(%s * 2)', 'round(%s, 1)', 'trunc(%s)', 'abs(%s)', '(%s - 1)']}
 JOIN_KINDS = ['INNER'] * 8 + ['LEFT'] * 5 + ['RIGHT'] * 2 + ['FULL'] * 2 + ['SEMI'] * 3 + \
