@@ -108,8 +108,9 @@ queries draw no overflow or division by zero; their planner switches are
 seqscan/indexscan off, or every join method but nested loops off (a GpuScan
 inside is rescanned per outer row), with jit = off (the disabled paths'
 cost would JIT-compile every plan), or parallel plans made cheap; now and
-then gpudb.use_cache = off, or gpudb.batch_rows = 1024 (several batches
-where --rows is above 3072).
+then gpudb.use_cache = off, gpudb.batch_rows = 1024 (several batches where
+--rows is above 3072), or gpudb.min_parallel_table_size = 0 with
+gpudb.parallel_workers = 2 (a GpuScan's own parallel heap readers).
 
 HOW IT COMPARES: if either side errors, both must fail with the same SQLSTATE
 (psql's :SQLSTATE; --loose-sqlstate accepts any two class-22 errors).  Else the
@@ -1987,6 +1988,8 @@ def gen_join(seed, i, jt):
         q.pg_set.append(('gpudb.use_cache', 'off'))
     if rng.random() < 0.1:        # the least: several batches where --rows > 3072
         q.pg_set.append(('gpudb.batch_rows', '1024'))
+    if rng.random() < 0.05:       # gpudb's parallel heap readers, whatever the size
+        q.pg_set += [('gpudb.min_parallel_table_size', '0'), ('gpudb.parallel_workers', '2')]
     if rng.random() < 0.15:
         q.gpu_off = [rng.choice(ALL_ENABLE_GUCS)]
     q.idx = i
