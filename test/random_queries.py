@@ -4,14 +4,17 @@
 WHAT IT TESTS: gpudb's planner hooks may replace, in single-table queries, the
 scan+WHERE by Custom Scan (GpuScan), GROUP BY aggregation by Custom Scan (GpuAgg)
 and ORDER BY [LIMIT] by Custom Scan (GpuSort); what the device cannot do must
-keep PostgreSQL's own plan.  This script builds random tables (schema rq,
-recreated each run) and runs each random query twice in one session: with
-gpudb.enabled = on (every gpudb.enable_gpu* on except a random one now and then,
-the gpudb.gpu_*_cost constants 0 so GPU nodes win on small tables) and with
-gpudb.enabled = off (plain PostgreSQL); sometimes a planner switch such as
-enable_hashagg = off applies to both.  EXPLAIN (COSTS OFF) with gpudb on counts
-the queries that get a Custom Scan (Gpu...) node.  GUCs missing from pg_settings
-are not SET, so the script runs before and after the custom scan lands.
+keep PostgreSQL's own plan.  In join queries a GpuScan may read any joined
+table, and a GpuAgg or GpuSort the one table of a subquery (a derived table,
+an IN subquery); a GpuJoin is to come, and is counted apart.  This script
+builds random tables (schema rq, recreated each run) and runs each random
+query twice in one session: with gpudb.enabled = on (every gpudb.enable_gpu*
+on except a random one now and then, the gpudb.gpu_*_cost constants 0 so GPU
+nodes win on small tables) and with gpudb.enabled = off (plain PostgreSQL);
+sometimes a planner switch such as enable_hashagg = off applies to both.
+EXPLAIN (COSTS OFF) with gpudb on counts the queries that get a Custom Scan
+(Gpu...) node.  GUCs missing from pg_settings are not SET, so the script runs
+before and after the custom scan lands.
 Tables: rq.t1..tN of random types, each with numeric(15,2), char(1), date and
 timestamp columns among int2/4/8, float4/8, text, varchar(12), char(10), bool,
 numeric(p,s) with p <= 18 (fixed point on the device; values small, prices
@@ -19,8 +22,27 @@ below 10^5, any of the precision, or its extremes), unconstrained numeric and
 interval; and rq.li, TPC-H lineitem's types and value ranges (numeric(15,2)
 quantity/price/discount/tax, char(1) flags, dates, a timestamp, char(10),
 varchar).  Constants of numeric(p,s) come at other scales (exact or not), as
-integers, NaN, +-Infinity and 1e30.
-Queries (kinds as the log names them): ~45% of the classic kinds: scan
+integers, NaN, +-Infinity and 1e30.  The join tables (their own RNG: the
+others stay as they were without them): rq.jf (a fact table, --rows / 3
+rows, at most 4000), rq.jg (a smaller one), rq.jd1 and rq.jd2 (dimensions
+with a one-column primary key), rq.jd3 (a two-column primary key; the fact
+tables' pairs of its domains copy one of its pairs 60% of the time) and
+rq.jd4 (no key), 10 to 80 rows each; key columns (k<domain>_<n>) of four
+domains, any two of a domain joinable: integers 1..30 (int4, int8, int2), 20
+short strings ('', ' ', 'b ', cases; text, varchar, char(10)), 30 dates,
+multiples of 0.25 (numeric(15,2), numeric(12,4)); skewed (duplicates on both
+sides), 10-20% NULL and a few stray values no dimension holds (dangling keys,
+NaN); every key column that is not a primary key holds a NULL, a stray value
+and a duplicate.  Their other columns are of the usual types without 'extreme'
+values (errors and order-dependent float sums stay out of the join queries).
+About half of them are loaded into gpudb's column cache (gpu_cache_load; a
+GpuScan then reads the cache, "Source: cache") and one of those is changed
+after its load (rows updated, deleted, and inserted where it has no primary
+key: change capture); without the GPU server (no preload) they stay uncached,
+with a note.
+Queries (kinds as the log names them): --joins (0.2) of them join (below;
+an RNG of their own decides, seeded "seed:I:j", so the others are those the
+seed gives without joins); of the others ~45% are of the classic kinds: scan
 (selections with random filters); agg (grouped and ungrouped count(*), count,
 sum, avg, min, max, the variance/stddev family, count(DISTINCT),
 percentile_cont/percentile_disc(f) and mode() WITHIN GROUP; up to 8 keys;
@@ -58,12 +80,44 @@ text domains, char(n) values with trailing blanks, dead tuples (DELETE/UPDATE
 after load).  Filters nest AND/OR/NOT
 over comparisons (also cross-type and column-vs-column), arithmetic that may
 overflow or divide by zero, IS [NOT] NULL/TRUE/FALSE/DISTINCT FROM, IN, BETWEEN.
+Join queries (jstar-agg, jstar-sel, jchain-agg, jchain-sel; "join" in the
+summary): 2-4 of the join tables, a star (rq.jf or rq.jg and 1-3 others,
+each joined to it) or a chain (each joined to the one before, a table may
+come twice; the first two joins nested now and then, as in a LEFT JOIN (b
+JOIN c) ON ...); INNER (also written as a comma and WHERE), LEFT, RIGHT and
+FULL joins, semi joins (EXISTS, IN (subquery), (a, b) IN (subquery)) and
+anti joins (NOT EXISTS, NOT IN with NULLs on either side or without them,
+LEFT JOIN ... WHERE key IS NULL), some ORed with a filter (SubPlans), IN
+subqueries with GROUP BY ... HAVING, DISTINCT or ORDER BY ..., id LIMIT;
+dimensions as derived tables (GROUP BY the join keys with count and sum, or
+DISTINCT).  Equi-joins on one key or two (mostly a dimension's primary key:
+the foreign-key joins a GpuJoin will take first), now and then an
+expression on one side (x + 1, x % 7, x::numeric, lower(t), btrim(t), d + 5,
+d + INTERVAL, date_trunc, round(n, 1) ...) and extra quals in ON (column
+against column of two tables, or over one side only, which an outer join
+must not push down); filters on each side (the usual ones or ranges, IN
+lists and IS NOT NULL over the column's own values), now and then one
+ORed over two tables.  Above: GROUP BY columns (or an expression) of
+several tables with count(*), count, count(DISTINCT), sum, avg, min, max
+(or an aggregate of an expression), [HAVING], [ORDER BY an aggregate and
+every key [LIMIT]]; or a selection of columns (or an expression) of several
+tables ordered by every output column (a total order: rows equal in every
+column are alike) [LIMIT [OFFSET]], or without ORDER BY when small.  Join
+queries draw no overflow or division by zero; their planner switches are
+1-2 of enable_hashjoin/mergejoin/nestloop/material/memoize/hashagg/sort/
+seqscan/indexscan off, or every join method but nested loops off (a GpuScan
+inside is rescanned per outer row), with jit = off (the disabled paths'
+cost would JIT-compile every plan), or parallel plans made cheap; now and
+then gpudb.use_cache = off, gpudb.batch_rows = 1024 (several batches where
+--rows is above 3072), or gpudb.min_parallel_table_size = 0 with
+gpudb.parallel_workers = 2 (a GpuScan's own parallel heap readers).
 
 HOW IT COMPARES: if either side errors, both must fail with the same SQLSTATE
 (psql's :SQLSTATE; --loose-sqlstate accepts any two class-22 errors).  Else the
 results must be equal: ORDER BY queries row by row in order (each ORDER BY ends
-with the unique id, so the order is total), others as multisets (rows sorted in
-Python).  Float-valued columns (float columns, their sum/min/max, every avg,
+with the unique id, every group key or, in join selections, every output
+column, so the order is total), others as multisets (rows sorted in Python).
+Float-valued columns (float columns, their sum/min/max, every avg,
 variance/stddev of floats, percentile_cont, percentile_disc and mode of floats,
 float-valued expressions and their aggregates) compare numerically within 1e-12
 relative (NaN = NaN, -0 = 0); numerics whose scale differs per row (division,
@@ -89,29 +143,38 @@ USAGE: python3 stdlib; psql on PATH with PGHOST/PGPORT/PGDATABASE/PGUSER set, as
 pg_virtualenv does (superuser: CREATE EXTENSION, LOAD 'gpudb' per session):
   pg_virtualenv -t -o shared_preload_libraries=gpudb -o gpudb.device=cpu \\
       python3 test/random_queries.py --setup-sql 'SET gpudb.device = cpu'
-Options: --seed --queries (300) --tables (4) --rows (2000) --setup-sql --min-gpu
---jobs (parallel sessions, 4) --log FILE --verbose --only I,J --self-check.
-Last line: the summary (queries, those with a Gpu node by kind, those with
-expressions and how many of them had a Gpu node, errors matched, differences).
-The --log marks the queries with expressions "+x".  Exit 1 on a difference or fewer than --min-gpu GPU
-queries, 2 (a message) when setup fails.  test/random_queries.sh wraps it all.
+Options: --seed --queries (300) --tables (4) --rows (2000) --joins (the share of
+join queries, 0.2; 0: none and no join tables) --setup-sql --min-gpu --jobs
+(parallel sessions, 4) --log FILE --verbose --only I,J --self-check.
+Last line: the summary (queries, those with a Gpu node by kind: scan, agg,
+sort, join; those with expressions and how many of them had a Gpu node; the
+join queries, how many of them had a Gpu node and how many a GpuJoin; errors
+matched, differences).  The --log marks the queries with expressions "+x".
+Exit 1 on a difference or fewer than --min-gpu GPU queries, 2 (a message)
+when setup fails.  test/random_queries.sh wraps it all.
 
-REPRODUCING: tables and queries depend only on --seed, --tables and --rows
-(query I has its own RNG seeded "seed:I"); rerun with those and --only I
---verbose for query I's SQL, settings, plan and both results.  The tables stay
-in schema rq (in a persistent cluster; pg_virtualenv drops its own on exit).
+REPRODUCING: tables and queries depend only on --seed, --tables, --rows and
+--joins (query I has its own RNG seeded "seed:I", "seed:I:join" for a join);
+rerun with those and --only I --verbose for query I's SQL, settings, plan and
+both results.  The tables stay in schema rq (in a persistent cluster;
+pg_virtualenv drops its own on exit).
 
 --self-check runs crafted pairs through the same machinery that must be found
 different (extra row, reversed order of rows or of ordered groups, floats 1e-9
 apart, NaN vs Infinity, NULL vs '', no row vs a '' row, error vs none, two
 SQLSTATEs, a killed session, 1.5 vs 1.50 as text, 1.5 vs 1.51 and NaN vs 0 by
-value, an error past the LIMIT that only one side raises without it) or
-must not (same rows in another order, floats 2.5e-16 apart, -0 vs 0, NaN vs
-NaN, one SQLSTATE twice, 1.5 vs 1.50 by value, an error past the LIMIT that
-both raise without it); it exits 0 only if every case behaves as expected.
+value, an error past the LIMIT that only one side raises without it, a join's
+rows in reverse order, a count of foreign keys without their dimension row
+against 0) or must not (same rows in another order, also of a join, floats
+2.5e-16 apart, -0 vs 0, NaN vs NaN, one SQLSTATE twice, 1.5 vs 1.50 by value,
+an error past the LIMIT that both raise without it, NOT IN a subquery that
+holds a NULL against 0 rows); it exits 0 only if every case behaves as
+expected.
 """
 import argparse
+import collections
 import concurrent.futures
+import copy
 import datetime
 import decimal
 import math
@@ -154,6 +217,8 @@ PREFIX = {'int2': 'i2', 'int4': 'i4', 'int8': 'i8', 'float4': 'f4', 'float8': 'f
           'char(1)': 'c1', 'char(10)': 'c10'}
 CMP = ['=', '<>', '<', '<=', '>', '>=']
 ENABLE_GUCS = ['gpudb.enable_gpuscan', 'gpudb.enable_gpuagg', 'gpudb.enable_gpusort']
+# set on (or off) only where pg_settings lists them: the join node is to come
+ALL_ENABLE_GUCS = ENABLE_GUCS + ['gpudb.enable_gpujoin']
 COST_GUCS = ['gpudb.gpu_setup_cost', 'gpudb.gpu_tuple_cost', 'gpudb.gpu_transfer_cost']
 PG_TOGGLES = ['enable_hashagg', 'enable_sort', 'enable_seqscan', 'enable_indexscan']
 
@@ -347,6 +412,8 @@ def load_table(rng, t):
                                                   else c.ty, ' COLLATE "C"' if c.collate_c else '',
                                                   ' NOT NULL' if not c.nullfrac else '')
                                    for c in t.cols[1:]]
+    if getattr(t, 'pk', None):
+        decl.append('PRIMARY KEY (%s)' % ', '.join(c.name for c in t.pk))
     sql.append('CREATE TABLE %s (%s);' % (t.name, ', '.join(decl)))
     ids = list(range(1, n + 1))
     rng.shuffle(ids)
@@ -370,6 +437,7 @@ def load_table(rng, t):
         if nullable:
             sql.append('UPDATE %s SET %s = NULL WHERE id %% 11 = 5;'
                        % (t.name, rng.choice(nullable).name))
+    sql += getattr(t, 'post_sql', [])
     sql.append('ANALYZE %s;' % t.name)
     t.cols[0].maxabs = n
     for c in t.cols[1:]:
@@ -377,6 +445,186 @@ def load_table(rng, t):
             c.maxabs = max([abs(float(v)) for v in c.values
                             if v not in ('NaN', 'Infinity', '-Infinity')] or [0.0])
     return sql
+
+# --------------------------------------------------------- join tables --
+# Tables for the join queries (rq.jf, rq.jg, rq.jd1..rq.jd4): key columns
+# (named k<domain>_<n>) in four domains, each with a value pool: i (int4,
+# int8 or int2: 1..30), t (text, varchar, char(10) outside primary keys: 20
+# short strings, '' ' ' 'b ' and cases among them), d (date: 30 dates) and n
+# (numeric(15,2) or numeric(12,4): multiples of 0.25, NaN as a stray value).
+# Any two key columns of one domain may be equi-joined.  Non-key values come
+# skewed from the pool (duplicates), 10-20% NULL, and a few stray values no
+# other table holds (dangling keys); every non-key join column has a NULL
+# (id 1), a stray value and a duplicate.  jd1 and jd2 have a one-column
+# primary key, jd3 a two-column one (the fact tables' pairs of those two
+# domains copy one of jd3's pairs 60% of the time: foreign-key joins); jd4
+# and jg (a second, smaller fact table) have neither.  Measures: no
+# 'extreme' values (errors, overflows and order-dependent float sums stay out
+# of the join queries), float8 multiples of 1/16 below 1000.
+JTEXT = ['a', 'b', 'c', 'ab', 'abc', 'A', 'B', 'Ab', 'AB', 'x', 'xy', 'x y', 'é', 'É', '', ' ',
+         'k1', 'K1', 'zz', 'b ']
+JKEY_TYPES = {'i': ['int4', 'int4', 'int4', 'int8', 'int2'], 't': ['text', 'text', 'varchar'],
+              'd': ['date'], 'n': ['numeric(15,2)', 'numeric(15,2)', 'numeric(12,4)']}
+JSTRAY = {'i': ['0', '-7', '31', '1000'], 't': ['zzz', 'q', 'Q '],
+          'd': ['2050-01-01', '1899-12-31', '1995-01-02'], 'n': ['999.99', '-0.01', '0.10', 'NaN']}
+JMEASURES = ['int4', 'int8', 'int2', 'numeric(15,2)', 'numeric(15,2)', 'numeric(10,2)',
+             'numeric(12,4)', 'float8', 'date', 'timestamp', 'text', 'varchar', 'char(1)',
+             'char(10)', 'bool']
+JKEY_PREFIX = {'i': 'ki', 't': 'kt', 'd': 'kd', 'n': 'kn'}
+
+def jpool(dom):
+    """The value pool of a key domain (literal bodies)."""
+    if dom == 'i':
+        return [str(k) for k in range(1, 31)]
+    if dom == 't':
+        return list(JTEXT)
+    if dom == 'd':
+        return [(datetime.date(1995, 1, 1) + datetime.timedelta(days=5 * k)).isoformat()
+                for k in range(30)]
+    return [fixed_text(25 * k, 2) for k in range(-4, 26)]
+
+def jskewed(r, pool):
+    return pool[int(len(pool) * r.random() ** 1.6)]
+
+def jfk_gen(dom, pairs=None, partner=None, state=None):
+    """A generator of a non-key join column's values: skewed pool values; its first
+    value is a stray one, the next two are equal.  pairs: this column and partner
+    (a later column) copy one of those pairs 60% of the time."""
+    pool, calls = jpool(dom), [0]
+
+    def gen(r):
+        calls[0] += 1
+        if calls[0] == 1:
+            v = r.choice(JSTRAY[dom])
+        elif calls[0] == 3:
+            v = gen.last
+        elif r.random() < 0.05:
+            v = r.choice(JSTRAY[dom])
+        else:
+            v = jskewed(r, pool)
+        if pairs is not None:
+            state['pair'] = r.choice(pairs) if calls[0] > 3 and r.random() < 0.6 else None
+            if state['pair']:
+                v = state['pair'][0]
+        if partner is not None and state.get('pair'):
+            v = state.pop('pair')[1]
+        gen.last = v
+        return v
+    gen.last = pool[0]
+    return gen
+
+def make_join_tables(seed, rows):
+    """The join tables (a list of Table, their SQL); they depend on the seed and
+    --rows only (an RNG of their own: the other tables stay as they were)."""
+    rng = random.Random('%d:join' % seed)
+    doms = ['i', 't', 'd', 'n']
+    rng.shuffle(doms)
+    nf = min(max(12, rows // 3), 4000)
+    specs = [  # name, role, rows, key domains (primary key ones first), primary key width
+        ('rq.jd1', 'dim', rng.randint(16, 28), [doms[0], doms[1]] + rng.sample(doms[2:], 1), 1),
+        ('rq.jd2', 'dim', rng.randint(10, 18), [doms[1], rng.choice(doms[2:])], 1),
+        ('rq.jd3', 'dim', rng.randint(25, 60), [doms[2], doms[3], doms[0]], 2),
+        ('rq.jd4', 'dim', rng.randint(30, 80), rng.sample(doms, rng.randint(3, 4)), 0),
+        ('rq.jf', 'fact', nf, ['i', 't', 'd', 'n', rng.choice(doms)], 0),
+        ('rq.jg', 'fact', max(8, nf // 6), rng.sample(doms, 3) + [rng.choice(doms)], 0)]
+    tables, sql, jd3_pairs, jd3_doms = [], [], [], ()
+    for name, role, n, kdoms, npk in specs:
+        t = Table(name, n)
+        t.role, t.keys, t.pk, t.post_sql = role, [], [], []
+        t.cols.append(Col('id', 'int8', 'wide', 0.0))
+        state = {}
+        if npk:     # distinct values (pairs) of the primary key
+            pools = [jpool(d) for d in kdoms[:npk]]
+            combos = [(a,) for a in pools[0]] if npk == 1 else \
+                [(a, b) for a in pools[0] for b in pools[1]]
+            t.nrows = n = min(n, len(combos) - 2)
+            pk_rows = iter(rng.sample(combos, n))
+        for k, dom in enumerate(kdoms):
+            pk = k < npk
+            ty = rng.choice([x for x in JKEY_TYPES[dom]] +
+                            (['char(10)'] if dom == 't' and not pk else []))
+            c = Col('%s_%d' % (JKEY_PREFIX[dom], k + 1), ty, 'small',
+                    0.0 if pk else rng.uniform(0.1, 0.2))
+            c.dom = dom
+            if pk and k == 0:
+                c.gen = lambda r, it=pk_rows, st=state: st.__setitem__('row', next(it)) or \
+                    st['row'][0]
+            elif pk:
+                c.gen = lambda r, st=state: st['row'][1]
+            elif role == 'fact' and dom in jd3_doms and 'first' not in state:
+                # the first column of one of jd3's key domains, then one of the other
+                state['first'] = dom
+                c.gen = jfk_gen(dom, pairs=[p if dom == jd3_doms[0] else p[::-1]
+                                            for p in jd3_pairs], state=state)
+            elif role == 'fact' and dom in jd3_doms and state.get('first') not in (dom, None):
+                state['first'] = None
+                c.gen = jfk_gen(dom, partner=True, state=state)
+            else:
+                c.gen = jfk_gen(dom)
+            t.cols.append(c)
+            t.keys.append(c)
+            if pk:
+                t.pk.append(c)
+        mtys = [rng.choice(JMEASURES) for _ in range(rng.randint(3, 6))]
+        if not any(x.ty in TEXTS for x in t.cols) and not any(x in TEXTS for x in mtys):
+            mtys.append('text')     # the expression generator needs a text column
+        for ty in mtys:
+            mode = rng.choice(['small', 'money'] if ty in FIXED else ['small', 'wide'])
+            c = Col('%s_%d' % (PREFIX[ty], len(t.cols)), ty, mode,
+                    0.0 if rng.random() < 0.2 else rng.uniform(0.1, 0.3))
+            c.fbound = 1000
+            c.domain = rng.sample(CHAR1_POOL if ty == 'char(1)' else TEXT_POOL,
+                                  rng.randint(2, 5 if ty == 'char(1)' else 6))
+            t.cols.append(c)
+        nullable = [c.name for c in t.keys if c not in t.pk]
+        if nullable and n > 1:
+            t.post_sql.append('UPDATE %s SET %s WHERE id = 1;' % (
+                name, ', '.join('%s = NULL' % x for x in nullable)))
+        if role == 'fact' and rng.random() < 0.6:
+            t.post_sql.append('CREATE INDEX ON %s (%s);' % (name, rng.choice(nullable)))
+        sql += load_table(rng, t)
+        for c in t.keys:        # for constants: without state (queries are drawn in any order)
+            c.gen = lambda r, d=c.dom: r.choice(JSTRAY[d]) if r.random() < 0.1 else \
+                jskewed(r, jpool(d))
+        t.maxmult = {c.name: max(collections.Counter(c.values).values() or [0]) for c in t.keys}
+        if npk == 2:
+            jd3_pairs, jd3_doms = list(zip(t.pk[0].values, t.pk[1].values)), kdoms[:2]
+        tables.append(t)
+    # gpudb's column cache (cache_join_tables): about half the tables, one of
+    # them changed after its load (rows updated, deleted and, without a primary
+    # key, inserted: the cache's change capture)
+    cached = [t for t in tables if rng.random() < 0.5]
+    for t in cached:
+        t.cache, t.after_cache = True, []
+    if cached:
+        t = rng.choice(cached)
+        nullable = [c.name for c in t.keys if c not in t.pk]
+        t.after_cache.append('UPDATE %s SET %s = NULL WHERE id %% 17 = 4;'
+                             % (t.name, rng.choice(nullable)))
+        t.after_cache.append('DELETE FROM %s WHERE id %% 19 = 6;' % t.name)
+        if not t.pk:
+            t.after_cache.append('INSERT INTO %s SELECT id + %d, %s FROM %s WHERE id %% 23 = 1;'
+                                 % (t.name, t.nrows, ', '.join(c.name for c in t.cols[1:]),
+                                    t.name))
+            t.cols[0].maxabs = 2 * t.nrows
+    return tables, '\n'.join(sql) + '\n'
+
+def cache_join_tables(args, jtables):
+    """Loads the join tables drawn for it into gpudb's column cache (gpu_cache_load,
+    one transaction each), then changes one of them; without the GPU server (no
+    preload) or the function, a note and no cache.  Returns the names cached."""
+    cached = [t for t in jtables if getattr(t, 'cache', False)]
+    if not cached:
+        return []
+    script = '\\set ON_ERROR_STOP 1\nSET client_min_messages = warning;\n' + ''.join(
+        "SELECT gpu_cache_load('%s');\n" % t.name for t in cached) + \
+        ''.join(x + '\n' for t in cached for x in t.after_cache)
+    out, err, rc = psql(prelude(args) + script)
+    if rc != 0:
+        print('random_queries: the join tables stay uncached: %s'
+              % (err.strip().split('\n') or ['?'])[0])
+        return []
+    return [t.name for t in cached]
 
 # ------------------------------------------------------------- filters --
 def const(rng, c):
@@ -427,7 +675,7 @@ def arith(rng, t, c):
     """(expression over int/float column c, 'int' or 'float'); may overflow / divide by 0."""
     noted(rng)
     isint = c.ty in INTS
-    risky = rng.random() < 0.35
+    risky = rng.random() < 0.35 and not getattr(rng, 'nofail', False)
     kind = 'int' if isint else 'float'
     k = lambda: str(rng.randint(1, 9))  # noqa: E731
     others = [x for x in t.of(lambda x: x.ty in (INTS if isint else FLOATS)) if x is not c]
@@ -445,6 +693,9 @@ def arith(rng, t, c):
     if r < 0.45:
         ops = ['+', '-', '*', '/'] + (['%'] if isint else [])
         return '(%s %s %s)' % (c.name, rng.choice(ops), k()), kind
+    if getattr(rng, 'nofail', False):   # int2 +- int2 may overflow
+        others = [o for o in others if not isint or c.maxabs + o.maxabs <= INT_MAX[
+            max(c.ty, o.ty, key=INTS.index)]]
     if r < 0.75 and others:
         o = rng.choice([x for x in others if x.mode != 'extreme'] or others)
         return '(%s %s %s)' % (c.name, rng.choice(['+', '-']), o.name), kind
@@ -834,7 +1085,9 @@ def num_from_other(rng, t, depth):
     if ts and r < 0.8:
         a = gen_time(rng, t, depth - 1)
         isdate = a.ty == 'date'
-        f = rng.choice(DATE_FIELDS if isdate and rng.random() < 0.95 else TS_FIELDS)
+        # a time field of a date: 0A000 (not where no error may be drawn)
+        f = rng.choice(DATE_FIELDS if isdate and (rng.random() < 0.95 or
+                                                  getattr(rng, 'nofail', False)) else TS_FIELDS)
         years = 6e6 if a.wide else 3000
         bound = {'epoch': years * 3.2e7, 'milliseconds': 6e4, 'microseconds': 6e7, 'doy': 366,
                  'decade': years / 10, 'century': years / 100, 'year': years,
@@ -1109,6 +1362,7 @@ class Query:
         # raised it with the LIMIT (rows past it are evaluated or not by the plan)
         self.limit_excused = None
         self.risky = False          # drawn with overflow and division by zero
+        self.join = False           # a join query (gen_join)
 
 def is_float(c):
     return c.ty in FLOATS
@@ -1410,7 +1664,10 @@ def gen_unsup(rng, t):
     sql, floats, ordered = rng.choice(forms)
     return Query('unsup', sql, floats, ordered)
 
-def gen_query(seed, i, tables):
+def gen_query(seed, i, tables, jtables=None, join_share=0.0):
+    # whether query i joins: an RNG of its own, so that the others stay as they were
+    if jtables and random.Random('%d:%d:j' % (seed, i)).random() < join_share:
+        return gen_join(seed, i, jtables)
     rng = QRng('%d:%d' % (seed, i))
     t = rng.table = rng.choice(tables)
     r = rng.random()
@@ -1432,6 +1689,397 @@ def gen_query(seed, i, tables):
         q.gpu_off = [rng.choice(ENABLE_GUCS)]
     q.idx = i
     return q
+
+# ------------------------------------------------------- join queries --
+# 2-4 tables in a star (a fact table and dimensions) or a chain (each table
+# joined to the one before; two can be nested, as in a LEFT JOIN (b JOIN c)),
+# inner, left, right and full joins (sometimes inner joins written with a
+# comma and the key in WHERE), semi joins (EXISTS, IN (subquery), two-column
+# IN) and anti joins (NOT EXISTS, NOT IN, LEFT JOIN ... WHERE key IS NULL),
+# some of them ORed with a filter so that PostgreSQL keeps them as SubPlans;
+# IN subqueries with GROUP BY ... HAVING, DISTINCT or ORDER BY ... id LIMIT;
+# dimensions as aggregating or DISTINCT derived tables.  Keys: one or two
+# columns, sometimes an expression on either side (x + 1, lower(t), d + 5,
+# round(n, 1) ...), sometimes more quals in ON (column against column, or
+# over one side only, which an outer join must not push down).
+JKEY_EXPR = {'i': ['(%s + 1)', '(%s - 1)', '(%s %% 7)', 'abs(%s)', '(%s * 2)', '(%s)::int8',
+                   '(%s)::numeric'],
+             't': ['lower(%s)', 'upper(%s)', 'btrim(%s)', 'substr(%s, 1, 1)', "(%s || '')",
+                   'left(%s, 2)', 'rtrim(%s)'],
+             'd': ['(%s + 1)', '(%s - 5)', "(%s + INTERVAL '5 days')::date",
+                   "date_trunc('month', %s)::date"],
+             'n': ['(%s + 0.25)', '(%s * 2)', 'round(%s, 1)', 'trunc(%s)', 'abs(%s)', '(%s - 1)']}
+JOIN_KINDS = ['INNER'] * 8 + ['LEFT'] * 5 + ['RIGHT'] * 2 + ['FULL'] * 2 + ['SEMI'] * 3 + \
+    ['ANTI'] * 3
+JOIN_TOGGLES = ['enable_hashjoin', 'enable_hashjoin', 'enable_mergejoin', 'enable_nestloop',
+                'enable_material', 'enable_memoize', 'enable_hashagg', 'enable_sort',
+                'enable_seqscan', 'enable_indexscan']
+# nested loops that rescan their inner side (a GpuScan there runs once per outer row)
+NESTLOOP_SET = [('enable_hashjoin', 'off'), ('enable_mergejoin', 'off'),
+                ('enable_material', 'off'), ('enable_memoize', 'off'), ('jit', 'off')]
+PARALLEL_SET = [('parallel_setup_cost', '0'), ('parallel_tuple_cost', '0'),
+                ('min_parallel_table_scan_size', '0'), ('min_parallel_index_scan_size', '0')]
+JOIN_SEL_MAX = 3000         # plain selections estimated larger get a LIMIT
+
+class JRel:
+    """A FROM item (or the table of a semi/anti join subquery): alias and Table."""
+    def __init__(self, alias, t, sql=None):
+        self.alias, self.t = alias, t
+        self.sql = sql or '%s %s' % (t.name, alias)
+        self.derived = sql is not None
+
+    def ref(self, c):
+        return '%s.%s' % (self.alias, c.name)
+
+    def q(self, s):
+        """s, an expression over the table's columns, with them qualified."""
+        names = sorted(set(c.name for c in self.t.cols), key=len, reverse=True)
+        return re.sub(r'(?<![.\w])(%s)\b' % '|'.join(names), self.alias + r'.\1', s)
+
+def jdoms(t):
+    return set(c.dom for c in t.keys)
+
+def jfilter(rng, rel, depth=None):
+    """A random filter over rel's table, qualified: gen_filter's half the time, else
+    one or two of jatom's, which keep more rows (many joins stay non-empty)."""
+    rng.table = rel.t
+    if rng.random() < 0.5:
+        return rel.q(gen_filter(rng, rel.t, rng.choice([0, 0, 1, 2]) if depth is None else depth))
+    f = jatom(rng, rel.t)
+    if depth != 0 and rng.random() < 0.3:
+        f = '(%s %s %s)' % (f, rng.choice(['AND', 'OR', 'OR']), jatom(rng, rel.t))
+    return rel.q(f)
+
+def jatom(rng, t):
+    """A comparison with the column's own values (ranges, IN lists, IS NOT NULL)."""
+    c = pick_col(rng, t, lambda x: x.values)
+    if c is None:
+        return atom(rng, t)
+    r = rng.random()
+    if r < 0.35:
+        return '%s %s %s' % (c.name, rng.choice(['<>', '>=', '<=', '>', '<'] if c.ty != 'bool'
+                                                else ['<>', '=']), const(rng, c))
+    if r < 0.55:
+        return '%s %sIN (%s)' % (c.name, 'NOT ' if rng.random() < 0.2 else '',
+                                 ', '.join(const(rng, c) for _ in range(rng.randint(2, 6))))
+    if r < 0.7:
+        return '%s IS %sNULL' % (c.name, '' if rng.random() < 0.2 else 'NOT ')
+    if r < 0.85 and c.ty != 'bool':
+        return '%s BETWEEN SYMMETRIC %s AND %s' % (c.name, const(rng, c), const(rng, c))
+    return atom(rng, t)
+
+def jpairs(rng, X, Y):
+    """Key column pairs [(column of X, column of Y)] of an equi-join: Y's primary key
+    (a foreign-key join) most of the time when X has its domains, else one or two
+    shared domains."""
+    shared = sorted(jdoms(X.t) & jdoms(Y.t))
+    if Y.t.pk and all(c.dom in shared for c in Y.t.pk) and rng.random() < 0.7:
+        return [(rng.choice([x for x in X.t.keys if x.dom == c.dom]), c) for c in Y.t.pk]
+    if X.t.pk and all(c.dom in shared for c in X.t.pk) and rng.random() < 0.5:
+        return [(c, rng.choice([y for y in Y.t.keys if y.dom == c.dom])) for c in X.t.pk]
+    doms = rng.sample(shared, 2 if len(shared) >= 2 and rng.random() < 0.3 else 1)
+    return [(rng.choice([x for x in X.t.keys if x.dom == d]),
+             rng.choice([y for y in Y.t.keys if y.dom == d])) for d in doms]
+
+def jkey(rng, rel, c, p=0.1):
+    """rel's key column c, or (probability p) an expression over it."""
+    s = rel.ref(c)
+    return rng.choice(JKEY_EXPR[c.dom]) % s if rng.random() < p else s
+
+def jconds(rng, X, Y, pairs):
+    """The equalities of the key pairs (an expression on one side now and then)."""
+    out = []
+    for xc, yc in pairs:
+        xs, ys = (jkey(rng, X, xc, 0.12), Y.ref(yc)) if rng.random() < 0.6 else \
+            (X.ref(xc), jkey(rng, Y, yc, 0.12))
+        out.append('%s = %s' % ((xs, ys) if rng.random() < 0.8 else (ys, xs)))
+    return out
+
+def jfam(c):
+    return 'num' if c.ty in NUMS + FIXED or c.ty == 'numeric' else 'time' \
+        if c.ty in TIMES else 'text' if c.ty in TEXTS else c.ty
+
+def cross_qual(rng, X, Y):
+    """A qual over a column of X and one of Y (same family), or None."""
+    xs, ys = X.t.cols[1:], Y.t.cols[1:]
+    fams = sorted(set(jfam(c) for c in xs) & set(jfam(c) for c in ys))
+    if not fams:
+        return None
+    f = rng.choice(fams)
+    a = X.ref(rng.choice([c for c in xs if jfam(c) == f]))
+    bc = rng.choice([c for c in ys if jfam(c) == f])
+    b = Y.ref(bc)
+    ops = ['=', '<>'] if f in ('bool', 'text') else CMP
+    r = rng.random()
+    if r < 0.55:
+        return '%s %s %s' % (a, rng.choice(ops), b)
+    if r < 0.7:
+        return '%s IS %sDISTINCT FROM %s' % (a, rng.choice(['', 'NOT ']), b)
+    if r < 0.85 or bc.ty != 'date':
+        return '(%s %s %s OR %s IS NULL)' % (a, rng.choice(ops), b, rng.choice([a, b]))
+    return '%s BETWEEN %s - 30 AND %s + 30' % (a, b, b)
+
+def jmult(rel, c):
+    """The most rows of rel one value of key c matches (estimate)."""
+    if rel.derived:
+        return 1
+    return rel.t.maxmult.get(c.name, rel.t.nrows) or 1
+
+def derived_rel(rng, alias, t, keys):
+    """A derived table over t grouped by (or DISTINCT on) the key columns keys: a
+    unique key, and GpuAgg under the join."""
+    inner = JRel(alias + 'x', t)
+    w = ' WHERE ' + jfilter(rng, inner) if rng.random() < 0.5 else ''
+    dt = Table('(derived)', t.nrows)
+    dt.keys, dt.pk, dt.maxmult = list(keys), list(keys), {}
+    dt.cols = [Col('id', 'int8', 'wide', 0.0)] + list(keys)
+    ks = ', '.join(inner.ref(c) for c in keys)
+    if rng.random() < 0.3:
+        sql = '(SELECT DISTINCT %s FROM %s%s) %s' % (ks, inner.sql, w, alias)
+    else:
+        sums = t.of(lambda c: c.ty in INTS + FIXED)
+        sel = [ks, 'count(*) AS cnt']
+        dt.cols.append(Col('cnt', 'int8', 'wide', 0.0))
+        if sums:
+            m = rng.choice(sums)
+            sel.append('sum(%s) AS sm' % inner.ref(m))
+            dt.cols.append(Col('sm', 'int8' if m.ty in ('int2', 'int4') else 'numeric',
+                               'wide', 0.0))
+        sql = '(SELECT %s FROM %s%s GROUP BY %s) %s' % (', '.join(sel), inner.sql, w, ks, alias)
+    dt.cols = dt.cols[1:]       # no id: a derived table is never ordered by it
+    return JRel(alias, dt, sql)
+
+def semi_part(rng, X, Y, anti):
+    """EXISTS / IN (subquery) (anti: NOT EXISTS / NOT IN) from X to Y's table."""
+    pairs = jpairs(rng, X, Y)
+    fl = jfilter(rng, Y) if rng.random() < 0.5 else None
+    neg = 'NOT ' if anti else ''
+    if rng.random() < 0.5:
+        conds = jconds(rng, X, Y, pairs)
+        cq = cross_qual(rng, X, Y) if rng.random() < 0.2 else None
+        conds += [x for x in (cq, fl) if x]
+        s = '%sEXISTS (SELECT 1 FROM %s WHERE %s)' % (neg, Y.sql, ' AND '.join(conds))
+    else:
+        lhs, rhs = [], []
+        for xc, yc in pairs:
+            lhs.append(jkey(rng, X, xc, 0.1))
+            rhs.append(jkey(rng, Y, yc, 0.1))
+        where = [fl] if fl else []
+        if anti and rng.random() < 0.4:     # else a NULL in the subquery empties NOT IN
+            where += ['%s IS NOT NULL' % x for x in rhs]
+        sel, tail, r = ', '.join(rhs), '', rng.random()
+        if r < 0.12:
+            tail = ' GROUP BY %s HAVING count(*) %s %d' % (sel, rng.choice(['>', '>=', '<']),
+                                                          rng.randint(1, 3))
+        elif r < 0.24:
+            c = rng.choice(Y.t.cols[1:])
+            tail = ' ORDER BY %s, %s LIMIT %d' % (order_item(rng, Y.ref(c)),
+                                                 order_item(rng, Y.ref(Y.t.cols[0])),
+                                                 rng.choice([1, 3, 10]))
+        elif r < 0.32:
+            sel = 'DISTINCT ' + sel
+        s = '%s %sIN (SELECT %s FROM %s%s%s)' % (
+            lhs[0] if len(lhs) == 1 else '(%s)' % ', '.join(lhs), neg, sel, Y.sql,
+            ' WHERE ' + ' AND '.join(where) if where else '', tail)
+    if rng.random() < 0.15:        # not pulled up: a SubPlan run per row (or hashed)
+        s = '(%s OR %s)' % (jfilter(rng, X, 0), s)
+    return s
+
+def gen_join(seed, i, jt):
+    """A random join query over the join tables jt."""
+    rng = QRng('%d:%d:join' % (seed, i))
+    rng.nofail, rng.risk = True, False
+    rng.xp = rng.choice([0.12, 0.12, 0.4])
+    rng.flavor = rng.choice(['numeric', 'int', 'float', 'mix'])
+    facts = [t for t in jt if t.role == 'fact']
+    shape = 'star' if rng.random() < 0.55 else 'chain'
+    n = rng.choice([2, 2, 3, 3, 3, 4])
+    rels, edges, where, comma = [], [], [], []
+    if shape == 'star':
+        root = facts[0] if rng.random() < 0.75 else facts[1]
+        rels.append(JRel('f', root))
+        others = [t for t in jt if t is not root and jdoms(t) & jdoms(root)]
+        seq = [(rels[0], t) for t in rng.sample(others, min(n - 1, len(others)))]
+    else:
+        cur = rng.choice(jt)
+        rels.append(JRel('a', cur))
+        seq = []
+        for k in range(n - 1):
+            nxt = rng.choice([t for t in jt if jdoms(t) & jdoms(cur) and
+                              (t.role == 'dim' or t not in [s[1] for s in seq] + [rels[0].t])])
+            seq.append((None, nxt))
+            cur = nxt
+    bound, nsemi = rels[0].t.nrows, 0
+    for k, (X, t) in enumerate(seq):
+        X = X or rels[-1]
+        last = k == len(seq) - 1
+        kind = rng.choice(JOIN_KINDS)
+        if kind in ('SEMI', 'ANTI') and (shape == 'star' or last):
+            nsemi += 1
+            where.append(semi_part(rng, X, JRel('s%d' % nsemi, t), kind == 'ANTI'))
+            continue
+        if kind in ('SEMI', 'ANTI'):
+            kind = 'INNER'
+        alias = 'abce'[len(rels)] if shape == 'chain' else 'd%d' % len(rels)
+        Y = JRel(alias, t)
+        pairs = jpairs(rng, X, Y)
+        if shape == 'star' and rng.random() < 0.12:
+            Y = derived_rel(rng, alias, t, [yc for _, yc in pairs])
+        conds = jconds(rng, X, Y, pairs)
+        if rng.random() < 0.15 and not Y.derived:
+            cq = cross_qual(rng, X, Y)
+            conds += [cq] if cq else []
+        if kind != 'INNER' and rng.random() < 0.2:     # a qual over one side only, in ON
+            side = X if rng.random() < 0.5 else Y
+            if not side.derived:
+                conds.append(jfilter(rng, side, rng.randint(0, 1)))
+        m = min(jmult(Y, yc) for _, yc in pairs)
+        bound = bound * m + (Y.t.nrows if kind in ('RIGHT', 'FULL') else 0)
+        if kind == 'INNER' and shape == 'star' and rng.random() < 0.15:
+            comma.append(Y.sql)
+            where += conds
+        else:
+            edges.append([kind, Y, conds])
+            if kind == 'LEFT' and rng.random() < 0.15:      # an anti join, written so
+                where.append('%s IS NULL' % Y.ref(pairs[0][1]))
+        rels.append(Y)
+    # the FROM clause: left-deep, or the first two joins of a chain nested
+    frm = rels[0].sql
+    jw = {'INNER': ['JOIN', 'INNER JOIN'], 'LEFT': ['LEFT JOIN', 'LEFT OUTER JOIN'],
+          'RIGHT': ['RIGHT JOIN'], 'FULL': ['FULL JOIN', 'FULL OUTER JOIN']}
+    if shape == 'chain' and len(edges) >= 2 and rng.random() < 0.25:
+        (k1, y1, c1), (k2, y2, c2) = edges[:2]
+        frm += ' %s (%s %s %s ON %s) ON %s' % (rng.choice(jw[k1]), y1.sql, rng.choice(jw[k2]),
+                                               y2.sql, ' AND '.join(c2), ' AND '.join(c1))
+        edges = edges[2:]
+    for kind, Y, conds in edges:
+        frm += ' %s %s ON %s' % (rng.choice(jw[kind]), Y.sql, ' AND '.join(conds))
+    frm += ''.join(', ' + x for x in comma)
+    # filters on each side, now and then one over two tables
+    for rel in rels:
+        if not rel.derived and rng.random() < 0.3:
+            where.append(jfilter(rng, rel))
+    plain = [r for r in rels if not r.derived]
+    if len(plain) >= 2 and rng.random() < 0.12:
+        a, b = rng.sample(plain, 2)
+        where.append('(%s OR %s)' % (jfilter(rng, a, 0), jfilter(rng, b, 0)))
+    wsql = ' WHERE ' + ' AND '.join(where) if where else ''
+    cols = [(r, c) for r in rels for c in (r.t.cols if r.derived else r.t.cols[1:])]
+    rng.jbound = bound
+    if rng.random() < 0.55:
+        q = jagg_query(rng, rels, cols, frm, wsql)
+        kind = 'agg'
+    else:
+        q = jsel_query(rng, rels, cols, frm, wsql, bound)
+        kind = 'sel'
+    q.kind = 'j%s-%s' % (shape, kind)
+    q.join, q.risky = True, False
+    q.has_expr = rng.exprs > 0
+    r = rng.random()
+    if r < 0.06:
+        q.pg_set = list(NESTLOOP_SET)
+    elif r < 0.3:
+        # the disabled paths' cost would have every such plan JIT-compiled (~0.2 s)
+        q.pg_set = [(x, 'off') for x in sorted(set(rng.sample(JOIN_TOGGLES, rng.randint(1, 2))))]
+        q.pg_set.append(('jit', 'off'))
+    elif rng.random() < 0.04:     # parallel plans (workers cost ~0.1 s a query)
+        q.pg_set = list(PARALLEL_SET)
+    if rng.random() < 0.1:        # the heap, not gpudb's cache of the tables
+        q.pg_set.append(('gpudb.use_cache', 'off'))
+    if rng.random() < 0.1:        # the least: several batches where --rows > 3072
+        q.pg_set.append(('gpudb.batch_rows', '1024'))
+    if rng.random() < 0.05:       # gpudb's parallel heap readers, whatever the size
+        q.pg_set += [('gpudb.min_parallel_table_size', '0'), ('gpudb.parallel_workers', '2')]
+    if rng.random() < 0.15:
+        q.gpu_off = [rng.choice(ALL_ENABLE_GUCS)]
+    q.idx = i
+    return q
+
+def jpick(rng, cols, k):
+    """k of cols, the first ones from different tables."""
+    by = {}
+    for r, c in cols:
+        by.setdefault(r.alias, []).append((r, c))
+    first = [rng.choice(v) for v in by.values()]
+    rng.shuffle(first)
+    first = first[:k]
+    rest = [x for x in cols if x not in first]
+    return first + rng.sample(rest, min(k - len(first), len(rest)))
+
+def jexpr(rng, rels, agg=None):
+    """(SQL, compare flag) of an expression over one table (an aggregate of one when
+    agg): float sums are exact up to 10^6 joined rows, or the query's bound."""
+    rel = rng.choice([r for r in rels if not r.derived] or rels)
+    rng.table = rel.t
+    if agg:
+        proxy = copy.copy(rel.t)
+        proxy.nrows = max(10**6, getattr(rng, 'jbound', 0))
+        s, f = gen_expr_agg(rng, proxy)
+        return rel.q(s), f
+    e = keyable(rng, rel.t, gen_value(rng, rel.t, rng.randint(1, 2)))
+    return rel.q(e.sql), flag_of(e, 'key')
+
+def jagg_item(rng, rels, cols):
+    """(aggregate over the joined rows, compare flag)."""
+    r = rng.random()
+    if r < 0.15:
+        return 'count(*)', False
+    if r < 0.27 and any(not x.derived for x in rels):
+        return jexpr(rng, rels, agg=True)
+    rel, c = rng.choice(cols)
+    ref = rel.ref(c)
+    if r < 0.37:
+        return 'count(DISTINCT %s)' % ref, False
+    fns = ['count'] + (['min', 'max'] if c.ty != 'bool' else []) + \
+        (['sum', 'avg'] * 2 if c.ty in NUMS + FIXED or c.ty == 'numeric' else [])
+    fn = rng.choice(fns)
+    return '%s(%s)' % (fn, ref), fn != 'count' and is_float(c)
+
+def jagg_query(rng, rels, cols, frm, wsql):
+    """GROUP BY columns of several tables (now and then an expression), aggregates,
+    [HAVING], [ORDER BY an aggregate, every key [LIMIT]]."""
+    nk = rng.choice([0, 1, 1, 2, 2, 2, 3])
+    keys = []
+    for r, c in jpick(rng, cols, nk):
+        keys.append(jexpr(rng, rels) if rng.random() < 0.12 and not r.derived else
+                    (r.ref(c), is_float(c)))
+    aggs = [jagg_item(rng, rels, cols) for _ in range(rng.randint(1, 4))]
+    sel = [k for k, _ in keys] + [a for a, _ in aggs]
+    sql = 'SELECT %s FROM %s%s' % (', '.join(sel), frm, wsql)
+    if keys:
+        sql += ' GROUP BY ' + (', '.join(str(i + 1) for i in range(len(keys)))
+                               if rng.random() < 0.4 else ', '.join(k for k, _ in keys))
+    if rng.random() < 0.15:
+        sql += ' HAVING count(*) > %d' % rng.randint(0, 3)
+    ordered = bool(keys) and rng.random() < 0.5
+    if ordered:         # the keys make the order total
+        items = [str(i + 1) for i in range(len(keys))]
+        rng.shuffle(items)
+        if rng.random() < 0.5:
+            items.insert(0, str(len(keys) + rng.randint(1, len(aggs))))
+        sql += ' ORDER BY ' + ', '.join(order_item(rng, k) for k in items)
+        if rng.random() < 0.7:
+            sql += ' LIMIT %d' % rng.choice([1, 3, 10, 100])
+    return Query('join', sql, [f for _, f in keys] + [f for _, f in aggs], ordered)
+
+def jsel_query(rng, rels, cols, frm, wsql, bound):
+    """Columns of several tables (now and then an expression), ORDER BY every one of
+    them (a total order) [LIMIT [OFFSET]], or (small results) no order."""
+    items = []
+    for r, c in jpick(rng, cols, rng.randint(2, 6)):
+        items.append(jexpr(rng, rels) if rng.random() < 0.1 and not r.derived else
+                     (r.ref(c), is_float(c)))
+    sql = 'SELECT %s FROM %s%s' % (', '.join(s for s, _ in items), frm, wsql)
+    ordered = bound > JOIN_SEL_MAX or rng.random() < 0.85
+    if ordered:
+        pos = [str(k + 1) for k in range(len(items))]
+        rng.shuffle(pos)
+        sql += ' ORDER BY ' + ', '.join(order_item(rng, p) for p in pos)
+        if bound > JOIN_SEL_MAX or rng.random() < 0.35:
+            sql += ' LIMIT %d' % rng.choice([0, 1, 5, 5, 20, 20, 100, 100, 200, 200])
+            if rng.random() < 0.1:
+                sql += ' OFFSET %d' % rng.randint(1, 10)
+    return Query('join', sql, [f for _, f in items], ordered)
 
 # --------------------------------------------------------------- psql --
 def die(msg):
@@ -1463,7 +2111,8 @@ def block(q, gucs):
     i, out = q.idx, []
     out += ['SET %s = %s;' % kv for kv in q.pg_set]
     out.append('SET gpudb.enabled = on;')
-    out += ['SET %s = %s;' % (g, 'off' if g in q.gpu_off else 'on') for g in ENABLE_GUCS if g in gucs]
+    out += ['SET %s = %s;' % (g, 'off' if g in q.gpu_off else 'on') for g in ALL_ENABLE_GUCS
+            if g in gucs]
     out += ['SET %s = 0;' % g for g in COST_GUCS if g in gucs]
     out += ['EXPLAIN (COSTS OFF) %s;' % q.sql, '\\echo @@E %d :SQLSTATE :LAST_ERROR_MESSAGE' % i,
             q.sql + ';', '\\echo @@A %d :SQLSTATE :LAST_ERROR_MESSAGE' % i,
@@ -1631,7 +2280,27 @@ def report(q, r, why, seed, title='DIFFERENCE'):
             print('    %s [%s]:\n      %s' % (what, r[tag][0], show(r[tag][2])))
 
 # ---------------------------------------------------------------- main --
-def self_check(args, tables, gucs):
+def join_cases(jtables):
+    """Self-check cases over the join tables: a join's rows in another order (found
+    or not, as ordered or not), and what the tables promise: a NULL in every
+    nullable key column (NOT IN a subquery holding it gives no row) and foreign
+    keys without their dimension row (NULL or dangling)."""
+    jt = {t.name: t for t in jtables}
+    f, d1, d4 = jt['rq.jf'], jt['rq.jd1'], jt['rq.jd4']
+    pk = d1.pk[0]
+    fk = next(c for c in f.keys if c.dom == pk.dom)
+    k4 = d4.keys[0]
+    fk4 = next(c for c in f.keys if c.dom == k4.dom)
+    join = 'SELECT f.id, d.id FROM rq.jf f LEFT JOIN rq.jd1 d ON f.%s = d.%s' % (fk.name, pk.name)
+    return [
+        (join + ' ORDER BY 1, 2', join + ' ORDER BY 1 DESC, 2', [False] * 2, True, True),
+        (join + ' ORDER BY 1, 2', join + ' ORDER BY 1 DESC, 2', [False] * 2, False, False),
+        ('SELECT count(*) FROM rq.jf f WHERE f.%s NOT IN (SELECT d.%s FROM rq.jd4 d)'
+         % (fk4.name, k4.name), 'SELECT 0::int8', [False], False, False),
+        ('SELECT count(*) FROM rq.jf f LEFT JOIN rq.jd1 d ON f.%s = d.%s WHERE d.%s IS NULL'
+         % (fk.name, pk.name, pk.name), 'SELECT 0::int8', [False], False, True)]
+
+def self_check(args, tables, gucs, jtables):
     t = max(tables, key=lambda x: x.nrows)
     rng = QRng(args.seed)
     ids = [i for i in range(1, t.nrows + 1) if not (t.deleted and i % 7 == 3)]
@@ -1665,6 +2334,7 @@ def self_check(args, tables, gucs):
         ('SELECT 1 / x FROM (VALUES (1), (2)) v(x) LIMIT 1',
          'SELECT 1 / x FROM (VALUES (0), (1)) v(x) LIMIT 1', [False], False, True),
     ]
+    cases += join_cases(jtables)
     nfixed = len(cases)
     for _ in range(8):      # random filters, one extra row on one side
         k = rng.choice(ids)
@@ -1705,6 +2375,8 @@ def main():
     ap.add_argument('--setup-sql', default='')
     ap.add_argument('--min-gpu', type=int, default=0)
     ap.add_argument('--jobs', type=int, default=4)
+    ap.add_argument('--joins', type=float, default=0.2,
+                    help='the share of join queries (0: none, and no join tables)')
     ap.add_argument('--log')
     ap.add_argument('--only', help='comma-separated query numbers to run')
     ap.add_argument('--loose-sqlstate', action='store_true',
@@ -1717,24 +2389,31 @@ def main():
     rng = random.Random(args.seed)
     tables, setup = make_tables(rng, max(1, args.tables),
                                 max(args.rows, 20 if args.self_check else 1))
+    jtables = []
+    if args.joins > 0 or args.self_check:
+        jtables, jsetup = make_join_tables(args.seed, max(args.rows, 20 if args.self_check else 1))
+        setup += jsetup
     out, err, rc = psql('\\set ON_ERROR_STOP 1\nCREATE EXTENSION IF NOT EXISTS gpudb;\n' + setup)
     if rc != 0:
         die('creating the tables failed:\n' + err[-3000:])
+    cached = cache_join_tables(args, jtables)
     out, err, rc = psql(prelude(args) + "SELECT name FROM pg_settings WHERE name LIKE 'gpudb.%';")
     gucs = set(x for x in out.split('\n') if x.startswith('gpudb.'))
     if args.verbose:
         print('seed %d; tables: %s; gpudb GUCs: %s' % (
             args.seed, ', '.join('%s(%d rows: %s)' % (t.name, t.nrows, ' '.join(
-                '%s:%s' % (c.name, c.mode) for c in t.cols[1:])) for t in tables),
+                '%s:%s' % (c.name, c.mode) for c in t.cols[1:])) for t in tables + jtables),
             ' '.join(sorted(gucs))))
+        print('cached: %s' % (' '.join(cached) or '-'))
     if args.self_check:
-        return self_check(args, tables, gucs)
+        return self_check(args, tables, gucs, jtables)
     idxs = range(args.queries) if not args.only else [int(x) for x in args.only.split(',')]
-    queries = [gen_query(args.seed, i, tables) for i in idxs]
+    queries = [gen_query(args.seed, i, tables, jtables, args.joins) for i in idxs]
     results = run_all(args, queries, gucs)
     limit_retry(args, queries, results, gucs)
-    ngpu, kinds, errs, diffs, log = 0, {'GpuScan': 0, 'GpuAgg': 0, 'GpuSort': 0}, 0, 0, []
-    nexpr = nexpr_gpu = 0
+    ngpu, kinds, errs, diffs, log = 0, {'GpuScan': 0, 'GpuAgg': 0, 'GpuSort': 0, 'GpuJoin': 0}, \
+        0, 0, []
+    nexpr = nexpr_gpu = njoin = njoin_gpu = njoin_gpujoin = 0
     for q in queries:
         r = results[q.idx]
         why = compare(q, r, args.loose_sqlstate)
@@ -1742,6 +2421,9 @@ def main():
         ngpu += bool(nodes)
         nexpr += q.has_expr
         nexpr_gpu += q.has_expr and bool(nodes)
+        njoin += q.join
+        njoin_gpu += q.join and bool(nodes)
+        njoin_gpujoin += q.join and 'GpuJoin' in nodes
         for n in nodes:
             kinds[n] = kinds.get(n, 0) + 1
         erred = 'crash' not in r and (r['A'][0] != '00000' or r['B'][0] != '00000')
@@ -1762,16 +2444,18 @@ def main():
                 report(q, r, 'none', args.seed, title='result')
     if args.log:
         with open(args.log, 'w') as f:
-            f.write('seed %d, %d tables, %d rows max\n' % (args.seed, args.tables, args.rows))
+            f.write('seed %d, %d tables, %d rows max, joins %g, cached: %s\n'
+                    % (args.seed, args.tables, args.rows, args.joins, ' '.join(cached) or '-'))
             f.write('\n'.join(log) + '\n')
     print('seed %d, %.1f s%s' % (args.seed, time.time() - t0,
                                  '' if ngpu >= args.min_gpu else
                                  '; FAIL: fewer than --min-gpu %d queries had a GPU node'
                                  % args.min_gpu))
-    print('random_queries: %d queries, %d with a GPU node (scan %d, agg %d, sort %d), '
-          '%d with expressions (%d of them with a GPU node), %d errors matched, %d differences'
-          % (len(queries), ngpu, kinds['GpuScan'], kinds['GpuAgg'], kinds['GpuSort'], nexpr,
-             nexpr_gpu, errs, diffs))
+    print('random_queries: %d queries, %d with a GPU node (scan %d, agg %d, sort %d, join %d), '
+          '%d with expressions (%d of them with a GPU node), %d joins (%d of them with a GPU '
+          'node, %d with a GpuJoin), %d errors matched, %d differences'
+          % (len(queries), ngpu, kinds['GpuScan'], kinds['GpuAgg'], kinds['GpuSort'],
+             kinds['GpuJoin'], nexpr, nexpr_gpu, njoin, njoin_gpu, njoin_gpujoin, errs, diffs))
     return 1 if diffs or ngpu < args.min_gpu else 0
 
 if __name__ == '__main__':

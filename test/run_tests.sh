@@ -28,9 +28,10 @@
 #                      plus the GPU server socket's modes (LOAD_CLIENTS and
 #                      LOAD_SECONDS, default here 16 and 10)
 #     random_queries   [preload] only: test/random_queries.py --self-check, then
-#                      RANDOM_QUERIES (default 400) seeded random queries with
-#                      gpudb on vs off; fails on any difference or when fewer
-#                      than 50 used a Gpu plan node
+#                      RANDOM_QUERIES (default 500, a fifth of them joins)
+#                      seeded random queries with gpudb on vs off; fails on
+#                      any difference or when fewer than 50 used a Gpu plan
+#                      node
 #     faults           [preload] only: test/faults.sh, pg_terminate_backend,
 #                      pg_cancel_backend and kill -9 of the GPU server process
 #     server_process   [preload] only, last (it restarts the cluster):
@@ -163,7 +164,7 @@ if [ "${1:-}" = "--inside" ]; then
         section "random differential queries (plan nodes on vs off)"
         if python3 test/random_queries.py --self-check \
                 --setup-sql "SET gpudb.device = $GPUDB_TEST_DEVICE" &&
-            python3 test/random_queries.py --queries "${RANDOM_QUERIES:-400}" --min-gpu 50 \
+            python3 test/random_queries.py --queries "${RANDOM_QUERIES:-500}" --min-gpu 50 \
                 --setup-sql "SET gpudb.device = $GPUDB_TEST_DEVICE"; then
             result PASS random_queries
         else
