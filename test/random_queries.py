@@ -771,8 +771,9 @@ def gen_filter(rng, t, depth):
 # lists, aggregate arguments, GROUP BY and ORDER BY keys, HAVING.  Each
 # expression carries what the generator knows of its values, so that its
 # results stay comparable: a bound on |value| (integer overflow is drawn only
-# in the queries allowed to risk it, rng.risk; a fixed-point numeric never
-# reaches 10^18, where gpudb raises 22003 and PostgreSQL computes on), the
+# in the queries allowed to risk it, rng.risk; a fixed-point numeric reaches
+# 10^18 only there too: the device stops at it and the node answers with
+# PostgreSQL's plan behind it, so the results must still match), the
 # numeric display scale (None: per row, as numeric division gives), and for
 # floats den: every finite value is a multiple of 2^-den (None: inexact), so
 # that a sum is exact in any order while bound * 2^den * rows < 2^mantissa.
@@ -884,7 +885,8 @@ def nscale(e):
 
 def fixed_ok(e, *opnds):
     """False when e, a fixed-point numeric, or one of its operands (rescaled to e's
-    scale) could reach 10^18 (gpudb's range error, not PostgreSQL's)."""
+    scale) could reach 10^18: drawn only in risky queries, where a GpuAgg or GpuSort
+    answers with PostgreSQL's plan behind it when a value does."""
     if e.ty != 'numeric' or e.scale is None:
         return True
     return all(x.bound * 10**e.scale < FIX_LIMIT for x in (e,) + opnds if x.ty != 'numeric'
@@ -913,7 +915,7 @@ def num_binop(rng, a, b, op):
         e = E(sql, ty, bound, scale)
         if op in '+-%' and scale is not None:
             e.bound = max(A, B, bound)  # the operands rescaled count too
-        if not fixed_ok(e, a, b):
+        if not fixed_ok(e, a, b) and not rng.risk:
             return None
         e.bound = bound
         return e
@@ -954,7 +956,7 @@ def convert(rng, a, ty, explicit):
         return E(sql, ty, a.bound, den=den)
     if ty == 'numeric':
         e = E(sql, ty, a.bound, None if a.ty in FLOATS else nscale(a))
-        return e if fixed_ok(e) else None
+        return e if fixed_ok(e) or rng.risk else None
     if m:
         p, s = int(m.group(1)), int(m.group(2))
         # numeric field overflow (+-Infinity too)
@@ -1045,7 +1047,7 @@ def num_round(rng, a):
                   scale=max(k, 0))
         else:
             e = E('%s(%s)' % (fn, a.sql), 'numeric', a.bound + 1, scale=0)
-        return e if fixed_ok(e) else None
+        return e if fixed_ok(e) or rng.risk else None
     den = 0 if a.bound + 1 < 2**53 else None
     return E('%s(%s)' % (fn, a.sql), 'float8', a.bound + 1, den=den)
 
@@ -1096,7 +1098,7 @@ def num_from_other(rng, t, depth):
             scale = 6 if f in ('second', 'epoch') and not isdate else 3 \
                 if f == 'milliseconds' and not isdate else 0
             e = E('extract(%s FROM %s)' % (f, a.sql), 'numeric', bound, scale=scale)
-            return e if fixed_ok(e) else None
+            return e if fixed_ok(e) or rng.risk else None
         inexact = f in ('second', 'milliseconds', 'epoch') and not isdate
         return E("date_part('%s', %s)" % (f, a.sql), 'float8', bound, den=None if inexact else 0)
     if tx:
@@ -1236,16 +1238,11 @@ def text_cond(rng, t, depth):
 
 def cmp_ok(rng, a, b):
     """False when comparing a with b converts an integer to a fixed point that could
-    reach 10^18, or (unless the query risks it) rescales a number to the other's
-    scale beyond 10^18 (gpudb raises 22003 there too)."""
+    reach 10^18 (unless the query risks it).  A number rescaled to the other's scale
+    past 10^18 is fine: the device saturates a comparison's operands."""
     if a.ty in FLOATS or b.ty in FLOATS or 'numeric' not in (a.ty, b.ty):
         return True
-    if any(x.ty in INTS and x.bound >= FIX_LIMIT for x in (a, b)):
-        return False
-    if nscale(a) is None or nscale(b) is None or rng.risk:
-        return True
-    s = max(nscale(a), nscale(b))
-    return max(a.bound, b.bound) * 10**s < FIX_LIMIT
+    return rng.risk or not any(x.ty in INTS and x.bound >= FIX_LIMIT for x in (a, b))
 
 def num_const_like(rng, a):
     """A constant to compare with a, within its bound."""
