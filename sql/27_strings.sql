@@ -382,6 +382,20 @@ SELECT source FROM gpu_last_execution();
 SET gpudb.enabled = off;
 SELECT count(*) FROM st WHERE t LIKE 'a%' AND tc ILIKE 'a%';
 RESET gpudb.enabled;
+-- regular expressions (~, !~, ~*, !~*): a bit per dictionary string, as
+-- LIKE; the GPU server evaluates them only where LC_CTYPE is C (tc), else
+-- the query reads the heap
+-- (how many rows non-ASCII letters give depends on the database's
+-- LC_CTYPE: only whether there are any is shown)
+SELECT q, d.node, d.nrows > 0 AS has_rows, d.on_minus_off, d.off_minus_on, d.error FROM (VALUES
+  ($$SELECT id FROM st WHERE t ~ '^[a-c]'$$),
+  ($$SELECT count(*) FROM st WHERE t !~ '[0-9]$' AND v ~* '^f'$$),
+  ($$SELECT id FROM st WHERE tc ~* '^a' OR tc !~ 'e'$$),
+  ($$SELECT count(*) FROM st WHERE c ~ ' $' OR c !~* 'B'$$),
+  ($$SELECT g, count(*) FROM st WHERE t ~ '[[:alpha:]]{3}' GROUP BY g$$)
+) v(q), LATERAL gpu_diff(q) d;
+SELECT count(*) > 0 AS some FROM st WHERE tc ~ '^a';
+SELECT source FROM gpu_last_execution();
 SELECT gpu_cache_drop('st');
 
 DROP TABLE st, st_other, st_nd;

@@ -365,16 +365,18 @@ typedef enum GdbTextFn
 	GDB_TFN_UPPER,
 	GDB_TFN_SUBSTR,
 	GDB_TFN_LEFT,
-	GDB_TFN_RIGHT
+	GDB_TFN_RIGHT,
+	GDB_TFN_REGEX,				/* ~ (a bit per code, as LIKE) */
+	GDB_TFN_IREGEX				/* ~* */
 } GdbTextFn;
 
-#define GDB_TFN_LAST GDB_TFN_RIGHT
+#define GDB_TFN_LAST GDB_TFN_IREGEX
 
 /* Does fn give a word per code (TEXT_MAP) rather than a bit (TEXT_IN_SET)? */
-#define GDB_TFN_IS_MAP(fn) ((fn) >= GDB_TFN_CHAR_LENGTH)
+#define GDB_TFN_IS_MAP(fn) ((fn) >= GDB_TFN_CHAR_LENGTH && (fn) <= GDB_TFN_RIGHT)
 
 /* Is fn's word the code of a string (a text-valued function)? */
-#define GDB_TFN_IS_TEXT(fn) ((fn) >= GDB_TFN_LOWER)
+#define GDB_TFN_IS_TEXT(fn) ((fn) >= GDB_TFN_LOWER && (fn) <= GDB_TFN_RIGHT)
 
 /* GdbCodeTable.flags */
 #define GDB_TF_RTRIM		0x1 /* s loses its trailing blanks first (a char(n)

@@ -48,6 +48,7 @@
 #include "catalog/pg_type.h"
 #include "mb/pg_wchar.h"
 #include "nodes/nodeFuncs.h"
+#include "regex/regex.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/pg_locale.h"
@@ -88,6 +89,16 @@ static const StringFunc string_funcs[] = {
 	SF(TEXTICNLIKE, MATCH, ILIKE, true, false, false),
 	SF(BPCHARICLIKE, MATCH, ILIKE, false, false, false),
 	SF(BPCHARICNLIKE, MATCH, ILIKE, true, false, false),
+	/* regular expressions: ~, !~, ~*, !~* (char(n) with its padding, as
+	 * PostgreSQL's bpcharregexeq is textregexeq over the padded value) */
+	SF(TEXTREGEXEQ, MATCH, REGEX, false, false, false),
+	SF(TEXTREGEXNE, MATCH, REGEX, true, false, false),
+	SF(BPCHARREGEXEQ, MATCH, REGEX, false, false, false),
+	SF(BPCHARREGEXNE, MATCH, REGEX, true, false, false),
+	SF(TEXTICREGEXEQ, MATCH, IREGEX, false, false, false),
+	SF(TEXTICREGEXNE, MATCH, IREGEX, true, false, false),
+	SF(BPCHARICREGEXEQ, MATCH, IREGEX, false, false, false),
+	SF(BPCHARICREGEXNE, MATCH, IREGEX, true, false, false),
 	/* starts_with(text, text) and ^@ */
 	SF(STARTS_WITH, MATCH, PREFIX, false, false, false),
 	/* comparisons: the collation's order (C only), or bytes (~<~) */
@@ -262,6 +273,40 @@ commute_fn(uint8 fn)
 }
 
 /*
+ * Does pattern compile as a regular expression (advanced, case-insensitive
+ * when icase) under collation coll?  PostgreSQL compiles it when the first
+ * row reaches it, and raises there; the code table would compile it for
+ * every string of the dictionary, rows filtered out before included, so
+ * one that fails keeps PostgreSQL's plan.
+ */
+static bool
+regex_compiles(Datum pattern, bool icase, Oid coll)
+{
+	MemoryContext oldcxt = CurrentMemoryContext;
+	volatile bool ok = true;
+
+	PG_TRY();
+	{
+		(void) RE_compile_and_cache(DatumGetTextPP(pattern),
+									REG_ADVANCED | (icase ? REG_ICASE : 0), coll);
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(oldcxt);
+		edata = CopyErrorData();
+		if (edata->sqlerrcode != ERRCODE_INVALID_REGULAR_EXPRESSION)
+			PG_RE_THROW();
+		FlushErrorState();
+		FreeErrorData(edata);
+		ok = false;
+	}
+	PG_END_TRY();
+	return ok;
+}
+
+/*
  * Refuse what the operation's collation does not allow on the device,
  * as PostgreSQL would raise or order otherwise.
  */
@@ -270,6 +315,7 @@ check_collation(FilterCompiler *fc, const StringFunc *sf, const char *what,
 				Oid coll, int location)
 {
 	bool		needs_coll = sf->fn == GDB_TFN_ILIKE || sf->fn == GDB_TFN_PREFIX ||
+		sf->fn == GDB_TFN_REGEX || sf->fn == GDB_TFN_IREGEX ||
 		(sf->kind == SK_COMPARE && !sf->bytes);
 
 	if (sf->kind == SK_VALUE || sf->kind == SK_TEXTVALUE ||
@@ -398,6 +444,7 @@ fc_compile_string_call(FilterCompiler *fc, Oid funcid, List *args,
 		return false;
 	what = sf->fn == GDB_TFN_LIKE ? "LIKE" :
 		sf->fn == GDB_TFN_ILIKE ? "ILIKE" :
+		sf->fn == GDB_TFN_REGEX || sf->fn == GDB_TFN_IREGEX ? "a regular expression" :
 		sf->fn == GDB_TFN_PREFIX ? "starts_with" :
 		sf->kind == SK_VALUE ? "a text length" :
 		sf->kind == SK_TEXTVALUE ? get_func_name(funcid) : "a text comparison";
@@ -468,14 +515,21 @@ fc_compile_string_call(FilterCompiler *fc, Oid funcid, List *args,
 		while (len > 0 && data[len - 1] == ' ')
 			len--;
 	}
-	if (fn == GDB_TFN_ILIKE && lc_ctype_is_c(inputcollid))
+	if ((fn == GDB_TFN_REGEX || fn == GDB_TFN_IREGEX) &&
+		!regex_compiles(c->constvalue, fn == GDB_TFN_IREGEX, inputcollid))
+		fc_unsupported(fc, "a regular expression that does not compile",
+					   "PostgreSQL raises its error only when a row reaches it.",
+					   c->location);
+	if ((fn == GDB_TFN_ILIKE || fn == GDB_TFN_REGEX || fn == GDB_TFN_IREGEX) &&
+		lc_ctype_is_c(inputcollid))
 		flags |= GDB_TF_CTYPE_C;
 	if (fc->cs->dict == NULL)
 		fc->cs->dict = gdb_dict_create();
 	text_arg = (int32) gdb_dict_intern(fc->cs->dict, data, len);
-	/* only ILIKE's answer depends on the collation (lower()) */
+	/* ILIKE's and a regular expression's answers depend on the collation */
 	j = add_table(fc, fn, flags, text_arg,
-				  fn == GDB_TFN_ILIKE ? inputcollid : InvalidOid, no_iarg);
+				  fn == GDB_TFN_ILIKE || fn == GDB_TFN_REGEX || fn == GDB_TFN_IREGEX ?
+				  inputcollid : InvalidOid, no_iarg);
 	fc_emit(fc, GDB_OP_PUSH_COL, 0, col, 0, 0.0);
 	fc_emit(fc, GDB_OP_TEXT_IN_SET, 0, j, 0, 0.0);
 	if (sf->negate)

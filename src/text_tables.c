@@ -164,6 +164,16 @@ evaluate(GdbTableMemo *memo, MemoTable *t, GdbDictionary *dict, int64 from,
 														 PointerGetDatum(s),
 														 PointerGetDatum(arg)));
 				break;
+			case GDB_TFN_REGEX:
+				v = DatumGetBool(DirectFunctionCall2Coll(textregexeq, coll,
+														 PointerGetDatum(s),
+														 PointerGetDatum(arg)));
+				break;
+			case GDB_TFN_IREGEX:
+				v = DatumGetBool(DirectFunctionCall2Coll(texticregexeq, coll,
+														 PointerGetDatum(s),
+														 PointerGetDatum(arg)));
+				break;
 			case GDB_TFN_PREFIX:
 				v = len >= t->arglen && memcmp(data, t->arg, t->arglen) == 0;
 				break;
@@ -416,7 +426,8 @@ gdb_tables_server_ok(const GdbRequest *req)
 
 	for (j = 0; j < req->ntables && j < GDB_MAX_CODE_TABLES; j++)
 		if ((req->tables[j].fn == GDB_TFN_ILIKE || req->tables[j].fn == GDB_TFN_LOWER ||
-			 req->tables[j].fn == GDB_TFN_UPPER) &&
+			 req->tables[j].fn == GDB_TFN_UPPER || req->tables[j].fn == GDB_TFN_REGEX ||
+			 req->tables[j].fn == GDB_TFN_IREGEX) &&
 			!(req->tables[j].flags & GDB_TF_CTYPE_C))
 			return false;
 	return true;
