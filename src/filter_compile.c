@@ -78,8 +78,9 @@
 	"integers; comparisons; AND, OR, NOT; IS [NOT] NULL, IS [NOT] TRUE, " \
 	"FALSE or UNKNOWN; IS [NOT] DISTINCT FROM; IN, = ANY and <> ALL with " \
 	"constant lists; = or <> between a text column and a text column " \
-	"or constant; LIKE, ILIKE and starts_with of a text column with a " \
-	"constant pattern, and <, <=, >, >= with a text constant in the C " \
+	"or constant; LIKE, ILIKE, regular expressions (~, ~*) and " \
+	"starts_with of a text column with a constant pattern, and <, <=, " \
+	">, >= with a text constant in the C " \
 	"collation; length and octet_length of a text column; and " \
 	"comparisons of a numeric(p,s) column (p <= 18) with a constant or a " \
 	"numeric column of the same scale."
