@@ -66,7 +66,7 @@ simple), COALESCE, NULLIF, GREATEST, LEAST, abs, round/trunc (also with
 digits)/floor/ceil; date +- days, date/timestamp +- interval constants,
 date_trunc, extract and date_part, date differences, date vs timestamp
 comparisons and constants such as DATE '1998-12-01' - INTERVAL '90' DAY;
-text: LIKE/ILIKE/NOT LIKE, starts_with, length, lower, upper, substr, left,
+text: LIKE/ILIKE/NOT LIKE, ~/~*/!~/!~*, starts_with, length, lower, upper, substr, left,
 right, ||, trims.  Many keep PostgreSQL's plan (the fallback), many run in a
 Gpu node; the summary counts both.  The generator tracks bounds so that
 integers overflow (and columns divide by zero) only in the ~12% of queries
@@ -1222,6 +1222,14 @@ def text_cond(rng, t, depth):
     v = rng.choice(c.values or [''])
     r = rng.random()
     if r < 0.35:
+        if rng.random() < 0.25:
+            # a regular expression: anchored prefixes and suffixes, a class
+            op = rng.choice(['~', '~', '!~', '~*', '!~*'])
+            k = rng.random()
+            pat = '^' + re.escape(v[:rng.randint(0, 2)]) if k < 0.4 else \
+                re.escape(v[-1:]) + '$' if k < 0.7 else \
+                rng.choice(['[a-c]', '[[:digit:]]', '^.{2,3}$', 'e|o', '^$', '[[:alpha:]]{3}'])
+            return '%s %s %s' % (e.sql, op, sql_str(pat))
         op = rng.choice(['LIKE', 'LIKE', 'NOT LIKE', 'ILIKE', 'NOT ILIKE'])
         return '%s %s %s' % (e.sql, op, like_pattern(rng, v))
     if r < 0.45:
