@@ -100,6 +100,30 @@ const_int4(Node *n, int32 *v)
 	return true;
 }
 
+/*
+ * The function and arguments of an operator or function call node (an
+ * operator's function looked up where the planner has not set it); leaves
+ * *funcid and *args alone for any other node.  args may be NULL.
+ */
+static void
+call_parts(Node *node, Oid *funcid, List **args)
+{
+	if (IsA(node, OpExpr))
+	{
+		*funcid = ((OpExpr *) node)->opfuncid;
+		if (!OidIsValid(*funcid))
+			*funcid = get_opcode(((OpExpr *) node)->opno);
+		if (args)
+			*args = ((OpExpr *) node)->args;
+	}
+	else if (IsA(node, FuncExpr))
+	{
+		*funcid = ((FuncExpr *) node)->funcid;
+		if (args)
+			*args = ((FuncExpr *) node)->args;
+	}
+}
+
 /* Decimal digits of |v| (0 for 0). */
 static int
 int64_digits(int64 v)
@@ -162,14 +186,8 @@ gdb_numeric_digits(Node *node)
 				return int64_digits(v);
 			}
 		case T_OpExpr:
-			funcid = ((OpExpr *) node)->opfuncid;
-			if (!OidIsValid(funcid))
-				funcid = get_opcode(((OpExpr *) node)->opno);
-			args = ((OpExpr *) node)->args;
-			break;
 		case T_FuncExpr:
-			funcid = ((FuncExpr *) node)->funcid;
-			args = ((FuncExpr *) node)->args;
+			call_parts(node, &funcid, &args);
 			break;
 		case T_CaseExpr:
 			{
@@ -273,14 +291,8 @@ gdb_numeric_scale(Node *node)
 				return s;
 			}
 		case T_OpExpr:
-			funcid = ((OpExpr *) node)->opfuncid;
-			if (!OidIsValid(funcid))
-				funcid = get_opcode(((OpExpr *) node)->opno);
-			args = ((OpExpr *) node)->args;
-			break;
 		case T_FuncExpr:
-			funcid = ((FuncExpr *) node)->funcid;
-			args = ((FuncExpr *) node)->args;
+			call_parts(node, &funcid, &args);
 			break;
 		case T_CaseExpr:
 			{
@@ -452,10 +464,7 @@ tz_walker(Node *node, void *context)
 
 	if (node == NULL)
 		return false;
-	if (IsA(node, FuncExpr))
-		funcid = ((FuncExpr *) node)->funcid;
-	else if (IsA(node, OpExpr))
-		funcid = ((OpExpr *) node)->opfuncid;
+	call_parts(node, &funcid, NULL);
 	switch (funcid)
 	{
 		case F_TIMESTAMPTZ_DATE:
