@@ -49,6 +49,29 @@
 /* ---- GpuSort ---- */
 
 /*
+ * Append (col, descending, nulls_first) of pathkey pk to *sort when pk
+ * orders a value of type type by the type's default btree order, ascending
+ * or descending (as the device sorts); else false with *why.
+ */
+static bool
+append_sort_key(PathKey *pk, Oid type, int col, List **sort, const char **why)
+{
+	Oid			opclass = GetDefaultOpClass(type, BTREE_AM_OID);
+
+	if (!OidIsValid(opclass) || get_opclass_family(opclass) != pk->pk_opfamily ||
+		(pk->pk_strategy != BTLessStrategyNumber &&
+		 pk->pk_strategy != BTGreaterStrategyNumber))
+	{
+		*why = "a sort key uses a non-default ordering operator";
+		return false;
+	}
+	*sort = lappend_int(*sort, col);
+	*sort = lappend_int(*sort, pk->pk_strategy == BTGreaterStrategyNumber);
+	*sort = lappend_int(*sort, pk->pk_nulls_first);
+	return true;
+}
+
+/*
  * An ORDER BY pathkey whose key is an expression over relid's columns (no
  * member of its equivalence class is a plain column): a computed column
  * of the request when the expression compiler takes it and its value is
@@ -62,7 +85,6 @@ expr_pathkey_ok(PathKey *pk, Index relid, Oid reloid, List **sort,
 	EquivalenceClass *ec = pk->pk_eclass;
 	Expr	   *expr = NULL;
 	char	   *reason = NULL;
-	Oid			opclass;
 	ListCell   *lc;
 
 	foreach(lc, ec->ec_members)
@@ -91,17 +113,8 @@ expr_pathkey_ok(PathKey *pk, Index relid, Oid reloid, List **sort,
 		*why = psprintf("a sort key expression cannot run on the device: %s", reason);
 		return false;
 	}
-	opclass = GetDefaultOpClass(exprType((Node *) expr), BTREE_AM_OID);
-	if (!OidIsValid(opclass) || get_opclass_family(opclass) != pk->pk_opfamily ||
-		(pk->pk_strategy != BTLessStrategyNumber &&
-		 pk->pk_strategy != BTGreaterStrategyNumber))
-	{
-		*why = "a sort key uses a non-default ordering operator";
+	if (!append_sort_key(pk, exprType((Node *) expr), GDB_ATTNUM_EXPR, sort, why))
 		return false;
-	}
-	*sort = lappend_int(*sort, GDB_ATTNUM_EXPR);
-	*sort = lappend_int(*sort, pk->pk_strategy == BTGreaterStrategyNumber);
-	*sort = lappend_int(*sort, pk->pk_nulls_first);
 	*key_exprs = lappend(*key_exprs, expr);
 	return true;
 }
@@ -119,7 +132,6 @@ pathkey_ok(PathKey *pk, Index relid, Oid reloid, List **sort,
 {
 	EquivalenceClass *ec = pk->pk_eclass;
 	Var		   *var = NULL;
-	Oid			opclass;
 	ListCell   *lc;
 
 	if (ec->ec_has_volatile)
@@ -165,18 +177,7 @@ pathkey_ok(PathKey *pk, Index relid, Oid reloid, List **sort,
 		}
 		(*ntext)++;
 	}
-	opclass = GetDefaultOpClass(var->vartype, BTREE_AM_OID);
-	if (!OidIsValid(opclass) || get_opclass_family(opclass) != pk->pk_opfamily ||
-		(pk->pk_strategy != BTLessStrategyNumber &&
-		 pk->pk_strategy != BTGreaterStrategyNumber))
-	{
-		*why = "a sort key uses a non-default ordering operator";
-		return false;
-	}
-	*sort = lappend_int(*sort, var->varattno);
-	*sort = lappend_int(*sort, pk->pk_strategy == BTGreaterStrategyNumber);
-	*sort = lappend_int(*sort, pk->pk_nulls_first);
-	return true;
+	return append_sort_key(pk, var->vartype, var->varattno, sort, why);
 }
 
 /*
@@ -298,20 +299,9 @@ gdb_try_gpusort(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 
 	if (!gdb_all_quals_on_device(root, input_rel, rte->relid, &attnums, &device, &why))
 		goto refused;
-	if (exprs != NIL)
-	{
-		/* the computed columns together within one request's limits */
-		Relation	rel = table_open(rte->relid, NoLock);
-		char	   *reason = NULL;
-		bool		ok = gdb_exprs_supported(exprs, rel, &reason);
-
-		table_close(rel, NoLock);
-		if (!ok)
-		{
-			why = psprintf("the expressions together do not fit one request: %s", reason);
-			goto refused;
-		}
-	}
+	/* the computed columns together within one request's limits */
+	if (!gdb_exprs_fit(exprs, rte->relid, &why))
+		goto refused;
 	disabled = gdb_disabled_cost(true, false);
 	if (!gdb_worth_and_cached(input_rel, rte->relid, attnums,
 							  2.0 * list_length(root->sort_pathkeys), disabled,
@@ -334,19 +324,10 @@ gdb_try_gpusort(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 						 root->sort_pathkeys, input_rel->relid, device, NIL,
 						 list_make3(sort, makeString(psprintf("%.0f", limit)),
 									exprs));
-	/* numeric arithmetic may pass the fixed point: PostgreSQL's plan behind */
-	if (gdb_needs_fallback((Node *) list_make2(exprs, device)))
-	{
-		Path	   *fallback = gdb_sort_fallback_path(root, input_rel, output_rel,
-													  target, limit);
-
-		if (fallback == NULL)
-		{
-			why = "numeric arithmetic needs PostgreSQL's plan behind the node, and none could be built";
-			goto refused;
-		}
-		path->custom_paths = list_make1(fallback);
-	}
+	if (gdb_needs_fallback((Node *) list_make2(exprs, device)) &&
+		!gdb_set_fallback(path, gdb_sort_fallback_path(root, input_rel, output_rel,
+													   target, limit), &why))
+		goto refused;
 	add_path(output_rel, &path->path);
 	return;
 
@@ -427,7 +408,6 @@ order_pathkey_ok(PathKey *pk, List *key_vars, List *aggrefs, List **sort,
 	EquivalenceClass *ec = pk->pk_eclass;
 	int			col = -1;
 	Oid			type = InvalidOid;
-	Oid			opclass;
 	ListCell   *lc;
 
 	if (ec->ec_has_volatile)
@@ -495,18 +475,7 @@ order_pathkey_ok(PathKey *pk, List *key_vars, List *aggrefs, List **sort,
 		*why = "text sort keys stay on the CPU (collation order)";
 		return false;
 	}
-	opclass = GetDefaultOpClass(type, BTREE_AM_OID);
-	if (!OidIsValid(opclass) || get_opclass_family(opclass) != pk->pk_opfamily ||
-		(pk->pk_strategy != BTLessStrategyNumber &&
-		 pk->pk_strategy != BTGreaterStrategyNumber))
-	{
-		*why = "a sort key uses a non-default ordering operator";
-		return false;
-	}
-	*sort = lappend_int(*sort, col);
-	*sort = lappend_int(*sort, pk->pk_strategy == BTGreaterStrategyNumber);
-	*sort = lappend_int(*sort, pk->pk_nulls_first);
-	return true;
+	return append_sort_key(pk, type, col, sort, why);
 }
 
 /*

@@ -446,6 +446,37 @@ gdb_all_quals_on_device(PlannerInfo *root, RelOptInfo *baserel, Oid relid,
 
 /* see custom_scan_path.h */
 bool
+gdb_exprs_fit(List *exprs, Oid reloid, const char **why)
+{
+	Relation	rel;
+	char	   *reason = NULL;
+	bool		ok;
+
+	if (exprs == NIL)
+		return true;
+	rel = table_open(reloid, NoLock);	/* the planner holds a lock */
+	ok = gdb_exprs_supported(exprs, rel, &reason);
+	table_close(rel, NoLock);
+	if (!ok)
+		*why = psprintf("the expressions together do not fit one request: %s", reason);
+	return ok;
+}
+
+/* see custom_scan_path.h */
+bool
+gdb_set_fallback(CustomPath *path, Path *fallback, const char **why)
+{
+	if (fallback == NULL)
+	{
+		*why = "the node needs PostgreSQL's plan behind it (numeric arithmetic, timestamptz), and none could be built";
+		return false;
+	}
+	path->custom_paths = list_make1(fallback);
+	return true;
+}
+
+/* see custom_scan_path.h */
+bool
 gdb_path_is_kind(Path *path, GdbNodeKind kind)
 {
 	return IsA(path, CustomPath) &&
@@ -916,9 +947,6 @@ try_gpuagg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 	/* the computed columns together within one request's limits */
 	{
 		List	   *exprs = NIL;
-		char	   *reason = NULL;
-		Relation	rel;
-		bool		ok;
 
 		foreach(lc, key_vars)
 			if (!IsA(lfirst(lc), Var))
@@ -934,17 +962,8 @@ try_gpuagg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 			if (arg != NULL && !IsA(arg, Var))
 				exprs = lappend(exprs, arg);
 		}
-		if (exprs != NIL)
-		{
-			rel = table_open(rte->relid, NoLock);
-			ok = gdb_exprs_supported(exprs, rel, &reason);
-			table_close(rel, NoLock);
-			if (!ok)
-			{
-				why = psprintf("the expressions together do not fit one request: %s", reason);
-				goto refused;
-			}
-		}
+		if (!gdb_exprs_fit(exprs, rte->relid, &why))
+			goto refused;
 	}
 
 	/*
@@ -976,19 +995,10 @@ try_gpuagg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 						 startup + ngroups * (cpu_tuple_cost + having_cost.per_tuple),
 						 NIL, input_rel->relid, device, NIL,
 						 list_make5(keys, aggs, key_vars, aggrefs, having));
-	/* numeric arithmetic may pass the fixed point: PostgreSQL's plan behind */
-	if (gdb_needs_fallback((Node *) list_make3(key_vars, aggrefs, device)))
-	{
-		Path	   *fallback = gdb_agg_fallback_path(root, input_rel, output_rel, extra,
-													 aggrefs, ngroups);
-
-		if (fallback == NULL)
-		{
-			why = "numeric arithmetic needs PostgreSQL's plan behind the node, and none could be built";
-			goto refused;
-		}
-		path->custom_paths = list_make1(fallback);
-	}
+	if (gdb_needs_fallback((Node *) list_make3(key_vars, aggrefs, device)) &&
+		!gdb_set_fallback(path, gdb_agg_fallback_path(root, input_rel, output_rel, extra,
+													  aggrefs, ngroups), &why))
+		goto refused;
 	add_path(output_rel, &path->path);
 	return;
 

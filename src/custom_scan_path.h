@@ -68,6 +68,20 @@ extern CustomPath *gdb_make_path(GdbNodeKind kind, RelOptInfo *rel, PathTarget *
 								 double rows, Cost startup, Cost total, List *pathkeys,
 								 Index baserel, List *device, List *cpu, List *node);
 
+/*
+ * Do the computed columns exprs (over table reloid) fit one request
+ * together (gdb_exprs_supported: their count and instructions)?  Else
+ * *why.  True for NIL.
+ */
+extern bool gdb_exprs_fit(List *exprs, Oid reloid, const char **why);
+
+/*
+ * Put fallback, PostgreSQL's plan for the node's query
+ * (custom_scan_fallback.c), behind path as its one custom path; false with
+ * *why when there is none (NULL).
+ */
+extern bool gdb_set_fallback(CustomPath *path, Path *fallback, const char **why);
+
 /* Is path one of gdb_make_path's of kind? */
 extern bool gdb_path_is_kind(Path *path, GdbNodeKind kind);
 
