@@ -155,22 +155,14 @@ evaluate(GdbTableMemo *memo, MemoTable *t, GdbDictionary *dict, int64 from,
 		switch ((GdbTextFn) t->fn)
 		{
 			case GDB_TFN_LIKE:
-				v = DatumGetBool(DirectFunctionCall2Coll(textlike, coll,
-														 PointerGetDatum(s),
-														 PointerGetDatum(arg)));
-				break;
 			case GDB_TFN_ILIKE:
-				v = DatumGetBool(DirectFunctionCall2Coll(texticlike, coll,
-														 PointerGetDatum(s),
-														 PointerGetDatum(arg)));
-				break;
 			case GDB_TFN_REGEX:
-				v = DatumGetBool(DirectFunctionCall2Coll(textregexeq, coll,
-														 PointerGetDatum(s),
-														 PointerGetDatum(arg)));
-				break;
 			case GDB_TFN_IREGEX:
-				v = DatumGetBool(DirectFunctionCall2Coll(texticregexeq, coll,
+				/* PostgreSQL's own matcher, over the string and the pattern */
+				v = DatumGetBool(DirectFunctionCall2Coll(t->fn == GDB_TFN_LIKE ? textlike :
+														 t->fn == GDB_TFN_ILIKE ? texticlike :
+														 t->fn == GDB_TFN_REGEX ? textregexeq :
+														 texticregexeq, coll,
 														 PointerGetDatum(s),
 														 PointerGetDatum(arg)));
 				break;
