@@ -187,19 +187,8 @@ DO $$ BEGIN
     PERFORM gpu_cache_load('nm');
   END IF;
 END $$;
--- nm_source(query): where the answer came from, as EXPLAIN ANALYZE says
-CREATE FUNCTION nm_source(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-  l text;
-BEGIN
-  FOR l IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
-    IF l ~ 'Source: ' THEN
-      RETURN substring(l from 'Source: ([a-z]+)');
-    END IF;
-  END LOOP;
-  RETURN 'no Gpu node';
-END $$;
-SELECT nm_source('SELECT g, sum(a), avg(c) FROM nm GROUP BY g')
+\i sql/include/explain_analyze.sql
+SELECT gpu_source('SELECT g, sum(a), avg(c) FROM nm GROUP BY g')
        = CASE WHEN :'preloaded'::bool THEN 'cache' ELSE 'heap' END AS expected_source;
 SELECT * FROM gpu_diff('SELECT g, count(a), sum(a), avg(a), min(a), max(a), sum(b), avg(c) FROM nm GROUP BY g');
 SELECT * FROM gpu_diff('SELECT id, a, c FROM nm WHERE a > 1.505 AND c <> ''NaN'' AND g = 2');
@@ -210,7 +199,7 @@ INSERT INTO nm VALUES (9101, 1, 'NaN', 5, 1.25, 1.25, NULL, NULL),
                       (9102, 4, -0.01, -5, -1.25, NULL, NULL, NULL);
 UPDATE nm SET a = 77.77, c = 'NaN' WHERE id = 9003;
 DELETE FROM nm WHERE id = 9005;
-SELECT nm_source('SELECT g, sum(a), avg(c) FROM nm GROUP BY g')
+SELECT gpu_source('SELECT g, sum(a), avg(c) FROM nm GROUP BY g')
        = CASE WHEN :'preloaded'::bool THEN 'cache' ELSE 'heap' END AS expected_source;
 SELECT * FROM gpu_diff('SELECT g, count(a), sum(a), avg(a), min(a), max(a), sum(b), avg(c) FROM nm GROUP BY g');
 SELECT * FROM gpu_diff('SELECT id, a, c FROM nm WHERE a = 77.77 OR a = -0.01 OR id > 9000');
@@ -220,7 +209,7 @@ SELECT * FROM gpu_diff('SELECT count(DISTINCT d), percentile_disc(0.9) WITHIN GR
 -- a type change that needs no rewrite: the cached copy stops answering
 ALTER TABLE nm ALTER COLUMN a TYPE numeric(30,2);
 INSERT INTO nm VALUES (9103, 1, 1e20, 5, 1.25, 1.25, NULL, NULL);
-SELECT nm_source('SELECT g, sum(c) FROM nm GROUP BY g') AS source_after_alter;
+SELECT gpu_source('SELECT g, sum(c) FROM nm GROUP BY g') AS source_after_alter;
 SELECT * FROM gpu_diff('SELECT g, count(a), sum(c), avg(c) FROM nm GROUP BY g');
 SELECT * FROM gpu_diff('SELECT g, sum(a) FROM nm GROUP BY g');
 DO $$ BEGIN
@@ -230,4 +219,4 @@ DO $$ BEGIN
 END $$;
 
 DROP TABLE nm, nneg;
-DROP FUNCTION gpu_diff, gpu_diff_rows, nm_source, nm_same;
+DROP FUNCTION gpu_diff, gpu_diff_rows, gpu_source, gpu_analyze, nm_same;

@@ -170,18 +170,8 @@ DO $$ BEGIN
     PERFORM gpu_cache_load('lineitem');
   END IF;
 END $$;
-CREATE FUNCTION li_source(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-  l text;
-BEGIN
-  FOR l IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
-    IF l ~ 'Source: ' THEN
-      RETURN substring(l from 'Source: ([a-z]+)');
-    END IF;
-  END LOOP;
-  RETURN 'no Gpu node';
-END $$;
-SELECT li_source($$select sum(l_extendedprice * l_discount) from lineitem where l_shipdate >= date '1994-01-01' and l_shipdate < date '1994-01-01' + interval '1' year and l_discount between 0.06 - 0.01 and 0.06 + 0.01 and l_quantity < 24$$)
+\i sql/include/explain_analyze.sql
+SELECT gpu_source($$select sum(l_extendedprice * l_discount) from lineitem where l_shipdate >= date '1994-01-01' and l_shipdate < date '1994-01-01' + interval '1' year and l_discount between 0.06 - 0.01 and 0.06 + 0.01 and l_quantity < 24$$)
        = CASE WHEN :'preloaded'::bool THEN 'cache' ELSE 'heap' END AS expected_source;
 SELECT q, d.* FROM (VALUES
   ($$select l_returnflag, l_linestatus, sum(l_quantity), sum(l_extendedprice * (1 - l_discount)), sum(l_extendedprice * (1 - l_discount) * (1 + l_tax)), avg(l_discount), count(*) from lineitem where l_shipdate <= date '1998-12-01' - interval '90' day group by l_returnflag, l_linestatus$$),
@@ -204,7 +194,6 @@ DO $$ BEGIN
     PERFORM gpu_cache_drop('lineitem');
   END IF;
 END $$;
-DROP FUNCTION li_source(text);
 
 -- found by random_queries: a key expression inside an aggregate's argument
 -- (was XX000 "Aggref found in non-Agg plan node" / "variable not found"),
@@ -237,20 +226,8 @@ SELECT q, d.* FROM (VALUES
   ($$SELECT b, a * a FROM rq_found WHERE a * a > 2 ORDER BY b$$)
 ) v(q), LATERAL gpu_diff(q) d;
 SELECT * FROM gpu_diff($$SELECT b, a * a FROM rq_found ORDER BY a * a DESC NULLS LAST, b LIMIT 3$$, true);
--- (EXPLAIN ANALYZE without the hash table's memory, which varies)
-CREATE FUNCTION fb_plan(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
-DECLARE
-  l text;
-BEGIN
-  FOR l IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
-    IF l !~ 'Memory|Batches' THEN
-      RETURN NEXT l;
-    END IF;
-  END LOOP;
-END $$;
-SELECT fb_plan('SELECT b % 2, sum(a * a) FROM rq_found GROUP BY 1');
-SELECT fb_plan('SELECT b, a * a FROM rq_found ORDER BY a * a DESC NULLS LAST, b LIMIT 3');
-DROP FUNCTION fb_plan(text);
+SELECT gpu_analyze('SELECT b % 2, sum(a * a) FROM rq_found GROUP BY 1');
+SELECT gpu_analyze('SELECT b, a * a FROM rq_found ORDER BY a * a DESC NULLS LAST, b LIMIT 3');
 -- the fallback's rows serve backward fetches and rescans
 BEGIN;
 DECLARE fbc CURSOR FOR SELECT b % 2, sum(a * a) FROM rq_found GROUP BY 1 ORDER BY 1;
@@ -277,4 +254,5 @@ RESET gpudb.debug_unsupported;
 
 DROP TABLE lineitem;
 DROP FUNCTION gpu_diff(text, bool);
+DROP FUNCTION gpu_source(text), gpu_analyze(text);
 DROP FUNCTION gpu_diff_rows(text, bool);

@@ -7,6 +7,7 @@
 -- PostgreSQL's plan behind the node (issue 25).
 \i sql/include/plan_node_settings.sql
 \i sql/include/differential.sql
+\i sql/include/explain_analyze.sql
 SET TIME ZONE 'UTC';
 CREATE TABLE tz28 (id int, d date, ts timestamp, tt timestamptz, v int);
 INSERT INTO tz28 SELECT i, date '2020-01-01' + (i * 7 % 900),
@@ -52,17 +53,7 @@ PREPARE tz28_p AS SELECT date_trunc('day', tt), count(*) FROM tz28 GROUP BY 1 OR
 EXPLAIN (COSTS OFF) EXECUTE tz28_p;
 EXECUTE tz28_p;
 SET TIME ZONE 'Europe/Warsaw';
-CREATE FUNCTION tz28_plan(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
-DECLARE
-  l text;
-BEGIN
-  FOR l IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
-    IF l !~ 'Memory|Batches' THEN
-      RETURN NEXT l;
-    END IF;
-  END LOOP;
-END $$;
-SELECT tz28_plan('EXECUTE tz28_p');
+SELECT gpu_analyze('EXECUTE tz28_p');
 EXECUTE tz28_p;
 SET gpudb.enabled = off;
 EXECUTE tz28_p;
@@ -72,6 +63,6 @@ RESET plan_cache_mode;
 RESET TIME ZONE;
 DROP TABLE tz28;
 DROP FUNCTION tz28_queries();
-DROP FUNCTION tz28_plan(text);
+DROP FUNCTION gpu_analyze(text), gpu_source(text);
 DROP FUNCTION gpu_diff(text, bool);
 DROP FUNCTION gpu_diff_rows(text, bool);

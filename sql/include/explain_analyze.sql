@@ -1,0 +1,28 @@
+-- include/explain_analyze.sql: EXPLAIN ANALYZE helpers of the plan-node
+-- tests (\i'd by them; pg_regress does not run it alone; each test drops
+-- both functions at its end).
+-- gpu_source(query): where the answer came from, as EXPLAIN ANALYZE's
+-- "Source:" says ('cache' or 'heap'), or 'no Gpu node'.
+-- gpu_analyze(query): EXPLAIN ANALYZE's lines without timing, and without
+-- the memory and batch counts of PostgreSQL's nodes, which vary.
+CREATE FUNCTION gpu_source(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  l text;
+BEGIN
+  FOR l IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+    IF l ~ 'Source: ' THEN
+      RETURN substring(l from 'Source: ([a-z]+)');
+    END IF;
+  END LOOP;
+  RETURN 'no Gpu node';
+END $$;
+CREATE FUNCTION gpu_analyze(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE
+  l text;
+BEGIN
+  FOR l IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+    IF l !~ 'Memory|Batches' THEN
+      RETURN NEXT l;
+    END IF;
+  END LOOP;
+END $$;
