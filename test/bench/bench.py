@@ -1669,6 +1669,25 @@ def write_results(res, outdir, stem, final=False):
 
 # ---------------------------------------------------------------------------
 
+def run_identity():
+    """(device name, gpudb's active path, commit, date) that name a run's results:
+    the commit is $BENCH_COMMIT, else the checkout's (-dirty where tracked files
+    changed), else nocommit."""
+    device = psql("SELECT coalesce(max(name), 'CPU') FROM gpu_devices()").replace(" ", "_")
+    path = psql("SELECT gpu_active_path()")
+    commit = os.environ.get("BENCH_COMMIT", "")
+    if not commit:
+        try:
+            commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True,
+                                    text=True).stdout.strip()
+            if commit and subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"],
+                                         capture_output=True, text=True).stdout.strip():
+                commit += "-dirty"
+        except OSError:
+            commit = ""
+    return device, path, commit or "nocommit", datetime.date.today().isoformat()
+
+
 def main():
     ap = argparse.ArgumentParser(description="gpudb benchmark: gpudb on vs off, same server, same data "
                                              "(the module docstring says more)")
@@ -1750,20 +1769,7 @@ def main():
         psql("ALTER SYSTEM SET gpudb.cache_size = %s" % sql_literal(args.cache_size))
         psql("SELECT pg_reload_conf()")
         time.sleep(1)
-    device = psql("SELECT coalesce(max(name), 'CPU') FROM gpu_devices()").replace(" ", "_")
-    path = psql("SELECT gpu_active_path()")
-    commit = os.environ.get("BENCH_COMMIT", "")
-    if not commit:
-        try:
-            commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True,
-                                    text=True).stdout.strip()
-            if commit and subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"],
-                                         capture_output=True, text=True).stdout.strip():
-                commit += "-dirty"
-        except OSError:
-            commit = ""
-    commit = commit or "nocommit"
-    date = datetime.date.today().isoformat()
+    device, path, commit, date = run_identity()
     # a run of some sections only says which in its name, and a run never
     # takes the default folder of another
     stem = "%s-%s-%s" % (date, device, commit)

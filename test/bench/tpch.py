@@ -935,25 +935,6 @@ def write_results(res, outdir, final=False):
 
 # ---------------------------------------------------------------------------
 
-def run_identity():
-    """(device name, gpudb's active path, commit, date) that name a run's results:
-    the commit is $BENCH_COMMIT, else the checkout's (-dirty where tracked files
-    changed), else nocommit."""
-    device = psql("SELECT coalesce(max(name), 'CPU') FROM gpu_devices()").replace(" ", "_")
-    path = psql("SELECT gpu_active_path()")
-    commit = os.environ.get("BENCH_COMMIT", "")
-    if not commit:
-        try:
-            commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True,
-                                    text=True).stdout.strip()
-            if commit and subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"],
-                                         capture_output=True, text=True).stdout.strip():
-                commit += "-dirty"
-        except OSError:
-            commit = ""
-    return device, path, commit or "nocommit", datetime.date.today().isoformat()
-
-
 def results_dir(out, stem):
     """(folder, stem): out where given, else test/bench/results/<stem>, with
     -2, -3, ... added to the stem where that folder exists."""
@@ -1024,7 +1005,7 @@ def main():
         psql("ALTER SYSTEM SET gpudb.cache_size = %s" % sql_literal(args.cache_size))
         psql("SELECT pg_reload_conf()")
         time.sleep(1)
-    device, path, commit, date = run_identity()
+    device, path, commit, date = bench.run_identity()
     outdir, stem = results_dir(args.out, "%s-%s-%s-tpch-sf%s" % (date, device, commit, sf_label(args.sf)))
     preload = psql("SELECT current_setting('shared_preload_libraries') LIKE '%gpudb%'") == "t"
     settings = server_settings(args.workers)

@@ -679,7 +679,7 @@ def main():
         psql("ALTER SYSTEM SET gpudb.cache_size = %s" % sql_literal(args.cache_size))
         psql("SELECT pg_reload_conf()")
         time.sleep(1)
-    device, path, commit, date = tpch.run_identity()
+    device, path, commit, date = bench.run_identity()
     outdir, stem = tpch.results_dir(args.out, "%s-%s-%s-tpch22-%s-sf%s" % (date, device, commit, args.mode,
                                                                           sf_label(args.sf)))
     res = {"meta": {"mode": args.mode, "date": date, "device": device, "path": path, "commit": commit, "stem": stem,
