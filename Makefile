@@ -67,7 +67,7 @@ endif
 # The device self-test: GPU path against the CPU path on random batches.
 # Always relinked, so that switching WITH_CUDA never leaves a stale binary.
 .PHONY: test/device_selftest
-SELFTEST_C   = src/cpu_path.c src/cpu_select_sort.c src/cpu_store.c
+SELFTEST_C   = src/cpu_path.c src/cpu_hash_join.c src/cpu_select_sort.c src/cpu_store.c
 test/device_selftest: test/device_selftest.c test/splitmix64.h $(SELFTEST_C) src/column_store.h $(CUDA_OBJS)
 	$(CC) -O2 -Isrc -o $@ test/device_selftest.c $(SELFTEST_C) $(CUDA_OBJS) \
 	    $(if $(filter 1,$(WITH_CUDA)),-L$(CUDA_HOME)/lib64 -lcudart_static -lrt -ldl -lpthread -lstdc++,src/cuda_absent.c) -lm

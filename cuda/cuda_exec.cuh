@@ -52,6 +52,9 @@ enum GdbScratchSlot
 	GDB_SCR_EPROGRAM,			/* filter + computed columns' programs */
 	GDB_SCR_TABLES,				/* code tables: a view's header, then the
 								 * tables' words (code_tables.cu) */
+	GDB_SCR_JOIN,				/* join probe step: a view's header, payload
+								 * and keep columns, build sides, hash
+								 * tables (hash_join.cu) */
 	GDB_SCR__COUNT
 };
 
@@ -231,6 +234,12 @@ struct GdbRun
 	GdbBatch	order_hdr;		/* layout of the unordered result, which
 								 * stays in the RESULT scratch */
 	char	   *order_d_res;	/* that scratch buffer */
+	/*
+	 * after the join probe step (hash_join.cu): the request the later steps
+	 * run, whose filter reads the probe step's keep column (malloc'd; freed
+	 * by gdb_groupby_on_device), or NULL
+	 */
+	GdbRequest *joined_req;
 };
 
 /*
@@ -289,6 +298,23 @@ int			gdb_attach_tables(GdbRun *r, GdbBatch *view, GdbError *err);
  * operator's pipeline reads computed columns as stored ones.
  */
 int			gdb_compute_columns(GdbRun *r, GdbBatch *view, GdbError *err);
+/*
+ * gdb_hash_join_step (hash_join.cu): the join probe step of the request
+ * pipeline (gpudb_device.h) for a request with joins, before its computed
+ * columns: copy the input in first if r->copy_src (then r->copy_src is
+ * NULL), copy the build sides to the JOIN scratch and build each one's
+ * hash table (gdb_hj_insert_kernel; INNER and LEFT joins checked unique
+ * by gdb_hj_unique_kernel), then evaluate the filter and probe every
+ * selected row (gdb_hj_probe_kernel) into the payload columns and a keep
+ * column (GDB_JOIN_KEEP_COL: 1 for the rows the filter and every join
+ * keep); wait, and fail with the SQL status of the lowest failing row or
+ * GDB_ERR_JOIN_DUPLICATE.  On GDB_OK *view (host) and r->input describe
+ * the view of the batch with those columns, r->d_in its device copy, and
+ * r->req is r->joined_req: the request with its filter replaced by the
+ * keep column (so the computed columns and the operator see only the
+ * kept rows) and no joins.
+ */
+int			gdb_hash_join_step(GdbRun *r, GdbBatch *view, GdbError *err);
 
 /*
  * gdb_filter_status: after a phase that copied the counters back, the

@@ -1161,6 +1161,7 @@ gdb_groupby_on_device(GdbCudaExec *exec, const GdbRequest *req,
 	GdbRun		run;
 	GdbBatch	view;			/* with computed columns (step 2) */
 	GdbBatch	tview;			/* with the code tables */
+	GdbBatch	jview;			/* with the join payload columns */
 	int			st;
 
 	if (err == NULL)
@@ -1191,6 +1192,8 @@ gdb_groupby_on_device(GdbCudaExec *exec, const GdbRequest *req,
 	st = gdb_run_row_scratch(&run, err);
 	if (st == GDB_OK && req->ntables > 0)
 		st = gdb_attach_tables(&run, &tview, err);
+	if (st == GDB_OK && req->njoins > 0)
+		st = gdb_hash_join_step(&run, &jview, err);
 	if (st == GDB_OK && req->nexprs > 0)
 		st = gdb_compute_columns(&run, &view, err);
 	if (st == GDB_OK && req->oper == GDB_OPER_GROUPBY)
@@ -1207,6 +1210,7 @@ gdb_groupby_on_device(GdbCudaExec *exec, const GdbRequest *req,
 		run.path = GDB_PATH_SORT;
 		st = gdb_select_sort_run(&run, alloc, alloc_arg, result, err);
 	}
+	free(run.joined_req);
 	if (st != GDB_OK)
 	{
 		/* let queued work finish before the caller frees its buffers */

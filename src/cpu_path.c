@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu_hash_join.h"
 #include "gpudb_semantics.h"
 
 /*
@@ -133,6 +134,8 @@ gdb_cpu_status_text(int status)
 			return "cannot convert NaN to bigint";
 		case GDB_ERR_NAN_TO_SMALLINT:
 			return "cannot convert NaN to smallint";
+		case GDB_ERR_JOIN_DUPLICATE:
+			return "a join's build side is not unique on its keys";
 	}
 	return "unknown status";
 }
@@ -209,14 +212,16 @@ gdb_cpu_validate_batch(const GdbBatch *batch, GdbError *err)
 }
 
 /*
- * Is col a valid value (INT64 or FLOAT64) column of b?  A computed column
- * only in the shape the validator builds (its NULL flags set; every slot
- * of a computed column the request does not define is zeroed there).
+ * Is col a valid value (INT64 or FLOAT64) column of b?  A computed or
+ * join payload column only in the shape the validator builds (its NULL
+ * flags set; every slot of such a column the request does not define is
+ * zeroed there).
  */
 static int
 gdb_value_col_ok(const GdbBatch *b, int32_t col)
 {
-	if (col >= GDB_MAX_COLUMNS && col < GDB_EXPR_COL(GDB_MAX_EXPRS))
+	if ((col >= GDB_MAX_COLUMNS && col < GDB_EXPR_COL(GDB_MAX_EXPRS)) ||
+		(col >= GDB_JOIN_COL(0) && col < GDB_JOIN_COL(GDB_MAX_JOIN_COLS)))
 		return b->cols[col].has_nulls == 1 &&
 			b->cols[col].kind != GDB_KIND_STATE;
 	return col >= 0 && (uint32_t) col < b->ncols &&
@@ -423,10 +428,10 @@ gdb_validate_program(const GdbRequest *req, const GdbBatch *b, GdbError *err)
 
 /*
  * The computed columns: limits, kinds, program spans within eprogram, each
- * program valid over the stored columns of input (not over computed
- * ones).  Then *shape = input's header with the computed columns' slots
- * (kind, NULL flags; offsets 0) and every other computed slot zeroed, for
- * checking the columns the operator names.
+ * program valid over the stored and join payload columns of input (not
+ * over computed ones).  Then *shape = input's header with the computed
+ * columns' slots (kind, NULL flags; offsets 0) and every other computed
+ * slot zeroed, for checking the columns the operator names.
  */
 static int
 gdb_validate_exprs(const GdbRequest *req, const GdbBatch *input,
@@ -487,6 +492,7 @@ gdb_cpu_validate_request(const GdbRequest *req, const GdbBatch *input,
 	uint32_t	i;
 	int			st;
 	GdbBatch	shape;
+	GdbBatch	joined;
 	const GdbBatch *stored = input;
 
 	if (req == NULL)
@@ -497,8 +503,16 @@ gdb_cpu_validate_request(const GdbRequest *req, const GdbBatch *input,
 	st = gdb_validate_tables(req, err);
 	if (st != GDB_OK)
 		return st;
-	/* the operator reads stored and computed columns; the filter only stored */
-	st = gdb_validate_exprs(req, input, &shape, err);
+	/* the join probes add payload columns, which computed columns may read */
+	joined = *input;
+	st = gdb_cpu_validate_joins(req, &joined, err);
+	if (st != GDB_OK)
+		return st;
+	/*
+	 * the operator reads stored, payload and computed columns; the filter
+	 * only stored ones
+	 */
+	st = gdb_validate_exprs(req, &joined, &shape, err);
 	if (st != GDB_OK)
 		return st;
 	input = &shape;
@@ -608,7 +622,8 @@ gdb_cpu_validate_request(const GdbRequest *req, const GdbBatch *input,
 			continue;
 		}
 		if (col < 0 || ((uint32_t) col >= input->ncols &&
-						!(col >= GDB_MAX_COLUMNS && col < GDB_EXPR_COL(GDB_MAX_EXPRS) &&
+						!(((col >= GDB_MAX_COLUMNS && col < GDB_EXPR_COL(GDB_MAX_EXPRS)) ||
+						   (col >= GDB_JOIN_COL(0) && col < GDB_JOIN_COL(GDB_MAX_JOIN_COLS))) &&
 						  input->cols[col].has_nulls == 1)))
 			return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 								 "aggregate %u names column %d of the %u-column batch",
@@ -637,18 +652,21 @@ gdb_cpu_validate_request(const GdbRequest *req, const GdbBatch *input,
 /*
  * gdb_cpu_select_rows: the start every CPU operator shares: validate req
  * against input (gdb_cpu_validate_request), then run the filter program
- * over every row in row order and, for each selected row, the program of
- * each computed column (gdb_batch_view), both reading req's code tables
- * at req->table_words (gdb_batch_attach_tables on a copy of input's
- * header); *sel receives a malloc'd array
- * (room for input->nrows ids; the caller frees it, and with it the
- * computed columns) of the rows for which the filter is TRUE, *nsel their
- * count, *view the batch the operator reads: input itself without
- * computed columns, else a view of input and the computed columns (which
- * live in *sel's allocation).  Returns GDB_OK; GDB_ERR_BAD_REQUEST
- * (validation); the SQL status of the first row that raises, as a
- * sequential scan would (its filter first, then its computed columns in
- * order); GDB_ERR_OUT_OF_MEMORY.  On error *sel is NULL.
+ * over every row in row order and, for each selected row, the join probe
+ * step (req->njoins > 0: the hash tables of gdb_cpu_join_build probed by
+ * gdb_hj_probe_row, which drops the rows a join does not keep and fills
+ * the payload columns) and the program of each computed column
+ * (gdb_batch_view), the programs reading req's code tables at
+ * req->table_words (gdb_batch_attach_tables on a copy of the header they
+ * run over); *sel receives a malloc'd array (room for input->nrows ids;
+ * the caller frees it, and with it the computed and payload columns) of
+ * the rows the filter and the joins keep, *nsel their count, *view the
+ * batch the operator reads: input itself without computed or payload
+ * columns, else a view of input with them (which live in *sel's
+ * allocation).  Returns GDB_OK; GDB_ERR_BAD_REQUEST (validation); the SQL
+ * status of the first row that raises, as a sequential scan would (its
+ * filter first, then its computed columns in order); GDB_ERR_OUT_OF_MEMORY;
+ * GDB_ERR_JOIN_DUPLICATE (gdb_cpu_join_build).  On error *sel is NULL.
  */
 int
 gdb_cpu_select_rows(const GdbRequest *req, const GdbBatch *input,
@@ -664,10 +682,17 @@ gdb_cpu_select_rows(const GdbRequest *req, const GdbBatch *input,
 	void	   *vals[GDB_MAX_EXPRS];
 	void	   *nulls[GDB_MAX_EXPRS];
 	uint32_t	kinds[GDB_MAX_EXPRS];
+	int64_t    *pvals[GDB_MAX_JOIN_COLS];
+	uint8_t    *pnulls[GDB_MAX_JOIN_COLS];
+	GdbHashSide sides[GDB_MAX_JOINS];
 	uint32_t	j;
+	uint32_t	ncomp;
 	int			st;
 	GdbBatch	hdr;			/* input's header with the code tables */
+	GdbBatch	vhdr;			/* the view's, with the code tables */
 	const GdbBatch *prog_hdr = input;
+	const GdbBatch *expr_hdr;
+	const void *expr_base = input;
 
 	*sel = NULL;
 	*nsel = 0;
@@ -682,22 +707,34 @@ gdb_cpu_select_rows(const GdbRequest *req, const GdbBatch *input,
 		gdb_batch_attach_tables(&hdr, input, req, req->table_words);
 		prog_hdr = &hdr;
 	}
+	expr_hdr = prog_hdr;
 	if (n > SIZE_MAX / 64)
 		return gdb_error_set(err, GDB_ERR_OUT_OF_MEMORY,
 							 "batch of %llu rows is too large for this host",
 							 (unsigned long long) n);
-	/* the selection, then the view's header and its computed columns */
+	if (req->njoins > 0)
+	{
+		st = gdb_cpu_join_build(req, sides, err);
+		if (st != GDB_OK)
+			return st;
+	}
+	/* the selection, then the view's header, computed and payload columns */
+	ncomp = req->nexprs + req->njoin_cols;
 	bytes = (size_t) gdb_align_up((n ? n : 1) * sizeof(uint64_t));
 	colbytes = (size_t) (gdb_align_up(n * 8) + gdb_align_up(n));
-	if (req->nexprs > 0)
-		bytes += gdb_align_up(sizeof(GdbBatch)) + req->nexprs * colbytes;
+	if (ncomp > 0)
+		bytes += gdb_align_up(sizeof(GdbBatch)) + ncomp * colbytes;
 	block = (char *) malloc(bytes);
 	if (block == NULL)
+	{
+		if (req->njoins > 0)
+			gdb_cpu_join_free(sides);
 		return gdb_error_set(err, GDB_ERR_OUT_OF_MEMORY,
 							 "out of memory for the selection of %llu rows",
 							 (unsigned long long) n);
+	}
 	*sel = (uint64_t *) block;
-	if (req->nexprs > 0)
+	if (ncomp > 0)
 	{
 		char	   *p = block + gdb_align_up((n ? n : 1) * sizeof(uint64_t));
 
@@ -713,6 +750,30 @@ gdb_cpu_select_rows(const GdbRequest *req, const GdbBatch *input,
 			p += colbytes;
 		}
 		gdb_batch_view(input, input, v, v, req->nexprs, kinds, vals, nulls);
+		for (j = 0; j < req->njoins; j++)
+		{
+			const GdbJoinSpec *spec = &req->joins[j];
+			uint32_t	q;
+
+			for (q = 0; q < spec->npayload; q++)
+			{
+				uint32_t	i = spec->payload_first + q;
+
+				pvals[i] = (int64_t *) p;
+				pnulls[i] = (uint8_t *) (p + gdb_align_up(n * 8));
+				memset(pnulls[i], 1, (size_t) n);
+				gdb_batch_set_column(v, v, GDB_JOIN_COL(i),
+									 sides[j].build->cols[spec->nkeys + q].kind,
+									 pvals[i], pnulls[i]);
+				p += colbytes;
+			}
+		}
+		/* probes and computed columns read the view, tables attached */
+		vhdr = *v;
+		if (req->ntables > 0)
+			gdb_batch_attach_tables(&vhdr, v, req, req->table_words);
+		expr_hdr = &vhdr;
+		expr_base = v;
 	}
 	for (row = 0; row < n; row++)
 	{
@@ -724,34 +785,46 @@ gdb_cpu_select_rows(const GdbRequest *req, const GdbBatch *input,
 
 			if (rst != GDB_OK)
 			{
-				free(*sel);
-				*sel = NULL;
-				return gdb_error_set(err, rst, "%s", gdb_cpu_status_text(rst));
+				st = gdb_error_set(err, rst, "%s", gdb_cpu_status_text(rst));
+				goto fail;
 			}
 			if (r != GDB_TRUE)
 				continue;
 		}
+		if (req->njoins > 0 &&
+			!gdb_hj_probe_row(req->joins, req->njoins, req->njoin_cols, sides,
+							  expr_hdr, expr_base, row, pvals, pnulls))
+			continue;
 		for (j = 0; j < req->nexprs; j++)
 		{
 			const GdbExprSpec *e = &req->exprs[j];
 			GdbValue	val;
 			int			rst = gdb_vm_value(&req->eprogram[e->start], (int) e->len,
-										   prog_hdr, input, row, &val);
+										   expr_hdr, expr_base, row, &val);
 
 			if (rst != GDB_OK)
 			{
-				free(*sel);
-				*sel = NULL;
-				return gdb_error_set(err, rst, "%s", gdb_cpu_status_text(rst));
+				st = gdb_error_set(err, rst, "%s", gdb_cpu_status_text(rst));
+				goto fail;
 			}
 			((uint8_t *) nulls[j])[row] = (uint8_t) (val.isnull != 0);
 			((int64_t *) vals[j])[row] = val.isnull ? 0 : val.v.i;
 		}
 		(*sel)[(*nsel)++] = row;
 	}
+	if (req->njoins > 0)
+		gdb_cpu_join_free(sides);
 	if (v)
 		*view = v;
 	return GDB_OK;
+
+fail:
+	if (req->njoins > 0)
+		gdb_cpu_join_free(sides);
+	free(*sel);
+	*sel = NULL;
+	*nsel = 0;
+	return st;
 }
 
 /* ---- the group-by ---- */

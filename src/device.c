@@ -177,6 +177,12 @@ gdb_raise_status(const GdbError *err)
 							err->status == GDB_ERR_NAN_TO_INT ? "integer" :
 							err->status == GDB_ERR_NAN_TO_BIGINT ? "bigint" : "smallint")));
 			break;
+		case GDB_ERR_JOIN_DUPLICATE:
+			ereport(ERROR,
+					(errcode(ERRCODE_CARDINALITY_VIOLATION),
+					 errmsg(GDB_JOIN_DUPLICATE_MESSAGE),
+					 detail ? errdetail("%s", detail) : 0));
+			break;
 		default:
 			ereport(ERROR,
 					(errcode(ERRCODE_INTERNAL_ERROR),
@@ -268,10 +274,14 @@ executor_start(GdbExecutor *ex, const GdbRequest *req, const GdbBatch *input,
 	{
 		ExecBuffer *b;
 
-		/* the request, then its code tables' words (see GDB_MSG_GROUPBY) */
-		GdbMsgPart	parts[2] = {
+		/*
+		 * the request, then its code tables' words and its joins' build
+		 * sides (see GDB_MSG_GROUPBY)
+		 */
+		GdbMsgPart	parts[3] = {
 			{(const char *) req, sizeof(GdbRequest)},
-			{(const char *) req->table_words, req->ntable_words * sizeof(uint64)}
+			{(const char *) req->table_words, req->ntable_words * sizeof(uint64)},
+			{(const char *) req->join_data, req->njoin_bytes}
 		};
 
 		for (b = (ExecBuffer *) ex->buffers; b; b = b->next)
@@ -279,7 +289,8 @@ executor_start(GdbExecutor *ex, const GdbRequest *req, const GdbBatch *input,
 				break;
 		if (b == NULL)
 			elog(ERROR, "gpudb: batch not in shared memory");
-		gdb_server_send(GDB_MSG_GROUPBY, parts, req->ntable_words > 0 ? 2 : 1,
+		gdb_server_send(GDB_MSG_GROUPBY, parts,
+						req->njoin_bytes > 0 ? 3 : req->ntable_words > 0 ? 2 : 1,
 						b->fd);
 	}
 	else

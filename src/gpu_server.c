@@ -460,15 +460,24 @@ serve(int s)
 			{
 				GdbRequest *req = (GdbRequest *) payload;
 
-				/* the request, then exactly its code tables' words */
+				/*
+				 * the request, then exactly its code tables' words and its
+				 * joins' build sides
+				 */
 				if (hdr.payload_len < sizeof(GdbRequest) ||
 					req->ntable_words > (hdr.payload_len - sizeof(GdbRequest)) / sizeof(uint64) ||
-					hdr.payload_len - sizeof(GdbRequest) != req->ntable_words * sizeof(uint64))
+					req->njoin_bytes > hdr.payload_len - sizeof(GdbRequest) -
+					req->ntable_words * sizeof(uint64) ||
+					hdr.payload_len - sizeof(GdbRequest) !=
+					req->ntable_words * sizeof(uint64) + req->njoin_bytes)
 					srv_reply_error(s, GDB_ERR_BAD_REQUEST, "malformed request");
 				else
 				{
 					req->table_words = req->ntable_words > 0 ?
 						(const uint64 *) (payload + sizeof(GdbRequest)) : NULL;
+					req->join_data = req->njoin_bytes > 0 ?
+						(const void *) (payload + sizeof(GdbRequest) +
+										req->ntable_words * sizeof(uint64)) : NULL;
 					handle_groupby(s, req, fd);
 				}
 			}

@@ -249,7 +249,37 @@ typedef struct GdbColumnSet
 	 */
 	int			rank_of[GDB_MAX_BATCH_COLS];
 	GdbDictionary *dict;		/* shared by all text columns */
+
+	/*
+	 * A join's payload columns (GpuJoin): entry GDB_JOIN_COL(i) of each
+	 * array above describes payload column i (attnums: its attribute in
+	 * relation joinvarnos[i]).  While njoincols > 0, the compilers read a
+	 * Var of any range table index but probe_varno (the request's own
+	 * relation) as the payload column of that relation and attribute
+	 * (gdb_columnset_join_col).
+	 */
+	int			njoincols;
+	Index		joinvarnos[GDB_MAX_JOIN_COLS];
+	Index		probe_varno;
 } GdbColumnSet;
+
+/*
+ * gdb_columnset_add_join_col (join_build.c): register payload column
+ * GDB_JOIN_COL(i) of cs, attribute attnum of relation rel at range table
+ * index varno, and return its batch column GDB_JOIN_COL(i); an existing
+ * one is returned again.  ERRCODE_PROGRAM_LIMIT_EXCEEDED past
+ * GDB_MAX_JOIN_COLS, ERRCODE_FEATURE_NOT_SUPPORTED for a type the batch
+ * does not carry.
+ */
+extern int	gdb_columnset_add_join_col(GdbColumnSet *cs, Relation rel, Index varno,
+									   AttrNumber attnum);
+
+/*
+ * gdb_columnset_join_col (join_build.c): the batch column of payload
+ * column (varno, attnum) of cs; elog(ERROR) when it was not registered.
+ */
+extern int	gdb_columnset_join_col(const GdbColumnSet *cs, Index varno,
+								   AttrNumber attnum);
 
 /*
  * gdb_columnset_add: the batch column index of attribute attnum of rel,
@@ -439,6 +469,15 @@ extern bool gdb_expr_supported(Node *expr, Relation rel, char **why);
 extern bool gdb_exprs_supported(List *exprs, Relation rel, char **why);
 
 /*
+ * gdb_exprs_supported_in (expr_compile.c): the same starting from a copy
+ * of base (NULL: an empty column set), e.g. one whose join payload
+ * columns are registered (gdb_columnset_add_join_col), so that Vars of
+ * joined relations compile as those columns.
+ */
+extern bool gdb_exprs_supported_in(List *exprs, Relation rel,
+								   const GdbColumnSet *base, char **why);
+
+/*
  * gdb_text_operations (string_compile.c): the text operations of node
  * that compiling it would turn into code tables (LIKE, ILIKE,
  * starts_with, text comparisons, lengths: one per call, one per element
@@ -516,6 +555,13 @@ extern GdbBatch *gdb_executor_combine(GdbExecutor *ex, const GdbRequest *req,
  * when a parallel worker raised it.
  */
 #define GDB_FIXED_POINT_MESSAGE "numeric value out of range for gpudb's fixed point"
+
+/*
+ * The message of GDB_ERR_JOIN_DUPLICATE (21000): an INNER or LEFT join's
+ * build side had two rows with equal keys; a GpuJoin answers with the
+ * PostgreSQL plan behind it instead (custom_scan_fallback.c).
+ */
+#define GDB_JOIN_DUPLICATE_MESSAGE "gpudb: a join's build side is not unique on its keys"
 
 /* gdb_raise_status: ereport(ERROR) for a non-OK GdbStatus. */
 extern void gdb_raise_status(const GdbError *err) pg_attribute_noreturn();

@@ -64,7 +64,21 @@ extern "C"
  * read (gdb_batch_attach_tables).
  */
 #define GDB_TABLE_COL(j)	(GDB_MAX_COLUMNS + GDB_MAX_EXPRS + (j))
-#define GDB_MAX_BATCH_COLS	(GDB_MAX_COLUMNS + GDB_MAX_EXPRS + GDB_MAX_CODE_TABLES)
+
+/*
+ * Join payload column i of a request (see GdbJoinSpec) is batch column
+ * GDB_JOIN_COL(i) of the view the operator reads, as computed columns
+ * are GDB_EXPR_COL(j): the value of a build side's column for the probe
+ * row's matching build row.  GDB_JOIN_KEEP_COL is the device's own
+ * column of rows kept by the filter and every probe (cuda/hash_join.cu);
+ * a request never names it.
+ */
+#define GDB_MAX_JOINS		4		/* hash joins (build sides) of one request */
+#define GDB_MAX_JOIN_KEYS	4		/* equi-join keys of one join */
+#define GDB_MAX_JOIN_COLS	32		/* payload columns of all joins together */
+#define GDB_JOIN_COL(i)		(GDB_MAX_COLUMNS + GDB_MAX_EXPRS + GDB_MAX_CODE_TABLES + (i))
+#define GDB_JOIN_KEEP_COL	GDB_JOIN_COL(GDB_MAX_JOIN_COLS)
+#define GDB_MAX_BATCH_COLS	(GDB_JOIN_KEEP_COL + 1)
 
 #define GDB_BATCH_MAGIC		0x47444231u /* "GDB1" */
 #define GDB_BATCH_ALIGN		64		/* every column array starts aligned */
@@ -413,6 +427,47 @@ typedef struct GdbCodeTable
 	(GDB_TFN_IS_MAP((t)->fn) ? (t)->ncodes : ((t)->ncodes + 63) / 64)
 
 /*
+ * Join types of a probe step (GdbJoinSpec.type), with SQL's meaning for
+ * a probe row whose keys are K (NULL keys never match any build row):
+ *	 INNER	kept when a build row has keys K; its payload is that row's
+ *	 SEMI	kept when a build row has keys K (EXISTS, IN); no payload
+ *	 ANTI	kept when no build row has keys K (NOT EXISTS); no payload
+ *	 LEFT	always kept; payload of the matching build row, else NULL
+ * INNER and LEFT need a build side unique on its keys (one match per
+ * probe row: the step never expands rows); a duplicate fails the request
+ * with GDB_ERR_JOIN_DUPLICATE.
+ */
+typedef enum GdbJoinType
+{
+	GDB_JOIN_INNER = 0,
+	GDB_JOIN_SEMI = 1,
+	GDB_JOIN_ANTI = 2,
+	GDB_JOIN_LEFT = 3
+} GdbJoinType;
+
+/*
+ * One hash join of a request's probe step.  Its build side is a batch
+ * (GdbBatch layout, offsets from its own start) at join_data + build_off
+ * of build_bytes bytes: columns 0..nkeys-1 are the join keys (INT64:
+ * integers, dates, timestamps, numeric(p,s) of one scale, dictionary
+ * codes of one dictionary), then npayload payload columns (INT64 or
+ * FLOAT64).  The probe row's keys are the view columns probe_cols[k]:
+ * stored columns, or payload columns of an earlier join of the same
+ * request (a chain of joins).  Payload column p of the join becomes view
+ * column GDB_JOIN_COL(payload_first + p).
+ */
+typedef struct GdbJoinSpec
+{
+	uint32_t	type;			/* GdbJoinType */
+	uint32_t	nkeys;			/* 1 .. GDB_MAX_JOIN_KEYS */
+	int32_t		probe_cols[GDB_MAX_JOIN_KEYS];
+	uint32_t	npayload;
+	uint32_t	payload_first;
+	uint64_t	build_off;
+	uint64_t	build_bytes;
+} GdbJoinSpec;
+
+/*
  * A request.  ninstr == 0 means no filter.  GROUPBY: with input_is_states,
  * the input batch is a result batch (keys, then one STATE column per
  * aggregate) and the aggregates combine states instead of values.
@@ -489,6 +544,19 @@ typedef struct GdbRequest
 	 * words, or binds the tables itself; NULL when ntable_words is 0.
 	 */
 	const uint64_t *table_words;
+
+	/*
+	 * the join probe step (between the filter and the computed columns):
+	 * njoins hash joins, probed in order; their build sides lie in the
+	 * njoin_bytes bytes at join_data, which travel after the code table
+	 * words in the GROUPBY message.  join_data is an address like
+	 * table_words: a receiver points it at its own copy.
+	 */
+	uint32_t	njoins;
+	uint32_t	njoin_cols;		/* payload columns of all joins */
+	GdbJoinSpec joins[GDB_MAX_JOINS];
+	uint64_t	njoin_bytes;
+	const void *join_data;
 } GdbRequest;
 
 /*
@@ -500,7 +568,12 @@ typedef struct GdbRequest
  * operator (group-by, select, sort) runs over the stored columns and the
  * computed ones alike, through a view of the batch (gdb_batch_view) in
  * which the computed columns are ordinary columns: same kinds, same NULL
- * flags.  A later step (a join probe) adds columns the same way.  Both
+ * flags.  Between (1) and (2), the join probe step (njoins > 0) looks
+ * each selected row up in every join's hash table, in join order, drops
+ * the rows an INNER, SEMI or ANTI join does not keep, and adds the
+ * payload columns GDB_JOIN_COL(i) to the view the same way (NULL for
+ * rows not kept, and for a LEFT join's rows without a match); the
+ * computed columns and the operator then read them as stored columns.  Both
  * programs read the request's code tables (TEXT_IN_SET, TEXT_MAP) through
  * the header slots GDB_TABLE_COL(j), which each path attaches to the
  * header it runs the programs over (gdb_batch_attach_tables), with the
@@ -538,10 +611,34 @@ gdb_batch_view(const GdbBatch *src, const void *src_base, GdbBatch *view,
 		d->values_off = (uint64_t) (uintptr_t) vals[c] - (uint64_t) (uintptr_t) view_base;
 		d->nulls_off = (uint64_t) (uintptr_t) nulls[c] - (uint64_t) (uintptr_t) view_base;
 	}
-	/* code tables attached to src stay where they are */
+	/* code tables and join columns of src stay where they are */
 	for (c = 0; c < GDB_MAX_CODE_TABLES; c++)
 		if (view->cols[GDB_TABLE_COL(c)].kind == GDB_KIND_CODES)
 			view->cols[GDB_TABLE_COL(c)].values_off += delta;
+	for (c = GDB_JOIN_COL(0); c <= GDB_JOIN_KEEP_COL; c++)
+		if (view->cols[c].has_nulls)
+		{
+			view->cols[c].values_off += delta;
+			view->cols[c].nulls_off += delta;
+		}
+}
+
+/*
+ * gdb_batch_set_column: make slot col of hdr (a view's header whose
+ * offsets are taken from base) a column of kind kind whose values and
+ * NULL flags lie at vals and nulls (any addresses: offsets modulo 2^64).
+ * Used for the join columns GDB_JOIN_COL(i) and GDB_JOIN_KEEP_COL.
+ */
+static inline void
+gdb_batch_set_column(GdbBatch *hdr, const void *base, uint32_t col,
+					 uint32_t kind, const void *vals, const void *nulls)
+{
+	GdbColumnDesc *d = &hdr->cols[col];
+
+	d->kind = kind;
+	d->has_nulls = 1;
+	d->values_off = (uint64_t) (uintptr_t) vals - (uint64_t) (uintptr_t) base;
+	d->nulls_off = (uint64_t) (uintptr_t) nulls - (uint64_t) (uintptr_t) base;
 }
 
 /*
@@ -625,7 +722,10 @@ typedef enum GdbStatus
 	GDB_ERR_INFINITE_DATES,		/* cannot subtract infinite dates (22008) */
 	GDB_ERR_NAN_TO_INT,			/* cannot convert NaN to integer (0A000) */
 	GDB_ERR_NAN_TO_BIGINT,		/* cannot convert NaN to bigint (0A000) */
-	GDB_ERR_NAN_TO_SMALLINT		/* cannot convert NaN to smallint (0A000) */
+	GDB_ERR_NAN_TO_SMALLINT,	/* cannot convert NaN to smallint (0A000) */
+	GDB_ERR_JOIN_DUPLICATE		/* an INNER or LEFT join's build side has two
+								 * rows with the same keys (the PostgreSQL
+								 * side answers with its own plan) */
 } GdbStatus;
 
 /* Row errors are packed as row << GDB_STATUS_BITS | status. */

@@ -31,7 +31,8 @@ typedef enum GdbMsgType
 {
 	GDB_MSG_HELLO = 1,			/* -> GdbHelloReply */
 	GDB_MSG_GROUPBY,			/* GdbRequest + its ntable_words code table
-								 * words + fd(batch) -> result */
+								 * words + its njoin_bytes of build sides
+								 * + fd(batch) -> result */
 	GDB_MSG_CACHE_CREATE,		/* GdbCacheCreate -> GdbStatusReply(id) */
 	GDB_MSG_CACHE_APPEND,		/* GdbCacheRef + fd(batch) -> GdbStatusReply */
 	GDB_MSG_CACHE_FINISH,		/* GdbCacheRef + dictionary -> GdbStatusReply */
@@ -91,6 +92,9 @@ typedef struct GdbStatusReply
 									 * evaluate without the catalog (ILIKE
 									 * under a collation whose LC_CTYPE is
 									 * not C; backend only) */
+#define GDB_CACHE_JOIN			10	/* a GpuJoin's probe side (backend
+									 * only: the server runs no join probe
+									 * over a cached relation yet) */
 
 
 typedef struct GdbCacheKey
