@@ -93,6 +93,16 @@ gdb_cache_groupby(GdbQuery *q, GdbStats *stats, int *cache_state)
 	}
 
 	/*
+	 * a join probe: the build sides travel with the request only to the
+	 * GPU server's batch path (GDB_MSG_GROUPBY), not to its cache path
+	 */
+	if (q->req->njoins > 0)
+	{
+		*cache_state = GDB_CACHE_JOIN;
+		return NULL;
+	}
+
+	/*
 	 * the server evaluates text operations without the catalog: not ILIKE
 	 * under a collation whose LC_CTYPE is not C (text_tables.c)
 	 */

@@ -24,6 +24,12 @@
  *	 GpuSort	ORDER BY plain non-text columns over one table, all its
  *				quals on the device, cut to the LIMIT (plus OFFSET) when the
  *				planner knows it (a device top-k)
+ *	 GpuJoin	GpuAgg's GROUP BY and aggregates over a join tree of base
+ *				relations that PostgreSQL's planner chose: one relation's
+ *				batches (the probe side) probed against hash tables of the
+ *				others (build sides: inner, semi, anti and left equi-joins),
+ *				every relation's quals on the device (custom_scan_join.c
+ *				plans it, join_build.c reads the build sides)
  *
  * custom_private of a plan (all copyable nodes) is the list indexed by
  * GdbPrivateField.
@@ -33,6 +39,7 @@
 #ifndef GPUDB_CUSTOM_SCAN_H
 #define GPUDB_CUSTOM_SCAN_H
 
+#include "nodes/execnodes.h"
 #include "nodes/extensible.h"
 
 #include "groupby.h"
@@ -41,8 +48,12 @@ typedef enum GdbNodeKind
 {
 	GDB_NODE_SCAN = 0,
 	GDB_NODE_AGG = 1,
-	GDB_NODE_SORT = 2
+	GDB_NODE_SORT = 2,
+	GDB_NODE_JOIN = 3
 } GdbNodeKind;
+
+/* The node kinds (the size of the method tables). */
+#define GDB_NODE__COUNT 4
 
 /*
  * The attnum of a group key or aggregate argument that is an expression
@@ -67,11 +78,59 @@ typedef enum GdbPrivateField
 								 * (group key, then nkeys + aggregate) */
 	GDB_PRIV_LIMIT,				/* String: top-k row / group count, "0" for
 								 * all */
+	GDB_PRIV_JOIN,				/* List: the join tree (JOIN; NIL for the
+								 * others): see custom_scan_join.c */
 	GDB_PRIV__COUNT
 } GdbPrivateField;
 
+/* ---- GpuJoin's build sides (join_build.c) ---- */
+
+/* One build side of a GpuJoin: its query and what EXPLAIN shows. */
+typedef struct GdbJoinBuild
+{
+	GdbJoinType type;
+	Index		varno;			/* the executor's range table index */
+	GdbQuery	q;				/* SELECT keys, payload WHERE its quals */
+	List	   *quals;			/* its device quals (Vars of varno 1) */
+	char	   *label;			/* "Inner Join d ON (f.k = d.id)" */
+	uint64		rows;			/* build rows (after gdb_join_build) */
+	bool		from_cache;
+	int			cache_state;
+} GdbJoinBuild;
+
+/* The build sides of a GpuJoin, in probe order. */
+typedef struct GdbJoinState
+{
+	int			njoins;
+	GdbJoinBuild builds[GDB_MAX_JOINS];
+} GdbJoinState;
+
+/*
+ * gdb_join_begin: from the plan's join tree join (GDB_PRIV_JOIN) of a
+ * node whose scan relation is range table entry scanrelid, register the
+ * payload columns in q->cs (q->rel is the probe relation), fill q->req's
+ * join specs (all but where their build sides lie) and build one SELECT
+ * query per build side (relations opened through estate, read under its
+ * snapshot); rtable_names (select_rtable_names_for_explain) and
+ * deparse_cxt name the range table for the EXPLAIN labels.
+ * Raises what compiling the queries raises (the planner checked them).
+ */
+extern GdbJoinState *gdb_join_begin(GdbQuery *q, List *join, Index scanrelid,
+									EState *estate, List *rtable_names,
+									List *deparse_cxt);
+
+/*
+ * gdb_join_build: run every build side's query (cache or heap) and lay
+ * their rows out as q->req's build sides (join_data, in the current
+ * memory context; text payload re-encoded into q->cs.dict).  Returns false
+ * with *why when an INNER or LEFT join's build side has two rows with
+ * equal keys (the node then answers with PostgreSQL's plan).  Raises what
+ * the queries raise.
+ */
+extern bool gdb_join_build(GdbJoinState *js, GdbQuery *q, const char **why);
+
 /* The node methods, one per node name (custom_scan_exec.c). */
-extern CustomScanMethods gdb_scan_methods[3];
+extern CustomScanMethods gdb_scan_methods[GDB_NODE__COUNT];
 
 /* custom_scan_exec.c: register the node methods (for plan copy/readfuncs) */
 extern void gdb_custom_exec_init(void);

@@ -98,6 +98,10 @@ typedef struct GdbScanState
 	Tuplestorestate *fallback_rows;
 	TupleTableSlot *fallback_slot;
 	int			eflags;
+
+	/* GpuJoin: its build sides, and the range table's names for labels */
+	GdbJoinState *join;
+	List	   *deparse_cxt;
 } GdbScanState;
 
 static Node *gdb_create_scan_state(CustomScan *cscan);
@@ -109,10 +113,11 @@ static void gdb_explain(CustomScanState *node, List *ancestors,
 						ExplainState *es);
 static void fallback_init(GdbScanState *s);
 
-CustomScanMethods gdb_scan_methods[3] = {
+CustomScanMethods gdb_scan_methods[GDB_NODE__COUNT] = {
 	{"GpuScan", gdb_create_scan_state},
 	{"GpuAgg", gdb_create_scan_state},
 	{"GpuSort", gdb_create_scan_state},
+	{"GpuJoin", gdb_create_scan_state},
 };
 
 static CustomExecMethods gdb_exec_methods = {
@@ -159,6 +164,19 @@ expr_label(Node *expr, Relation rel, Index varno)
 	return deparse_expression(e, deparse_context_for(RelationGetRelationName(rel),
 													 RelationGetRelid(rel)),
 							  false, false);
+}
+
+/*
+ * An expression of a node's scan tuple as SQL: over its relation (Vars of
+ * range table index varno), or, for GpuJoin, over any relation of the
+ * plan, qualified by its name.
+ */
+static char *
+node_label(GdbScanState *s, Node *expr, Relation rel, Index varno)
+{
+	if (s->kind == GDB_NODE_JOIN)
+		return deparse_expression(expr, s->deparse_cxt, true, false);
+	return expr_label(expr, rel, varno);
 }
 
 /* How many of an IntList of attnums are GDB_ATTNUM_EXPR. */
@@ -293,7 +311,19 @@ gdb_begin(CustomScanState *node, EState *estate, int eflags)
 	switch (s->kind)
 	{
 		case GDB_NODE_AGG:
+		case GDB_NODE_JOIN:
 			q->req->oper = GDB_OPER_GROUPBY;
+			if (s->kind == GDB_NODE_JOIN)
+			{
+				/* the build sides and payload columns, before the keys */
+				List	   *names = select_rtable_names_for_explain(estate->es_range_table,
+																		cscan->custom_relids);
+
+				s->deparse_cxt = deparse_context_for_plan_tree(estate->es_plannedstmt, names);
+				s->join = gdb_join_begin(q, (List *) list_nth(priv, GDB_PRIV_JOIN),
+										 cscan->scan.scanrelid, estate, names,
+										 s->deparse_cxt);
+			}
 			foreach(lc, (List *) list_nth(priv, GDB_PRIV_KEYS))
 			{
 				AttrNumber	attnum = (AttrNumber) lfirst_int(lc);
@@ -304,7 +334,7 @@ gdb_begin(CustomScanState *node, EState *estate, int eflags)
 					Node	   *e = (Node *) list_nth_node(TargetEntry, cscan->custom_scan_tlist,
 														   q->nkeys)->expr;
 
-					gdb_query_add_key_expr(q, e, expr_label(e, rel, cscan->scan.scanrelid));
+					gdb_query_add_key_expr(q, e, node_label(s, e, rel, cscan->scan.scanrelid));
 				}
 				else
 					gdb_query_add_key(q, attnum, column_name(rel, attnum));
@@ -355,7 +385,7 @@ gdb_begin(CustomScanState *node, EState *estate, int eflags)
 
 						gdb_query_add_aggregate_expr(q, fn, arg,
 													 psprintf("%s(%s)", agg_names[fn],
-															  expr_label(arg, rel, cscan->scan.scanrelid)));
+															  node_label(s, arg, rel, cscan->scan.scanrelid)));
 						continue;
 					}
 					gdb_query_add_aggregate(q, fn, attnum,
@@ -399,8 +429,15 @@ gdb_begin(CustomScanState *node, EState *estate, int eflags)
 	}
 	q->req->limit = q->req->nsort > 0 ?
 		(uint64) strtoull(strVal(list_nth(priv, GDB_PRIV_LIMIT)), NULL, 10) : 0;
-	(void) gdb_compile_quals(s->device_quals, rel, &q->cs, q->req,
-							 gdb_scan_methods[s->kind].CustomName, false, NULL);
+	{
+		/* the probe relation's quals read its own columns only */
+		int			njoincols = q->cs.njoincols;
+
+		q->cs.njoincols = 0;
+		(void) gdb_compile_quals(s->device_quals, rel, &q->cs, q->req,
+								 gdb_scan_methods[s->kind].CustomName, false, NULL);
+		q->cs.njoincols = njoincols;
+	}
 	natts = gdb_query_natts(q);
 	s->values = palloc(sizeof(Datum) * Max(natts, 1));
 	s->nulls = palloc(sizeof(bool) * Max(natts, 1));
@@ -447,9 +484,11 @@ run_or_fall_back(GdbScanState *s)
 		RollbackAndReleaseCurrentSubTransaction();
 		MemoryContextSwitchTo(cxt);
 		CurrentResourceOwner = owner;
-		if (edata->sqlerrcode != ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE ||
-			edata->message == NULL ||
-			strcmp(edata->message, GDB_FIXED_POINT_MESSAGE) != 0)
+		if (edata->message == NULL ||
+			!((edata->sqlerrcode == ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE &&
+			   strcmp(edata->message, GDB_FIXED_POINT_MESSAGE) == 0) ||
+			  (edata->sqlerrcode == ERRCODE_CARDINALITY_VIOLATION &&
+			   strcmp(edata->message, GDB_JOIN_DUPLICATE_MESSAGE) == 0)))
 			ReThrowError(edata);
 		s->fallback_why = pstrdup(edata->message);
 		FreeErrorData(edata);
@@ -534,6 +573,14 @@ gdb_next(ScanState *ss)
 		ListCell   *lc;
 
 		old = MemoryContextSwitchTo(s->run_cxt);
+		/* GpuJoin: its build sides first; duplicate keys: PostgreSQL's plan */
+		if (s->join != NULL && !gdb_join_build(s->join, &s->q, (const char **) &s->fallback_why))
+		{
+			MemoryContextSwitchTo(old);
+			s->ran = true;
+			s->fell_back = true;
+			return ExecClearTuple(slot);
+		}
 		if (!run_or_fall_back(s))
 		{
 			/* gdb_exec hands out the fallback plan's rows instead */
@@ -582,7 +629,7 @@ gdb_next(ScanState *ss)
 	row = (uint64) (s->cur - s->bstart);
 
 	old = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
-	if (s->kind == GDB_NODE_AGG)
+	if (s->kind == GDB_NODE_AGG || s->kind == GDB_NODE_JOIN)
 		gdb_result_row_values(&s->q, res, row, slot->tts_values, slot->tts_isnull);
 	else
 	{
@@ -676,6 +723,8 @@ cache_state_name(int state)
 			return "text sort key (read from the heap)";
 		case GDB_CACHE_SERIALIZABLE:
 			return "serializable isolation (read from the heap)";
+		case GDB_CACHE_JOIN:
+			return "join probe side (read from the heap)";
 		case GDB_CACHE_TEXT_COLLATION:
 			return "ILIKE, lower or upper under a collation the cache cannot apply (read from the heap)";
 		default:
@@ -717,7 +766,36 @@ gdb_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 											   ctx, false, false),
 							es);
 	}
-	if (s->kind == GDB_NODE_AGG)
+	if (s->join != NULL)
+	{
+		/* the join tree: each build side, its keys and its quals */
+		for (i = 0; i < s->join->njoins; i++)
+		{
+			GdbJoinBuild *b = &s->join->builds[i];
+			char		label[64];
+
+			snprintf(label, sizeof(label), "Join %d", i + 1);
+			ExplainPropertyText(label, b->label, es);
+			if (b->quals != NIL)
+			{
+				snprintf(label, sizeof(label), "Join %d Filter", i + 1);
+				ExplainPropertyText(label,
+									deparse_expression((Node *) make_ands_explicit(b->quals),
+													   deparse_context_for(RelationGetRelationName(b->q.rel),
+																		   RelationGetRelid(b->q.rel)),
+													   false, false),
+									es);
+			}
+			if (es->analyze && s->ran && s->q.req->join_data != NULL)
+			{
+				snprintf(label, sizeof(label), "Join %d Build Rows", i + 1);
+				ExplainPropertyInteger(label, NULL, (int64) b->rows, es);
+				snprintf(label, sizeof(label), "Join %d Source", i + 1);
+				ExplainPropertyText(label, b->from_cache ? "cache" : "heap", es);
+			}
+		}
+	}
+	if (s->kind == GDB_NODE_AGG || s->kind == GDB_NODE_JOIN)
 	{
 		for (i = 0; i < q->nkeys; i++)
 			items = lappend(items, q->key_names[i]);
@@ -759,7 +837,8 @@ gdb_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	ExplainPropertyInteger("Rows In", NULL, (int64) s->info.stats.rows_in, es);
 	ExplainPropertyInteger("Rows Selected", NULL,
 						   (int64) s->info.stats.rows_selected, es);
-	ExplainPropertyInteger(s->kind == GDB_NODE_AGG ? "Groups" : "Rows Out", NULL,
+	ExplainPropertyInteger(s->kind == GDB_NODE_AGG || s->kind == GDB_NODE_JOIN ?
+						   "Groups" : "Rows Out", NULL,
 						   (int64) s->info.stats.groups_out, es);
 	if (gpudb_explain_hardware)
 	{
@@ -785,6 +864,6 @@ gdb_custom_exec_init(void)
 {
 	int			i;
 
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < GDB_NODE__COUNT; i++)
 		RegisterCustomScanMethods(&gdb_scan_methods[i]);
 }

@@ -70,13 +70,15 @@ static Plan *gdb_plan_custom_path(PlannerInfo *root, RelOptInfo *rel,
 								  CustomPath *best_path, List *tlist,
 								  List *clauses, List *custom_plans);
 
-static const CustomPathMethods gdb_path_methods[3] = {
+static const CustomPathMethods gdb_path_methods[GDB_NODE__COUNT] = {
 	{"GpuScan", gdb_plan_custom_path, NULL},
 	{"GpuAgg", gdb_plan_custom_path, NULL},
 	{"GpuSort", gdb_plan_custom_path, NULL},
+	{"GpuJoin", gdb_plan_custom_path, NULL},
 };
 
-static const char *const gdb_node_names[3] = {"GpuScan", "GpuAgg", "GpuSort"};
+static const char *const gdb_node_names[GDB_NODE__COUNT] =
+{"GpuScan", "GpuAgg", "GpuSort", "GpuJoin"};
 
 
 /* NOTICE of why a node was not offered, under gpudb.debug_unsupported. */
@@ -1013,7 +1015,10 @@ gdb_create_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 {
 	if (prev_create_upper_paths_hook)
 		prev_create_upper_paths_hook(root, stage, input_rel, output_rel, extra);
-	if (stage == UPPERREL_GROUP_AGG && gpudb_enable_gpuagg)
+	if (stage == UPPERREL_GROUP_AGG && gpudb_enable_gpuagg &&
+		input_rel->reloptkind == RELOPT_JOINREL)
+		gdb_try_gpujoin(root, input_rel, output_rel, (GroupPathExtraData *) extra);
+	else if (stage == UPPERREL_GROUP_AGG && gpudb_enable_gpuagg)
 		try_gpuagg(root, input_rel, output_rel, (GroupPathExtraData *) extra);
 	else if (stage == UPPERREL_ORDERED && gpudb_enable_gpusort)
 	{
@@ -1099,6 +1104,7 @@ gdb_plan_custom_path(PlannerInfo *root, RelOptInfo *rel,
 	Bitmapset  *out_attnums = NULL;
 	const char *why = NULL;
 	char	   *limit = "0";
+	List	   *join = NIL;
 
 	cscan->scan.plan.targetlist = tlist;
 	cscan->scan.scanrelid = baserelid;
@@ -1120,6 +1126,7 @@ gdb_plan_custom_path(PlannerInfo *root, RelOptInfo *rel,
 				output = list_make1_int(linitial_int(attnum_list(clause_attnums(device, 1))));
 			break;
 		case GDB_NODE_AGG:
+		case GDB_NODE_JOIN:
 			{
 				/* node: keys, aggs, key Vars, Aggrefs, HAVING[, sort, limit] */
 				List	   *scan_tlist = NIL;
@@ -1127,7 +1134,18 @@ gdb_plan_custom_path(PlannerInfo *root, RelOptInfo *rel,
 
 				keys = (List *) linitial(node);
 				aggs = (List *) lsecond(node);
-				if (list_length(node) > 5)
+				if (kind == GDB_NODE_JOIN)
+				{
+					/* node: keys, aggs, key exprs, Aggrefs, HAVING, join tree */
+					ListCell   *rc;
+
+					join = (List *) list_nth(node, 5);
+					/* every relation of the join tree, for EXPLAIN's names */
+					foreach(rc, (List *) lsecond(join))
+						cscan->custom_relids = bms_add_member(cscan->custom_relids,
+															  lfirst_int(rc));
+				}
+				else if (list_length(node) > 5)
 				{
 					/* ordered on the device: (result column, desc, nulls_first) */
 					sort = (List *) list_nth(node, 5);
@@ -1165,6 +1183,7 @@ gdb_plan_custom_path(PlannerInfo *root, RelOptInfo *rel,
 	cscan->custom_private = lappend(cscan->custom_private, output);
 	cscan->custom_private = lappend(cscan->custom_private, sort);
 	cscan->custom_private = lappend(cscan->custom_private, makeString(pstrdup(limit)));
+	cscan->custom_private = lappend(cscan->custom_private, join);
 	Assert(list_length(cscan->custom_private) == GDB_PRIV__COUNT);
 	return &cscan->scan.plan;
 }

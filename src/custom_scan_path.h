@@ -129,6 +129,15 @@ extern Path *gdb_sort_fallback_path(PlannerInfo *root, RelOptInfo *input_rel,
 									RelOptInfo *output_rel, PathTarget *target,
 									double limit);
 
+/*
+ * custom_scan_join.c: offer GpuJoin for the aggregate (output_rel) over
+ * join relation input_rel when its join tree, quals and aggregates run on
+ * the device; else gpudb.debug_unsupported says why.  Never raises for
+ * what it cannot run.
+ */
+extern void gdb_try_gpujoin(PlannerInfo *root, RelOptInfo *input_rel,
+							RelOptInfo *output_rel, GroupPathExtraData *extra);
+
 /* custom_scan_order.c: the UPPERREL_ORDERED paths. */
 extern void gdb_try_gpusort(PlannerInfo *root, RelOptInfo *input_rel,
 							RelOptInfo *output_rel);

@@ -1058,7 +1058,12 @@ gdb_columnset_add_expr(GdbColumnSet *cs, Relation rel, Node *expr,
 	int			col;
 
 	if (IsA(e, Var) && ((Var *) e)->varattno > 0 && ((Var *) e)->varlevelsup == 0)
+	{
+		/* a join's payload column (GpuJoin), or a column of rel */
+		if (cs->njoincols > 0 && ((Var *) e)->varno != cs->probe_varno)
+			return gdb_columnset_join_col(cs, ((Var *) e)->varno, ((Var *) e)->varattno);
 		return gdb_columnset_add(cs, rel, ((Var *) e)->varattno, false);
+	}
 	for (j = 0; j < cs->nexprs; j++)
 		if (equal(cs->exprs[j], expr))
 			return GDB_EXPR_COL(j);
@@ -1132,10 +1137,21 @@ gdb_expr_supported(Node *expr, Relation rel, char **why)
 bool
 gdb_exprs_supported(List *exprs, Relation rel, char **why)
 {
+	return gdb_exprs_supported_in(exprs, rel, NULL, why);
+}
+
+/* see gpudb.h */
+bool
+gdb_exprs_supported_in(List *exprs, Relation rel, const GdbColumnSet *base,
+					   char **why)
+{
 	MemoryContext oldcxt = CurrentMemoryContext;
 	GdbColumnSet *cs = palloc0(sizeof(GdbColumnSet));
 	GdbRequest *req = palloc0(sizeof(GdbRequest));
 	volatile bool ok = true;
+
+	if (base)
+		memcpy(cs, base, sizeof(GdbColumnSet));
 
 	PG_TRY();
 	{

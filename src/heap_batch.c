@@ -172,8 +172,9 @@ gdb_column_is_text(const GdbColumnSet *cs, int32 col)
 {
 	bool		stored = col >= 0 && col < cs->ncols;
 	bool		computed = col >= GDB_MAX_COLUMNS && col < GDB_EXPR_COL(cs->nexprs);
+	bool		joined = col >= GDB_JOIN_COL(0) && col < GDB_JOIN_COL(cs->njoincols);
 
-	return (stored || computed) && !cs->nulls_only[col] &&
+	return (stored || computed || joined) && !cs->nulls_only[col] &&
 		gdb_type_class(cs->typids[col]) == GDB_TYPE_TEXT;
 }
 

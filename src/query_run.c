@@ -573,9 +573,11 @@ run_heap(GdbQuery *q, GdbExecutor *ex, int *nbatches, int *workers_planned,
 	/*
 	 * A large heap: parallel workers read it with this backend
 	 * (parallel_feed.c), and their partial results come back together; a
-	 * GROUP BY's as one batch of states for one (final) combine.
+	 * GROUP BY's as one batch of states for one (final) combine.  Not for
+	 * a join probe (its build sides are not handed to workers yet).
 	 */
-	*workers_planned = gdb_parallel_feed_workers(q->rel, nblocks);
+	*workers_planned = q->req->njoins > 0 ? 0 :
+		gdb_parallel_feed_workers(q->rel, nblocks);
 	if (*workers_planned > 0)
 	{
 		acc = gdb_parallel_feed(q, ex, batch_req, combine, nblocks,

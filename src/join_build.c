@@ -1,0 +1,249 @@
+/*-------------------------------------------------------------------------
+ *
+ * join_build.c
+ *	  The executor side of GpuJoin's build sides: from the plan's join tree
+ *	  (custom_scan_join.c), the probe request's join specs and payload
+ *	  columns, one SELECT query per build side (its join keys, then its
+ *	  payload columns, after its quals), and, when the node runs, those
+ *	  queries run from the column cache or the heap under the query's
+ *	  snapshot and laid out as the request's build sides (GdbJoinSpec,
+ *	  gpudb_device.h).
+ *
+ * A build side is read whole before the probe side's first batch, the
+ * way PostgreSQL's hash join reads its inner relation into its hash
+ * table first.  Text payload columns come back as codes of the build
+ * query's dictionary; they are re-encoded into the probe query's, whose
+ * codes the result decodes through.  An INNER or LEFT join's build side
+ * must be unique on its keys: gdb_join_build checks it with the CPU
+ * path's own table (gdb_cpu_join_build) and reports a duplicate so the
+ * node can answer with PostgreSQL's plan instead.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "executor/executor.h"
+#include "nodes/makefuncs.h"
+#include "rewrite/rewriteManip.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/ruleutils.h"
+
+#include "cpu_hash_join.h"
+#include "custom_scan.h"
+
+/* see gpudb.h */
+int
+gdb_columnset_add_join_col(GdbColumnSet *cs, Relation rel, Index varno,
+						   AttrNumber attnum)
+{
+	Form_pg_attribute att;
+	int			i;
+
+	if (attnum <= 0 || attnum > RelationGetNumberOfAttributes(rel))
+		elog(ERROR, "gpudb: attribute number %d out of range", attnum);
+	att = TupleDescAttr(RelationGetDescr(rel), attnum - 1);
+	for (i = 0; i < cs->njoincols; i++)
+		if (cs->joinvarnos[i] == varno && cs->attnums[GDB_JOIN_COL(i)] == attnum)
+			return GDB_JOIN_COL(i);
+	if (!gdb_type_supported(att->atttypid, att->atttypmod))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("column \"%s\" of relation \"%s\" has unsupported type %s",
+						NameStr(att->attname), RelationGetRelationName(rel),
+						format_type_with_typemod(att->atttypid, att->atttypmod))));
+	if (cs->njoincols >= GDB_MAX_JOIN_COLS)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("too many columns of joined relations in one gpudb request"),
+				 errdetail("At most %d columns of build sides can be read.",
+						   GDB_MAX_JOIN_COLS)));
+	if (gdb_type_class(att->atttypid) == GDB_TYPE_TEXT && cs->dict == NULL)
+		cs->dict = gdb_dict_create();
+	i = cs->njoincols++;
+	cs->joinvarnos[i] = varno;
+	cs->attnums[GDB_JOIN_COL(i)] = attnum;
+	cs->typids[GDB_JOIN_COL(i)] = att->atttypid;
+	cs->typmods[GDB_JOIN_COL(i)] = att->atttypmod;
+	cs->collations[GDB_JOIN_COL(i)] = att->attcollation;
+	cs->nulls_only[GDB_JOIN_COL(i)] = false;
+	cs->rank_of[GDB_JOIN_COL(i)] = 0;
+	return GDB_JOIN_COL(i);
+}
+
+/* see gpudb.h */
+int
+gdb_columnset_join_col(const GdbColumnSet *cs, Index varno, AttrNumber attnum)
+{
+	int			i;
+
+	for (i = 0; i < cs->njoincols; i++)
+		if (cs->joinvarnos[i] == varno && cs->attnums[GDB_JOIN_COL(i)] == attnum)
+			return GDB_JOIN_COL(i);
+	elog(ERROR, "gpudb: column %d of range table entry %u is not a join payload column",
+		 attnum, varno);
+	pg_unreachable();
+}
+
+static const char *const join_type_names[] = {"Inner", "Semi", "Anti", "Left"};
+
+/* see custom_scan.h */
+GdbJoinState *
+gdb_join_begin(GdbQuery *q, List *join, Index scanrelid, EState *estate,
+			   List *rtable_names, List *deparse_cxt)
+{
+	GdbJoinState *js = palloc0(sizeof(GdbJoinState));
+	int			rtoffset = (int) scanrelid - intVal(linitial(join));
+	ListCell   *lc;
+
+	q->cs.probe_varno = scanrelid;
+	for_each_from(lc, join, 2)
+	{
+		List	   *step = (List *) lfirst(lc);
+		GdbJoinBuild *b = &js->builds[js->njoins];
+		GdbJoinSpec *spec = &q->req->joins[js->njoins];
+		Index		varno = (Index) (intVal(list_nth(step, 1)) + rtoffset);
+		List	   *triples = (List *) list_nth(step, 3);
+		List	   *payload = (List *) list_nth(step, 4);
+		List	   *clauses = (List *) copyObject(list_nth(step, 5));
+		Relation	brel;
+		ListCell   *lc2;
+		int			t;
+
+		if (js->njoins >= GDB_MAX_JOINS)
+			elog(ERROR, "gpudb: too many joins in a GpuJoin plan");
+		brel = ExecGetRangeTableRelation(estate, varno);
+		b->type = (GdbJoinType) intVal(linitial(step));
+		b->varno = varno;
+		b->quals = (List *) list_nth(step, 2);
+
+		/* the build side's query: its keys, then its payload columns */
+		b->q.rel = brel;
+		b->q.snapshot = estate->es_snapshot;
+		b->q.req = palloc0(sizeof(GdbRequest));
+		b->q.req->oper = GDB_OPER_SELECT;
+		for (t = 0; t + 2 < list_length(triples); t += 3)
+			b->q.req->out_cols[b->q.req->nout++] =
+				gdb_columnset_add(&b->q.cs, brel, (AttrNumber) list_nth_int(triples, t + 2),
+								  false);
+		foreach(lc2, payload)
+			b->q.req->out_cols[b->q.req->nout++] =
+				gdb_columnset_add(&b->q.cs, brel, (AttrNumber) lfirst_int(lc2), false);
+		b->q.nout = (int) b->q.req->nout;
+		(void) gdb_compile_quals(b->quals, brel, &b->q.cs, b->q.req, "GpuJoin",
+								 false, NULL);
+
+		/* the probe step: keys of the probe relation or earlier payload */
+		spec->type = b->type;
+		spec->nkeys = (uint32) (list_length(triples) / 3);
+		spec->payload_first = (uint32) q->cs.njoincols;
+		spec->npayload = (uint32) list_length(payload);
+		for (t = 0; t + 2 < list_length(triples); t += 3)
+		{
+			Index		pvarno = (Index) (list_nth_int(triples, t) + rtoffset);
+			AttrNumber	pattnum = (AttrNumber) list_nth_int(triples, t + 1);
+
+			spec->probe_cols[t / 3] = pvarno == scanrelid ?
+				gdb_columnset_add(&q->cs, q->rel, pattnum, false) :
+				gdb_columnset_join_col(&q->cs, pvarno, pattnum);
+		}
+		foreach(lc2, payload)
+			(void) gdb_columnset_add_join_col(&q->cs, brel, varno,
+											  (AttrNumber) lfirst_int(lc2));
+
+		/* EXPLAIN: "Inner Join d ON (f.k = d.id)", its quals apart */
+		if (rtoffset != 0)
+			OffsetVarNodes((Node *) clauses, rtoffset, 0);
+		b->label = psprintf("%s Join %s ON %s", join_type_names[b->type],
+							quote_identifier((char *) list_nth(rtable_names, varno - 1)),
+							deparse_expression((Node *) make_ands_explicit(clauses),
+											   deparse_cxt, true, false));
+		js->njoins++;
+	}
+	q->req->njoins = (uint32) js->njoins;
+	q->req->njoin_cols = (uint32) q->cs.njoincols;
+	return js;
+}
+
+/* Re-encode column col of batch b (codes of from) into codes of to. */
+static void
+recode_text(GdbBatch *b, uint32 col, GdbDictionary *from, GdbDictionary *to)
+{
+	int64	   *vals = GDB_COL_PTR(b, b, col, int64);
+	uint8	   *nulls = GDB_NULL_PTR(b, b, col);
+	uint64		row;
+
+	for (row = 0; row < b->nrows; row++)
+	{
+		text	   *t;
+
+		if (nulls && nulls[row])
+			continue;
+		t = DatumGetTextPP(gdb_dict_datum(from, vals[row]));
+		vals[row] = gdb_dict_intern(to, VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t));
+	}
+}
+
+/* see custom_scan.h */
+bool
+gdb_join_build(GdbJoinState *js, GdbQuery *q, const char **why)
+{
+	GdbBatch   *parts[GDB_MAX_JOINS];
+	uint64		total = 0;
+	char	   *data;
+	bool		unique_needed = false;
+	int			j;
+
+	for (j = 0; j < js->njoins; j++)
+	{
+		GdbJoinBuild *b = &js->builds[j];
+		GdbJoinSpec *spec = &q->req->joins[j];
+		GdbRunInfo	info;
+		uint32		c;
+
+		gdb_query_run_source(&b->q, &info, GDB_SOURCE_ANY);
+		b->from_cache = info.from_cache;
+		b->cache_state = info.cache_state;
+		parts[j] = list_length(info.batches) == 1 ?
+			(GdbBatch *) linitial(info.batches) : gdb_concat_batches(NULL, info.batches);
+		b->rows = parts[j]->nrows;
+		/* text payload: codes of the probe query's dictionary */
+		for (c = spec->nkeys; c < parts[j]->ncols; c++)
+			if (gdb_column_is_text(&q->cs, GDB_JOIN_COL(spec->payload_first + c - spec->nkeys)))
+				recode_text(parts[j], c, b->q.cs.dict, q->cs.dict);
+		spec->build_off = total;
+		spec->build_bytes = parts[j]->total_bytes;
+		total += gdb_align_up(parts[j]->total_bytes);
+		if (b->type == GDB_JOIN_INNER || b->type == GDB_JOIN_LEFT)
+			unique_needed = true;
+	}
+	data = MemoryContextAllocHuge(CurrentMemoryContext, Max(total, 1));
+	for (j = 0; j < js->njoins; j++)
+		memcpy(data + q->req->joins[j].build_off, parts[j], parts[j]->total_bytes);
+	q->req->join_data = data;
+	q->req->njoin_bytes = total;
+
+	/* an INNER or LEFT join expands no row: its keys must be unique */
+	if (unique_needed)
+	{
+		GdbHashSide sides[GDB_MAX_JOINS];
+		GdbError	err;
+		int			st;
+
+		memset(&err, 0, sizeof(err));
+		st = gdb_cpu_join_build(q->req, sides, &err);
+		if (st == GDB_ERR_JOIN_DUPLICATE)
+		{
+			*why = GDB_JOIN_DUPLICATE_MESSAGE;
+			return false;
+		}
+		if (st != GDB_OK)
+		{
+			err.status = st;
+			gdb_raise_status(&err);
+		}
+		gdb_cpu_join_free(sides);
+	}
+	return true;
+}
