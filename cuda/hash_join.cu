@@ -18,8 +18,10 @@
  * GDB_ERR_JOIN_DUPLICATE.  Probe: one thread per batch row runs the
  * filter program and, for a selected row, gdb_hj_probe_row -- the same
  * function the CPU path runs (join_semantics.h) -- which looks the row up
- * in every table in join order and writes its payload columns; a keep
- * column records the rows that the filter and every join keep.  The
+ * in every table in join order and writes its payload columns, then
+ * evaluates the joins' other quals (join_filter: computed column 0's
+ * program, with gdb_vm_value as on the CPU path); a keep column records
+ * the rows that the filter, every join and those quals keep.  The
  * tables' layout, hash and lookup are the CPU path's, so both keep the
  * same rows with the same payload whatever order the insertions took.
  * The later steps (computed columns, operator) then run with the keep
@@ -48,7 +50,9 @@ struct GdbJoinArgs
 	uint32_t	njoins;
 	uint32_t	njoin_cols;
 	int32_t		ninstr;			/* filter instructions at prog */
-	uint32_t	pad_;
+	int32_t		jf_len;			/* the join filter's instructions at jf_prog
+								 * (computed column 0), or 0 */
+	const GdbInstr *jf_prog;
 	GdbJoinSpec joins[GDB_MAX_JOINS];
 	GdbHashSide sides[GDB_MAX_JOINS];
 	int64_t    *pvals[GDB_MAX_JOIN_COLS];
@@ -124,7 +128,15 @@ gdb_hj_probe_kernel(const char *base, const GdbInstr *prog, GdbJoinArgs a,
 		if (keep)
 			keep = gdb_hj_probe_row(a.joins, a.njoins, a.njoin_cols, a.sides,
 									hdr, base, row, a.pvals, a.pnulls);
-		else
+		if (keep && a.jf_len > 0)
+		{
+			/* the joins' other quals, over the probe row and its payload */
+			GdbValue	v;
+
+			st = gdb_vm_value(a.jf_prog, a.jf_len, hdr, base, row, &v);
+			keep = st == GDB_OK && !v.isnull && v.v.i != 0;
+		}
+		if (!keep)
 			for (uint32_t p = 0; p < a.njoin_cols; p++)
 			{
 				a.pvals[p][row] = 0;
@@ -152,6 +164,9 @@ gdb_hash_join_step(GdbRun *r, GdbBatch *view, GdbError *err)
 	size_t		slots_at = data_at + (size_t) gdb_align_up(req->njoin_bytes);
 	size_t		slot_off[GDB_MAX_JOINS];
 	size_t		dup_at;
+	size_t		jf_at;
+	size_t		jf_bytes = req->join_filter ?
+		(size_t) req->exprs[0].len * sizeof(GdbInstr) : 0;
 	size_t		total;
 	uint64_t	nbuild[GDB_MAX_JOINS];
 	unsigned long long dup_host[GDB_MAX_JOINS];
@@ -175,6 +190,8 @@ gdb_hash_join_step(GdbRun *r, GdbBatch *view, GdbError *err)
 	}
 	dup_at = total;
 	total += (size_t) gdb_align_up(GDB_MAX_JOINS * sizeof(unsigned long long));
+	jf_at = total;
+	total += (size_t) gdb_align_up(jf_bytes);
 
 	GDB_TRY(gdb_phase_begin(r, GDB_PHASE_TRANSFER_IN, err));
 	if (r->copy_src)
@@ -198,6 +215,13 @@ gdb_hash_join_step(GdbRun *r, GdbBatch *view, GdbError *err)
 											cudaMemcpyHostToDevice, s));
 		r->to_device += pbytes;
 	}
+	if (jf_bytes > 0)
+	{
+		GDB_CUDA_CHECK(err, cudaMemcpyAsync((char *) scr + jf_at,
+											&req->eprogram[req->exprs[0].start],
+											jf_bytes, cudaMemcpyHostToDevice, s));
+		r->to_device += jf_bytes;
+	}
 
 	/* build every table; INNER and LEFT tables checked unique */
 	GDB_TRY(gdb_phase_begin(r, GDB_PHASE_FILTER, err));
@@ -208,6 +232,8 @@ gdb_hash_join_step(GdbRun *r, GdbBatch *view, GdbError *err)
 	a.njoins = req->njoins;
 	a.njoin_cols = req->njoin_cols;
 	a.ninstr = (int32_t) req->ninstr;
+	a.jf_len = req->join_filter ? (int32_t) req->exprs[0].len : 0;
+	a.jf_prog = (const GdbInstr *) ((char *) scr + jf_at);
 	for (j = 0; j < req->njoins; j++)
 	{
 		const GdbJoinSpec *spec = &req->joins[j];
@@ -295,6 +321,7 @@ gdb_hash_join_step(GdbRun *r, GdbBatch *view, GdbError *err)
 	jr->ninstr = 1;
 	jr->njoins = 0;
 	jr->njoin_cols = 0;
+	jr->join_filter = 0;
 	jr->njoin_bytes = 0;
 	jr->join_data = NULL;
 	r->joined_req = jr;

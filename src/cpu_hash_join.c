@@ -48,6 +48,12 @@ gdb_cpu_validate_joins(const GdbRequest *req, GdbBatch *shape, GdbError *err)
 
 	memset(&shape->cols[GDB_JOIN_COL(0)], 0,
 		   sizeof(GdbColumnDesc) * (GDB_MAX_JOIN_COLS + 1));
+	if (req->join_filter > 1 ||
+		(req->join_filter && (req->njoins == 0 || req->nexprs == 0 ||
+							  req->exprs[0].kind != GDB_KIND_INT64)))
+		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
+							 "request's join filter %u needs joins and an INT64 computed column 0",
+							 (unsigned) req->join_filter);
 	if (req->njoins == 0)
 	{
 		if (req->njoin_cols != 0)

@@ -23,7 +23,8 @@ extern int	gdb_cpu_validate_batch(const GdbBatch *batch, GdbError *err);
  * each build side a valid batch (gdb_cpu_validate_batch) within the
  * njoin_bytes at join_data with INT64 keys then INT64 or FLOAT64 payload
  * columns and fewer than 2^32 - 1 rows, each probe key an INT64 stored
- * column or an earlier join's INT64 payload column.  Sets shape's slots
+ * column or an earlier join's INT64 payload column; join_filter 0, or 1
+ * with joins and an INT64 computed column 0.  Sets shape's slots
  * GDB_JOIN_COL(i) of the payload columns (kind, NULL flags; offsets 0)
  * and zeroes the others, so that the computed columns and the operator
  * may name them.  GDB_OK or GDB_ERR_BAD_REQUEST.

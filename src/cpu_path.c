@@ -809,6 +809,14 @@ gdb_cpu_select_rows(const GdbRequest *req, const GdbBatch *input,
 			}
 			((uint8_t *) nulls[j])[row] = (uint8_t) (val.isnull != 0);
 			((int64_t *) vals[j])[row] = val.isnull ? 0 : val.v.i;
+			/* the joins' other quals: computed column 0 must be TRUE */
+			if (j == 0 && req->join_filter && (val.isnull || val.v.i == 0))
+				break;
+		}
+		if (req->join_filter && req->nexprs > 0 && j == 0)
+		{
+			((uint8_t *) nulls[0])[row] = 1;
+			continue;
 		}
 		(*sel)[(*nsel)++] = row;
 	}

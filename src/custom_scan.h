@@ -109,7 +109,9 @@ typedef struct GdbJoinState
  * gdb_join_begin: from the plan's join tree join (GDB_PRIV_JOIN) of a
  * node whose scan relation is range table entry scanrelid, register the
  * payload columns in q->cs (q->rel is the probe relation), fill q->req's
- * join specs (all but where their build sides lie) and build one SELECT
+ * join specs (all but where their build sides lie), compile the INNER
+ * joins' other quals as its computed column 0 (join_filter; before any
+ * other computed column is added) and build one SELECT
  * query per build side (relations opened through estate, read under its
  * snapshot); rtable_names (select_rtable_names_for_explain) and
  * deparse_cxt name the range table for the EXPLAIN labels.

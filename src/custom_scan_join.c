@@ -17,21 +17,27 @@
  *	   relation) and anti (NOT EXISTS) joins; an inner join's sides
  *	   commute, so its probe side is the one holding the chain of earlier
  *	   joins, or the larger relation;
- *	 - join quals that are all equalities of two columns, one of the inner
+ *	 - join quals that are equalities of two columns, one of the inner
  *	   relation and one of the relations joined before it (the probe
  *	   relation or an earlier inner or left join's build side, whose
  *	   column then travels as payload), of one integer family (smallint,
  *	   integer, bigint), date, timestamp, timestamp with time zone,
- *	   boolean, or numeric(p,s) of the same scale on both sides;
+ *	   boolean, numeric(p,s) of the same scale on both sides, or text and
+ *	   varchar (char(n) of the same n) under a deterministic collation,
+ *	   compared as codes of the probe query's one dictionary; an INNER
+ *	   join's other quals (any expression the device computes, over the
+ *	   relations joined so far) are evaluated after the probes, over the
+ *	   probe row and its one match (the build side being unique);
  *	 - the aggregate as GpuAgg takes it (count/sum/avg/min/max and the
  *	   variance family of columns or expressions, group keys that are
  *	   columns or expressions), over columns of every relation that is
  *	   visible above the joins; text columns of a build side as payload;
  *	 - every relation's quals on the device.
  * Anything else keeps PostgreSQL's plan (gpudb.debug_unsupported says
- * why): other join types, a join qual other than such an equality, a
+ * why): other join types, a qual other than such an equality in an
+ * outer, semi or anti join, a
  * bushy tree (a join on the inner side of a join), parameterised or
- * LATERAL paths, text join keys, count(DISTINCT) and the ordered-set
+ * LATERAL paths, count(DISTINCT) and the ordered-set
  * aggregates, more than GDB_MAX_JOINS joins.
  *
  * An INNER or LEFT join needs a build side unique on its keys: the node
@@ -42,12 +48,13 @@
  * custom_private's node list for GpuJoin: keys (all GDB_ATTNUM_EXPR),
  * aggs ((GdbAggFunc, GDB_ATTNUM_EXPR or 0) pairs), key expressions,
  * Aggrefs, HAVING, then the join tree:
- *	 (Integer probe relid, IntList every relid, step...)
+ *	 (Integer probe relid, IntList every relid, the INNER joins' other
+ *	  quals as one Expr or NULL, step...)
  * with one step per join, in probe order:
  *	 (Integer GdbJoinType, Integer build relid, List build quals (Vars of
  *	  varno 1, in the executor's order), IntList (probe varno, probe
  *	  attnum, build attnum) per key, IntList payload attnums, List key
- *	  clauses (for EXPLAIN))
+ *	  clauses and other quals (for EXPLAIN))
  * Range table indexes are the planner's; the executor adds the offset by
  * which set_plan_references moved the scan relation.
  *
@@ -85,6 +92,7 @@ typedef struct JoinStep
 	Index		relid;			/* the build side */
 	List	   *triples;		/* (probe varno, probe attnum, build attnum) */
 	List	   *clauses;		/* the key equalities, for EXPLAIN */
+	List	   *extra;			/* an INNER join's other quals */
 } JoinStep;
 
 /* The join tree: the probe relation and the joins in probe order. */
@@ -135,7 +143,7 @@ is_leaf(Path *p)
  * type (numeric(p,s): the same scale)?
  */
 static bool
-key_types_ok(Var *a, Var *b, const char **why)
+key_types_ok(Var *a, Var *b, Oid collid, const char **why)
 {
 	Oid			ta = a->vartype;
 	Oid			tb = b->vartype;
@@ -150,6 +158,32 @@ key_types_ok(Var *a, Var *b, const char **why)
 	if ((ta == INT2OID || ta == INT4OID || ta == INT8OID) &&
 		(tb == INT2OID || tb == INT4OID || tb == INT8OID))
 		return true;
+
+	/*
+	 * text and varchar keys meet as codes of the probe query's dictionary
+	 * (join_build.c re-encodes the build side's): equal bytes, which is
+	 * equality under a deterministic collation; char(n) only against the
+	 * same n (its values are stored blank-padded to n)
+	 */
+	if ((ta == TEXTOID || ta == VARCHAROID) && (tb == TEXTOID || tb == VARCHAROID))
+	{
+		if (!OidIsValid(collid) || !get_collation_isdeterministic(collid))
+		{
+			*why = "a text join key compares under a nondeterministic collation";
+			return false;
+		}
+		return true;
+	}
+	if (ta == BPCHAROID && tb == BPCHAROID)
+	{
+		if (a->vartypmod != b->vartypmod || a->vartypmod < 0 ||
+			!OidIsValid(collid) || !get_collation_isdeterministic(collid))
+		{
+			*why = "a char(n) join key against another length, or under a nondeterministic collation";
+			return false;
+		}
+		return true;
+	}
 	if (ta != tb)
 	{
 		*why = "a join compares keys of different types";
@@ -199,21 +233,30 @@ step_keys(JoinTree *tree, JoinStep *step, List *rinfos, bool outer_join,
 			*why = "a qual is evaluated above an outer join";
 			return false;
 		}
-		if (!is_opclause(op) || list_length(op->args) != 2 ||
-			!op_mergejoinable(op->opno, exprType(linitial(op->args))) ||
-			!op_hashjoinable(op->opno, exprType(linitial(op->args))))
+		l = r = NULL;
+		if (is_opclause(op) && list_length(op->args) == 2 &&
+			op_mergejoinable(op->opno, exprType(linitial(op->args))) &&
+			op_hashjoinable(op->opno, exprType(linitial(op->args))))
 		{
-			*why = "a join qual is not an equality of two columns";
-			return false;
+			l = fc_strip_relabel((Node *) linitial(op->args));
+			r = fc_strip_relabel((Node *) lsecond(op->args));
 		}
-		l = fc_strip_relabel((Node *) linitial(op->args));
-		r = fc_strip_relabel((Node *) lsecond(op->args));
-		if (!IsA(l, Var) || !IsA(r, Var) ||
+		if (l == NULL || !IsA(l, Var) || !IsA(r, Var) ||
 			((Var *) l)->varlevelsup != 0 || ((Var *) r)->varlevelsup != 0 ||
-			((Var *) l)->varattno <= 0 || ((Var *) r)->varattno <= 0)
+			((Var *) l)->varattno <= 0 || ((Var *) r)->varattno <= 0 ||
+			(((Var *) l)->varno == step->relid) == (((Var *) r)->varno == step->relid))
 		{
-			*why = "a join qual is not an equality of two columns";
-			return false;
+			/*
+			 * an INNER join's other quals: evaluated over the probe row and
+			 * its one match (join_filter), over the relations seen so far
+			 */
+			if (step->type != GDB_JOIN_INNER)
+			{
+				*why = "an outer, semi or anti join has a qual other than an equality of two columns";
+				return false;
+			}
+			step->extra = lappend(step->extra, ri->clause);
+			continue;
 		}
 		if (((Var *) l)->varno == step->relid)
 		{
@@ -225,13 +268,19 @@ step_keys(JoinTree *tree, JoinStep *step, List *rinfos, bool outer_join,
 			bv = (Var *) r;
 			pv = (Var *) l;
 		}
-		if (bv->varno != step->relid || !bms_is_member(pv->varno, tree->visible))
+		if (!bms_is_member(pv->varno, tree->visible))
 		{
 			*why = "a join qual does not compare the inner relation with one joined before it";
 			return false;
 		}
-		if (!key_types_ok(pv, bv, why))
-			return false;
+		if (!key_types_ok(pv, bv, op->inputcollid, why))
+		{
+			/* other key types: as a qual of an INNER join */
+			if (step->type != GDB_JOIN_INNER)
+				return false;
+			step->extra = lappend(step->extra, ri->clause);
+			continue;
+		}
 		step->triples = lappend_int(step->triples, pv->varno);
 		step->triples = lappend_int(step->triples, pv->varattno);
 		step->triples = lappend_int(step->triples, bv->varattno);
@@ -460,6 +509,7 @@ gdb_try_gpujoin(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 	List	   *aggrefs = NIL;
 	List	   *items;
 	List	   *exprs = NIL;
+	List	   *join_quals = NIL;
 	List	   *payload[GDB_MAX_JOINS];
 	List	   *build_quals[GDB_MAX_JOINS];
 	List	   *probe_device = NIL;
@@ -522,6 +572,25 @@ gdb_try_gpujoin(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 									 &battnums, &build_quals[j], &why))
 			goto refused;
 	}
+
+	/*
+	 * the INNER joins' other quals, one boolean computed column evaluated
+	 * after the probes (join_filter): over the relations seen by then
+	 */
+	foreach(lc, tree.steps)
+	{
+		JoinStep   *step = (JoinStep *) lfirst(lc);
+
+		if (step->extra == NIL)
+			continue;
+		if (contain_volatile_functions((Node *) step->extra) ||
+			contain_subplans((Node *) step->extra) ||
+			!vars_visible((Node *) step->extra, tree.visible, &why))
+			goto refused;
+		join_quals = list_concat(join_quals, list_copy(step->extra));
+	}
+	if (join_quals != NIL)
+		exprs = lappend(exprs, make_ands_explicit(join_quals));
 
 	/* group keys and aggregates, over the relations visible above */
 	if (list_length(parse->groupClause) > GDB_MAX_GROUP_KEYS)
@@ -630,7 +699,7 @@ gdb_try_gpujoin(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 	 * payload: each build side's columns that the keys, the aggregates or a
 	 * later join read
 	 */
-	needed = list_concat(list_copy(key_exprs), aggrefs);
+	needed = list_concat(list_concat(list_copy(key_exprs), aggrefs), join_quals);
 	foreach(lc, tree.steps)
 	{
 		JoinStep   *step = (JoinStep *) lfirst(lc);
@@ -734,7 +803,8 @@ gdb_try_gpujoin(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 	startup += having_cost.startup;
 
 	/* the join tree for the plan (see the file header) */
-	join = list_make2(makeInteger(tree.probe), NIL);
+	join = list_make3(makeInteger(tree.probe), NIL,
+					  join_quals ? make_ands_explicit(join_quals) : NULL);
 	{
 		List	   *relids = NIL;
 		int			x = -1;
@@ -751,7 +821,7 @@ gdb_try_gpujoin(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 		j = foreach_current_index(lc);
 		st = list_make5(makeInteger(step->type), makeInteger(step->relid),
 						build_quals[j], step->triples, payload[j]);
-		st = lappend(st, step->clauses);
+		st = lappend(st, list_concat(list_copy(step->clauses), step->extra));
 		join = lappend(join, st);
 	}
 	path = gdb_make_path(GDB_NODE_JOIN, output_rel, output_rel->reltarget,

@@ -554,6 +554,15 @@ typedef struct GdbRequest
 	 */
 	uint32_t	njoins;
 	uint32_t	njoin_cols;		/* payload columns of all joins */
+	/*
+	 * 1: computed column 0 is the joins' other quals (a boolean over the
+	 * stored and payload columns), evaluated right after the probes: a row
+	 * for which it is not TRUE is dropped, as INNER joins drop the rows
+	 * their quals reject (every INNER build side being unique on its keys,
+	 * a probe row meets at most one build row per join)
+	 */
+	uint32_t	join_filter;
+	uint32_t	pad3_;
 	GdbJoinSpec joins[GDB_MAX_JOINS];
 	uint64_t	njoin_bytes;
 	const void *join_data;
@@ -572,8 +581,10 @@ typedef struct GdbRequest
  * each selected row up in every join's hash table, in join order, drops
  * the rows an INNER, SEMI or ANTI join does not keep, and adds the
  * payload columns GDB_JOIN_COL(i) to the view the same way (NULL for
- * rows not kept, and for a LEFT join's rows without a match); the
- * computed columns and the operator then read them as stored columns.  Both
+ * rows not kept, and for a LEFT join's rows without a match); with
+ * join_filter, computed column 0 is evaluated next and drops the rows
+ * for which it is not TRUE; the other computed columns and the operator
+ * then read the payload as stored columns.  Both
  * programs read the request's code tables (TEXT_IN_SET, TEXT_MAP) through
  * the header slots GDB_TABLE_COL(j), which each path attaches to the
  * header it runs the programs over (gdb_batch_attach_tables), with the

@@ -11,9 +11,10 @@
  *
  * A build side is read whole before the probe side's first batch, the
  * way PostgreSQL's hash join reads its inner relation into its hash
- * table first.  Text payload columns come back as codes of the build
- * query's dictionary; they are re-encoded into the probe query's, whose
- * codes the result decodes through.  An INNER or LEFT join's build side
+ * table first.  Text keys and payload columns come back as codes of the
+ * build query's dictionary; they are re-encoded into the probe query's,
+ * so that equal strings have equal codes on both sides and the result
+ * decodes them through one dictionary.  An INNER or LEFT join's build side
  * must be unique on its keys: gdb_join_build checks it with the CPU
  * path's own table (gdb_cpu_join_build) and reports a duplicate so the
  * node can answer with PostgreSQL's plan instead.
@@ -98,7 +99,7 @@ gdb_join_begin(GdbQuery *q, List *join, Index scanrelid, EState *estate,
 	ListCell   *lc;
 
 	q->cs.probe_varno = scanrelid;
-	for_each_from(lc, join, 2)
+	for_each_from(lc, join, 3)
 	{
 		List	   *step = (List *) lfirst(lc);
 		GdbJoinBuild *b = &js->builds[js->njoins];
@@ -163,6 +164,18 @@ gdb_join_begin(GdbQuery *q, List *join, Index scanrelid, EState *estate,
 	}
 	q->req->njoins = (uint32) js->njoins;
 	q->req->njoin_cols = (uint32) q->cs.njoincols;
+
+	/* the INNER joins' other quals: computed column 0 (join_filter) */
+	if (lthird(join) != NULL)
+	{
+		Node	   *jf = (Node *) copyObject(lthird(join));
+
+		if (rtoffset != 0)
+			OffsetVarNodes(jf, rtoffset, 0);
+		if (gdb_columnset_add_expr(&q->cs, q->rel, jf, q->req, "GpuJoin") != GDB_EXPR_COL(0))
+			elog(ERROR, "gpudb: the join quals are not the first computed column");
+		q->req->join_filter = 1;
+	}
 	return js;
 }
 
@@ -208,10 +221,14 @@ gdb_join_build(GdbJoinState *js, GdbQuery *q, const char **why)
 		parts[j] = list_length(info.batches) == 1 ?
 			(GdbBatch *) linitial(info.batches) : gdb_concat_batches(NULL, info.batches);
 		b->rows = parts[j]->nrows;
-		/* text payload: codes of the probe query's dictionary */
-		for (c = spec->nkeys; c < parts[j]->ncols; c++)
-			if (gdb_column_is_text(&q->cs, GDB_JOIN_COL(spec->payload_first + c - spec->nkeys)))
+		/* text keys and payload: codes of the probe query's dictionary */
+		for (c = 0; c < parts[j]->ncols; c++)
+			if (gdb_column_is_text(&b->q.cs, b->q.req->out_cols[c]))
+			{
+				if (q->cs.dict == NULL)
+					q->cs.dict = gdb_dict_create();
 				recode_text(parts[j], c, b->q.cs.dict, q->cs.dict);
+			}
 		spec->build_off = total;
 		spec->build_bytes = parts[j]->total_bytes;
 		total += gdb_align_up(parts[j]->total_bytes);
