@@ -32,6 +32,9 @@
  *	   variance family of columns or expressions, group keys that are
  *	   columns or expressions), over columns of every relation that is
  *	   visible above the joins; text columns of a build side as payload;
+ *	   columns that the planner left out of the GROUP BY because they
+ *	   depend on a grouped primary key (TPC-H Q10's customer columns) are
+ *	   group keys again (they split no group);
  *	 - every relation's quals on the device.
  * Anything else keeps PostgreSQL's plan (gpudb.debug_unsupported says
  * why): other join types, a qual other than such an equality in an
@@ -104,13 +107,21 @@ typedef struct JoinTree
 	List	   *steps;			/* JoinStep */
 } JoinTree;
 
-/* path below projections, materialisations, sorts and memoize nodes */
+/*
+ * path below projections, materialisations, sorts, memoize nodes and
+ * gathers: the join tree is the same in PostgreSQL's parallel plan, whose
+ * partial paths the node runs in one request
+ */
 static Path *
 strip_path(Path *p)
 {
 	for (;;)
 	{
-		if (IsA(p, ProjectionPath))
+		if (IsA(p, GatherPath))
+			p = ((GatherPath *) p)->subpath;
+		else if (IsA(p, GatherMergePath))
+			p = ((GatherMergePath *) p)->subpath;
+		else if (IsA(p, ProjectionPath))
 			p = ((ProjectionPath *) p)->subpath;
 		else if (IsA(p, MaterialPath))
 			p = ((MaterialPath *) p)->subpath;
@@ -638,12 +649,39 @@ gdb_try_gpujoin(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 
 		if (!IsA(n, Aggref))
 		{
+			Var		   *v = (Var *) n;
+
 			/* a Var outside the aggregates must be (in) a group key */
-			if (!IsA(n, Var) || !list_member(pull_var_clause((Node *) key_exprs, 0), n))
+			if (!IsA(n, Var))
 			{
-				why = "the target list reads a column that is not a group key";
+				why = "the target list reads a placeholder or window function";
 				goto refused;
 			}
+			if (list_member(pull_var_clause((Node *) key_exprs, 0), n))
+				continue;
+
+			/*
+			 * else it depends on a group key (the parser checked that: a
+			 * primary key of its relation is grouped, and the planner left
+			 * the dependent columns out of the GROUP BY); as one more group
+			 * key it splits no group
+			 */
+			if (list_length(keys) >= GDB_MAX_GROUP_KEYS)
+			{
+				why = "the target list reads too many columns that depend on the group keys";
+				goto refused;
+			}
+			if (!vars_visible(n, tree.visible, &why))
+				goto refused;
+			if (gdb_type_class(v->vartype) == GDB_TYPE_TEXT &&
+				(!OidIsValid(v->varcollid) ||
+				 !get_collation_isdeterministic(v->varcollid)))
+			{
+				why = "a text group key has a nondeterministic collation";
+				goto refused;
+			}
+			key_exprs = lappend(key_exprs, n);
+			keys = lappend_int(keys, GDB_ATTNUM_EXPR);
 			continue;
 		}
 		ag = (Aggref *) n;

@@ -73,7 +73,7 @@ extern "C"
  * column of rows kept by the filter and every probe (cuda/hash_join.cu);
  * a request never names it.
  */
-#define GDB_MAX_JOINS		4		/* hash joins (build sides) of one request */
+#define GDB_MAX_JOINS		8		/* hash joins (build sides) of one request */
 #define GDB_MAX_JOIN_KEYS	4		/* equi-join keys of one join */
 #define GDB_MAX_JOIN_COLS	32		/* payload columns of all joins together */
 #define GDB_JOIN_COL(i)		(GDB_MAX_COLUMNS + GDB_MAX_EXPRS + GDB_MAX_CODE_TABLES + (i))
