@@ -1,0 +1,328 @@
+-- 29_gpu_join: GpuJoin (issue 18): GROUP BY and aggregates over a join
+-- tree that PostgreSQL's planner chose, one probe relation's rows probed
+-- against hash tables of the others (inner, semi, anti and left
+-- equi-joins).  Every query: the plan with gpudb on (EXPLAIN pinned where
+-- the shape matters), and EXCEPT ALL both ways between gpudb on and off
+-- (sql/include/differential.sql; numeric compared as text).  Star joins
+-- of a fact table to 2-3 dimensions, TPC-H-like shapes (Q3, Q5, Q10,
+-- Q12), NULL keys, duplicate probe keys, dangling keys, semi and anti
+-- joins through EXISTS, IN and NOT EXISTS, text and numeric keys, an
+-- INNER join's other quals, a build side with duplicate keys (PostgreSQL's
+-- plan behind the node answers), and build sides from the column cache.
+\i sql/include/plan_node_settings.sql
+
+-- a star: fact f, dimensions d1 (int key), d2 (bigint key), d3 (text key)
+CREATE TABLE d1 (id int PRIMARY KEY, name text, grp int, price numeric(10,2));
+CREATE TABLE d2 (id bigint PRIMARY KEY, region varchar(8), w float8, day date);
+CREATE TABLE d3 (code text PRIMARY KEY, cat char(3), lim int);
+CREATE TABLE dnokey (id int, tag text);		-- no key: duplicates
+CREATE TABLE f (id int, k1 int, k2 bigint, k3 text, v int, amt numeric(12,2),
+                x float8, day date);
+INSERT INTO d1 SELECT g, 'n' || (g % 7), g % 5, g * 1.25 FROM generate_series(1, 200) g;
+INSERT INTO d2 SELECT g, 'r' || (g % 3), g / 4.0, date '2020-01-01' + g
+FROM generate_series(1, 50) g;
+INSERT INTO d3 SELECT 'c' || g, (ARRAY['a', 'bb', 'ccc'])[g % 3 + 1], g % 40
+FROM generate_series(1, 30) g;
+INSERT INTO dnokey SELECT g % 20, 't' || g FROM generate_series(1, 30) g;
+-- NULL keys, dangling keys (k1 above 200, k2 above 50, k3 'c31'..), and
+-- every key value many times (duplicate probe keys)
+INSERT INTO f
+SELECT g,
+       CASE WHEN g % 17 = 0 THEN NULL ELSE g % 230 END,
+       CASE WHEN g % 23 = 0 THEN NULL ELSE g % 60 END,
+       CASE WHEN g % 19 = 0 THEN NULL ELSE 'c' || (g % 36) END,
+       g % 100, (g % 1000) / 10.0, g * 0.5, date '2020-01-01' + g % 90
+FROM generate_series(1, 6000) g;
+ANALYZE d1, d2, d3, dnokey, f;
+\i sql/include/differential.sql
+\i sql/include/explain_analyze.sql
+
+-- ---------------------------------------------------------------------------
+-- star joins
+-- ---------------------------------------------------------------------------
+EXPLAIN (COSTS OFF)
+SELECT d1.grp, d2.region, count(*), sum(f.v), avg(f.amt)
+FROM f JOIN d1 ON f.k1 = d1.id JOIN d2 ON f.k2 = d2.id
+GROUP BY d1.grp, d2.region;
+SELECT * FROM gpu_diff($$
+SELECT d1.grp, d2.region, count(*), sum(f.v), avg(f.amt), min(d1.price), max(d2.w)
+FROM f JOIN d1 ON f.k1 = d1.id JOIN d2 ON f.k2 = d2.id
+GROUP BY d1.grp, d2.region$$);
+-- three dimensions, quals on each relation, a text key
+EXPLAIN (COSTS OFF)
+SELECT d3.cat, d1.grp, count(*), sum(f.amt * d1.price)
+FROM f JOIN d1 ON f.k1 = d1.id JOIN d2 ON f.k2 = d2.id JOIN d3 ON f.k3 = d3.code
+WHERE d1.grp < 4 AND d2.w > 2 AND d3.lim >= 3 AND f.v > 10
+GROUP BY d3.cat, d1.grp;
+SELECT * FROM gpu_diff($$
+SELECT d3.cat, d1.grp, count(*), sum(f.amt * d1.price), sum(f.x), max(d3.lim)
+FROM f JOIN d1 ON f.k1 = d1.id JOIN d2 ON f.k2 = d2.id JOIN d3 ON f.k3 = d3.code
+WHERE d1.grp < 4 AND d2.w > 2 AND d3.lim >= 3 AND f.v > 10
+GROUP BY d3.cat, d1.grp$$);
+-- group keys and aggregate arguments over both sides, expressions too
+SELECT * FROM gpu_diff($$
+SELECT d1.name, date_trunc('month', d2.day::timestamp) AS m, count(*),
+       sum(f.v * d1.grp), avg(d1.price * f.v), min(f.day - d2.day)
+FROM f JOIN d1 ON f.k1 = d1.id JOIN d2 ON f.k2 = d2.id
+GROUP BY d1.name, date_trunc('month', d2.day::timestamp)$$);
+-- no group keys; an empty build side (no d1 row passes its qual)
+SELECT * FROM gpu_diff($$
+SELECT count(*), sum(f.v), avg(d1.price) FROM f JOIN d1 ON f.k1 = d1.id$$);
+SELECT * FROM gpu_diff($$
+SELECT count(*), sum(f.v), avg(d1.price) FROM f JOIN d1 ON f.k1 = d1.id
+WHERE d1.grp > 100$$);
+SELECT * FROM gpu_diff($$
+SELECT d1.grp, count(*) FROM f JOIN d1 ON f.k1 = d1.id
+WHERE d1.grp > 100 GROUP BY d1.grp$$);
+-- the join's key columns themselves grouped and summed
+SELECT * FROM gpu_diff($$
+SELECT d1.id % 10, count(*), sum(f.k1) FROM f JOIN d1 ON f.k1 = d1.id GROUP BY 1$$);
+-- an INNER join's other quals, evaluated after the probe
+EXPLAIN (COSTS OFF)
+SELECT d1.grp, count(*) FROM f JOIN d1 ON f.k1 = d1.id AND f.v > d1.grp * 10
+GROUP BY d1.grp;
+SELECT * FROM gpu_diff($$
+SELECT d1.grp, count(*), sum(f.v) FROM f JOIN d1 ON f.k1 = d1.id AND f.v > d1.grp * 10
+GROUP BY d1.grp$$);
+SELECT * FROM gpu_diff($$
+SELECT d3.cat, count(*) FROM f JOIN d3 ON f.k3 = d3.code AND (f.v < d3.lim OR d3.cat = 'a')
+GROUP BY d3.cat$$);
+
+-- ---------------------------------------------------------------------------
+-- semi and anti joins: EXISTS, IN, NOT EXISTS (NULL probe keys never
+-- match: NOT EXISTS keeps them); NOT IN keeps PostgreSQL's plan
+-- ---------------------------------------------------------------------------
+-- (EXISTS against a unique key is an inner join to PostgreSQL's planner)
+EXPLAIN (COSTS OFF)
+SELECT f.v % 5, count(*) FROM f
+WHERE EXISTS (SELECT 1 FROM d1 WHERE d1.id = f.k1 AND d1.grp = 2) GROUP BY 1;
+EXPLAIN (COSTS OFF)
+SELECT f.v % 5, count(*) FROM f
+WHERE EXISTS (SELECT 1 FROM dnokey n WHERE n.id = f.k1 AND n.tag LIKE 't1%') GROUP BY 1;
+SELECT * FROM gpu_diff($$
+SELECT f.v % 5, count(*), sum(f.amt) FROM f
+WHERE EXISTS (SELECT 1 FROM d1 WHERE d1.id = f.k1 AND d1.grp = 2) GROUP BY 1$$);
+SELECT * FROM gpu_diff($$
+SELECT f.v % 5, count(*) FROM f WHERE f.k2 IN (SELECT id FROM d2 WHERE w > 5) GROUP BY 1$$);
+SELECT * FROM gpu_diff($$
+SELECT f.v % 5, count(*) FROM f WHERE f.k3 IN (SELECT code FROM d3 WHERE cat = 'bb') GROUP BY 1$$);
+EXPLAIN (COSTS OFF)
+SELECT f.v % 5, count(*) FROM f
+WHERE NOT EXISTS (SELECT 1 FROM d1 WHERE d1.id = f.k1) GROUP BY 1;
+SELECT * FROM gpu_diff($$
+SELECT f.v % 5, count(*), count(f.k1), sum(f.x) FROM f
+WHERE NOT EXISTS (SELECT 1 FROM d1 WHERE d1.id = f.k1) GROUP BY 1$$);
+-- a semi join against a relation with duplicate keys (no uniqueness needed)
+SELECT * FROM gpu_diff($$
+SELECT count(*), sum(f.v) FROM f WHERE EXISTS (SELECT 1 FROM dnokey n WHERE n.id = f.k1)$$);
+SELECT * FROM gpu_diff($$
+SELECT count(*), sum(f.v) FROM f WHERE NOT EXISTS (SELECT 1 FROM dnokey n WHERE n.id = f.k1)$$);
+-- NOT IN: PostgreSQL's NULL rules, PostgreSQL's plan
+SELECT * FROM gpu_diff($$
+SELECT count(*) FROM f WHERE f.k1 NOT IN (SELECT id FROM d1)$$);
+-- inner and semi joins together
+SELECT * FROM gpu_diff($$
+SELECT d1.grp, count(*) FROM f JOIN d1 ON f.k1 = d1.id
+WHERE EXISTS (SELECT 1 FROM d3 WHERE d3.code = f.k3 AND d3.lim > 10)
+  AND NOT EXISTS (SELECT 1 FROM d2 WHERE d2.id = f.k2 AND d2.region = 'r1')
+GROUP BY d1.grp$$);
+
+-- ---------------------------------------------------------------------------
+-- left joins: NULL-extended payload for dangling and NULL keys
+-- ---------------------------------------------------------------------------
+EXPLAIN (COSTS OFF)
+SELECT d1.grp, count(*), count(d1.id) FROM f LEFT JOIN d1 ON f.k1 = d1.id GROUP BY d1.grp;
+SELECT * FROM gpu_diff($$
+SELECT d1.grp, count(*), count(d1.id), sum(f.v), max(d1.price)
+FROM f LEFT JOIN d1 ON f.k1 = d1.id GROUP BY d1.grp$$);
+-- the ON clause's qual on the inner relation filters the build side
+SELECT * FROM gpu_diff($$
+SELECT d2.region, count(*), sum(d2.w) FROM f LEFT JOIN d2 ON f.k2 = d2.id AND d2.w > 3
+GROUP BY d2.region$$);
+-- a right join is a left join with the sides swapped
+SELECT * FROM gpu_diff($$
+SELECT d1.grp, count(*) FROM d1 RIGHT JOIN f ON f.k1 = d1.id GROUP BY d1.grp$$);
+
+-- ---------------------------------------------------------------------------
+-- a build side that is not unique on its keys: an inner join would
+-- expand rows; the node answers with PostgreSQL's plan behind it
+-- ---------------------------------------------------------------------------
+EXPLAIN (COSTS OFF)
+SELECT n.tag, count(*) FROM f JOIN dnokey n ON f.k1 = n.id GROUP BY n.tag;
+SELECT * FROM gpu_diff($$
+SELECT n.tag, count(*), sum(f.v) FROM f JOIN dnokey n ON f.k1 = n.id GROUP BY n.tag$$);
+SELECT l FROM gpu_analyze($$
+SELECT n.tag, count(*) FROM f JOIN dnokey n ON f.k1 = n.id GROUP BY n.tag$$) l
+WHERE l ~ 'GpuJoin|Fallback';
+
+-- ---------------------------------------------------------------------------
+-- TPC-H shapes, on tables of TPC-H's schema
+-- ---------------------------------------------------------------------------
+CREATE TABLE region (r_regionkey int PRIMARY KEY, r_name char(25));
+CREATE TABLE nation (n_nationkey int PRIMARY KEY, n_name char(25), n_regionkey int);
+CREATE TABLE supplier (s_suppkey int PRIMARY KEY, s_name char(25), s_nationkey int);
+CREATE TABLE customer (c_custkey int PRIMARY KEY, c_name varchar(25), c_address varchar(40),
+  c_nationkey int, c_phone char(15), c_acctbal numeric(15,2), c_mktsegment char(10),
+  c_comment varchar(117));
+CREATE TABLE orders (o_orderkey bigint PRIMARY KEY, o_custkey int, o_orderstatus char(1),
+  o_totalprice numeric(15,2), o_orderdate date, o_orderpriority char(15),
+  o_shippriority int);
+CREATE TABLE lineitem (l_orderkey bigint, l_suppkey int, l_linenumber int,
+  l_quantity numeric(15,2), l_extendedprice numeric(15,2), l_discount numeric(15,2),
+  l_returnflag char(1), l_shipdate date, l_commitdate date, l_receiptdate date,
+  l_shipmode char(10), PRIMARY KEY (l_orderkey, l_linenumber));
+INSERT INTO region SELECT g, (ARRAY['AFRICA','AMERICA','ASIA','EUROPE','MIDDLE EAST'])[g + 1]
+FROM generate_series(0, 4) g;
+INSERT INTO nation SELECT g, 'NATION' || g, g % 5 FROM generate_series(0, 24) g;
+INSERT INTO supplier SELECT g, 'Supplier#' || g, g % 25 FROM generate_series(1, 40) g;
+INSERT INTO customer SELECT g, 'Customer#' || g, 'addr' || (g % 13), g % 25,
+  '10-' || (100 + g % 900), (g % 2000) - 500.25,
+  (ARRAY['BUILDING','AUTOMOBILE','MACHINERY','HOUSEHOLD','FURNITURE'])[g % 5 + 1],
+  'comment ' || (g % 11)
+FROM generate_series(1, 300) g;
+INSERT INTO orders SELECT g, CASE WHEN g % 97 = 0 THEN 9999 ELSE g % 300 + 1 END,
+  (ARRAY['F','O','P'])[g % 3 + 1], (g % 5000) * 10.5,
+  date '1993-01-01' + (g * 7) % 2000, (ARRAY['1-URGENT','2-HIGH','3-MEDIUM','4-NOT SPECIFIED','5-LOW'])[g % 5 + 1],
+  0
+FROM generate_series(1, 3000) g;
+INSERT INTO lineitem SELECT o, CASE WHEN (o + n) % 31 = 0 THEN NULL ELSE (o * n) % 40 + 1 END, n,
+  (o + n) % 50 + 1, ((o * 7919 + n) % 100000) / 100.0 + 900, ((o + n) % 11) / 100.0,
+  (ARRAY['A','N','R'])[(o + n) % 3 + 1],
+  date '1993-01-01' + (o * 7) % 2000 + n * 5, date '1993-01-01' + (o * 7) % 2000 + 30,
+  date '1993-01-01' + (o * 7) % 2000 + n * 9,
+  (ARRAY['MAIL','SHIP','AIR','TRUCK','RAIL'])[(o + n) % 5 + 1]
+FROM generate_series(1, 3000) o, generate_series(1, 4) n;
+ANALYZE region, nation, supplier, customer, orders, lineitem;
+
+-- Q3: shipping priority
+EXPLAIN (COSTS OFF)
+SELECT l_orderkey, sum(l_extendedprice * (1 - l_discount)) AS revenue, o_orderdate, o_shippriority
+FROM customer, orders, lineitem
+WHERE c_mktsegment = 'BUILDING' AND c_custkey = o_custkey AND l_orderkey = o_orderkey
+  AND o_orderdate < date '1995-03-15' AND l_shipdate > date '1995-03-15'
+GROUP BY l_orderkey, o_orderdate, o_shippriority;
+SELECT * FROM gpu_diff($$
+SELECT l_orderkey, sum(l_extendedprice * (1 - l_discount)) AS revenue, o_orderdate, o_shippriority
+FROM customer, orders, lineitem
+WHERE c_mktsegment = 'BUILDING' AND c_custkey = o_custkey AND l_orderkey = o_orderkey
+  AND o_orderdate < date '1995-03-15' AND l_shipdate > date '1995-03-15'
+GROUP BY l_orderkey, o_orderdate, o_shippriority$$);
+-- Q5: local supplier volume (a customer and a supplier of one nation)
+EXPLAIN (COSTS OFF)
+SELECT n_name, sum(l_extendedprice * (1 - l_discount)) AS revenue
+FROM customer, orders, lineitem, supplier, nation, region
+WHERE c_custkey = o_custkey AND l_orderkey = o_orderkey AND l_suppkey = s_suppkey
+  AND c_nationkey = s_nationkey AND s_nationkey = n_nationkey AND n_regionkey = r_regionkey
+  AND r_name = 'ASIA' AND o_orderdate >= date '1994-01-01'
+  AND o_orderdate < date '1994-01-01' + interval '1' year
+GROUP BY n_name;
+SELECT * FROM gpu_diff($$
+SELECT n_name, sum(l_extendedprice * (1 - l_discount)) AS revenue
+FROM customer, orders, lineitem, supplier, nation, region
+WHERE c_custkey = o_custkey AND l_orderkey = o_orderkey AND l_suppkey = s_suppkey
+  AND c_nationkey = s_nationkey AND s_nationkey = n_nationkey AND n_regionkey = r_regionkey
+  AND r_name = 'ASIA' AND o_orderdate >= date '1994-01-01'
+  AND o_orderdate < date '1994-01-01' + interval '1' year
+GROUP BY n_name$$);
+-- Q10: returned items (customer's columns depend on its grouped key)
+EXPLAIN (COSTS OFF)
+SELECT c_custkey, c_name, sum(l_extendedprice * (1 - l_discount)) AS revenue,
+  c_acctbal, n_name, c_address, c_phone, c_comment
+FROM customer, orders, lineitem, nation
+WHERE c_custkey = o_custkey AND l_orderkey = o_orderkey
+  AND o_orderdate >= date '1993-10-01' AND o_orderdate < date '1993-10-01' + interval '3' month
+  AND l_returnflag = 'R' AND c_nationkey = n_nationkey
+GROUP BY c_custkey, c_name, c_acctbal, c_phone, n_name, c_address, c_comment;
+SELECT * FROM gpu_diff($$
+SELECT c_custkey, c_name, sum(l_extendedprice * (1 - l_discount)) AS revenue,
+  c_acctbal, n_name, c_address, c_phone, c_comment
+FROM customer, orders, lineitem, nation
+WHERE c_custkey = o_custkey AND l_orderkey = o_orderkey
+  AND o_orderdate >= date '1993-10-01' AND o_orderdate < date '1993-10-01' + interval '3' month
+  AND l_returnflag = 'R' AND c_nationkey = n_nationkey
+GROUP BY c_custkey, c_name, c_acctbal, c_phone, n_name, c_address, c_comment$$);
+-- Q12: shipping modes and order priority
+EXPLAIN (COSTS OFF)
+SELECT l_shipmode,
+  sum(CASE WHEN o_orderpriority = '1-URGENT' OR o_orderpriority = '2-HIGH' THEN 1 ELSE 0 END) AS high,
+  sum(CASE WHEN o_orderpriority <> '1-URGENT' AND o_orderpriority <> '2-HIGH' THEN 1 ELSE 0 END) AS low
+FROM orders, lineitem
+WHERE o_orderkey = l_orderkey AND l_shipmode IN ('MAIL', 'SHIP')
+  AND l_commitdate < l_receiptdate AND l_shipdate < l_commitdate
+  AND l_receiptdate >= date '1994-01-01' AND l_receiptdate < date '1994-01-01' + interval '1' year
+GROUP BY l_shipmode;
+SELECT * FROM gpu_diff($$
+SELECT l_shipmode,
+  sum(CASE WHEN o_orderpriority = '1-URGENT' OR o_orderpriority = '2-HIGH' THEN 1 ELSE 0 END) AS high,
+  sum(CASE WHEN o_orderpriority <> '1-URGENT' AND o_orderpriority <> '2-HIGH' THEN 1 ELSE 0 END) AS low
+FROM orders, lineitem
+WHERE o_orderkey = l_orderkey AND l_shipmode IN ('MAIL', 'SHIP')
+  AND l_commitdate < l_receiptdate AND l_shipdate < l_commitdate
+  AND l_receiptdate >= date '1994-01-01' AND l_receiptdate < date '1994-01-01' + interval '1' year
+GROUP BY l_shipmode$$);
+-- Q4-like: a semi join of orders to lineitem (duplicates on the build side)
+SELECT * FROM gpu_diff($$
+SELECT o_orderpriority, count(*) FROM orders
+WHERE o_orderdate >= date '1993-07-01' AND o_orderdate < date '1993-10-01'
+  AND EXISTS (SELECT * FROM lineitem WHERE l_orderkey = o_orderkey AND l_commitdate < l_receiptdate)
+GROUP BY o_orderpriority$$);
+-- a chain: lineitem -> orders -> customer -> nation, keyed by payload columns
+SELECT * FROM gpu_diff($$
+SELECT n_name, o_orderstatus, count(*), sum(l_quantity), avg(c_acctbal)
+FROM lineitem JOIN orders ON l_orderkey = o_orderkey
+  JOIN customer ON o_custkey = c_custkey JOIN nation ON c_nationkey = n_nationkey
+GROUP BY n_name, o_orderstatus$$);
+
+-- ---------------------------------------------------------------------------
+-- EXPLAIN ANALYZE: build rows and sources; the probe side reads the heap
+-- ---------------------------------------------------------------------------
+SELECT l FROM gpu_analyze($$
+SELECT d1.grp, count(*) FROM f JOIN d1 ON f.k1 = d1.id JOIN d2 ON f.k2 = d2.id
+WHERE d2.w > 2 GROUP BY d1.grp$$) l;
+
+-- ---------------------------------------------------------------------------
+-- the build sides and the probe relation in the column cache (a server
+-- without preload has none: the heap answers the same)
+-- ---------------------------------------------------------------------------
+SELECT gpu_cache_load('d1') > 0 AS loaded;
+SELECT gpu_cache_load('d2') > 0 AS loaded;
+SELECT gpu_cache_load('f') > 0 AS loaded;
+SELECT l FROM gpu_analyze($$
+SELECT d1.grp, count(*) FROM f JOIN d1 ON f.k1 = d1.id JOIN d2 ON f.k2 = d2.id
+WHERE d2.w > 2 GROUP BY d1.grp$$) l WHERE l ~ 'Source|Cache';
+SELECT * FROM gpu_diff($$
+SELECT d1.grp, d2.region, count(*), sum(f.v), avg(f.amt)
+FROM f JOIN d1 ON f.k1 = d1.id JOIN d2 ON f.k2 = d2.id
+GROUP BY d1.grp, d2.region$$);
+SELECT * FROM gpu_diff($$
+SELECT d1.grp, count(*), count(d1.id) FROM f LEFT JOIN d1 ON f.k1 = d1.id GROUP BY d1.grp$$);
+-- a build side changed after its load: its new rows are seen
+UPDATE d1 SET grp = grp + 10 WHERE id % 3 = 0;
+SELECT * FROM gpu_diff($$
+SELECT d1.grp, count(*), sum(f.v) FROM f JOIN d1 ON f.k1 = d1.id GROUP BY d1.grp$$);
+BEGIN;
+DELETE FROM d1 WHERE id % 4 = 0;
+SELECT * FROM gpu_diff($$
+SELECT d1.grp, count(*), sum(f.v) FROM f JOIN d1 ON f.k1 = d1.id GROUP BY d1.grp$$);
+ROLLBACK;
+SELECT gpu_cache_drop('d1');
+SELECT gpu_cache_drop('d2');
+SELECT gpu_cache_drop('f');
+
+-- ---------------------------------------------------------------------------
+-- what keeps PostgreSQL's plan: a full join, a non-equality join qual of
+-- a left join, keys of different types
+-- ---------------------------------------------------------------------------
+SELECT * FROM gpu_diff($$
+SELECT d1.grp, count(*) FROM f FULL JOIN d1 ON f.k1 = d1.id GROUP BY d1.grp$$);
+SELECT * FROM gpu_diff($$
+SELECT d1.grp, count(*) FROM f LEFT JOIN d1 ON f.k1 = d1.id AND f.v > d1.grp
+GROUP BY d1.grp$$);
+SELECT * FROM gpu_diff($$
+SELECT count(*) FROM f JOIN d2 ON f.day = d2.day::timestamp$$);
+
+DROP FUNCTION gpu_diff(text, bool);
+DROP FUNCTION gpu_diff_rows(text, bool);
+DROP FUNCTION gpu_source(text);
+DROP FUNCTION gpu_analyze(text);
+DROP TABLE f, d1, d2, d3, dnokey, region, nation, supplier, customer, orders, lineitem;
