@@ -207,6 +207,15 @@ FROM customer, orders, lineitem
 WHERE c_mktsegment = 'BUILDING' AND c_custkey = o_custkey AND l_orderkey = o_orderkey
   AND o_orderdate < date '1995-03-15' AND l_shipdate > date '1995-03-15'
 GROUP BY l_orderkey, o_orderdate, o_shippriority$$);
+-- lineitem probes the hash of orders joined to customer (a nested build
+-- side, unique on o_orderkey): no fallback
+SELECT l FROM gpu_analyze($$
+SELECT l_orderkey, sum(l_extendedprice * (1 - l_discount)) AS revenue, o_orderdate, o_shippriority
+FROM customer, orders, lineitem
+WHERE c_mktsegment = 'BUILDING' AND c_custkey = o_custkey AND l_orderkey = o_orderkey
+  AND o_orderdate < date '1995-03-15' AND l_shipdate > date '1995-03-15'
+GROUP BY l_orderkey, o_orderdate, o_shippriority$$) l
+WHERE l ~ 'Build Rows|Fallback|Rows In|Groups';
 -- Q5: local supplier volume (a customer and a supplier of one nation)
 EXPLAIN (COSTS OFF)
 SELECT n_name, sum(l_extendedprice * (1 - l_discount)) AS revenue

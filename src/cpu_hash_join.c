@@ -70,9 +70,10 @@ gdb_cpu_validate_joins(const GdbRequest *req, GdbBatch *shape, GdbError *err)
 	if (req->join_data == NULL)
 		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 							 "request has joins but no address for their build sides");
-	if (req->oper != GDB_OPER_GROUPBY || req->input_is_states)
+	if ((req->oper != GDB_OPER_GROUPBY && req->oper != GDB_OPER_SELECT) ||
+		req->input_is_states)
 		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
-							 "only a group-by over values runs joins");
+							 "only a group-by over values or a select runs joins");
 	for (j = 0; j < req->njoins; j++)
 	{
 		const GdbJoinSpec *spec = &req->joins[j];

@@ -85,7 +85,11 @@ typedef enum GdbPrivateField
 
 /* ---- GpuJoin's build sides (join_build.c) ---- */
 
-/* One build side of a GpuJoin: its query and what EXPLAIN shows. */
+/*
+ * One build side of a GpuJoin: its query (a SELECT of its relation's
+ * keys and payload, or of a nested join tree's result) and what EXPLAIN
+ * shows.
+ */
 typedef struct GdbJoinBuild
 {
 	GdbJoinType type;
@@ -96,6 +100,7 @@ typedef struct GdbJoinBuild
 	uint64		rows;			/* build rows (after gdb_join_build) */
 	bool		from_cache;
 	int			cache_state;
+	struct GdbJoinState *sub;	/* a nested tree's build sides, or NULL */
 } GdbJoinBuild;
 
 /* The build sides of a GpuJoin, in probe order. */

@@ -732,6 +732,42 @@ cache_state_name(int state)
 	}
 }
 
+/*
+ * EXPLAIN's lines of a GpuJoin's build sides: "<prefix>N" with the join
+ * (type, relation, keys and other quals), "<prefix>N Filter" with the
+ * build relation's quals, a nested tree's joins as "<prefix>N.M", and
+ * with built (ANALYZE, after the build sides were read) their rows and
+ * source.
+ */
+static void
+explain_joins(GdbJoinState *js, const char *prefix, bool built, ExplainState *es)
+{
+	int			i;
+
+	for (i = 0; i < js->njoins; i++)
+	{
+		GdbJoinBuild *b = &js->builds[i];
+		char	   *name = psprintf("%s%d", prefix, i + 1);
+
+		ExplainPropertyText(name, b->label, es);
+		if (b->quals != NIL)
+			ExplainPropertyText(psprintf("%s Filter", name),
+								deparse_expression((Node *) make_ands_explicit(b->quals),
+												   deparse_context_for(RelationGetRelationName(b->q.rel),
+																	   RelationGetRelid(b->q.rel)),
+												   false, false),
+								es);
+		if (b->sub != NULL)
+			explain_joins(b->sub, psprintf("%s.", name), built, es);
+		if (built)
+		{
+			ExplainPropertyInteger(psprintf("%s Build Rows", name), NULL, (int64) b->rows, es);
+			ExplainPropertyText(psprintf("%s Source", name),
+								b->from_cache ? "cache" : "heap", es);
+		}
+	}
+}
+
 static void
 gdb_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 {
@@ -767,34 +803,8 @@ gdb_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 							es);
 	}
 	if (s->join != NULL)
-	{
-		/* the join tree: each build side, its keys and its quals */
-		for (i = 0; i < s->join->njoins; i++)
-		{
-			GdbJoinBuild *b = &s->join->builds[i];
-			char		label[64];
-
-			snprintf(label, sizeof(label), "Join %d", i + 1);
-			ExplainPropertyText(label, b->label, es);
-			if (b->quals != NIL)
-			{
-				snprintf(label, sizeof(label), "Join %d Filter", i + 1);
-				ExplainPropertyText(label,
-									deparse_expression((Node *) make_ands_explicit(b->quals),
-													   deparse_context_for(RelationGetRelationName(b->q.rel),
-																		   RelationGetRelid(b->q.rel)),
-													   false, false),
-									es);
-			}
-			if (es->analyze && s->ran && s->q.req->join_data != NULL)
-			{
-				snprintf(label, sizeof(label), "Join %d Build Rows", i + 1);
-				ExplainPropertyInteger(label, NULL, (int64) b->rows, es);
-				snprintf(label, sizeof(label), "Join %d Source", i + 1);
-				ExplainPropertyText(label, b->from_cache ? "cache" : "heap", es);
-			}
-		}
-	}
+		explain_joins(s->join, "Join ", es->analyze && s->ran && s->q.req->join_data != NULL,
+					  es);
 	if (s->kind == GDB_NODE_AGG || s->kind == GDB_NODE_JOIN)
 	{
 		for (i = 0; i < q->nkeys; i++)

@@ -8,10 +8,13 @@
  *
  * The join tree is read off one of the join relation's paths (gdb does
  * not reorder joins): a chain of hash, merge or nested-loop joins whose
- * inner sides are base relations, and whose outermost leaf -- the probe
- * side -- is a base relation too.  Each inner relation becomes a build
- * side: its rows after its own quals, hashed on the join keys, with the
- * columns the query needs above the join as payload.  What is accepted:
+ * outermost leaf -- the probe side -- is a base relation.  Each inner
+ * side becomes a build side, hashed on the join keys, with the columns
+ * the query needs above the join as payload: a base relation's rows after
+ * its own quals, or, where the inner side is itself a join (a bushy
+ * tree, as PostgreSQL plans TPC-H Q3: lineitem probing the hash of orders
+ * joined to customer), that join's result, computed first by a request
+ * of its own over the same kind of tree.  What is accepted:
  *	 - inner, left (a right join is a left join with the sides swapped),
  *	   semi (EXISTS, IN; also an inner join against a unique-ified inner
  *	   relation) and anti (NOT EXISTS) joins; an inner join's sides
@@ -37,11 +40,11 @@
  *	   group keys again (they split no group);
  *	 - every relation's quals on the device.
  * Anything else keeps PostgreSQL's plan (gpudb.debug_unsupported says
- * why): other join types, a qual other than such an equality in an
- * outer, semi or anti join, a
- * bushy tree (a join on the inner side of a join), parameterised or
- * LATERAL paths, count(DISTINCT) and the ordered-set
- * aggregates, more than GDB_MAX_JOINS joins.
+ * why): full joins, a qual other than such an equality in an outer,
+ * semi or anti join, join keys of other types (or expressions),
+ * parameterised or LATERAL paths, a unique-ified join, count(DISTINCT)
+ * and the ordered-set aggregates, more than GDB_MAX_JOINS joins on one
+ * level of the tree.
  *
  * An INNER or LEFT join needs a build side unique on its keys: the node
  * always carries PostgreSQL's own plan for the query behind it
@@ -54,10 +57,12 @@
  *	 (Integer probe relid, IntList every relid, the INNER joins' other
  *	  quals as one Expr or NULL, step...)
  * with one step per join, in probe order:
- *	 (Integer GdbJoinType, Integer build relid, List build quals (Vars of
- *	  varno 1, in the executor's order), IntList (probe varno, probe
- *	  attnum, build attnum) per key, IntList payload attnums, List key
- *	  clauses and other quals (for EXPLAIN))
+ *	 (Integer GdbJoinType, Integer build relid (a nested tree's probe
+ *	  relation), List its quals (Vars of varno 1, in the executor's
+ *	  order), IntList (probe varno, probe attnum, build varno, build
+ *	  attnum) per key, IntList (varno, attnum) per payload column, List key
+ *	  clauses and other quals (for EXPLAIN), List nested tree (NIL, or the
+ *	  inner join's tree in this same form))
  * Range table indexes are the planner's; the executor adds the offset by
  * which set_plan_references moved the scan relation.
  *
@@ -74,6 +79,7 @@
 #include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/pathnode.h"
+#include "optimizer/planmain.h"
 #include "optimizer/paths.h"
 #include "optimizer/tlist.h"
 #include "parser/parsetree.h"
@@ -89,23 +95,30 @@
 #include "expr_compile.h"
 
 /* One join of the tree, as the walk finds it. */
+typedef struct JoinTree JoinTree;
+
 typedef struct JoinStep
 {
 	GdbJoinType type;
-	Index		relid;			/* the build side */
-	List	   *triples;		/* (probe varno, probe attnum, build attnum) */
+	Index		relid;			/* the build side's relation, or its join
+								 * tree's probe relation */
+	JoinTree   *sub;			/* a join on the inner side: its tree (the
+								 * build side is that join's result), or NULL */
+	Relids		inner;			/* the build side's visible relations */
+	List	   *quads;			/* (probe varno, probe attnum, build varno,
+								 * build attnum) per key */
 	List	   *clauses;		/* the key equalities, for EXPLAIN */
 	List	   *extra;			/* an INNER join's other quals */
 } JoinStep;
 
 /* The join tree: the probe relation and the joins in probe order. */
-typedef struct JoinTree
+struct JoinTree
 {
 	Index		probe;
 	Relids		relids;			/* relations joined so far */
 	Relids		visible;		/* relations whose columns are seen above */
 	List	   *steps;			/* JoinStep */
-} JoinTree;
+};
 
 /*
  * path below projections, materialisations, sorts, memoize nodes and
@@ -140,12 +153,13 @@ is_join_path(Path *p)
 	return IsA(p, NestPath) || IsA(p, MergePath) || IsA(p, HashPath);
 }
 
-/* a scan of one base relation (not a join, not unique-ified) */
+/* a scan of one table (not a join, not unique-ified, not a subquery) */
 static bool
 is_leaf(Path *p)
 {
 	return !is_join_path(p) && !IsA(p, UniquePath) && p->parent != NULL &&
-		p->parent->reloptkind == RELOPT_BASEREL;
+		p->parent->reloptkind == RELOPT_BASEREL &&
+		p->parent->rtekind == RTE_RELATION;
 }
 
 /*
@@ -221,8 +235,9 @@ key_types_ok(Var *a, Var *b, Oid collid, const char **why)
 }
 
 /*
- * The join's quals as key triples: each an equality of a Var of the build
- * relation relid and a Var of a relation in tree->visible.
+ * The join's quals as key quads: each an equality of a Var of the build
+ * side (step->inner) and a Var of a relation in tree->visible; an INNER
+ * join's other quals go to step->extra.
  */
 static bool
 step_keys(JoinTree *tree, JoinStep *step, List *rinfos, bool outer_join,
@@ -255,7 +270,8 @@ step_keys(JoinTree *tree, JoinStep *step, List *rinfos, bool outer_join,
 		if (l == NULL || !IsA(l, Var) || !IsA(r, Var) ||
 			((Var *) l)->varlevelsup != 0 || ((Var *) r)->varlevelsup != 0 ||
 			((Var *) l)->varattno <= 0 || ((Var *) r)->varattno <= 0 ||
-			(((Var *) l)->varno == step->relid) == (((Var *) r)->varno == step->relid))
+			bms_is_member(((Var *) l)->varno, step->inner) ==
+			bms_is_member(((Var *) r)->varno, step->inner))
 		{
 			/*
 			 * an INNER join's other quals: evaluated over the probe row and
@@ -269,7 +285,7 @@ step_keys(JoinTree *tree, JoinStep *step, List *rinfos, bool outer_join,
 			step->extra = lappend(step->extra, ri->clause);
 			continue;
 		}
-		if (((Var *) l)->varno == step->relid)
+		if (bms_is_member(((Var *) l)->varno, step->inner))
 		{
 			bv = (Var *) l;
 			pv = (Var *) r;
@@ -292,17 +308,18 @@ step_keys(JoinTree *tree, JoinStep *step, List *rinfos, bool outer_join,
 			step->extra = lappend(step->extra, ri->clause);
 			continue;
 		}
-		step->triples = lappend_int(step->triples, pv->varno);
-		step->triples = lappend_int(step->triples, pv->varattno);
-		step->triples = lappend_int(step->triples, bv->varattno);
+		step->quads = lappend_int(step->quads, pv->varno);
+		step->quads = lappend_int(step->quads, pv->varattno);
+		step->quads = lappend_int(step->quads, bv->varno);
+		step->quads = lappend_int(step->quads, bv->varattno);
 		step->clauses = lappend(step->clauses, copyObject(op));
 	}
-	if (step->triples == NIL)
+	if (step->quads == NIL)
 	{
 		*why = "a join without an equality of columns (a cross join)";
 		return false;
 	}
-	if (list_length(step->triples) / 3 > GDB_MAX_JOIN_KEYS)
+	if (list_length(step->quads) / 4 > GDB_MAX_JOIN_KEYS)
 	{
 		*why = "a join on too many keys";
 		return false;
@@ -325,9 +342,15 @@ walk_join(PlannerInfo *root, Path *path, JoinTree *tree, const char **why)
 	List	   *rinfos;
 
 	path = strip_path(path);
-	if (path->param_info != NULL)
+
+	/*
+	 * a parameterised scan of one relation (a nested loop's inner index
+	 * scan) enforces join quals, which the join it is under takes over;
+	 * a parameterised join (LATERAL, or params from further up) is not run
+	 */
+	if (path->param_info != NULL && !is_leaf(path))
 	{
-		*why = "a parameterised path (LATERAL or a nested loop's inner index scan under a join)";
+		*why = "a parameterised join path (LATERAL or a nested loop's inner index scan under a join)";
 		return false;
 	}
 	if (!is_join_path(path))
@@ -346,6 +369,10 @@ walk_join(PlannerInfo *root, Path *path, JoinTree *tree, const char **why)
 	outer = strip_path(jp->outerjoinpath);
 	inner = strip_path(jp->innerjoinpath);
 	jt = jp->jointype;
+	/* the join's quals, those a parameterised inner scan enforces too */
+	rinfos = list_copy(jp->joinrestrictinfo);
+	if (inner->param_info)
+		rinfos = list_concat(rinfos, inner->param_info->ppi_clauses);
 	if (jt == JOIN_RIGHT)
 	{
 		Path	   *t = outer;
@@ -356,15 +383,40 @@ walk_join(PlannerInfo *root, Path *path, JoinTree *tree, const char **why)
 	}
 	if (jt == JOIN_INNER)
 	{
-		/* an inner join's sides commute: the chain, or the larger, probes */
+		/*
+		 * an inner join's sides commute: a unique-ified side is the build
+		 * side (a semi join); of two relations, the larger probes
+		 */
 		bool		swap = false;
 
 		if (IsA(outer, UniquePath) && !IsA(inner, UniquePath))
 			swap = true;
-		else if (is_leaf(outer) && !is_leaf(inner) && !IsA(inner, UniquePath))
-			swap = true;
-		else if (is_leaf(outer) && is_leaf(inner) &&
-				 inner->parent->rows > outer->parent->rows)
+		else if (is_leaf(outer) && is_leaf(inner) && outer->param_info == NULL)
+		{
+			/*
+			 * two relations: the one unique on the join's keys is the build
+			 * side (innerrel_is_unique, as the planner proves it for the
+			 * inner side), else the smaller one
+			 */
+			bool		outer_unique = !jp->inner_unique &&
+				innerrel_is_unique(root, path->parent->relids, inner->parent->relids,
+								   outer->parent, JOIN_INNER, rinfos, false);
+
+			if (outer_unique ||
+				(jp->inner_unique == outer_unique &&
+				 inner->parent->rows > outer->parent->rows))
+				swap = true;
+		}
+
+		/*
+		 * a relation not known unique on the keys (jp->inner_unique,
+		 * innerrel_is_unique), above a join of others (a fact table hashed
+		 * under its dimensions' join): it probes the
+		 * hash of that join's result, whose rows are unique when each of
+		 * its own build sides is
+		 */
+		else if (!jp->inner_unique && is_leaf(inner) && is_join_path(outer) &&
+				 outer->param_info == NULL)
 			swap = true;
 		if (swap)
 		{
@@ -378,6 +430,11 @@ walk_join(PlannerInfo *root, Path *path, JoinTree *tree, const char **why)
 			/* an inner join against distinct inner keys: a semi join */
 			inner = strip_path(((UniquePath *) inner)->subpath);
 			jt = JOIN_SEMI;
+			if (!is_leaf(inner))
+			{
+				*why = "a unique-ified join";
+				return false;
+			}
 		}
 	}
 	if (jt != JOIN_INNER && jt != JOIN_LEFT && jt != JOIN_SEMI && jt != JOIN_ANTI)
@@ -385,9 +442,27 @@ walk_join(PlannerInfo *root, Path *path, JoinTree *tree, const char **why)
 		*why = "a full or unique-ified outer join";
 		return false;
 	}
-	if (!is_leaf(inner))
+	step = palloc0(sizeof(JoinStep));
+	if (is_join_path(inner))
 	{
-		*why = "the inner side of a join is itself a join (a bushy join tree)";
+		/*
+		 * a join on the inner side (a bushy tree): its result is the build
+		 * side, computed by a request of its own (join_build.c)
+		 */
+		step->sub = palloc0(sizeof(JoinTree));
+		if (!walk_join(root, inner, step->sub, why))
+			return false;
+		step->relid = step->sub->probe;
+		step->inner = bms_copy(step->sub->visible);
+	}
+	else if (is_leaf(inner))
+	{
+		step->relid = inner->parent->relid;
+		step->inner = bms_make_singleton(step->relid);
+	}
+	else
+	{
+		*why = "the inner side of a join is neither a table scan nor a join";
 		return false;
 	}
 	if (!walk_join(root, outer, tree, why))
@@ -397,19 +472,14 @@ walk_join(PlannerInfo *root, Path *path, JoinTree *tree, const char **why)
 		*why = psprintf("more than %d joins", GDB_MAX_JOINS);
 		return false;
 	}
-	step = palloc0(sizeof(JoinStep));
-	step->relid = inner->parent->relid;
 	step->type = jt == JOIN_INNER ? GDB_JOIN_INNER : jt == JOIN_LEFT ? GDB_JOIN_LEFT :
 		jt == JOIN_SEMI ? GDB_JOIN_SEMI : GDB_JOIN_ANTI;
-	/* a parameterised inner path enforces its join quals itself */
-	rinfos = list_copy(jp->joinrestrictinfo);
-	if (inner->param_info)
-		rinfos = list_concat(rinfos, inner->param_info->ppi_clauses);
 	if (!step_keys(tree, step, rinfos, jt == JOIN_LEFT || jt == JOIN_ANTI, why))
 		return false;
-	tree->relids = bms_add_member(tree->relids, step->relid);
+	tree->relids = bms_union(tree->relids,
+							 step->sub ? step->sub->relids : step->inner);
 	if (step->type == GDB_JOIN_INNER || step->type == GDB_JOIN_LEFT)
-		tree->visible = bms_add_member(tree->visible, step->relid);
+		tree->visible = bms_union(tree->visible, step->inner);
 	tree->steps = lappend(tree->steps, step);
 	return true;
 }
@@ -475,9 +545,12 @@ vars_visible(Node *node, Relids visible, const char **why)
 	return true;
 }
 
-/* Add each Var of node of relation relid to the IntList *attnums once. */
+/*
+ * Add each Var of node of a relation in rels to *pairs, an IntList of
+ * (varno, attnum) pairs, once.
+ */
 static void
-collect_attnums(Node *node, Index relid, List **attnums)
+collect_pairs(Node *node, Relids rels, List **pairs)
 {
 	List	   *vars = pull_var_clause(node, PVC_RECURSE_AGGREGATES |
 									   PVC_RECURSE_PLACEHOLDERS |
@@ -487,22 +560,186 @@ collect_attnums(Node *node, Index relid, List **attnums)
 	foreach(lc, vars)
 	{
 		Var		   *v = (Var *) lfirst(lc);
+		int			i;
+		bool		seen = false;
 
-		if (v->varno == relid)
-			*attnums = list_append_unique_int(*attnums, v->varattno);
+		if (!bms_is_member(v->varno, rels))
+			continue;
+		for (i = 0; i + 1 < list_length(*pairs); i += 2)
+			if (list_nth_int(*pairs, i) == (int) v->varno &&
+				list_nth_int(*pairs, i + 1) == v->varattno)
+				seen = true;
+		if (!seen)
+		{
+			*pairs = lappend_int(*pairs, v->varno);
+			*pairs = lappend_int(*pairs, v->varattno);
+		}
 	}
 }
 
-/* The Bitmapset of an IntList of attnums. */
-static Bitmapset *
-attnum_set(List *attnums)
+/* A Var for (varno, attnum), only to be collected again (collect_pairs). */
+static Var *
+pair_var(int varno, int attnum)
 {
-	Bitmapset  *out = NULL;
+	return makeVar(varno, attnum, INT4OID, -1, InvalidOid, 0);
+}
+
+/*
+ * Prepare one level of the join tree for the plan (the node list of the
+ * file header, into *join): each build side's relation a table whose
+ * quals all run on the device, the INNER joins' other quals (seen by then,
+ * volatile-free, one computed column), each build side's payload: the
+ * columns of its visible relations that needed (expressions the level
+ * must output), the other quals or a later join's keys read; a nested
+ * tree's own level, recursively, with its keys and payload as what it
+ * must output.  *tmpl: a column set with this level's payload registered
+ * (for compiling expressions over it; probe relation tree->probe); *cost
+ * gets the build sides' reading cost.  False with *why when any of it
+ * cannot run.
+ */
+static bool
+prepare_tree(PlannerInfo *root, JoinTree *tree, List *needed, List **join,
+			 GdbColumnSet **tmpl, Cost *cost, const char **why)
+{
+	List	   *jquals = NIL;
+	Node	   *jf = NULL;
+	int			npayload = 0;
 	ListCell   *lc;
 
-	foreach(lc, attnums)
-		out = bms_add_member(out, lfirst_int(lc));
-	return out;
+	/* the INNER joins' other quals: one boolean computed column */
+	foreach(lc, tree->steps)
+	{
+		JoinStep   *step = (JoinStep *) lfirst(lc);
+
+		if (step->extra == NIL)
+			continue;
+		if (contain_volatile_functions((Node *) step->extra) ||
+			contain_subplans((Node *) step->extra))
+		{
+			*why = "a join qual is volatile or holds a subquery";
+			return false;
+		}
+		if (!vars_visible((Node *) step->extra, tree->visible, why))
+			return false;
+		jquals = list_concat(jquals, list_copy(step->extra));
+	}
+	if (jquals != NIL)
+		jf = (Node *) make_ands_explicit(jquals);
+	needed = list_concat(list_copy(needed), jquals);
+
+	/* each build side's payload, and its quals */
+	*tmpl = palloc0(sizeof(GdbColumnSet));
+	(*tmpl)->probe_varno = tree->probe;
+	*join = list_make3(makeInteger(tree->probe), NIL, jf);
+	{
+		List	   *relids = NIL;
+		int			x = -1;
+
+		while ((x = bms_next_member(tree->relids, x)) >= 0)
+			relids = lappend_int(relids, x);
+		lsecond(*join) = relids;
+	}
+	foreach(lc, tree->steps)
+	{
+		JoinStep   *step = (JoinStep *) lfirst(lc);
+		RelOptInfo *brel = find_base_rel(root, step->relid);
+		Oid			breloid = planner_rt_fetch(step->relid, root)->relid;
+		List	   *payload = NIL;
+		List	   *quals = NIL;
+		List	   *sublist = NIL;
+		List	   *st;
+		Bitmapset  *battnums = NULL;
+		int			t;
+
+		if (step->type == GDB_JOIN_INNER || step->type == GDB_JOIN_LEFT)
+		{
+			ListCell   *lc2;
+
+			collect_pairs((Node *) needed, step->inner, &payload);
+			for_each_cell(lc2, tree->steps, lnext(tree->steps, lc))
+			{
+				JoinStep   *later = (JoinStep *) lfirst(lc2);
+
+				for (t = 0; t + 3 < list_length(later->quads); t += 4)
+					collect_pairs((Node *) pair_var(list_nth_int(later->quads, t),
+													list_nth_int(later->quads, t + 1)),
+								  step->inner, &payload);
+			}
+		}
+		npayload += list_length(payload) / 2;
+		if (npayload > GDB_MAX_JOIN_COLS)
+		{
+			*why = "too many columns of the joined relations";
+			return false;
+		}
+		/* the payload's types, registered in this level's column set */
+		for (t = 0; t + 1 < list_length(payload); t += 2)
+		{
+			Index		varno = (Index) list_nth_int(payload, t);
+			AttrNumber	attnum = (AttrNumber) list_nth_int(payload, t + 1);
+			Oid			reloid = planner_rt_fetch(varno, root)->relid;
+			Oid			typid;
+			int32		typmod;
+			Oid			collid;
+			Relation	rel;
+
+			get_atttypetypmodcoll(reloid, attnum, &typid, &typmod, &collid);
+			if (!gdb_type_supported(typid, typmod))
+			{
+				*why = psprintf("a column of type %s is needed",
+								format_type_with_typemod(typid, typmod));
+				return false;
+			}
+			rel = table_open(reloid, NoLock);	/* the planner holds a lock */
+			(void) gdb_columnset_add_join_col(*tmpl, rel, varno, attnum);
+			table_close(rel, NoLock);
+		}
+
+		/* the build side's (or its tree's probe relation's) quals */
+		if (!gdb_base_rel_ok(root, brel, false, why) ||
+			!gdb_all_quals_on_device(root, brel, breloid, &battnums, &quals, why))
+			return false;
+		*cost += gdb_device_cost(brel, breloid, list_length(step->quads) / 4 +
+								 list_length(payload) / 2, false,
+								 1.0 + (step->sub ? list_length(step->sub->steps) : 0));
+
+		/* a nested tree outputs this join's build keys and payload */
+		if (step->sub)
+		{
+			List	   *sub_needed = NIL;
+			GdbColumnSet *subtmpl;
+
+			for (t = 0; t + 3 < list_length(step->quads); t += 4)
+				sub_needed = lappend(sub_needed, pair_var(list_nth_int(step->quads, t + 2),
+														  list_nth_int(step->quads, t + 3)));
+			for (t = 0; t + 1 < list_length(payload); t += 2)
+				sub_needed = lappend(sub_needed, pair_var(list_nth_int(payload, t),
+														  list_nth_int(payload, t + 1)));
+			if (!prepare_tree(root, step->sub, sub_needed, &sublist, &subtmpl, cost, why))
+				return false;
+			if (lthird(sublist) != NULL)
+			{
+				Relation	prel = table_open(breloid, NoLock);
+				char	   *reason = NULL;
+				bool		ok = gdb_exprs_supported_in(list_make1(lthird(sublist)),
+													   prel, subtmpl, &reason);
+
+				table_close(prel, NoLock);
+				if (!ok)
+				{
+					*why = psprintf("a join qual cannot be computed on the device: %s",
+									reason);
+					return false;
+				}
+			}
+		}
+		st = list_make5(makeInteger(step->type), makeInteger(step->relid), quals,
+						step->quads, payload);
+		st = lappend(st, list_concat(list_copy(step->clauses), step->extra));
+		st = lappend(st, sublist);
+		*join = lappend(*join, st);
+	}
+	return true;
 }
 
 /* see custom_scan_path.h */
@@ -520,12 +757,9 @@ gdb_try_gpujoin(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 	List	   *aggrefs = NIL;
 	List	   *items;
 	List	   *exprs = NIL;
-	List	   *join_quals = NIL;
-	List	   *payload[GDB_MAX_JOINS];
-	List	   *build_quals[GDB_MAX_JOINS];
 	List	   *probe_device = NIL;
 	List	   *join;
-	List	   *needed;
+	List	   *pa = NIL;
 	Bitmapset  *probe_attnums = NULL;
 	GdbColumnSet *tmpl;
 	RangeTblEntry *probe_rte;
@@ -533,13 +767,12 @@ gdb_try_gpujoin(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 	Relation	probe_relation;
 	CustomPath *path;
 	Cost		startup;
+	Cost		builds = 0;
 	Cost		disabled;
 	double		ngroups;
 	double		work;
 	QualCost	having_cost;
 	int			nstates = 0;
-	int			npayload = 0;
-	int			j;
 	ListCell   *lc;
 
 	if (gpudb_gpu_setup_cost >= gdb_cheapest_existing(output_rel))
@@ -561,7 +794,7 @@ gdb_try_gpujoin(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 		goto refused;
 	}
 
-	/* every relation a table whose quals all run on the device */
+	/* the probe relation: a table whose quals all run on the device */
 	probe_rel = find_base_rel(root, tree.probe);
 	if (!gdb_base_rel_ok(root, probe_rel, false, &why))
 		goto refused;
@@ -569,39 +802,6 @@ gdb_try_gpujoin(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 	if (!gdb_all_quals_on_device(root, probe_rel, probe_rte->relid, &probe_attnums,
 								 &probe_device, &why))
 		goto refused;
-	foreach(lc, tree.steps)
-	{
-		JoinStep   *step = (JoinStep *) lfirst(lc);
-		RelOptInfo *brel = find_base_rel(root, step->relid);
-		Bitmapset  *battnums = NULL;
-
-		j = foreach_current_index(lc);
-		build_quals[j] = NIL;
-		payload[j] = NIL;
-		if (!gdb_base_rel_ok(root, brel, false, &why) ||
-			!gdb_all_quals_on_device(root, brel, planner_rt_fetch(step->relid, root)->relid,
-									 &battnums, &build_quals[j], &why))
-			goto refused;
-	}
-
-	/*
-	 * the INNER joins' other quals, one boolean computed column evaluated
-	 * after the probes (join_filter): over the relations seen by then
-	 */
-	foreach(lc, tree.steps)
-	{
-		JoinStep   *step = (JoinStep *) lfirst(lc);
-
-		if (step->extra == NIL)
-			continue;
-		if (contain_volatile_functions((Node *) step->extra) ||
-			contain_subplans((Node *) step->extra) ||
-			!vars_visible((Node *) step->extra, tree.visible, &why))
-			goto refused;
-		join_quals = list_concat(join_quals, list_copy(step->extra));
-	}
-	if (join_quals != NIL)
-		exprs = lappend(exprs, make_ands_explicit(join_quals));
 
 	/* group keys and aggregates, over the relations visible above */
 	if (list_length(parse->groupClause) > GDB_MAX_GROUP_KEYS)
@@ -628,7 +828,11 @@ gdb_try_gpujoin(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 			goto refused;
 		}
 		if (contain_volatile_functions(e) || !vars_visible(e, tree.visible, &why))
+		{
+			if (why == NULL)
+				why = "a group key is volatile";
 			goto refused;
+		}
 		key_exprs = lappend(key_exprs, e);
 		keys = lappend_int(keys, GDB_ATTNUM_EXPR);
 		if (!IsA(e, Var))
@@ -708,8 +912,12 @@ gdb_try_gpujoin(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 				goto refused;
 			}
 			arg = (Node *) linitial_node(TargetEntry, ag->args)->expr;
-			if (contain_volatile_functions(arg) || contain_subplans(arg) ||
-				!vars_visible(arg, tree.visible, &why))
+			if (contain_volatile_functions(arg) || contain_subplans(arg))
+			{
+				why = "an aggregate's argument is volatile or holds a subquery";
+				goto refused;
+			}
+			if (!vars_visible(arg, tree.visible, &why))
 				goto refused;
 			if (!IsA(fc_strip_relabel(arg), Var))
 				exprs = lappend(exprs, arg);
@@ -733,56 +941,14 @@ gdb_try_gpujoin(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 		goto refused;
 	}
 
-	/*
-	 * payload: each build side's columns that the keys, the aggregates or a
-	 * later join read
-	 */
-	needed = list_concat(list_concat(list_copy(key_exprs), aggrefs), join_quals);
-	foreach(lc, tree.steps)
-	{
-		JoinStep   *step = (JoinStep *) lfirst(lc);
-
-		j = foreach_current_index(lc);
-		if (step->type == GDB_JOIN_INNER || step->type == GDB_JOIN_LEFT)
-		{
-			ListCell   *lc2;
-
-			collect_attnums((Node *) needed, step->relid, &payload[j]);
-			for_each_cell(lc2, tree.steps, lnext(tree.steps, lc))
-			{
-				JoinStep   *later = (JoinStep *) lfirst(lc2);
-				int			t;
-
-				for (t = 0; t + 2 < list_length(later->triples); t += 3)
-					if (list_nth_int(later->triples, t) == (int) step->relid)
-						payload[j] = list_append_unique_int(payload[j],
-															list_nth_int(later->triples, t + 1));
-			}
-		}
-		npayload += list_length(payload[j]);
-	}
-	if (npayload > GDB_MAX_JOIN_COLS)
-	{
-		why = "too many columns of the joined relations";
+	/* the join tree: build sides, payload, nested trees */
+	if (!prepare_tree(root, &tree, list_concat(list_copy(key_exprs), aggrefs),
+					  &join, &tmpl, &builds, &why))
 		goto refused;
-	}
 
-	/* the computed columns together, payload columns registered */
-	tmpl = palloc0(sizeof(GdbColumnSet));
-	tmpl->probe_varno = tree.probe;
-	foreach(lc, tree.steps)
-	{
-		JoinStep   *step = (JoinStep *) lfirst(lc);
-		Relation	brel;
-		ListCell   *lc2;
-
-		j = foreach_current_index(lc);
-		brel = table_open(planner_rt_fetch(step->relid, root)->relid, NoLock);
-		foreach(lc2, payload[j])
-			(void) gdb_columnset_add_join_col(tmpl, brel, step->relid,
-											  (AttrNumber) lfirst_int(lc2));
-		table_close(brel, NoLock);
-	}
+	/* the computed columns together (the joins' other quals first) */
+	if (lthird(join) != NULL)
+		exprs = lcons(lthird(join), exprs);
 	probe_relation = table_open(probe_rte->relid, NoLock);
 	{
 		char	   *reason = NULL;
@@ -797,42 +963,38 @@ gdb_try_gpujoin(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 		}
 	}
 	if (gdb_text_operations((Node *) key_exprs) + gdb_text_operations((Node *) aggrefs) +
-		gdb_text_operations((Node *) probe_device) > GDB_MAX_CODE_TABLES)
+		gdb_text_operations((Node *) probe_device) +
+		gdb_text_operations((Node *) lthird(join)) > GDB_MAX_CODE_TABLES)
 	{
 		why = psprintf("more than %d text operations in one request", GDB_MAX_CODE_TABLES);
 		goto refused;
 	}
 
-	/* the cost: the probe side's pass, plus each build side read whole */
-	{
-		List	   *pa = NIL;
-
-		collect_attnums((Node *) needed, tree.probe, &pa);
-		foreach(lc, tree.steps)
-		{
-			JoinStep   *step = (JoinStep *) lfirst(lc);
-			int			t;
-
-			for (t = 0; t + 2 < list_length(step->triples); t += 3)
-				if (list_nth_int(step->triples, t) == (int) tree.probe)
-					pa = list_append_unique_int(pa, list_nth_int(step->triples, t + 1));
-		}
-		probe_attnums = bms_union(probe_attnums, attnum_set(pa));
-	}
-	work = 1.0 + list_length(aggrefs) / 4.0 + list_length(keys) + list_length(tree.steps);
-	disabled = gdb_disabled_cost(false, keys != NIL);
-	startup = gdb_device_cost(probe_rel, probe_rte->relid, bms_num_members(probe_attnums),
-							  false, work) + disabled;
+	/*
+	 * the cost: the probe relation's pass over the columns it reads (its
+	 * quals', the keys' and aggregates', its join keys), plus each build
+	 * side read whole
+	 */
+	collect_pairs((Node *) list_concat(list_copy(key_exprs), aggrefs),
+				  bms_make_singleton(tree.probe), &pa);
 	foreach(lc, tree.steps)
 	{
 		JoinStep   *step = (JoinStep *) lfirst(lc);
-		RelOptInfo *brel = find_base_rel(root, step->relid);
+		int			t;
 
-		j = foreach_current_index(lc);
-		startup += gdb_device_cost(brel, planner_rt_fetch(step->relid, root)->relid,
-								   list_length(step->triples) / 3 + list_length(payload[j]),
-								   false, 1.0);
+		for (t = 0; t + 3 < list_length(step->quads); t += 4)
+			if (list_nth_int(step->quads, t) == (int) tree.probe)
+			{
+				pa = lappend_int(pa, tree.probe);
+				pa = lappend_int(pa, list_nth_int(step->quads, t + 1));
+			}
 	}
+	for (int t = 0; t + 1 < list_length(pa); t += 2)
+		probe_attnums = bms_add_member(probe_attnums, list_nth_int(pa, t + 1));
+	work = 1.0 + list_length(aggrefs) / 4.0 + list_length(keys) + list_length(tree.steps);
+	disabled = gdb_disabled_cost(false, keys != NIL);
+	startup = gdb_device_cost(probe_rel, probe_rte->relid, bms_num_members(probe_attnums),
+							  false, work) + builds + disabled;
 	if (startup >= gdb_cheapest_existing(output_rel))
 		return;
 	ngroups = keys == NIL ? 1.0 :
@@ -840,28 +1002,6 @@ gdb_try_gpujoin(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 	cost_qual_eval(&having_cost, having, root);
 	startup += having_cost.startup;
 
-	/* the join tree for the plan (see the file header) */
-	join = list_make3(makeInteger(tree.probe), NIL,
-					  join_quals ? make_ands_explicit(join_quals) : NULL);
-	{
-		List	   *relids = NIL;
-		int			x = -1;
-
-		while ((x = bms_next_member(tree.relids, x)) >= 0)
-			relids = lappend_int(relids, x);
-		lsecond(join) = relids;
-	}
-	foreach(lc, tree.steps)
-	{
-		JoinStep   *step = (JoinStep *) lfirst(lc);
-		List	   *st;
-
-		j = foreach_current_index(lc);
-		st = list_make5(makeInteger(step->type), makeInteger(step->relid),
-						build_quals[j], step->triples, payload[j]);
-		st = lappend(st, list_concat(list_copy(step->clauses), step->extra));
-		join = lappend(join, st);
-	}
 	path = gdb_make_path(GDB_NODE_JOIN, output_rel, output_rel->reltarget,
 						 ngroups, startup,
 						 startup + ngroups * (cpu_tuple_cost + having_cost.per_tuple),

@@ -24,6 +24,7 @@
 #include "postgres.h"
 
 #include "executor/executor.h"
+#include "lib/stringinfo.h"
 #include "nodes/makefuncs.h"
 #include "rewrite/rewriteManip.h"
 #include "utils/builtins.h"
@@ -89,6 +90,43 @@ gdb_columnset_join_col(const GdbColumnSet *cs, Index varno, AttrNumber attnum)
 
 static const char *const join_type_names[] = {"Inner", "Semi", "Anti", "Left"};
 
+/*
+ * The batch column of q's view that holds column attnum of range table
+ * entry varno: a column of q's own relation (q->cs.probe_varno), or a
+ * payload column of one of its joins.
+ */
+static int
+view_column(GdbQuery *q, Index varno, AttrNumber attnum)
+{
+	if (varno == q->cs.probe_varno)
+		return gdb_columnset_add(&q->cs, q->rel, attnum, false);
+	return gdb_columnset_join_col(&q->cs, varno, attnum);
+}
+
+/*
+ * The relations of a join tree (the plan's list), in probe order, joined
+ * by " JOIN " into buf: a nested build side's name in EXPLAIN.
+ */
+static void
+tree_names(StringInfo buf, List *join, int rtoffset, List *rtable_names)
+{
+	ListCell   *lc;
+
+	appendStringInfoString(buf, quote_identifier((char *) list_nth(rtable_names,
+																	intVal(linitial(join)) + rtoffset - 1)));
+	for_each_from(lc, join, 3)
+	{
+		List	   *step = (List *) lfirst(lc);
+
+		appendStringInfoString(buf, " JOIN ");
+		if (list_nth(step, 6) != NIL)
+			tree_names(buf, (List *) list_nth(step, 6), rtoffset, rtable_names);
+		else
+			appendStringInfoString(buf, quote_identifier((char *) list_nth(rtable_names,
+																			intVal(list_nth(step, 1)) + rtoffset - 1)));
+	}
+}
+
 /* see custom_scan.h */
 GdbJoinState *
 gdb_join_begin(GdbQuery *q, List *join, Index scanrelid, EState *estate,
@@ -105,61 +143,85 @@ gdb_join_begin(GdbQuery *q, List *join, Index scanrelid, EState *estate,
 		GdbJoinBuild *b = &js->builds[js->njoins];
 		GdbJoinSpec *spec = &q->req->joins[js->njoins];
 		Index		varno = (Index) (intVal(list_nth(step, 1)) + rtoffset);
-		List	   *triples = (List *) list_nth(step, 3);
+		List	   *quads = (List *) list_nth(step, 3);
 		List	   *payload = (List *) list_nth(step, 4);
 		List	   *clauses = (List *) copyObject(list_nth(step, 5));
-		Relation	brel;
-		ListCell   *lc2;
+		List	   *sub = (List *) list_nth(step, 6);
+		int			njoincols;
 		int			t;
 
 		if (js->njoins >= GDB_MAX_JOINS)
 			elog(ERROR, "gpudb: too many joins in a GpuJoin plan");
-		brel = ExecGetRangeTableRelation(estate, varno);
 		b->type = (GdbJoinType) intVal(linitial(step));
 		b->varno = varno;
 		b->quals = (List *) list_nth(step, 2);
 
-		/* the build side's query: its keys, then its payload columns */
-		b->q.rel = brel;
+		/*
+		 * the build side's query: a SELECT of its keys, then its payload
+		 * columns, from its relation (its quals the filter) or, for a
+		 * nested tree, from that tree's probe relation joined to its own
+		 * build sides
+		 */
+		b->q.rel = ExecGetRangeTableRelation(estate, varno);
 		b->q.snapshot = estate->es_snapshot;
 		b->q.req = palloc0(sizeof(GdbRequest));
 		b->q.req->oper = GDB_OPER_SELECT;
-		for (t = 0; t + 2 < list_length(triples); t += 3)
+		b->q.cs.probe_varno = varno;
+		if (sub != NIL)
+			b->sub = gdb_join_begin(&b->q, sub, varno, estate, rtable_names, deparse_cxt);
+		for (t = 0; t + 3 < list_length(quads); t += 4)
 			b->q.req->out_cols[b->q.req->nout++] =
-				gdb_columnset_add(&b->q.cs, brel, (AttrNumber) list_nth_int(triples, t + 2),
-								  false);
-		foreach(lc2, payload)
+				view_column(&b->q, (Index) (list_nth_int(quads, t + 2) + rtoffset),
+							(AttrNumber) list_nth_int(quads, t + 3));
+		for (t = 0; t + 1 < list_length(payload); t += 2)
 			b->q.req->out_cols[b->q.req->nout++] =
-				gdb_columnset_add(&b->q.cs, brel, (AttrNumber) lfirst_int(lc2), false);
+				view_column(&b->q, (Index) (list_nth_int(payload, t) + rtoffset),
+							(AttrNumber) list_nth_int(payload, t + 1));
 		b->q.nout = (int) b->q.req->nout;
-		(void) gdb_compile_quals(b->quals, brel, &b->q.cs, b->q.req, "GpuJoin",
+		/* its relation's quals read that relation's columns only */
+		njoincols = b->q.cs.njoincols;
+		b->q.cs.njoincols = 0;
+		(void) gdb_compile_quals(b->quals, b->q.rel, &b->q.cs, b->q.req, "GpuJoin",
 								 false, NULL);
+		b->q.cs.njoincols = njoincols;
 
 		/* the probe step: keys of the probe relation or earlier payload */
 		spec->type = b->type;
-		spec->nkeys = (uint32) (list_length(triples) / 3);
+		spec->nkeys = (uint32) (list_length(quads) / 4);
 		spec->payload_first = (uint32) q->cs.njoincols;
-		spec->npayload = (uint32) list_length(payload);
-		for (t = 0; t + 2 < list_length(triples); t += 3)
+		spec->npayload = (uint32) (list_length(payload) / 2);
+		for (t = 0; t + 3 < list_length(quads); t += 4)
+			spec->probe_cols[t / 4] =
+				view_column(q, (Index) (list_nth_int(quads, t) + rtoffset),
+							(AttrNumber) list_nth_int(quads, t + 1));
+		for (t = 0; t + 1 < list_length(payload); t += 2)
 		{
-			Index		pvarno = (Index) (list_nth_int(triples, t) + rtoffset);
-			AttrNumber	pattnum = (AttrNumber) list_nth_int(triples, t + 1);
+			Index		pvarno = (Index) (list_nth_int(payload, t) + rtoffset);
 
-			spec->probe_cols[t / 3] = pvarno == scanrelid ?
-				gdb_columnset_add(&q->cs, q->rel, pattnum, false) :
-				gdb_columnset_join_col(&q->cs, pvarno, pattnum);
+			(void) gdb_columnset_add_join_col(&q->cs, ExecGetRangeTableRelation(estate, pvarno),
+											  pvarno, (AttrNumber) list_nth_int(payload, t + 1));
 		}
-		foreach(lc2, payload)
-			(void) gdb_columnset_add_join_col(&q->cs, brel, varno,
-											  (AttrNumber) lfirst_int(lc2));
 
 		/* EXPLAIN: "Inner Join d ON (f.k = d.id)", its quals apart */
 		if (rtoffset != 0)
 			OffsetVarNodes((Node *) clauses, rtoffset, 0);
-		b->label = psprintf("%s Join %s ON %s", join_type_names[b->type],
-							quote_identifier((char *) list_nth(rtable_names, varno - 1)),
-							deparse_expression((Node *) make_ands_explicit(clauses),
-											   deparse_cxt, true, false));
+		{
+			StringInfoData name;
+
+			initStringInfo(&name);
+			if (sub != NIL)
+			{
+				appendStringInfoChar(&name, '(');
+				tree_names(&name, sub, rtoffset, rtable_names);
+				appendStringInfoChar(&name, ')');
+			}
+			else
+				appendStringInfoString(&name, quote_identifier((char *) list_nth(rtable_names,
+																				  varno - 1)));
+			b->label = psprintf("%s Join %s ON %s", join_type_names[b->type], name.data,
+								deparse_expression((Node *) make_ands_explicit(clauses),
+												   deparse_cxt, true, false));
+		}
 		js->njoins++;
 	}
 	q->req->njoins = (uint32) js->njoins;
@@ -215,6 +277,9 @@ gdb_join_build(GdbJoinState *js, GdbQuery *q, const char **why)
 		GdbRunInfo	info;
 		uint32		c;
 
+		/* a nested tree: its own build sides first */
+		if (b->sub != NULL && !gdb_join_build(b->sub, &b->q, why))
+			return false;
 		gdb_query_run_source(&b->q, &info, GDB_SOURCE_ANY);
 		b->from_cache = info.from_cache;
 		b->cache_state = info.cache_state;
