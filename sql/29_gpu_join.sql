@@ -290,8 +290,10 @@ SELECT d1.grp, count(*) FROM f JOIN d1 ON f.k1 = d1.id JOIN d2 ON f.k2 = d2.id
 WHERE d2.w > 2 GROUP BY d1.grp$$) l;
 
 -- ---------------------------------------------------------------------------
--- the build sides and the probe relation in the column cache (a server
--- without preload has none: the heap answers the same)
+-- the build sides and the probe relation in the column cache: the build
+-- sides' rows travel with the probe request to the GPU server, which
+-- probes its cached copy (a server without preload has none: the heap
+-- answers the same)
 -- ---------------------------------------------------------------------------
 SELECT gpu_cache_load('d1') > 0 AS loaded;
 SELECT gpu_cache_load('d2') > 0 AS loaded;
@@ -309,11 +311,22 @@ SELECT d1.grp, count(*), count(d1.id) FROM f LEFT JOIN d1 ON f.k1 = d1.id GROUP 
 UPDATE d1 SET grp = grp + 10 WHERE id % 3 = 0;
 SELECT * FROM gpu_diff($$
 SELECT d1.grp, count(*), sum(f.v) FROM f JOIN d1 ON f.k1 = d1.id GROUP BY d1.grp$$);
+-- a dimension changed in this transaction: its build side reads the heap,
+-- the cached fact table is still probed from the cache
 BEGIN;
 DELETE FROM d1 WHERE id % 4 = 0;
+SELECT l FROM gpu_analyze($$
+SELECT d1.grp, count(*), sum(f.v) FROM f JOIN d1 ON f.k1 = d1.id GROUP BY d1.grp$$) l
+WHERE l ~ 'Source|Cache';
 SELECT * FROM gpu_diff($$
 SELECT d1.grp, count(*), sum(f.v) FROM f JOIN d1 ON f.k1 = d1.id GROUP BY d1.grp$$);
 ROLLBACK;
+-- text payload (codes of the query's own dictionary): the probe reads the heap
+SELECT l FROM gpu_analyze($$
+SELECT d3.cat, count(*) FROM f JOIN d3 ON f.k3 = d3.code GROUP BY d3.cat$$) l
+WHERE l ~ 'Source|Cache';
+SELECT * FROM gpu_diff($$
+SELECT d3.cat, count(*), sum(f.v) FROM f JOIN d3 ON f.k3 = d3.code GROUP BY d3.cat$$);
 SELECT gpu_cache_drop('d1');
 SELECT gpu_cache_drop('d2');
 SELECT gpu_cache_drop('f');

@@ -63,6 +63,26 @@ gdb_xid_statuses(const uint64 *xids, uint64 n, Snapshot snap, Relation rel,
 	}
 }
 
+/*
+ * Does q join on a text key, or carry a text payload column?  Their codes
+ * are those of q's own dictionary, which the server's store does not use.
+ */
+static bool
+join_needs_heap(const GdbQuery *q)
+{
+	uint32		j,
+				k;
+
+	for (j = 0; j < q->req->njoins; j++)
+		for (k = 0; k < q->req->joins[j].nkeys; k++)
+			if (gdb_column_is_text(&q->cs, q->req->joins[j].probe_cols[k]))
+				return true;
+	for (j = 0; j < q->req->njoin_cols; j++)
+		if (gdb_column_is_text(&q->cs, GDB_JOIN_COL(j)))
+			return true;
+	return false;
+}
+
 /* see groupby.h */
 GdbBatch *
 gdb_cache_groupby(GdbQuery *q, GdbStats *stats, int *cache_state)
@@ -70,7 +90,7 @@ gdb_cache_groupby(GdbQuery *q, GdbStats *stats, int *cache_state)
 	GdbCacheQuery *cq;
 	StringInfoData xids;
 	StringInfoData texts;
-	GdbMsgPart	parts[3];
+	GdbMsgPart	parts[4];
 	GdbReply   *r;
 	GdbBatch   *result;
 	int64		ntext;
@@ -93,10 +113,11 @@ gdb_cache_groupby(GdbQuery *q, GdbStats *stats, int *cache_state)
 	}
 
 	/*
-	 * a join probe: the build sides travel with the request only to the
-	 * GPU server's batch path (GDB_MSG_GROUPBY), not to its cache path
+	 * a join probe whose keys or payload are text: the build sides' codes
+	 * are this query's dictionary's, which the server's cached codes are
+	 * not; other joins travel with the request (after its text constants)
 	 */
-	if (q->req->njoins > 0)
+	if (join_needs_heap(q))
 	{
 		*cache_state = GDB_CACHE_JOIN;
 		return NULL;
@@ -174,7 +195,10 @@ gdb_cache_groupby(GdbQuery *q, GdbStats *stats, int *cache_state)
 	parts[1].len = xids.len;
 	parts[2].data = texts.data;
 	parts[2].len = texts.len;
-	r = gdb_server_call(GDB_MSG_CACHE_GROUPBY, parts, 3, -1);
+	/* a join probe's build sides */
+	parts[3].data = (const char *) q->req->join_data;
+	parts[3].len = q->req->njoin_bytes;
+	r = gdb_server_call(GDB_MSG_CACHE_GROUPBY, parts, q->req->njoin_bytes > 0 ? 4 : 3, -1);
 	if (r->status->err.status == GDB_OK &&
 		r->status->cache_state == GDB_CACHE_NEED_XIDS)
 	{

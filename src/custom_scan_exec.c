@@ -724,7 +724,7 @@ cache_state_name(int state)
 		case GDB_CACHE_SERIALIZABLE:
 			return "serializable isolation (read from the heap)";
 		case GDB_CACHE_JOIN:
-			return "join probe side (read from the heap)";
+			return "join on text keys or with text payload (read from the heap)";
 		case GDB_CACHE_TEXT_COLLATION:
 			return "ILIKE, lower or upper under a collation the cache cannot apply (read from the heap)";
 		default:

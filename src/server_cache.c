@@ -1218,6 +1218,30 @@ srv_handle_cache_groupby(int s, char *payload, size_t len)
 	}
 
 	/*
+	 * a join probe (GpuJoin): its build sides follow the text constants;
+	 * its probe keys that are the relation's columns map onto the store's
+	 * (payload columns keep their GDB_JOIN_COL indexes)
+	 */
+	req->join_data = NULL;
+	if (req->njoins > GDB_MAX_JOINS || (uint64) (end - p) != req->njoin_bytes)
+	{
+		srv_reply_error(s, GDB_ERR_BAD_REQUEST, "malformed join build sides");
+		return true;
+	}
+	if (req->njoins > 0)
+	{
+		char	   *data = palloc(Max(req->njoin_bytes, 1));
+
+		memcpy(data, p, req->njoin_bytes);
+		req->join_data = data;
+		for (i = 0; i < req->njoins; i++)
+			for (c = 0; c < req->joins[i].nkeys && c < GDB_MAX_JOIN_KEYS; c++)
+				if (req->joins[i].probe_cols[c] >= 0 &&
+					(uint32) req->joins[i].probe_cols[c] < cq->ncols)
+					req->joins[i].probe_cols[c] = map[req->joins[i].probe_cols[c]];
+	}
+
+	/*
 	 * text operations (LIKE, comparisons, lengths): their code tables over
 	 * the cached strings, evaluated once per string and kept with the
 	 * entry for the next queries (text_tables.c)
