@@ -4556,6 +4556,335 @@ test_ordered_groupby(void)
 	free(r);
 }
 
+/* ---- the join probe step (GdbJoinSpec; join_semantics.h) ---- */
+
+/*
+ * Build sides of the join tests: key column 0 (INT64, NULL flags), then
+ * payload columns.  J_DIM: keys 0..29 once each and one NULL key (probe
+ * keys 30.. dangle), payload grp = key % 7 (NULL for key % 11 == 3) and
+ * w = key / 2.0; J_GRP: keys 0..5 (grp 6 dangles), payload g2 = 10 * key;
+ * J_DUP: keys drawn from 0..59 with repeats (a semi or anti join's; an
+ * inner join over it must fail with GDB_ERR_JOIN_DUPLICATE).
+ */
+enum
+{
+	J_DIM,
+	J_GRP,
+	J_DUP
+};
+
+static GdbBatch *
+join_build_side(int which)
+{
+	uint32_t	kinds[3] = {GDB_KIND_INT64, GDB_KIND_INT64, GDB_KIND_FLOAT64};
+	uint32_t	hn[3] = {1, 1, 0};
+	uint32_t	ncols = which == J_DIM ? 3 : which == J_GRP ? 2 : 1;
+	uint64_t	n = which == J_DIM ? 31 : which == J_GRP ? 6 : 40;
+	GdbBatch   *b = batch_new(ncols, kinds, hn, n);
+	uint64_t	r;
+
+	b->nrows = n;
+	for (r = 0; r < n; r++)
+	{
+		/* rows in a scrambled order, so the insertion order is not the keys' */
+		int64_t		k = which == J_DIM ? (int64_t) ((r * 17) % 31) :
+			which == J_GRP ? (int64_t) (5 - r) : (int64_t) rng_below(60);
+
+		col_n(b, 0)[r] = which == J_DIM && k == 30;
+		col_i(b, 0)[r] = which == J_DIM && k == 30 ? 0 : k;
+		if (which == J_DIM)
+		{
+			col_n(b, 1)[r] = k % 11 == 3;
+			col_i(b, 1)[r] = k % 11 == 3 ? 0 : k % 7;
+			col_f(b, 2)[r] = (double) k / 2.0;
+		}
+		else if (which == J_GRP)
+		{
+			col_n(b, 1)[r] = 0;
+			col_i(b, 1)[r] = 10 * k;
+		}
+	}
+	return b;
+}
+
+/*
+ * The naive reference of a join request: for every probe row the filter
+ * (none here) keeps, each join's first build row with equal non-NULL keys
+ * by a linear scan, its type's rule, and the join filter (vi > 100 * grp,
+ * when join_filter is set) evaluated in C; the kept rows with their
+ * payload become a flat batch (the probe's columns, then payload column i
+ * as column NCOLS + i), over which the same group-by without joins runs
+ * on the CPU path.  *flat_req: req with its join columns renumbered.
+ */
+static GdbBatch *
+join_reference_input(const GdbRequest *req, const GdbBatch *in, GdbRequest *flat_req)
+{
+	uint32_t	kinds[NCOLS + GDB_MAX_JOIN_COLS],
+				hn[NCOLS + GDB_MAX_JOIN_COLS];
+	uint32_t	c,
+				j,
+				i;
+	GdbBatch   *out;
+	uint64_t	r;
+
+	for (c = 0; c < NCOLS; c++)
+	{
+		kinds[c] = in->cols[c].kind;
+		hn[c] = 1;
+	}
+	for (j = 0; j < req->njoins; j++)
+	{
+		const GdbJoinSpec *sp = &req->joins[j];
+		const GdbBatch *b = (const GdbBatch *) ((const char *) req->join_data + sp->build_off);
+
+		for (i = 0; i < sp->npayload; i++)
+		{
+			kinds[NCOLS + sp->payload_first + i] = b->cols[sp->nkeys + i].kind;
+			hn[NCOLS + sp->payload_first + i] = 1;
+		}
+	}
+	out = batch_new(NCOLS + req->njoin_cols, kinds, hn, in->nrows ? in->nrows : 1);
+	out->nrows = 0;
+	for (r = 0; r < in->nrows; r++)
+	{
+		int64_t		pv[GDB_MAX_JOIN_COLS];
+		uint8_t		pn[GDB_MAX_JOIN_COLS];
+		int			keep = 1;
+
+		for (i = 0; i < req->njoin_cols; i++)
+		{
+			pv[i] = 0;
+			pn[i] = 1;
+		}
+		for (j = 0; j < req->njoins && keep; j++)
+		{
+			const GdbJoinSpec *sp = &req->joins[j];
+			const GdbBatch *b = (const GdbBatch *) ((const char *) req->join_data + sp->build_off);
+			int32_t		pc = sp->probe_cols[0];
+			int			knull;
+			int64_t		key;
+			int64_t		m = -1;
+			uint64_t	br;
+
+			if (pc >= GDB_JOIN_COL(0))
+			{
+				knull = pn[pc - GDB_JOIN_COL(0)];
+				key = pv[pc - GDB_JOIN_COL(0)];
+			}
+			else
+			{
+				knull = in->cols[pc].has_nulls && GDB_NULL_PTR(in, in, pc)[r];
+				key = GDB_COL_PTR(in, in, pc, const int64_t)[r];
+			}
+			for (br = 0; !knull && br < b->nrows && m < 0; br++)
+				if (!GDB_NULL_PTR(b, b, 0)[br] && GDB_COL_PTR(b, b, 0, const int64_t)[br] == key)
+					m = (int64_t) br;
+			if ((sp->type == GDB_JOIN_INNER || sp->type == GDB_JOIN_SEMI) && m < 0)
+				keep = 0;
+			if (sp->type == GDB_JOIN_ANTI && m >= 0)
+				keep = 0;
+			for (i = 0; i < sp->npayload && m >= 0; i++)
+			{
+				const uint8_t *bn = GDB_NULL_PTR(b, b, sp->nkeys + i);
+
+				pn[sp->payload_first + i] = bn ? bn[m] : 0;
+				pv[sp->payload_first + i] = GDB_COL_PTR(b, b, sp->nkeys + i, const int64_t)[m];
+			}
+		}
+		/* the join filter of these tests: vi > 100 * grp (payload 0) */
+		if (keep && req->join_filter)
+			keep = !(GDB_NULL_PTR(in, in, C_VI)[r] || pn[0]) &&
+				GDB_COL_PTR(in, in, C_VI, const int64_t)[r] > 100 * pv[0];
+		if (!keep)
+			continue;
+		for (c = 0; c < NCOLS; c++)
+		{
+			col_i(out, c)[out->nrows] = GDB_COL_PTR(in, in, c, const int64_t)[r];
+			col_n(out, c)[out->nrows] = in->cols[c].has_nulls ? GDB_NULL_PTR(in, in, c)[r] : 0;
+		}
+		for (i = 0; i < req->njoin_cols; i++)
+		{
+			col_i(out, NCOLS + i)[out->nrows] = pn[i] ? 0 : pv[i];
+			col_n(out, NCOLS + i)[out->nrows] = pn[i];
+		}
+		out->nrows++;
+	}
+	memcpy(flat_req, req, sizeof(GdbRequest));
+	flat_req->njoins = 0;
+	flat_req->njoin_cols = 0;
+	flat_req->join_filter = 0;
+	flat_req->nexprs = 0;
+	flat_req->neinstr = 0;
+	flat_req->njoin_bytes = 0;
+	flat_req->join_data = NULL;
+	for (i = 0; i < flat_req->nkeys; i++)
+		if (flat_req->key_cols[i] >= GDB_JOIN_COL(0))
+			flat_req->key_cols[i] = NCOLS + (flat_req->key_cols[i] - GDB_JOIN_COL(0));
+	for (i = 0; i < flat_req->naggs; i++)
+		if (flat_req->aggs[i].input_col >= GDB_JOIN_COL(0))
+			flat_req->aggs[i].input_col = NCOLS + (flat_req->aggs[i].input_col - GDB_JOIN_COL(0));
+	return out;
+}
+
+/* req's build sides: the batches of sides[0 .. n), laid out in one buffer */
+static void *
+join_data_of(GdbRequest *req, GdbBatch *const *sides, uint32_t n)
+{
+	uint64_t	total = 0;
+	char	   *data;
+	uint32_t	j;
+
+	for (j = 0; j < n; j++)
+	{
+		req->joins[j].build_off = total;
+		req->joins[j].build_bytes = sides[j]->total_bytes;
+		total += gdb_align_up(sides[j]->total_bytes);
+	}
+	data = (char *) xmalloc((size_t) (total ? total : 1));
+	for (j = 0; j < n; j++)
+		memcpy(data + req->joins[j].build_off, sides[j], sides[j]->total_bytes);
+	req->join_data = data;
+	req->njoin_bytes = total;
+	return data;
+}
+
+/*
+ * The join probe step: shapes of joins (inner, left, semi, anti, a chain
+ * keyed by an earlier join's payload, a join filter) over probe batches
+ * with NULL, duplicate and dangling keys; the CPU path against the naive
+ * reference, the GPU against the CPU path (run_case, with the partial
+ * results and their combine), and a duplicate key of an inner build side
+ * failing both with GDB_ERR_JOIN_DUPLICATE.
+ */
+static void
+test_joins(void)
+{
+	static const struct
+	{
+		const char *name;
+		int			nj;
+		int			side[4];	/* J_* */
+		uint32_t	type[4];
+		int			filter;
+	}			shapes[] = {
+		{"inner", 1, {J_DIM}, {GDB_JOIN_INNER}, 0},
+		{"left", 1, {J_DIM}, {GDB_JOIN_LEFT}, 0},
+		{"semi", 1, {J_DUP}, {GDB_JOIN_SEMI}, 0},
+		{"anti", 1, {J_DUP}, {GDB_JOIN_ANTI}, 0},
+		{"inner, chain left", 2, {J_DIM, J_GRP}, {GDB_JOIN_INNER, GDB_JOIN_LEFT}, 0},
+		{"left, chain inner", 2, {J_DIM, J_GRP}, {GDB_JOIN_LEFT, GDB_JOIN_INNER}, 0},
+		{"inner, semi, anti", 3, {J_DIM, J_DUP, J_DUP}, {GDB_JOIN_INNER, GDB_JOIN_SEMI, GDB_JOIN_ANTI}, 0},
+		{"inner with join filter", 1, {J_DIM}, {GDB_JOIN_INNER}, 1},
+		{"inner over duplicates", 1, {J_DUP}, {GDB_JOIN_INNER}, 0},
+	};
+	static const uint64_t sizes[] = {0, 1, 100, 3000, 70000};
+	size_t		si,
+				sh;
+
+	for (si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++)
+		for (sh = 0; sh < sizeof(shapes) / sizeof(shapes[0]); sh++)
+		{
+			GenParams	gp = {40, 4, 60, 10, 5};
+			GdbBatch   *in = gen_batch(sizes[si], &gp);
+			GdbBatch   *sides[4];
+			GdbRequest *req = request_new();
+			GdbRequest *flat_req = request_new();
+			GdbBatch   *flat,
+					   *res = NULL,
+					   *ref = NULL;
+			void	   *data;
+			char		name[256];
+			uint32_t	next = 0;
+			int			j,
+						st,
+						rst;
+
+			for (j = 0; j < shapes[sh].nj; j++)
+			{
+				GdbJoinSpec *sp = &req->joins[j];
+
+				sides[j] = join_build_side(shapes[sh].side[j]);
+				sp->type = shapes[sh].type[j];
+				sp->nkeys = 1;
+				/* J_GRP is keyed by J_DIM's grp (payload 0); J_DUP by kb */
+				sp->probe_cols[0] = shapes[sh].side[j] == J_GRP ? GDB_JOIN_COL(0) :
+					shapes[sh].side[j] == J_DUP ? C_KB : C_KI;
+				sp->npayload = (sp->type == GDB_JOIN_SEMI || sp->type == GDB_JOIN_ANTI) ?
+					0 : sides[j]->ncols - 1;
+				sp->payload_first = next;
+				next += sp->npayload;
+			}
+			req->njoins = (uint32_t) shapes[sh].nj;
+			req->njoin_cols = next;
+			data = join_data_of(req, sides, req->njoins);
+
+			/* group by the first payload column (or ki), aggregates of both sides */
+			req->oper = GDB_OPER_GROUPBY;
+			req->nkeys = 1;
+			req->key_cols[0] = next > 0 ? GDB_JOIN_COL(0) : C_KI;
+			req->aggs[req->naggs++] = (GdbAggSpec) {GDB_AGG_COUNT_STAR, -1};
+			req->aggs[req->naggs++] = (GdbAggSpec) {GDB_AGG_SUM_INT, C_VI};
+			req->aggs[req->naggs++] = (GdbAggSpec) {GDB_AGG_MIN_FLOAT, C_VF};
+			req->aggs[req->naggs++] = (GdbAggSpec) {GDB_AGG_COUNT, C_KI};
+			if (next >= 2)
+			{
+				req->aggs[req->naggs++] = (GdbAggSpec) {GDB_AGG_SUM_FLOAT, GDB_JOIN_COL(1)};
+				req->aggs[req->naggs++] = (GdbAggSpec) {GDB_AGG_COUNT, GDB_JOIN_COL(1)};
+			}
+			if (next >= 3)
+				req->aggs[req->naggs++] = (GdbAggSpec) {GDB_AGG_MAX_INT, GDB_JOIN_COL(2)};
+			if (shapes[sh].filter)
+			{
+				/* computed column 0: vi > 100 * grp */
+				GdbInstr   *e = req->eprogram;
+
+				memset(e, 0, sizeof(GdbInstr) * 5);
+				e[0].op = GDB_OP_PUSH_COL;
+				e[0].arg = C_VI;
+				e[1].op = GDB_OP_PUSH_INT;
+				e[1].ival = 100;
+				e[1].width = 8;
+				e[2].op = GDB_OP_PUSH_COL;
+				e[2].arg = GDB_JOIN_COL(0);
+				e[3].op = GDB_OP_INT_MUL;
+				e[3].width = 8;
+				e[4].op = GDB_OP_INT_GT;
+				req->neinstr = 5;
+				req->nexprs = 1;
+				req->exprs[0].kind = GDB_KIND_INT64;
+				req->exprs[0].start = 0;
+				req->exprs[0].len = 5;
+				req->join_filter = 1;
+			}
+
+			snprintf(name, sizeof(name), "join %s, %llu probe rows", shapes[sh].name,
+					 (unsigned long long) sizes[si]);
+			st = run_path(name, gdb_cpu_groupby, req, in, &res, NULL);
+			flat = join_reference_input(req, in, flat_req);
+			if (shapes[sh].side[0] == J_DUP && shapes[sh].type[0] == GDB_JOIN_INNER)
+				check(st == GDB_ERR_JOIN_DUPLICATE, "%s: cpu status %d, expected a duplicate key",
+					  name, st);
+			else
+			{
+				rst = run_path(name, gdb_cpu_groupby, flat_req, flat, &ref, NULL);
+				check(st == GDB_OK && rst == GDB_OK, "%s: cpu status %d, reference %d",
+					  name, st, rst);
+				if (st == GDB_OK && rst == GDB_OK)
+					check(results_equal(name, req, res, ref, 0), "%s: cpu vs reference", name);
+			}
+			run_case(name, req, in, 0);
+			free(res);
+			free(ref);
+			free(flat);
+			free(data);
+			for (j = 0; j < shapes[sh].nj; j++)
+				free(sides[j]);
+			free(req);
+			free(flat_req);
+			free(in);
+		}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -4622,6 +4951,7 @@ main(int argc, char **argv)
 	test_first_error();
 	test_text_constants();
 	test_code_tables();
+	test_joins();
 	test_fast_paths();
 	test_fused_paths();
 	test_store_errors();
