@@ -136,6 +136,13 @@ extern GdbJoinState *gdb_join_begin(GdbQuery *q, List *join, Index scanrelid,
  */
 extern bool gdb_join_build(GdbJoinState *js, GdbQuery *q, const char **why);
 
+/*
+ * gdb_join_exprs: the expressions of a plan's join tree (GDB_PRIV_JOIN; NIL
+ * for none) that the executor compiles: every build side's quals and the
+ * INNER joins' other quals, nested trees included.  Never raises.
+ */
+extern List *gdb_join_exprs(List *join);
+
 /* The node methods, one per node name (custom_scan_exec.c). */
 extern CustomScanMethods gdb_scan_methods[GDB_NODE__COUNT];
 

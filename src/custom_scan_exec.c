@@ -296,8 +296,9 @@ gdb_begin(CustomScanState *node, EState *estate, int eflags)
 	 * now (planning may have seen another zone): else PostgreSQL's plan
 	 */
 	if (cscan->custom_plans != NIL && !session_zone_fixed() &&
-		gdb_uses_session_timezone((Node *) list_make2(cscan->custom_scan_tlist,
-													  s->device_quals)))
+		gdb_uses_session_timezone((Node *) list_make3(cscan->custom_scan_tlist,
+													  s->device_quals,
+													  gdb_join_exprs((List *) list_nth(priv, GDB_PRIV_JOIN)))))
 	{
 		s->fell_back = true;
 		s->fell_back_early = true;
@@ -445,13 +446,29 @@ gdb_begin(CustomScanState *node, EState *estate, int eflags)
 }
 
 /*
- * Run the node's request.  With PostgreSQL's plan behind the node (a custom
- * plan, custom_scan_fallback.c), run it in a subtransaction, as PL/pgSQL's
- * exception blocks do: when it fails with the fixed-point error, roll that
- * back and return false (the caller runs the fallback plan); any other
- * error, a cancel included, is raised again as it was.  In parallel mode no
+ * Run the node's request (run_query).  With PostgreSQL's plan behind the
+ * node (a custom plan, custom_scan_fallback.c), run it in a
+ * subtransaction, as PL/pgSQL's exception blocks do: when it fails with the
+ * fixed-point error (or a device's duplicate build key), roll that back and
+ * return false (the caller runs the fallback plan); any other error, a
+ * cancel included, is raised again as it was.  A GpuJoin's build side that
+ * is not unique on its keys returns false too.  In parallel mode no
  * subtransaction can start, and the request runs as it is.
  */
+/*
+ * The node's request: a GpuJoin's build sides first (false, with
+ * s->fallback_why, when one is not unique on its keys), then the query.
+ */
+static bool
+run_query(GdbScanState *s)
+{
+	if (s->join != NULL &&
+		!gdb_join_build(s->join, &s->q, (const char **) &s->fallback_why))
+		return false;
+	gdb_query_run(&s->q, &s->info);
+	return true;
+}
+
 static bool
 run_or_fall_back(GdbScanState *s)
 {
@@ -461,15 +478,12 @@ run_or_fall_back(GdbScanState *s)
 	bool		ok = true;
 
 	if (cscan->custom_plans == NIL || IsInParallelMode())
-	{
-		gdb_query_run(&s->q, &s->info);
-		return true;
-	}
+		return run_query(s);
 	BeginInternalSubTransaction(NULL);
 	MemoryContextSwitchTo(cxt);
 	PG_TRY();
 	{
-		gdb_query_run(&s->q, &s->info);
+		ok = run_query(s);
 		ReleaseCurrentSubTransaction();
 		MemoryContextSwitchTo(cxt);
 		CurrentResourceOwner = owner;
@@ -573,14 +587,6 @@ gdb_next(ScanState *ss)
 		ListCell   *lc;
 
 		old = MemoryContextSwitchTo(s->run_cxt);
-		/* GpuJoin: its build sides first; duplicate keys: PostgreSQL's plan */
-		if (s->join != NULL && !gdb_join_build(s->join, &s->q, (const char **) &s->fallback_why))
-		{
-			MemoryContextSwitchTo(old);
-			s->ran = true;
-			s->fell_back = true;
-			return ExecClearTuple(slot);
-		}
 		if (!run_or_fall_back(s))
 		{
 			/* gdb_exec hands out the fallback plan's rows instead */

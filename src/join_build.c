@@ -241,6 +241,27 @@ gdb_join_begin(GdbQuery *q, List *join, Index scanrelid, EState *estate,
 	return js;
 }
 
+/* see custom_scan.h */
+List *
+gdb_join_exprs(List *join)
+{
+	List	   *out = NIL;
+	ListCell   *lc;
+
+	if (join == NIL)
+		return NIL;
+	if (lthird(join) != NULL)
+		out = lappend(out, lthird(join));
+	for_each_from(lc, join, 3)
+	{
+		List	   *step = (List *) lfirst(lc);
+
+		out = list_concat(out, (List *) list_nth(step, 2));
+		out = list_concat(out, gdb_join_exprs((List *) list_nth(step, 6)));
+	}
+	return out;
+}
+
 /* Re-encode column col of batch b (codes of from) into codes of to. */
 static void
 recode_text(GdbBatch *b, uint32 col, GdbDictionary *from, GdbDictionary *to)
@@ -281,6 +302,8 @@ gdb_join_build(GdbJoinState *js, GdbQuery *q, const char **why)
 		if (b->sub != NULL && !gdb_join_build(b->sub, &b->q, why))
 			return false;
 		gdb_query_run_source(&b->q, &info, GDB_SOURCE_ANY);
+		if (info.batches == NIL)
+			elog(ERROR, "gpudb: a join's build side returned no result");
 		b->from_cache = info.from_cache;
 		b->cache_state = info.cache_state;
 		parts[j] = list_length(info.batches) == 1 ?

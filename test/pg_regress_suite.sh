@@ -16,7 +16,7 @@
 #            gpudb.device = $GPUDB_PGREGRESS_DEVICE (default cpu: the plan
 #            nodes run on the CPU path), and the three cost constants
 #            gpudb.gpu_setup_cost, gpu_tuple_cost and gpu_transfer_cost = 0,
-#            which makes the planner take GpuScan, GpuAgg and GpuSort wherever
+#            which makes the planner take GpuScan, GpuAgg, GpuSort and GpuJoin wherever
 #            they apply (README, "Cost model").  The extension itself is not
 #            created in the database (its functions would show up in the
 #            catalog tests); the planner hooks need only the preload.
@@ -360,18 +360,18 @@ run_suite() {
     return 0
 }
 
-# count_plans LOG: "TOTAL GPU SCAN AGG SORT TESTS" over auto_explain's
+# count_plans LOG: "TOTAL GPU SCAN AGG SORT TESTS JOIN" over auto_explain's
 # entries: plans, plans with a Gpu node, with a GpuScan, GpuAgg, GpuSort,
-# and the tests (application names) with a Gpu plan
+# the tests (application names) with a Gpu plan, and plans with a GpuJoin
 count_plans() {
     awk '
         function flush() {
             if (inplan) {
                 total++
-                if (scan || agg || sort) { g++; tests[app] = 1 }
-                s += scan; a += agg; o += sort
+                if (scan || agg || sort || join) { g++; tests[app] = 1 }
+                s += scan; a += agg; o += sort; j += join
             }
-            inplan = scan = agg = sort = 0
+            inplan = scan = agg = sort = join = 0
         }
         /^[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9] / {
             flush()
@@ -384,7 +384,8 @@ count_plans() {
         inplan && /Custom Scan \(GpuScan\)/ { scan = 1 }
         inplan && /Custom Scan \(GpuAgg\)/ { agg = 1 }
         inplan && /Custom Scan \(GpuSort\)/ { sort = 1 }
-        END { flush(); n = 0; for (t in tests) n++; printf "%d %d %d %d %d %d\n", total, g, s, a, o, n }
+        inplan && /Custom Scan \(GpuJoin\)/ { join = 1 }
+        END { flush(); n = 0; for (t in tests) n++; printf "%d %d %d %d %d %d %d\n", total, g, s, a, o, n, j }
     ' "$1"
 }
 
@@ -412,10 +413,10 @@ summary="$(tail -1 "$WORK/compare.log" | sed -n 's/^pg_regress_compare: //p')"
 summary="${summary:-the comparison failed}"
 
 read -r v_total _ <<< "$(count_plans "$WORK/vanilla/server.log")"
-read -r g_total g_gpu g_scan g_agg g_sort g_tests <<< "$(count_plans "$WORK/gpudb/server.log")"
+read -r g_total g_gpu g_scan g_agg g_sort g_tests g_join <<< "$(count_plans "$WORK/gpudb/server.log")"
 section "plans (auto_explain)"
 say "vanilla run: $v_total executed plans; gpudb run: $g_total executed plans, $g_gpu with a Gpu node" \
-    "(GpuScan in $g_scan, GpuAgg in $g_agg, GpuSort in $g_sort) in $g_tests tests"
+    "(GpuScan in $g_scan, GpuAgg in $g_agg, GpuSort in $g_sort, GpuJoin in $g_join) in $g_tests tests"
 say "run times: vanilla ${SECONDS_vanilla}s, gpudb ${SECONDS_gpudb:-?}s"
 if [ "${g_gpu:-0}" = 0 ] && [ "$DEVICE" != auto ]; then
     say "no executed plan used a Gpu node: the nodes were not forced"; STATUS=1
