@@ -18,10 +18,11 @@
  * GDB_ERR_JOIN_DUPLICATE.  Probe: one thread per batch row runs the
  * filter program and, for a selected row, gdb_hj_probe_row -- the same
  * function the CPU path runs (join_semantics.h) -- which looks the row up
- * in every table in join order and writes its payload columns, then
- * evaluates the joins' other quals (join_filter: computed column 0's
- * program, with gdb_vm_value as on the CPU path); a keep column records
- * the rows that the filter, every join and those quals keep.  The
+ * in every table in join order (a join with a qual tries the build rows
+ * with the row's keys against it) and writes its payload columns, then
+ * evaluates the INNER joins' other quals (join_filter: computed column
+ * 0's program, with gdb_vm_value as on the CPU path); a keep column
+ * records the rows that the filter, every join and those quals keep.  The
  * tables' layout, hash and lookup are the CPU path's, so both keep the
  * same rows with the same payload whatever order the insertions took.
  * The later steps (computed columns, operator) then run with the keep
@@ -50,9 +51,10 @@ struct GdbJoinArgs
 	uint32_t	njoins;
 	uint32_t	njoin_cols;
 	int32_t		ninstr;			/* filter instructions at prog */
-	int32_t		jf_len;			/* the join filter's instructions at jf_prog
-								 * (computed column 0), or 0 */
-	const GdbInstr *jf_prog;
+	uint32_t	join_filter;	/* computed column 0 is the join filter */
+	const GdbInstr *eprog;		/* the computed columns' programs (the join
+								 * filter's and the joins' quals) */
+	GdbExprSpec exprs[GDB_MAX_EXPRS];
 	GdbJoinSpec joins[GDB_MAX_JOINS];
 	GdbHashSide sides[GDB_MAX_JOINS];
 	int64_t    *pvals[GDB_MAX_JOIN_COLS];
@@ -126,14 +128,15 @@ gdb_hj_probe_kernel(const char *base, const GdbInstr *prog, GdbJoinArgs a,
 			keep = gdb_vm_eval(prog, a.ninstr, hdr, base, row, &st) == GDB_TRUE &&
 				st == GDB_OK;
 		if (keep)
-			keep = gdb_hj_probe_row(a.joins, a.njoins, a.njoin_cols, a.sides,
-									hdr, base, row, a.pvals, a.pnulls);
-		if (keep && a.jf_len > 0)
+			keep = gdb_hj_probe_row(a.joins, a.njoins, a.njoin_cols, a.sides, a.eprog,
+									a.exprs, hdr, base, row, a.pvals, a.pnulls, &st);
+		if (keep && a.join_filter)
 		{
-			/* the joins' other quals, over the probe row and its payload */
+			/* the INNER joins' other quals, over the probe row and its payload */
 			GdbValue	v;
 
-			st = gdb_vm_value(a.jf_prog, a.jf_len, hdr, base, row, &v);
+			st = gdb_vm_value(a.eprog + a.exprs[0].start, (int) a.exprs[0].len,
+							  hdr, base, row, &v);
 			keep = st == GDB_OK && !v.isnull && v.v.i != 0;
 		}
 		if (!keep)
@@ -165,8 +168,7 @@ gdb_hash_join_step(GdbRun *r, GdbBatch *view, GdbError *err)
 	size_t		slot_off[GDB_MAX_JOINS];
 	size_t		dup_at;
 	size_t		jf_at;
-	size_t		jf_bytes = req->join_filter ?
-		(size_t) req->exprs[0].len * sizeof(GdbInstr) : 0;
+	size_t		jf_bytes = (size_t) req->neinstr * sizeof(GdbInstr);
 	size_t		total;
 	uint64_t	nbuild[GDB_MAX_JOINS];
 	unsigned long long dup_host[GDB_MAX_JOINS];
@@ -217,8 +219,8 @@ gdb_hash_join_step(GdbRun *r, GdbBatch *view, GdbError *err)
 	}
 	if (jf_bytes > 0)
 	{
-		GDB_CUDA_CHECK(err, cudaMemcpyAsync((char *) scr + jf_at,
-											&req->eprogram[req->exprs[0].start],
+		/* the computed columns' programs: the join filter's and the quals' */
+		GDB_CUDA_CHECK(err, cudaMemcpyAsync((char *) scr + jf_at, req->eprogram,
 											jf_bytes, cudaMemcpyHostToDevice, s));
 		r->to_device += jf_bytes;
 	}
@@ -232,8 +234,9 @@ gdb_hash_join_step(GdbRun *r, GdbBatch *view, GdbError *err)
 	a.njoins = req->njoins;
 	a.njoin_cols = req->njoin_cols;
 	a.ninstr = (int32_t) req->ninstr;
-	a.jf_len = req->join_filter ? (int32_t) req->exprs[0].len : 0;
-	a.jf_prog = (const GdbInstr *) ((char *) scr + jf_at);
+	a.join_filter = req->join_filter;
+	a.eprog = (const GdbInstr *) ((char *) scr + jf_at);
+	memcpy(a.exprs, req->exprs, sizeof(a.exprs));
 	for (j = 0; j < req->njoins; j++)
 	{
 		const GdbJoinSpec *spec = &req->joins[j];

@@ -6,9 +6,11 @@
 -- (sql/include/differential.sql; numeric compared as text).  Star joins
 -- of a fact table to 2-3 dimensions, TPC-H-like shapes (Q3, Q5, Q10,
 -- Q12), NULL keys, duplicate probe keys, dangling keys, semi and anti
--- joins through EXISTS, IN and NOT EXISTS, text and numeric keys, an
--- INNER join's other quals, a build side with duplicate keys (PostgreSQL's
--- plan behind the node answers), and build sides from the column cache.
+-- joins through EXISTS, IN and NOT EXISTS, text and numeric keys, a
+-- join's other quals (inner, left, semi and anti joins), a bushy tree's
+-- nested build side, a build side with duplicate keys (PostgreSQL's plan
+-- behind the node answers), and build sides and the probe table from the
+-- column cache.
 \i sql/include/plan_node_settings.sql
 
 -- a star: fact f, dimensions d1 (int key), d2 (bigint key), d3 (text key)
@@ -117,6 +119,22 @@ SELECT * FROM gpu_diff($$
 SELECT count(*), sum(f.v) FROM f WHERE EXISTS (SELECT 1 FROM dnokey n WHERE n.id = f.k1)$$);
 SELECT * FROM gpu_diff($$
 SELECT count(*), sum(f.v) FROM f WHERE NOT EXISTS (SELECT 1 FROM dnokey n WHERE n.id = f.k1)$$);
+-- semi and anti joins with other quals: every build row with the probe
+-- row's keys is tried (duplicates on the build side), as TPC-H Q21's
+-- EXISTS over lineitem with l2.l_suppkey <> l1.l_suppkey
+EXPLAIN (COSTS OFF)
+SELECT f.v % 5, count(*) FROM f
+WHERE EXISTS (SELECT 1 FROM dnokey n WHERE n.id = f.k1 AND length(n.tag) > f.v % 4) GROUP BY 1;
+SELECT * FROM gpu_diff($$
+SELECT f.v % 5, count(*) FROM f
+WHERE EXISTS (SELECT 1 FROM dnokey n WHERE n.id = f.k1 AND length(n.tag) > f.v % 4) GROUP BY 1$$);
+SELECT * FROM gpu_diff($$
+SELECT f.v % 5, count(*) FROM f
+WHERE NOT EXISTS (SELECT 1 FROM dnokey n WHERE n.id = f.k1 AND length(n.tag) > f.v % 4) GROUP BY 1$$);
+SELECT * FROM gpu_diff($$
+SELECT f.v % 5, count(*) FROM f
+WHERE EXISTS (SELECT 1 FROM f f2 WHERE f2.k1 = f.k1 AND f2.id <> f.id AND f2.v > f.v)
+GROUP BY 1$$);
 -- NOT IN: PostgreSQL's NULL rules, PostgreSQL's plan
 SELECT * FROM gpu_diff($$
 SELECT count(*) FROM f WHERE f.k1 NOT IN (SELECT id FROM d1)$$);
@@ -139,6 +157,13 @@ FROM f LEFT JOIN d1 ON f.k1 = d1.id GROUP BY d1.grp$$);
 SELECT * FROM gpu_diff($$
 SELECT d2.region, count(*), sum(d2.w) FROM f LEFT JOIN d2 ON f.k2 = d2.id AND d2.w > 3
 GROUP BY d2.region$$);
+-- a left join's other quals decide the match (no match: NULL-extended)
+EXPLAIN (COSTS OFF)
+SELECT d1.grp, count(*) FROM f LEFT JOIN d1 ON f.k1 = d1.id AND f.v > d1.grp * 20
+GROUP BY d1.grp;
+SELECT * FROM gpu_diff($$
+SELECT d1.grp, count(*), sum(d1.price) FROM f LEFT JOIN d1 ON f.k1 = d1.id AND f.v > d1.grp * 20
+GROUP BY d1.grp$$);
 -- a right join is a left join with the sides swapped
 SELECT * FROM gpu_diff($$
 SELECT d1.grp, count(*) FROM d1 RIGHT JOIN f ON f.k1 = d1.id GROUP BY d1.grp$$);
@@ -332,16 +357,16 @@ SELECT gpu_cache_drop('d2');
 SELECT gpu_cache_drop('f');
 
 -- ---------------------------------------------------------------------------
--- what keeps PostgreSQL's plan: a full join, a non-equality join qual of
--- a left join, keys of different types
+-- what keeps PostgreSQL's plan: a full join, a join whose only equality
+-- compares keys of different types, a derived table
 -- ---------------------------------------------------------------------------
 SELECT * FROM gpu_diff($$
 SELECT d1.grp, count(*) FROM f FULL JOIN d1 ON f.k1 = d1.id GROUP BY d1.grp$$);
 SELECT * FROM gpu_diff($$
-SELECT d1.grp, count(*) FROM f LEFT JOIN d1 ON f.k1 = d1.id AND f.v > d1.grp
-GROUP BY d1.grp$$);
-SELECT * FROM gpu_diff($$
 SELECT count(*) FROM f JOIN d2 ON f.day = d2.day::timestamp$$);
+SELECT * FROM gpu_diff($$
+SELECT d.grp, count(*) FROM f JOIN (SELECT grp, min(id) AS id FROM d1 GROUP BY grp) d
+  ON f.k1 = d.id GROUP BY d.grp$$);
 
 DROP FUNCTION gpu_diff(text, bool);
 DROP FUNCTION gpu_diff_rows(text, bool);

@@ -87,10 +87,12 @@ gdb_cpu_validate_joins(const GdbRequest *req, GdbBatch *shape, GdbError *err)
 			return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 								 "join %u has type %u and %u keys", j,
 								 (unsigned) spec->type, (unsigned) spec->nkeys);
-		if ((spec->type == GDB_JOIN_SEMI || spec->type == GDB_JOIN_ANTI) &&
-			spec->npayload != 0)
+		if (spec->qual > 1 ||
+			(spec->qual && (spec->qual_expr >= req->nexprs ||
+							req->exprs[spec->qual_expr].kind != GDB_KIND_INT64)))
 			return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
-								 "semi or anti join %u has payload columns", j);
+								 "join %u's qual (%u, computed column %u) is not an INT64 computed column",
+								 j, (unsigned) spec->qual, (unsigned) spec->qual_expr);
 		if (spec->payload_first != next_col ||
 			spec->npayload > req->njoin_cols - next_col)
 			return gdb_error_set(err, GDB_ERR_BAD_REQUEST,

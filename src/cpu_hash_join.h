@@ -19,8 +19,8 @@ extern int	gdb_cpu_validate_batch(const GdbBatch *batch, GdbError *err);
  * batch's header as the validator builds it, stored columns set): at most
  * GDB_MAX_JOINS joins and GDB_MAX_JOIN_COLS payload columns, only in a
  * GROUPBY over values or a SELECT (a nested build side), a known type
- * and 1..GDB_MAX_JOIN_KEYS keys each,
- * no payload for SEMI and ANTI, payload columns numbered in join order,
+ * and 1..GDB_MAX_JOIN_KEYS keys each, a qual only as an INT64 computed
+ * column, payload columns numbered in join order,
  * each build side a valid batch (gdb_cpu_validate_batch) within the
  * njoin_bytes at join_data with INT64 keys then INT64 or FLOAT64 payload
  * columns and fewer than 2^32 - 1 rows, each probe key an INT64 stored

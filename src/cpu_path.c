@@ -791,10 +791,23 @@ gdb_cpu_select_rows(const GdbRequest *req, const GdbBatch *input,
 			if (r != GDB_TRUE)
 				continue;
 		}
-		if (req->njoins > 0 &&
-			!gdb_hj_probe_row(req->joins, req->njoins, req->njoin_cols, sides,
-							  expr_hdr, expr_base, row, pvals, pnulls))
-			continue;
+		if (req->njoins > 0)
+		{
+			int			pst = GDB_OK;
+
+			if (!gdb_hj_probe_row(req->joins, req->njoins, req->njoin_cols, sides,
+								  req->eprogram, req->exprs, expr_hdr, expr_base,
+								  row, pvals, pnulls, &pst))
+			{
+				/* a join's qual raised: as a filter error, this row's */
+				if (pst != GDB_OK)
+				{
+					st = gdb_error_set(err, pst, "%s", gdb_cpu_status_text(pst));
+					goto fail;
+				}
+				continue;
+			}
+		}
 		for (j = 0; j < req->nexprs; j++)
 		{
 			const GdbExprSpec *e = &req->exprs[j];

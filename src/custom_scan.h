@@ -143,6 +143,14 @@ extern bool gdb_join_build(GdbJoinState *js, GdbQuery *q, const char **why);
  */
 extern List *gdb_join_exprs(List *join);
 
+/*
+ * gdb_join_level_quals: the computed columns one level of a join tree
+ * (GDB_PRIV_JOIN, or a nested tree's list) adds to its request, in the
+ * order they are compiled: the INNER joins' other quals (join_filter), then
+ * each other join's own (GdbJoinSpec.qual).  NIL for none.  Never raises.
+ */
+extern List *gdb_join_level_quals(List *join);
+
 /* The node methods, one per node name (custom_scan_exec.c). */
 extern CustomScanMethods gdb_scan_methods[GDB_NODE__COUNT];
 

@@ -27,10 +27,12 @@
  *	   integer, bigint), date, timestamp, timestamp with time zone,
  *	   boolean, numeric(p,s) of the same scale on both sides, or text and
  *	   varchar (char(n) of the same n) under a deterministic collation,
- *	   compared as codes of the probe query's one dictionary; an INNER
- *	   join's other quals (any expression the device computes, over the
- *	   relations joined so far) are evaluated after the probes, over the
- *	   probe row and its one match (the build side being unique);
+ *	   compared as codes of the probe query's one dictionary; a join's
+ *	   other quals (any expression the device computes, over the
+ *	   relations joined so far and the build side): an INNER join's are
+ *	   evaluated after the probes, over the probe row and its one match
+ *	   (the build side being unique), a left, semi or anti join's during
+ *	   its probe, over each build row with the probe row's keys;
  *	 - the aggregate as GpuAgg takes it (count/sum/avg/min/max and the
  *	   variance family of columns or expressions, group keys that are
  *	   columns or expressions), over columns of every relation that is
@@ -40,8 +42,8 @@
  *	   group keys again (they split no group);
  *	 - every relation's quals on the device.
  * Anything else keeps PostgreSQL's plan (gpudb.debug_unsupported says
- * why): full joins, a qual other than such an equality in an outer,
- * semi or anti join, join keys of other types (or expressions),
+ * why): full joins, a join without one equality of two columns (keys of
+ * other types, or expressions, only as other quals),
  * parameterised or LATERAL paths, a unique-ified join, count(DISTINCT)
  * and the ordered-set aggregates, more than GDB_MAX_JOINS joins on one
  * level of the tree.
@@ -62,7 +64,8 @@
  *	  order), IntList (probe varno, probe attnum, build varno, build
  *	  attnum) per key, IntList (varno, attnum) per payload column, List key
  *	  clauses and other quals (for EXPLAIN), List nested tree (NIL, or the
- *	  inner join's tree in this same form))
+ *	  inner join's tree in this same form), Expr the other quals of a join
+ *	  that is not INNER (its GdbJoinSpec.qual) or NULL)
  * Range table indexes are the planner's; the executor adds the offset by
  * which set_plan_references moved the scan relation.
  *
@@ -274,14 +277,10 @@ step_keys(JoinTree *tree, JoinStep *step, List *rinfos, bool outer_join,
 			bms_is_member(((Var *) r)->varno, step->inner))
 		{
 			/*
-			 * an INNER join's other quals: evaluated over the probe row and
-			 * its one match (join_filter), over the relations seen so far
+			 * the join's other quals: an INNER join's evaluated over the
+			 * probe row and its one match (join_filter), another join's
+			 * over each build row with the probe row's keys (its qual)
 			 */
-			if (step->type != GDB_JOIN_INNER)
-			{
-				*why = "an outer, semi or anti join has a qual other than an equality of two columns";
-				return false;
-			}
 			step->extra = lappend(step->extra, ri->clause);
 			continue;
 		}
@@ -302,9 +301,7 @@ step_keys(JoinTree *tree, JoinStep *step, List *rinfos, bool outer_join,
 		}
 		if (!key_types_ok(pv, bv, op->inputcollid, why))
 		{
-			/* other key types: as a qual of an INNER join */
-			if (step->type != GDB_JOIN_INNER)
-				return false;
+			/* other key types: as one of the join's other quals */
 			step->extra = lappend(step->extra, ri->clause);
 			continue;
 		}
@@ -602,11 +599,15 @@ prepare_tree(PlannerInfo *root, JoinTree *tree, List *needed, List **join,
 			 GdbColumnSet **tmpl, Cost *cost, const char **why)
 {
 	List	   *jquals = NIL;
+	List	   *squals = NIL;	/* the other joins' quals, for the check */
 	Node	   *jf = NULL;
 	int			npayload = 0;
 	ListCell   *lc;
 
-	/* the INNER joins' other quals: one boolean computed column */
+	/*
+	 * the INNER joins' other quals: one boolean computed column; another
+	 * join's: one of its own, over the relations seen by then and its own
+	 */
 	foreach(lc, tree->steps)
 	{
 		JoinStep   *step = (JoinStep *) lfirst(lc);
@@ -619,13 +620,16 @@ prepare_tree(PlannerInfo *root, JoinTree *tree, List *needed, List **join,
 			*why = "a join qual is volatile or holds a subquery";
 			return false;
 		}
-		if (!vars_visible((Node *) step->extra, tree->visible, why))
+		if (!vars_visible((Node *) step->extra, bms_union(tree->visible, step->inner), why))
 			return false;
-		jquals = list_concat(jquals, list_copy(step->extra));
+		if (step->type == GDB_JOIN_INNER)
+			jquals = list_concat(jquals, list_copy(step->extra));
+		else
+			squals = lappend(squals, make_ands_explicit(step->extra));
 	}
 	if (jquals != NIL)
 		jf = (Node *) make_ands_explicit(jquals);
-	needed = list_concat(list_copy(needed), jquals);
+	needed = list_concat(list_concat(list_copy(needed), jquals), squals);
 
 	/* each build side's payload, and its quals */
 	*tmpl = palloc0(sizeof(GdbColumnSet));
@@ -651,7 +655,7 @@ prepare_tree(PlannerInfo *root, JoinTree *tree, List *needed, List **join,
 		Bitmapset  *battnums = NULL;
 		int			t;
 
-		if (step->type == GDB_JOIN_INNER || step->type == GDB_JOIN_LEFT)
+		/* (a semi or anti join's columns: only its own qual reads them) */
 		{
 			ListCell   *lc2;
 
@@ -717,11 +721,11 @@ prepare_tree(PlannerInfo *root, JoinTree *tree, List *needed, List **join,
 														  list_nth_int(payload, t + 1)));
 			if (!prepare_tree(root, step->sub, sub_needed, &sublist, &subtmpl, cost, why))
 				return false;
-			if (lthird(sublist) != NULL)
+			if (gdb_join_level_quals(sublist) != NIL)
 			{
 				Relation	prel = table_open(breloid, NoLock);
 				char	   *reason = NULL;
-				bool		ok = gdb_exprs_supported_in(list_make1(lthird(sublist)),
+				bool		ok = gdb_exprs_supported_in(gdb_join_level_quals(sublist),
 													   prel, subtmpl, &reason);
 
 				table_close(prel, NoLock);
@@ -737,6 +741,8 @@ prepare_tree(PlannerInfo *root, JoinTree *tree, List *needed, List **join,
 						step->quads, payload);
 		st = lappend(st, list_concat(list_copy(step->clauses), step->extra));
 		st = lappend(st, sublist);
+		st = lappend(st, step->type != GDB_JOIN_INNER && step->extra != NIL ?
+					 make_ands_explicit(step->extra) : NULL);
 		*join = lappend(*join, st);
 	}
 	return true;
@@ -947,8 +953,7 @@ gdb_try_gpujoin(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 		goto refused;
 
 	/* the computed columns together (the joins' other quals first) */
-	if (lthird(join) != NULL)
-		exprs = lcons(lthird(join), exprs);
+	exprs = list_concat(gdb_join_level_quals(join), exprs);
 	probe_relation = table_open(probe_rte->relid, NoLock);
 	{
 		char	   *reason = NULL;

@@ -435,7 +435,8 @@ typedef struct GdbCodeTable
  *	 LEFT	always kept; payload of the matching build row, else NULL
  * INNER and LEFT need a build side unique on its keys (one match per
  * probe row: the step never expands rows); a duplicate fails the request
- * with GDB_ERR_JOIN_DUPLICATE.
+ * with GDB_ERR_JOIN_DUPLICATE.  A join's other quals (GdbJoinSpec.qual)
+ * decide among the build rows with the probe row's keys.
  */
 typedef enum GdbJoinType
 {
@@ -454,7 +455,13 @@ typedef enum GdbJoinType
  * FLOAT64).  The probe row's keys are the view columns probe_cols[k]:
  * stored columns, or payload columns of an earlier join of the same
  * request (a chain of joins).  Payload column p of the join becomes view
- * column GDB_JOIN_COL(payload_first + p).
+ * column GDB_JOIN_COL(payload_first + p).  With qual, a build row with the
+ * probe row's keys matches only when computed column qual_expr (a boolean
+ * over the stored columns and the payload, the candidate's written in
+ * place first) is TRUE: every build row with those keys is tried, in the
+ * table's order, until one matches; a LEFT join's row without a match is
+ * NULL-extended, a SEMI join keeps the row when one matches, an ANTI join
+ * when none does (a SEMI or ANTI join's payload only serves its qual).
  */
 typedef struct GdbJoinSpec
 {
@@ -463,6 +470,9 @@ typedef struct GdbJoinSpec
 	int32_t		probe_cols[GDB_MAX_JOIN_KEYS];
 	uint32_t	npayload;
 	uint32_t	payload_first;
+	uint32_t	qual;			/* 1: computed column qual_expr is the
+								 * join's other quals (LEFT, SEMI, ANTI) */
+	uint32_t	qual_expr;
 	uint64_t	build_off;
 	uint64_t	build_bytes;
 } GdbJoinSpec;

@@ -238,6 +238,23 @@ gdb_join_begin(GdbQuery *q, List *join, Index scanrelid, EState *estate,
 			elog(ERROR, "gpudb: the join quals are not the first computed column");
 		q->req->join_filter = 1;
 	}
+
+	/* a left, semi or anti join's other quals: a computed column of its own */
+	for_each_from(lc, join, 3)
+	{
+		List	   *step = (List *) lfirst(lc);
+		GdbJoinSpec *spec = &q->req->joins[foreach_current_index(lc) - 3];
+		Node	   *qual = (Node *) list_nth(step, 7);
+
+		if (qual == NULL)
+			continue;
+		qual = (Node *) copyObject(qual);
+		if (rtoffset != 0)
+			OffsetVarNodes(qual, rtoffset, 0);
+		spec->qual = 1;
+		spec->qual_expr = (uint32) (gdb_columnset_add_expr(&q->cs, q->rel, qual, q->req,
+														   "GpuJoin") - GDB_EXPR_COL(0));
+	}
 	return js;
 }
 
@@ -250,14 +267,34 @@ gdb_join_exprs(List *join)
 
 	if (join == NIL)
 		return NIL;
-	if (lthird(join) != NULL)
-		out = lappend(out, lthird(join));
+	out = gdb_join_level_quals(join);
 	for_each_from(lc, join, 3)
 	{
 		List	   *step = (List *) lfirst(lc);
 
 		out = list_concat(out, (List *) list_nth(step, 2));
 		out = list_concat(out, gdb_join_exprs((List *) list_nth(step, 6)));
+	}
+	return out;
+}
+
+/* see custom_scan.h */
+List *
+gdb_join_level_quals(List *join)
+{
+	List	   *out = NIL;
+	ListCell   *lc;
+
+	if (join == NIL)
+		return NIL;
+	if (lthird(join) != NULL)
+		out = lappend(out, lthird(join));
+	for_each_from(lc, join, 3)
+	{
+		List	   *step = (List *) lfirst(lc);
+
+		if (list_nth(step, 7) != NULL)
+			out = lappend(out, list_nth(step, 7));
 	}
 	return out;
 }

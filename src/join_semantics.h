@@ -130,23 +130,61 @@ gdb_hj_build_keys(const GdbBatch *build, uint32_t n, uint64_t brow, int64_t *out
 }
 
 /*
- * gdb_hj_find: the build row of side whose n keys equal keys (hash h), or
- * -1: linear probing from h's slot to the first empty one.
+ * gdb_hj_next: the next build row of side whose n keys equal keys, probing
+ * linearly from slot *pos (start at hash & mask), or -1 at the first empty
+ * slot; *pos moves past the row returned, so that calling again gives the
+ * next row with those keys.
+ */
+GDB_HOSTDEV int64_t
+gdb_hj_next(const GdbHashSide *side, uint32_t n, const int64_t *keys, uint64_t *pos)
+{
+	for (;;)
+	{
+		uint32_t	s = side->slots[*pos];
+
+		if (s == GDB_HJ_EMPTY)
+			return -1;
+		*pos = (*pos + 1) & side->mask;
+		if (gdb_hj_keys_equal(side->build, n, (uint64_t) (s - 1), keys))
+			return (int64_t) (s - 1);
+	}
+}
+
+/*
+ * gdb_hj_find: the (first found) build row of side whose n keys equal
+ * keys (hash h), or -1.
  */
 GDB_HOSTDEV int64_t
 gdb_hj_find(const GdbHashSide *side, uint32_t n, const int64_t *keys, uint64_t h)
 {
-	uint64_t	i = h & side->mask;
+	uint64_t	pos = h & side->mask;
 
-	for (;;)
+	return gdb_hj_next(side, n, keys, &pos);
+}
+
+/* Write build row m's payload (m < 0: NULLs) as the row's payload of spec. */
+GDB_HOSTDEV void
+gdb_hj_set_payload(const GdbJoinSpec *spec, const GdbBatch *b, int64_t m,
+				   uint64_t row, int64_t *const *pvals, uint8_t *const *pnulls)
+{
+	uint32_t	p;
+
+	for (p = 0; p < spec->npayload; p++)
 	{
-		uint32_t	s = side->slots[i];
+		uint32_t	bc = spec->nkeys + p;
+		uint32_t	i = spec->payload_first + p;
+		const uint8_t *bn = GDB_NULL_PTR(b, b, bc);
 
-		if (s == GDB_HJ_EMPTY)
-			return -1;
-		if (gdb_hj_keys_equal(side->build, n, (uint64_t) (s - 1), keys))
-			return (int64_t) (s - 1);
-		i = (i + 1) & side->mask;
+		if (m >= 0 && !(bn && bn[m]))
+		{
+			pvals[i][row] = GDB_COL_PTR(b, b, bc, const int64_t)[m];
+			pnulls[i][row] = 0;
+		}
+		else
+		{
+			pvals[i][row] = 0;
+			pnulls[i][row] = 1;
+		}
 	}
 }
 
@@ -170,20 +208,26 @@ gdb_hj_unique_row(const GdbHashSide *side, uint32_t n, uint64_t brow)
 /*
  * gdb_hj_probe_row: the probe step for one row that the filter selected:
  * each of the njoins joins (a request's joins, njoin_cols payload columns
- * in all) in order looks the row's keys up in sides[j] (view
- * columns probe_cols, read through hdr at base, which must already show
- * the payload columns of earlier joins at pvals/pnulls), and the row is
+ * in all) in order looks the row's keys up in sides[j] (view columns
+ * probe_cols, read through hdr at base, which must already show the
+ * payload columns at pvals/pnulls), trying the build rows with those keys
+ * against the join's qual (computed column qual_expr: eprog and exprs are
+ * the request's eprogram and exprs) when it has one, and the row is
  * dropped by the first INNER or SEMI join without a match or ANTI join
  * with one.  Writes payload column i's value and NULL flag for row into
  * pvals[i][row] and pnulls[i][row] (a FLOAT64 payload's bits as int64):
- * the match's values, NULL for a LEFT join without one, and NULL in
- * every payload column of a dropped row.  Returns 1 when the row is
- * kept, else 0.
+ * the match's values, NULL for a join without one (a LEFT join's
+ * NULL-extension) and for an ANTI join, and NULL in every payload column
+ * of a dropped row.  Returns 1 when the row is kept, else 0; *status gets
+ * the SQL status of a qual that raised (the row then counts as dropped),
+ * else is left alone.
  */
 GDB_HOSTDEV int
 gdb_hj_probe_row(const GdbJoinSpec *joins, uint32_t njoins, uint32_t njoin_cols,
-				 const GdbHashSide *sides, const GdbBatch *hdr, const void *base,
-				 uint64_t row, int64_t *const *pvals, uint8_t *const *pnulls)
+				 const GdbHashSide *sides, const GdbInstr *eprog,
+				 const GdbExprSpec *exprs, const GdbBatch *hdr, const void *base,
+				 uint64_t row, int64_t *const *pvals, uint8_t *const *pnulls,
+				 int *status)
 {
 	uint32_t	j;
 	uint32_t	p;
@@ -197,29 +241,43 @@ gdb_hj_probe_row(const GdbJoinSpec *joins, uint32_t njoins, uint32_t njoin_cols,
 		int64_t		m = -1;
 
 		if (gdb_hj_row_keys(hdr, base, spec->probe_cols, spec->nkeys, row, keys))
-			m = gdb_hj_find(&sides[j], spec->nkeys, keys,
-							gdb_hj_hash(keys, spec->nkeys));
+		{
+			uint64_t	pos = gdb_hj_hash(keys, spec->nkeys) & sides[j].mask;
+
+			for (;;)
+			{
+				int64_t		c = gdb_hj_next(&sides[j], spec->nkeys, keys, &pos);
+				GdbValue	v;
+				int			st;
+
+				if (c < 0 || !spec->qual)
+				{
+					m = c;
+					break;
+				}
+				/* the candidate's payload in place, then the join's qual */
+				gdb_hj_set_payload(spec, b, c, row, pvals, pnulls);
+				st = gdb_vm_value(eprog + exprs[spec->qual_expr].start,
+								  (int) exprs[spec->qual_expr].len, hdr, base, row, &v);
+				if (st != GDB_OK)
+				{
+					*status = st;
+					keep = 0;
+					break;
+				}
+				if (!v.isnull && v.v.i != 0)
+				{
+					m = c;
+					break;
+				}
+			}
+		}
 		if ((spec->type == GDB_JOIN_INNER || spec->type == GDB_JOIN_SEMI) && m < 0)
 			keep = 0;
 		else if (spec->type == GDB_JOIN_ANTI && m >= 0)
 			keep = 0;
-		for (p = 0; p < spec->npayload; p++)
-		{
-			uint32_t	bc = spec->nkeys + p;
-			uint32_t	i = spec->payload_first + p;
-			const uint8_t *bn = GDB_NULL_PTR(b, b, bc);
-
-			if (keep && m >= 0 && !(bn && bn[m]))
-			{
-				pvals[i][row] = GDB_COL_PTR(b, b, bc, const int64_t)[m];
-				pnulls[i][row] = 0;
-			}
-			else
-			{
-				pvals[i][row] = 0;
-				pnulls[i][row] = 1;
-			}
-		}
+		gdb_hj_set_payload(spec, b, keep && spec->type != GDB_JOIN_ANTI ? m : -1,
+						   row, pvals, pnulls);
 	}
 	if (!keep)
 		for (p = 0; p < njoin_cols && p < GDB_MAX_JOIN_COLS; p++)

@@ -4564,13 +4564,15 @@ test_ordered_groupby(void)
  * keys 30.. dangle), payload grp = key % 7 (NULL for key % 11 == 3) and
  * w = key / 2.0; J_GRP: keys 0..5 (grp 6 dangles), payload g2 = 10 * key;
  * J_DUP: keys drawn from 0..59 with repeats (a semi or anti join's; an
- * inner join over it must fail with GDB_ERR_JOIN_DUPLICATE).
+ * inner join over it must fail with GDB_ERR_JOIN_DUPLICATE); J_DUPP: the
+ * same with payload d = the row's number (for a semi or anti join's qual).
  */
 enum
 {
 	J_DIM,
 	J_GRP,
-	J_DUP
+	J_DUP,
+	J_DUPP						/* J_DUP's keys, payload d = its row number */
 };
 
 static GdbBatch *
@@ -4578,7 +4580,7 @@ join_build_side(int which)
 {
 	uint32_t	kinds[3] = {GDB_KIND_INT64, GDB_KIND_INT64, GDB_KIND_FLOAT64};
 	uint32_t	hn[3] = {1, 1, 0};
-	uint32_t	ncols = which == J_DIM ? 3 : which == J_GRP ? 2 : 1;
+	uint32_t	ncols = which == J_DIM ? 3 : which == J_GRP || which == J_DUPP ? 2 : 1;
 	uint64_t	n = which == J_DIM ? 31 : which == J_GRP ? 6 : 40;
 	GdbBatch   *b = batch_new(ncols, kinds, hn, n);
 	uint64_t	r;
@@ -4603,6 +4605,11 @@ join_build_side(int which)
 			col_n(b, 1)[r] = 0;
 			col_i(b, 1)[r] = 10 * k;
 		}
+		else if (which == J_DUPP)
+		{
+			col_n(b, 1)[r] = 0;
+			col_i(b, 1)[r] = (int64_t) r;
+		}
 	}
 	return b;
 }
@@ -4610,14 +4617,16 @@ join_build_side(int which)
 /*
  * The naive reference of a join request: for every probe row the filter
  * (none here) keeps, each join's first build row with equal non-NULL keys
- * by a linear scan, its type's rule, and the join filter (vi > 100 * grp,
+ * by a linear scan (with a qual, the first for which vi > qual_k * its
+ * payload 0 holds), its type's rule, and the join filter (vi > 100 * grp,
  * when join_filter is set) evaluated in C; the kept rows with their
  * payload become a flat batch (the probe's columns, then payload column i
  * as column NCOLS + i), over which the same group-by without joins runs
  * on the CPU path.  *flat_req: req with its join columns renumbered.
  */
 static GdbBatch *
-join_reference_input(const GdbRequest *req, const GdbBatch *in, GdbRequest *flat_req)
+join_reference_input(const GdbRequest *req, const GdbBatch *in, int64_t qual_k,
+					 GdbRequest *flat_req)
 {
 	uint32_t	kinds[NCOLS + GDB_MAX_JOIN_COLS],
 				hn[NCOLS + GDB_MAX_JOIN_COLS];
@@ -4678,12 +4687,24 @@ join_reference_input(const GdbRequest *req, const GdbBatch *in, GdbRequest *flat
 			}
 			for (br = 0; !knull && br < b->nrows && m < 0; br++)
 				if (!GDB_NULL_PTR(b, b, 0)[br] && GDB_COL_PTR(b, b, 0, const int64_t)[br] == key)
+				{
+					/* the join's qual of these tests: vi > qk * its payload 0 */
+					if (sp->qual)
+					{
+						const uint8_t *bn = GDB_NULL_PTR(b, b, 1);
+
+						if (GDB_NULL_PTR(in, in, C_VI)[r] || (bn && bn[br]) ||
+							!(GDB_COL_PTR(in, in, C_VI, const int64_t)[r] >
+							  qual_k * GDB_COL_PTR(b, b, 1, const int64_t)[br]))
+							continue;
+					}
 					m = (int64_t) br;
+				}
 			if ((sp->type == GDB_JOIN_INNER || sp->type == GDB_JOIN_SEMI) && m < 0)
 				keep = 0;
 			if (sp->type == GDB_JOIN_ANTI && m >= 0)
 				keep = 0;
-			for (i = 0; i < sp->npayload && m >= 0; i++)
+			for (i = 0; i < sp->npayload && m >= 0 && sp->type != GDB_JOIN_ANTI; i++)
 			{
 				const uint8_t *bn = GDB_NULL_PTR(b, b, sp->nkeys + i);
 
@@ -4765,7 +4786,7 @@ test_joins(void)
 		int			nj;
 		int			side[4];	/* J_* */
 		uint32_t	type[4];
-		int			filter;
+		int			filter;		/* 1: a join filter; 2: join 0's qual */
 	}			shapes[] = {
 		{"inner", 1, {J_DIM}, {GDB_JOIN_INNER}, 0},
 		{"left", 1, {J_DIM}, {GDB_JOIN_LEFT}, 0},
@@ -4776,6 +4797,10 @@ test_joins(void)
 		{"inner, semi, anti", 3, {J_DIM, J_DUP, J_DUP}, {GDB_JOIN_INNER, GDB_JOIN_SEMI, GDB_JOIN_ANTI}, 0},
 		{"inner with join filter", 1, {J_DIM}, {GDB_JOIN_INNER}, 1},
 		{"inner over duplicates", 1, {J_DUP}, {GDB_JOIN_INNER}, 0},
+		{"left with a qual", 1, {J_DIM}, {GDB_JOIN_LEFT}, 2},
+		{"semi with a qual over duplicates", 1, {J_DUPP}, {GDB_JOIN_SEMI}, 2},
+		{"anti with a qual over duplicates", 1, {J_DUPP}, {GDB_JOIN_ANTI}, 2},
+		{"anti with a qual, chain inner", 2, {J_DUPP, J_DIM}, {GDB_JOIN_ANTI, GDB_JOIN_INNER}, 2},
 	};
 	static const uint64_t sizes[] = {0, 1, 100, 3000, 70000};
 	size_t		si,
@@ -4808,9 +4833,10 @@ test_joins(void)
 				sp->nkeys = 1;
 				/* J_GRP is keyed by J_DIM's grp (payload 0); J_DUP by kb */
 				sp->probe_cols[0] = shapes[sh].side[j] == J_GRP ? GDB_JOIN_COL(0) :
-					shapes[sh].side[j] == J_DUP ? C_KB : C_KI;
-				sp->npayload = (sp->type == GDB_JOIN_SEMI || sp->type == GDB_JOIN_ANTI) ?
-					0 : sides[j]->ncols - 1;
+					shapes[sh].side[j] == J_DUP || shapes[sh].side[j] == J_DUPP ? C_KB : C_KI;
+				/* a semi or anti join's payload only serves its qual */
+				sp->npayload = (sp->type == GDB_JOIN_SEMI || sp->type == GDB_JOIN_ANTI) &&
+					!(shapes[sh].filter == 2 && j == 0) ? 0 : sides[j]->ncols - 1;
 				sp->payload_first = next;
 				next += sp->npayload;
 			}
@@ -4821,28 +4847,41 @@ test_joins(void)
 			/* group by the first payload column (or ki), aggregates of both sides */
 			req->oper = GDB_OPER_GROUPBY;
 			req->nkeys = 1;
-			req->key_cols[0] = next > 0 ? GDB_JOIN_COL(0) : C_KI;
+			req->key_cols[0] = next > 0 && shapes[sh].type[0] != GDB_JOIN_ANTI ?
+				GDB_JOIN_COL(0) : C_KI;
 			req->aggs[req->naggs++] = (GdbAggSpec) {GDB_AGG_COUNT_STAR, -1};
 			req->aggs[req->naggs++] = (GdbAggSpec) {GDB_AGG_SUM_INT, C_VI};
 			req->aggs[req->naggs++] = (GdbAggSpec) {GDB_AGG_MIN_FLOAT, C_VF};
 			req->aggs[req->naggs++] = (GdbAggSpec) {GDB_AGG_COUNT, C_KI};
-			if (next >= 2)
+			/* each payload column: count, and max (integers) or sum (floats) */
+			for (j = 0; j < shapes[sh].nj; j++)
 			{
-				req->aggs[req->naggs++] = (GdbAggSpec) {GDB_AGG_SUM_FLOAT, GDB_JOIN_COL(1)};
-				req->aggs[req->naggs++] = (GdbAggSpec) {GDB_AGG_COUNT, GDB_JOIN_COL(1)};
+				const GdbJoinSpec *sp = &req->joins[j];
+				uint32_t	q;
+
+				for (q = 0; q < sp->npayload; q++)
+				{
+					int32_t		col = GDB_JOIN_COL(sp->payload_first + q);
+
+					req->aggs[req->naggs++] = (GdbAggSpec) {GDB_AGG_COUNT, col};
+					req->aggs[req->naggs++] = (GdbAggSpec) {
+						sides[j]->cols[1 + q].kind == GDB_KIND_FLOAT64 ?
+						GDB_AGG_SUM_FLOAT : GDB_AGG_MAX_INT, col};
+				}
 			}
-			if (next >= 3)
-				req->aggs[req->naggs++] = (GdbAggSpec) {GDB_AGG_MAX_INT, GDB_JOIN_COL(2)};
 			if (shapes[sh].filter)
 			{
-				/* computed column 0: vi > 100 * grp */
+				/*
+				 * computed column 0: vi > 100 * grp (the join filter, or a
+				 * left join's qual), vi > 10 * d (a semi or anti join's)
+				 */
 				GdbInstr   *e = req->eprogram;
 
 				memset(e, 0, sizeof(GdbInstr) * 5);
 				e[0].op = GDB_OP_PUSH_COL;
 				e[0].arg = C_VI;
 				e[1].op = GDB_OP_PUSH_INT;
-				e[1].ival = 100;
+				e[1].ival = shapes[sh].side[0] == J_DUPP ? 10 : 100;
 				e[1].width = 8;
 				e[2].op = GDB_OP_PUSH_COL;
 				e[2].arg = GDB_JOIN_COL(0);
@@ -4854,13 +4893,20 @@ test_joins(void)
 				req->exprs[0].kind = GDB_KIND_INT64;
 				req->exprs[0].start = 0;
 				req->exprs[0].len = 5;
-				req->join_filter = 1;
+				if (shapes[sh].filter == 1)
+					req->join_filter = 1;
+				else
+				{
+					req->joins[0].qual = 1;
+					req->joins[0].qual_expr = 0;
+				}
 			}
 
 			snprintf(name, sizeof(name), "join %s, %llu probe rows", shapes[sh].name,
 					 (unsigned long long) sizes[si]);
 			st = run_path(name, gdb_cpu_groupby, req, in, &res, NULL);
-			flat = join_reference_input(req, in, flat_req);
+			flat = join_reference_input(req, in, shapes[sh].side[0] == J_DUPP ? 10 : 100,
+										flat_req);
 			if (shapes[sh].side[0] == J_DUP && shapes[sh].type[0] == GDB_JOIN_INNER)
 				check(st == GDB_ERR_JOIN_DUPLICATE, "%s: cpu status %d, expected a duplicate key",
 					  name, st);
