@@ -113,13 +113,12 @@ has_ordered_aggregates(List *aggrefs)
 	return false;
 }
 
-/* see custom_scan_path.h */
-Path *
-gdb_agg_fallback_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
-					  GroupPathExtraData *extra, List *aggrefs, double ngroups)
+/* The Agg of the query over sub (a path of input_rel), or NULL. */
+static Path *
+agg_over(PlannerInfo *root, Path *sub, RelOptInfo *output_rel,
+		 GroupPathExtraData *extra, List *aggrefs, double ngroups)
 {
 	Query	   *parse = root->parse;
-	Path	   *sub = cheapest_serial_path(input_rel);
 
 	if (sub == NULL)
 		return NULL;
@@ -141,6 +140,28 @@ gdb_agg_fallback_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outp
 									AGG_SORTED, AGGSPLIT_SIMPLE, parse->groupClause,
 									(List *) extra->havingQual,
 									&extra->agg_final_costs, ngroups);
+}
+
+/* see custom_scan_path.h */
+Path *
+gdb_agg_fallback_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
+					  GroupPathExtraData *extra, List *aggrefs, double ngroups)
+{
+	return agg_over(root, cheapest_serial_path(input_rel), output_rel, extra, aggrefs,
+					ngroups);
+}
+
+/* see custom_scan_path.h */
+Path *
+gdb_join_fallback_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
+					   GroupPathExtraData *extra, List *aggrefs, double ngroups,
+					   bool serial_only)
+{
+	Path	   *sub = cheapest_serial_path(input_rel);
+
+	if (sub == NULL && !serial_only)
+		sub = input_rel->cheapest_total_path;
+	return agg_over(root, sub, output_rel, extra, aggrefs, ngroups);
 }
 
 /* see custom_scan_path.h */

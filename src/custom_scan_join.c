@@ -1013,9 +1013,20 @@ gdb_try_gpujoin(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 						 NIL, tree.probe, probe_device, NIL,
 						 lappend(list_make5(keys, aggs, key_exprs, aggrefs, having),
 								 join));
-	/* PostgreSQL's plan behind it: a build side may have duplicate keys */
-	if (!gdb_set_fallback(path, gdb_agg_fallback_path(root, input_rel, output_rel, extra,
-													  aggrefs, ngroups), &why))
+	/*
+	 * PostgreSQL's plan behind it: a build side may have duplicate keys (a
+	 * parallel plan will do for that alone: it is checked before the
+	 * request runs, without a subtransaction), a numeric value may pass
+	 * the fixed point or timestamptz meet another zone (those need a
+	 * serial one)
+	 */
+	if (!gdb_set_fallback(path,
+						  gdb_join_fallback_path(root, input_rel, output_rel, extra,
+												 aggrefs, ngroups,
+												 gdb_needs_fallback((Node *) list_make4(key_exprs, aggrefs,
+																						probe_device,
+																						gdb_join_exprs(join)))),
+						  &why))
 		goto refused;
 	add_path(output_rel, &path->path);
 	return;
