@@ -315,6 +315,32 @@ SELECT d1.grp, count(*) FROM f JOIN d1 ON f.k1 = d1.id JOIN d2 ON f.k2 = d2.id
 WHERE d2.w > 2 GROUP BY d1.grp$$) l;
 
 -- ---------------------------------------------------------------------------
+-- the probe relation read by parallel workers with the backend, in small
+-- batches: the build sides go to the workers in the segment, their text
+-- codes the backend's (how many workers start depends on free slots)
+-- ---------------------------------------------------------------------------
+SET gpudb.min_parallel_table_size = 0;
+SET gpudb.parallel_workers = 2;
+SET gpudb.batch_rows = 1024;
+SELECT regexp_replace(l, 'Workers Launched: [1-9][0-9]*', 'Workers Launched: >0') AS l
+FROM gpu_analyze($$
+SELECT d3.cat, d1.name, count(*), sum(f.v) FROM f JOIN d1 ON f.k1 = d1.id
+  JOIN d3 ON f.k3 = d3.code GROUP BY d3.cat, d1.name$$) l
+WHERE l ~ 'Workers|Rows In|Groups';
+SELECT * FROM gpu_diff($$
+SELECT d3.cat, d1.name, count(*), sum(f.v), min(f.x) FROM f JOIN d1 ON f.k1 = d1.id
+  JOIN d3 ON f.k3 = d3.code GROUP BY d3.cat, d1.name$$);
+SELECT * FROM gpu_diff($$
+SELECT d1.grp, count(*), count(d1.id) FROM f LEFT JOIN d1 ON f.k1 = d1.id AND f.v > d1.grp * 20
+GROUP BY d1.grp$$);
+SELECT * FROM gpu_diff($$
+SELECT f.k3, count(*) FROM f WHERE EXISTS (SELECT 1 FROM d3 WHERE d3.code = f.k3 AND d3.lim > 5)
+GROUP BY 1$$);
+RESET gpudb.min_parallel_table_size;
+RESET gpudb.parallel_workers;
+RESET gpudb.batch_rows;
+
+-- ---------------------------------------------------------------------------
 -- the build sides and the probe relation in the column cache: the build
 -- sides' rows travel with the probe request to the GPU server, which
 -- probes its cached copy (a server without preload has none: the heap

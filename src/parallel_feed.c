@@ -30,7 +30,11 @@
  * count mean the same everywhere; a worker renumbers the other codes its
  * results carry densely from there and sends their strings along, and the
  * leader interns them into the query's dictionary and rewrites the codes.
- * So queries over text columns take this path too.
+ * So queries over text columns take this path too.  A join probe's build
+ * sides (a GpuJoin's) travel in the segment too; their text keys and
+ * payload are codes of the leader's dictionary (join_build.c re-encodes
+ * them before the workers start), below that count, so they mean the same
+ * in every worker.
  *
  * The stream a worker sends: a FeedHeader message, then data_bytes bytes
  * in messages of at most FEED_CHUNK_BYTES: its result batches, each packed
@@ -67,6 +71,7 @@
 #define FEED_KEY_DICT		UINT64CONST(0xD6B0000000000002)
 #define FEED_KEY_PSCAN		UINT64CONST(0xD6B0000000000003)
 #define FEED_KEY_QUEUES		UINT64CONST(0xD6B0000000000004)
+#define FEED_KEY_JOIN		UINT64CONST(0xD6B0000000000005)
 
 /* one queue per worker; larger messages stream through it */
 /* Batches a participant fills at least, and their least size (rows). */
@@ -414,6 +419,7 @@ gdb_parallel_feed_main(dsm_segment *seg, shm_toc *toc)
 	ParallelTableScanDesc pscan = shm_toc_lookup(toc, FEED_KEY_PSCAN, false);
 	char	   *queues = shm_toc_lookup(toc, FEED_KEY_QUEUES, false);
 	shm_mq	   *mq = (shm_mq *) (queues + (Size) ParallelWorkerNumber * FEED_QUEUE_SIZE);
+	GdbRequest *req = &fs->req;
 	shm_mq_handle *mqh;
 	GdbColumnSet cs;
 	Relation	rel;
@@ -455,10 +461,22 @@ gdb_parallel_feed_main(dsm_segment *seg, shm_toc *toc)
 		dict += sizeof(uint32) + l;
 	}
 
+	/*
+	 * a join probe's build sides, in the segment (at this process's
+	 * address of it: the request in shared memory stays as it is).  Their
+	 * text codes are the leader's, which this dictionary starts with.
+	 */
+	if (fs->req.njoins > 0)
+	{
+		req = palloc(sizeof(GdbRequest));
+		memcpy(req, &fs->req, sizeof(GdbRequest));
+		req->join_data = shm_toc_lookup(toc, FEED_KEY_JOIN, false);
+	}
+
 	ex = gdb_executor_begin();
 	reader = gdb_heap_reader_begin_parallel(rel, &cs, pscan);
 	h.times.ready_at = since_launch_ms(fs->launched_at);
-	parts = feed_share(ex, reader, &cs, &fs->req,
+	parts = feed_share(ex, reader, &cs, req,
 					   fs->has_combine ? &fs->combine : NULL, fs->capacity,
 					   false, NULL, &nbatches, &h.times);
 	gdb_heap_reader_end(reader);
@@ -466,7 +484,7 @@ gdb_parallel_feed_main(dsm_segment *seg, shm_toc *toc)
 	h.nbatches = nbatches;
 	h.stats = ex->stats;
 	InstrEndParallelQuery(&h.bufusage, &h.walusage);
-	send_results(mqh, parts, &cs, &fs->req, fs->ndict, &h);
+	send_results(mqh, parts, &cs, req, fs->ndict, &h);
 	table_close(rel, AccessShareLock);
 }
 
@@ -753,7 +771,8 @@ gdb_parallel_feed(GdbQuery *q, GdbExecutor *ex, const GdbRequest *req,
 	shm_toc_estimate_chunk(&pcxt->estimator, Max(dict_bytes, 1));
 	shm_toc_estimate_chunk(&pcxt->estimator, pscan_bytes);
 	shm_toc_estimate_chunk(&pcxt->estimator, mul_size(FEED_QUEUE_SIZE, nworkers));
-	shm_toc_estimate_keys(&pcxt->estimator, 4);
+	shm_toc_estimate_chunk(&pcxt->estimator, Max(req->njoin_bytes, 1));
+	shm_toc_estimate_keys(&pcxt->estimator, 5);
 	InitializeParallelDSM(pcxt);
 
 	fs = shm_toc_allocate(pcxt->toc, sizeof(FeedShared));
@@ -795,6 +814,14 @@ gdb_parallel_feed(GdbQuery *q, GdbExecutor *ex, const GdbRequest *req,
 
 	queues = shm_toc_allocate(pcxt->toc, mul_size(FEED_QUEUE_SIZE, nworkers));
 	shm_toc_insert(pcxt->toc, FEED_KEY_QUEUES, queues);
+	{
+		/* a join probe's build sides (the request's join_data is ours) */
+		char	   *join = shm_toc_allocate(pcxt->toc, Max(req->njoin_bytes, 1));
+
+		if (req->njoin_bytes > 0)
+			memcpy(join, req->join_data, req->njoin_bytes);
+		shm_toc_insert(pcxt->toc, FEED_KEY_JOIN, join);
+	}
 	for (i = 0; i < nworkers; i++)
 	{
 		shm_mq	   *mq = shm_mq_create(queues + i * FEED_QUEUE_SIZE, FEED_QUEUE_SIZE);

@@ -573,11 +573,10 @@ run_heap(GdbQuery *q, GdbExecutor *ex, int *nbatches, int *workers_planned,
 	/*
 	 * A large heap: parallel workers read it with this backend
 	 * (parallel_feed.c), and their partial results come back together; a
-	 * GROUP BY's as one batch of states for one (final) combine.  Not for
-	 * a join probe (its build sides are not handed to workers yet).
+	 * GROUP BY's as one batch of states for one (final) combine (a join
+	 * probe's build sides go to the workers in the segment).
 	 */
-	*workers_planned = q->req->njoins > 0 ? 0 :
-		gdb_parallel_feed_workers(q->rel, nblocks);
+	*workers_planned = gdb_parallel_feed_workers(q->rel, nblocks);
 	if (*workers_planned > 0)
 	{
 		acc = gdb_parallel_feed(q, ex, batch_req, combine, nblocks,
