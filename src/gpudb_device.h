@@ -461,7 +461,8 @@ typedef enum GdbJoinType
  * place first) is TRUE: every build row with those keys is tried, in the
  * table's order, until one matches; a LEFT join's row without a match is
  * NULL-extended, a SEMI join keeps the row when one matches, an ANTI join
- * when none does (a SEMI or ANTI join's payload only serves its qual).
+ * when none does (a SEMI or ANTI join's payload only serves its qual and
+ * is NULL after the probe).
  */
 typedef struct GdbJoinSpec
 {

@@ -217,8 +217,10 @@ gdb_hj_unique_row(const GdbHashSide *side, uint32_t n, uint64_t brow)
  * with one.  Writes payload column i's value and NULL flag for row into
  * pvals[i][row] and pnulls[i][row] (a FLOAT64 payload's bits as int64):
  * the match's values, NULL for a join without one (a LEFT join's
- * NULL-extension) and for an ANTI join, and NULL in every payload column
- * of a dropped row.  Returns 1 when the row is kept, else 0; *status gets
+ * NULL-extension) and for a SEMI or ANTI join (whose payload serves its
+ * qual only: which of several matching build rows passed it first depends
+ * on the table's order), and NULL in every payload column of a dropped
+ * row.  Returns 1 when the row is kept, else 0; *status gets
  * the SQL status of a qual that raised (the row then counts as dropped),
  * else is left alone.
  */
@@ -276,7 +278,10 @@ gdb_hj_probe_row(const GdbJoinSpec *joins, uint32_t njoins, uint32_t njoin_cols,
 			keep = 0;
 		else if (spec->type == GDB_JOIN_ANTI && m >= 0)
 			keep = 0;
-		gdb_hj_set_payload(spec, b, keep && spec->type != GDB_JOIN_ANTI ? m : -1,
+		/* a semi or anti join's payload served its qual only: NULL after */
+		gdb_hj_set_payload(spec, b,
+						   keep && (spec->type == GDB_JOIN_INNER ||
+									spec->type == GDB_JOIN_LEFT) ? m : -1,
 						   row, pvals, pnulls);
 	}
 	if (!keep)

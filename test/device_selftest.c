@@ -4704,7 +4704,8 @@ join_reference_input(const GdbRequest *req, const GdbBatch *in, int64_t qual_k,
 				keep = 0;
 			if (sp->type == GDB_JOIN_ANTI && m >= 0)
 				keep = 0;
-			for (i = 0; i < sp->npayload && m >= 0 && sp->type != GDB_JOIN_ANTI; i++)
+			for (i = 0; i < sp->npayload && m >= 0 &&
+				 (sp->type == GDB_JOIN_INNER || sp->type == GDB_JOIN_LEFT); i++)
 			{
 				const uint8_t *bn = GDB_NULL_PTR(b, b, sp->nkeys + i);
 
