@@ -388,6 +388,11 @@ SELECT gpu_cache_drop('f');
 -- ---------------------------------------------------------------------------
 SELECT * FROM gpu_diff($$
 SELECT d1.grp, count(*) FROM f FULL JOIN d1 ON f.k1 = d1.id GROUP BY d1.grp$$);
+-- gpudb.enable_gpujoin = off
+SET gpudb.enable_gpujoin = off;
+SELECT * FROM gpu_diff($$
+SELECT d1.grp, count(*) FROM f JOIN d1 ON f.k1 = d1.id GROUP BY d1.grp$$);
+RESET gpudb.enable_gpujoin;
 SELECT * FROM gpu_diff($$
 SELECT count(*) FROM f JOIN d2 ON f.day = d2.day::timestamp$$);
 SELECT * FROM gpu_diff($$

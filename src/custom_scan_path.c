@@ -1015,9 +1015,11 @@ gdb_create_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 {
 	if (prev_create_upper_paths_hook)
 		prev_create_upper_paths_hook(root, stage, input_rel, output_rel, extra);
-	if (stage == UPPERREL_GROUP_AGG && gpudb_enable_gpuagg &&
-		input_rel->reloptkind == RELOPT_JOINREL)
-		gdb_try_gpujoin(root, input_rel, output_rel, (GroupPathExtraData *) extra);
+	if (stage == UPPERREL_GROUP_AGG && input_rel->reloptkind == RELOPT_JOINREL)
+	{
+		if (gpudb_enable_gpujoin)
+			gdb_try_gpujoin(root, input_rel, output_rel, (GroupPathExtraData *) extra);
+	}
 	else if (stage == UPPERREL_GROUP_AGG && gpudb_enable_gpuagg)
 		try_gpuagg(root, input_rel, output_rel, (GroupPathExtraData *) extra);
 	else if (stage == UPPERREL_ORDERED && gpudb_enable_gpusort)

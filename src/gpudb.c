@@ -35,6 +35,7 @@ int			gpudb_device_memory_limit_kb = GPUDB_DEFAULT_DEVICE_MEMORY_LIMIT_KB;
 bool		gpudb_enable_gpuscan = GPUDB_DEFAULT_ENABLE_GPUSCAN;
 bool		gpudb_enable_gpuagg = GPUDB_DEFAULT_ENABLE_GPUAGG;
 bool		gpudb_enable_gpusort = GPUDB_DEFAULT_ENABLE_GPUSORT;
+bool		gpudb_enable_gpujoin = GPUDB_DEFAULT_ENABLE_GPUJOIN;
 double		gpudb_gpu_setup_cost = GPUDB_DEFAULT_GPU_SETUP_COST;
 double		gpudb_gpu_tuple_cost = GPUDB_DEFAULT_GPU_TUPLE_COST;
 double		gpudb_gpu_transfer_cost = GPUDB_DEFAULT_GPU_TRANSFER_COST;
@@ -157,6 +158,11 @@ _PG_init(void)
 							 "Lets the planner use GpuSort: ORDER BY and LIMIT on the device.",
 							 NULL, &gpudb_enable_gpusort,
 							 GPUDB_DEFAULT_ENABLE_GPUSORT, PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+	DefineCustomBoolVariable("gpudb.enable_gpujoin",
+							 "Lets the planner use GpuJoin: aggregates over hash joins on the device.",
+							 NULL, &gpudb_enable_gpujoin,
+							 GPUDB_DEFAULT_ENABLE_GPUJOIN, PGC_USERSET, 0,
 							 NULL, NULL, NULL);
 	DefineCustomRealVariable("gpudb.gpu_setup_cost",
 							 "Planner cost of starting one device query (GPU server round trip).",

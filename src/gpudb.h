@@ -43,6 +43,7 @@ extern int	gpudb_device_memory_limit_kb;
 extern bool gpudb_enable_gpuscan;
 extern bool gpudb_enable_gpuagg;
 extern bool gpudb_enable_gpusort;
+extern bool gpudb_enable_gpujoin;
 extern double gpudb_gpu_setup_cost;
 extern double gpudb_gpu_tuple_cost;
 extern double gpudb_gpu_transfer_cost;

@@ -31,10 +31,14 @@
 /* gpudb.device_memory_limit: kB of device memory the server may use; 0 = all */
 #define GPUDB_DEFAULT_DEVICE_MEMORY_LIMIT_KB 0
 
-/* gpudb.enable_gpuscan / enable_gpuagg / enable_gpusort: offer the plan nodes */
+/*
+ * gpudb.enable_gpuscan / enable_gpuagg / enable_gpusort / enable_gpujoin:
+ * offer the plan nodes
+ */
 #define GPUDB_DEFAULT_ENABLE_GPUSCAN	true
 #define GPUDB_DEFAULT_ENABLE_GPUAGG		true
 #define GPUDB_DEFAULT_ENABLE_GPUSORT	true
+#define GPUDB_DEFAULT_ENABLE_GPUJOIN	true
 
 /*
  * Cost constants of the custom scan nodes, in the planner's cost units

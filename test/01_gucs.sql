@@ -23,17 +23,19 @@ SELECT set_eq($$SELECT name::text FROM pg_settings WHERE name LIKE 'gpudb.%'$$,
               ARRAY['gpudb.enabled', 'gpudb.device', 'gpudb.batch_rows',
                     'gpudb.use_cache', 'gpudb.cache_size', 'gpudb.device_memory_limit',
                     'gpudb.enable_gpuscan', 'gpudb.enable_gpuagg', 'gpudb.enable_gpusort',
-                    'gpudb.gpu_setup_cost', 'gpudb.gpu_tuple_cost', 'gpudb.gpu_transfer_cost',
+                    'gpudb.enable_gpujoin', 'gpudb.gpu_setup_cost', 'gpudb.gpu_tuple_cost', 'gpudb.gpu_transfer_cost',
                     'gpudb.explain_hardware', 'gpudb.debug_unsupported',
                     'gpudb.parallel_workers', 'gpudb.min_parallel_table_size'],
-              'the GUCs are exactly the sixteen documented ones');
+              'the GUCs are exactly the seventeen documented ones');
 
 -- the planner's GUCs: user-settable, defaults from gpudb_defaults.h
 SELECT is((SELECT string_agg(name || '=' || boot_val || ':' || vartype || ':' || context, ' ' ORDER BY name)
              FROM pg_settings WHERE name IN ('gpudb.enable_gpuscan', 'gpudb.enable_gpuagg',
-                                             'gpudb.enable_gpusort', 'gpudb.explain_hardware',
+                                             'gpudb.enable_gpusort', 'gpudb.enable_gpujoin',
+                                             'gpudb.explain_hardware',
                                              'gpudb.debug_unsupported')),
           'gpudb.debug_unsupported=off:bool:user gpudb.enable_gpuagg=on:bool:user '
+          'gpudb.enable_gpujoin=on:bool:user '
           'gpudb.enable_gpuscan=on:bool:user gpudb.enable_gpusort=on:bool:user '
           'gpudb.explain_hardware=on:bool:user',
           'the node switches default to on, the debug switch to off, all user-settable');
@@ -89,7 +91,7 @@ SELECT ok((SELECT enumvals IS NULL FROM pg_settings WHERE name = 'gpudb.batch_ro
 
 -- every GUC has a description
 SELECT is((SELECT count(*)::int FROM pg_settings WHERE name LIKE 'gpudb.%' AND coalesce(short_desc, '') <> ''),
-          16, 'every gpudb GUC has a description');
+          17, 'every gpudb GUC has a description');
 
 -- the parallel heap read: workers 0..1024 (8), threshold in blocks (8MB)
 SELECT is((SELECT vartype || ':' || boot_val || ':' || min_val || ':' || max_val || ':' || context
