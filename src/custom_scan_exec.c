@@ -446,16 +446,6 @@ gdb_begin(CustomScanState *node, EState *estate, int eflags)
 }
 
 /*
- * Run the node's request (run_query).  With PostgreSQL's plan behind the
- * node (a custom plan, custom_scan_fallback.c), run it in a
- * subtransaction, as PL/pgSQL's exception blocks do: when it fails with the
- * fixed-point error (or a device's duplicate build key), roll that back and
- * return false (the caller runs the fallback plan); any other error, a
- * cancel included, is raised again as it was.  A GpuJoin's build side that
- * is not unique on its keys returns false too.  In parallel mode no
- * subtransaction can start, and the request runs as it is.
- */
-/*
  * The node's request: a GpuJoin's build sides first (false, with
  * s->fallback_why, when one is not unique on its keys), then the query.
  */
@@ -469,6 +459,18 @@ run_query(GdbScanState *s)
 	return true;
 }
 
+/*
+ * Run the node's request (run_query).  With PostgreSQL's plan behind the
+ * node (a custom plan, custom_scan_fallback.c), run it in a
+ * subtransaction, as PL/pgSQL's exception blocks do: when it fails with the
+ * fixed-point error (or a device's duplicate build key, or, for a
+ * GpuJoin, gpudb's out of memory: build sides that do not fit the device),
+ * roll that back and return false (the caller runs the fallback plan); any
+ * other error, a cancel included, is raised again as it was.  A GpuJoin's
+ * build side that is not unique on its keys returns false too.  In
+ * parallel mode no subtransaction can start, and the request runs as it
+ * is.
+ */
 static bool
 run_or_fall_back(GdbScanState *s)
 {
@@ -502,9 +504,15 @@ run_or_fall_back(GdbScanState *s)
 			!((edata->sqlerrcode == ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE &&
 			   strcmp(edata->message, GDB_FIXED_POINT_MESSAGE) == 0) ||
 			  (edata->sqlerrcode == ERRCODE_CARDINALITY_VIOLATION &&
-			   strcmp(edata->message, GDB_JOIN_DUPLICATE_MESSAGE) == 0)))
+			   strcmp(edata->message, GDB_JOIN_DUPLICATE_MESSAGE) == 0) ||
+			  (s->join != NULL && edata->sqlerrcode == ERRCODE_OUT_OF_MEMORY &&
+			   strcmp(edata->message, "gpudb: out of memory") == 0)))
 			ReThrowError(edata);
-		s->fallback_why = pstrdup(edata->message);
+		/* a GpuJoin's build sides that do not fit: said as such */
+		s->fallback_why = edata->sqlerrcode == ERRCODE_OUT_OF_MEMORY ?
+			psprintf("%s (the join's build sides and probe do not fit: %s)",
+					 edata->message, edata->detail ? edata->detail : "no detail") :
+			pstrdup(edata->message);
 		FreeErrorData(edata);
 		ok = false;
 	}
