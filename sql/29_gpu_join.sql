@@ -170,14 +170,24 @@ SELECT d1.grp, count(*) FROM d1 RIGHT JOIN f ON f.k1 = d1.id GROUP BY d1.grp$$);
 
 -- ---------------------------------------------------------------------------
 -- a build side that is not unique on its keys: an inner join would
--- expand rows; the node answers with PostgreSQL's plan behind it
+-- expand rows.  Where the planner's statistics say so, PostgreSQL's plan;
+-- where they do not (duplicates added after ANALYZE), the node answers
+-- with PostgreSQL's plan behind it
 -- ---------------------------------------------------------------------------
 EXPLAIN (COSTS OFF)
 SELECT n.tag, count(*) FROM f JOIN dnokey n ON f.k1 = n.id GROUP BY n.tag;
 SELECT * FROM gpu_diff($$
 SELECT n.tag, count(*), sum(f.v) FROM f JOIN dnokey n ON f.k1 = n.id GROUP BY n.tag$$);
+CREATE TABLE dlate (id int, tag text);
+INSERT INTO dlate SELECT g, 'l' || g FROM generate_series(1, 40) g;
+ANALYZE dlate;
+INSERT INTO dlate VALUES (3, 'dup3'), (7, 'dup7');
+EXPLAIN (COSTS OFF)
+SELECT n.tag, count(*) FROM f JOIN dlate n ON f.k1 = n.id GROUP BY n.tag;
+SELECT * FROM gpu_diff($$
+SELECT n.tag, count(*), sum(f.v) FROM f JOIN dlate n ON f.k1 = n.id GROUP BY n.tag$$);
 SELECT l FROM gpu_analyze($$
-SELECT n.tag, count(*) FROM f JOIN dnokey n ON f.k1 = n.id GROUP BY n.tag$$) l
+SELECT n.tag, count(*) FROM f JOIN dlate n ON f.k1 = n.id GROUP BY n.tag$$) l
 WHERE l ~ 'GpuJoin|Fallback';
 
 -- ---------------------------------------------------------------------------
@@ -403,4 +413,4 @@ DROP FUNCTION gpu_diff(text, bool);
 DROP FUNCTION gpu_diff_rows(text, bool);
 DROP FUNCTION gpu_source(text);
 DROP FUNCTION gpu_analyze(text);
-DROP TABLE f, d1, d2, d3, dnokey, region, nation, supplier, customer, orders, lineitem;
+DROP TABLE f, d1, d2, d3, dnokey, dlate, region, nation, supplier, customer, orders, lineitem;

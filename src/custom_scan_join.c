@@ -48,10 +48,12 @@
  * and the ordered-set aggregates, more than GDB_MAX_JOINS joins on one
  * level of the tree.
  *
- * An INNER or LEFT join needs a build side unique on its keys: the node
- * always carries PostgreSQL's own plan for the query behind it
- * (custom_scan_fallback.c), and the executor answers with it when a
- * build side turns out to have duplicate keys (join_build.c).
+ * An INNER or LEFT join needs a build side unique on its keys: a table
+ * whose keys the planner estimates far from unique is not offered
+ * (GDB_JOIN_UNIQUE_FRACTION), and the node always carries PostgreSQL's
+ * own plan for the query behind it (custom_scan_fallback.c), with which
+ * the executor answers when a build side turns out to have duplicate keys
+ * (join_build.c).
  *
  * custom_private's node list for GpuJoin: keys (all GDB_ATTNUM_EXPR),
  * aggs ((GdbAggFunc, GDB_ATTNUM_EXPR or 0) pairs), key expressions,
@@ -96,6 +98,14 @@
 #include "custom_scan.h"
 #include "custom_scan_path.h"
 #include "expr_compile.h"
+
+/*
+ * An inner or left join's build side whose keys the planner estimates
+ * fewer than this fraction of its rows distinct is not offered (it would
+ * have duplicates: the executor would answer with PostgreSQL's plan after
+ * reading it).
+ */
+#define GDB_JOIN_UNIQUE_FRACTION 0.9
 
 /* One join of the tree, as the walk finds it. */
 typedef struct JoinTree JoinTree;
@@ -703,6 +713,39 @@ prepare_tree(PlannerInfo *root, JoinTree *tree, List *needed, List **join,
 		if (!gdb_base_rel_ok(root, brel, false, why) ||
 			!gdb_all_quals_on_device(root, brel, breloid, &battnums, &quals, why))
 			return false;
+
+		/*
+		 * an inner or left join's table's build side must be unique on its
+		 * keys: where the planner's statistics say it is far from that (a
+		 * many-to-many join), the node would only read it to answer with
+		 * PostgreSQL's plan; else the executor checks it
+		 */
+		if ((step->type == GDB_JOIN_INNER || step->type == GDB_JOIN_LEFT) &&
+			step->sub == NULL && brel->rows > 1.0)
+		{
+			List	   *bkeys = NIL;
+			double		ndistinct;
+
+			for (t = 0; t + 3 < list_length(step->quads); t += 4)
+			{
+				Oid			typid;
+				int32		typmod;
+				Oid			collid;
+
+				get_atttypetypmodcoll(breloid, (AttrNumber) list_nth_int(step->quads, t + 3),
+									  &typid, &typmod, &collid);
+				bkeys = lappend(bkeys, makeVar(step->relid,
+											   (AttrNumber) list_nth_int(step->quads, t + 3),
+											   typid, typmod, collid, 0));
+			}
+			ndistinct = estimate_num_groups(root, bkeys, brel->rows, NULL, NULL);
+			if (ndistinct < brel->rows * GDB_JOIN_UNIQUE_FRACTION)
+			{
+				*why = psprintf("an inner or left join's build side is not unique on its keys (the planner estimates %.0f distinct keys in %.0f rows)",
+								ndistinct, brel->rows);
+				return false;
+			}
+		}
 		*cost += gdb_device_cost(brel, breloid, list_length(step->quads) / 4 +
 								 list_length(payload) / 2, false,
 								 1.0 + (step->sub ? list_length(step->sub->steps) : 0));
