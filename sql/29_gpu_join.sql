@@ -5,12 +5,13 @@
 -- the shape matters), and EXCEPT ALL both ways between gpudb on and off
 -- (sql/include/differential.sql; numeric compared as text).  Star joins
 -- of a fact table to 2-3 dimensions, TPC-H-like shapes (Q3, Q5, Q10,
--- Q12), NULL keys, duplicate probe keys, dangling keys, semi and anti
--- joins through EXISTS, IN and NOT EXISTS, text and numeric keys, a
--- join's other quals (inner, left, semi and anti joins), a bushy tree's
--- nested build side, a build side with duplicate keys (PostgreSQL's plan
--- behind the node answers), and build sides and the probe table from the
--- column cache.
+-- Q12), count(DISTINCT), percentiles and mode over joins, NULL keys,
+-- duplicate probe keys, dangling keys, semi and anti joins through
+-- EXISTS, IN and NOT EXISTS, text and numeric keys, a join's other quals
+-- (inner, left, semi and anti joins), a bushy tree's nested build side,
+-- a build side with duplicate keys (PostgreSQL's plan behind the node
+-- answers), parallel heap readers, and build sides and the probe table
+-- from the column cache.
 \i sql/include/plan_node_settings.sql
 
 -- a star: fact f, dimensions d1 (int key), d2 (bigint key), d3 (text key)
@@ -67,6 +68,19 @@ SELECT d1.name, date_trunc('month', d2.day::timestamp) AS m, count(*),
        sum(f.v * d1.grp), avg(d1.price * f.v), min(f.day - d2.day)
 FROM f JOIN d1 ON f.k1 = d1.id JOIN d2 ON f.k2 = d2.id
 GROUP BY d1.name, date_trunc('month', d2.day::timestamp)$$);
+-- count(DISTINCT), percentiles and mode: histograms over the same joins
+EXPLAIN (COSTS OFF)
+SELECT d1.grp, count(DISTINCT f.v), count(DISTINCT d1.name),
+       percentile_disc(0.5) WITHIN GROUP (ORDER BY d1.price)
+FROM f JOIN d1 ON f.k1 = d1.id GROUP BY d1.grp;
+SELECT * FROM gpu_diff($$
+SELECT d1.grp, count(DISTINCT f.v), count(DISTINCT d1.name),
+       percentile_disc(0.5) WITHIN GROUP (ORDER BY d1.price),
+       mode() WITHIN GROUP (ORDER BY d3.cat),
+       percentile_cont(0.25) WITHIN GROUP (ORDER BY f.x + d1.grp)
+FROM f JOIN d1 ON f.k1 = d1.id JOIN d3 ON f.k3 = d3.code GROUP BY d1.grp$$);
+SELECT * FROM gpu_diff($$
+SELECT count(DISTINCT d1.grp), count(*) FROM f LEFT JOIN d1 ON f.k1 = d1.id$$);
 -- no group keys; an empty build side (no d1 row passes its qual)
 SELECT * FROM gpu_diff($$
 SELECT count(*), sum(f.v), avg(d1.price) FROM f JOIN d1 ON f.k1 = d1.id$$);

@@ -367,7 +367,7 @@ gdb_begin(CustomScanState *node, EState *estate, int eflags)
 
 							gdb_query_add_ordered_set_expr(q, fn, 0, arg, fnull, f,
 														   gdb_ordered_set_label(fn,
-																				 expr_label(arg, rel, cscan->scan.scanrelid),
+																				 node_label(s, arg, rel, cscan->scan.scanrelid),
 																				 fnull, f));
 							continue;
 						}

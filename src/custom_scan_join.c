@@ -34,8 +34,9 @@
  *	   (the build side being unique), a left, semi or anti join's during
  *	   its probe, over each build row with the probe row's keys;
  *	 - the aggregate as GpuAgg takes it (count/sum/avg/min/max and the
- *	   variance family of columns or expressions, group keys that are
- *	   columns or expressions), over columns of every relation that is
+ *	   variance family of columns or expressions, count(DISTINCT), the
+ *	   percentiles and mode, group keys that are columns or expressions),
+ *	   over columns of every relation that is
  *	   visible above the joins; text columns of a build side as payload;
  *	   columns that the planner left out of the GROUP BY because they
  *	   depend on a grouped primary key (TPC-H Q10's customer columns) are
@@ -44,9 +45,8 @@
  * Anything else keeps PostgreSQL's plan (gpudb.debug_unsupported says
  * why): full joins, a join without one equality of two columns (keys of
  * other types, or expressions, only as other quals),
- * parameterised or LATERAL paths, a unique-ified join, count(DISTINCT)
- * and the ordered-set aggregates, more than GDB_MAX_JOINS joins on one
- * level of the tree.
+ * parameterised or LATERAL paths, a unique-ified join, more than
+ * GDB_MAX_JOINS joins on one level of the tree.
  *
  * An INNER or LEFT join needs a build side unique on its keys: a table
  * whose keys the planner estimates far from unique is not offered
@@ -56,7 +56,8 @@
  * (join_build.c).
  *
  * custom_private's node list for GpuJoin: keys (all GDB_ATTNUM_EXPR),
- * aggs ((GdbAggFunc, GDB_ATTNUM_EXPR or 0) pairs), key expressions,
+ * aggs ((GdbAggFunc, GDB_ATTNUM_EXPR or 0 for count(*)) pairs), key
+ * expressions,
  * Aggrefs, HAVING, then the join tree:
  *	 (Integer probe relid, IntList every relid, the INNER joins' other
  *	  quals as one Expr or NULL, step...)
@@ -822,6 +823,7 @@ gdb_try_gpujoin(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 	double		work;
 	QualCost	having_cost;
 	int			nstates = 0;
+	int			nhist = 0;		/* histogram aggregates */
 	ListCell   *lc;
 
 	if (gpudb_gpu_setup_cost >= gdb_cheapest_existing(output_rel))
@@ -941,9 +943,35 @@ gdb_try_gpujoin(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 		if (list_member(aggrefs, ag))
 			continue;
 		fn = gdb_aggref_function(ag);
-		if (fn < 0 || GDB_FN_IS_ORDERED_SET(fn))
+		if (fn >= 0 && GDB_FN_IS_ORDERED_SET(fn))
 		{
-			why = "an aggregate other than count, sum, avg, min, max and the variance family over a join";
+			/*
+			 * count(DISTINCT), percentiles, mode: a histogram request over
+			 * the same joins, grouped by the keys and the argument
+			 */
+			Expr	   *e = gdb_ordered_set_arg(ag, fn);
+
+			if (!vars_visible((Node *) e, tree.visible, &why) ||
+				!gdb_ordered_set_aggref_ok(ag, IsA(e, Var) ? ((Var *) e)->varno : 0,
+										   &fn, &e, &why))
+				goto refused;
+			if (contain_volatile_functions((Node *) e) || contain_subplans((Node *) e))
+			{
+				why = "an aggregate's argument is volatile or holds a subquery";
+				goto refused;
+			}
+			if (!IsA(e, Var))
+				exprs = lappend(exprs, e);
+			nhist++;
+			nstates += 1;
+			aggs = lappend_int(aggs, fn);
+			aggs = lappend_int(aggs, GDB_ATTNUM_EXPR);
+			aggrefs = lappend(aggrefs, ag);
+			continue;
+		}
+		if (fn < 0)
+		{
+			why = "an aggregate other than count, sum, avg, min, max, the variance family, count(DISTINCT), percentile_cont, percentile_disc and mode";
 			goto refused;
 		}
 		if (ag->aggdistinct || ag->aggorder || ag->aggfilter ||
@@ -987,6 +1015,11 @@ gdb_try_gpujoin(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 	if (nstates > GDB_MAX_AGGREGATES)
 	{
 		why = "too many aggregates";
+		goto refused;
+	}
+	if (nhist > 0 && list_length(keys) >= Min(GDB_MAX_GROUP_KEYS, GDB_MAX_SORT_KEYS))
+	{
+		why = "count(DISTINCT), percentile_cont, percentile_disc or mode with too many group keys";
 		goto refused;
 	}
 
@@ -1039,7 +1072,8 @@ gdb_try_gpujoin(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 	}
 	for (int t = 0; t + 1 < list_length(pa); t += 2)
 		probe_attnums = bms_add_member(probe_attnums, list_nth_int(pa, t + 1));
-	work = 1.0 + list_length(aggrefs) / 4.0 + list_length(keys) + list_length(tree.steps);
+	work = 1.0 + list_length(aggrefs) / 4.0 + list_length(keys) + list_length(tree.steps) +
+		nhist * (2.0 + list_length(keys) + list_length(tree.steps));
 	disabled = gdb_disabled_cost(false, keys != NIL);
 	startup = gdb_device_cost(probe_rel, probe_rte->relid, bms_num_members(probe_attnums),
 							  false, work) + builds + disabled;

@@ -398,9 +398,10 @@ complete_group(const GdbQuery *q, const GdbColumnSet *cs, int col, int pass,
 }
 
 /*
- * The histogram request of q over column col: q's filter, q's keys (and
- * the computed columns they may name) and col as keys, count(*), ordered
- * by every key ascending with NULLs last.
+ * The histogram request of q over column col: q's filter, q's joins (a
+ * GpuJoin's probe step, col maybe a payload column), q's keys (and the
+ * computed columns they may name) and col as keys, count(*), ordered by
+ * every key ascending with NULLs last.
  */
 static GdbRequest *
 histogram_request(const GdbQuery *q, int col)
@@ -418,6 +419,13 @@ histogram_request(const GdbQuery *q, int col)
 	memcpy(h->eprogram, q->req->eprogram, sizeof(GdbInstr) * q->req->neinstr);
 	h->ntables = q->req->ntables;
 	memcpy(h->tables, q->req->tables, sizeof(h->tables));
+	/* a GpuJoin's probe step: the same joins over the same build sides */
+	h->njoins = q->req->njoins;
+	h->njoin_cols = q->req->njoin_cols;
+	h->join_filter = q->req->join_filter;
+	memcpy(h->joins, q->req->joins, sizeof(h->joins));
+	h->njoin_bytes = q->req->njoin_bytes;
+	h->join_data = q->req->join_data;
 	h->nkeys = (uint32) q->nkeys + 1;
 	for (k = 0; k < (uint32) q->nkeys; k++)
 		h->key_cols[k] = q->req->key_cols[k];
