@@ -6,7 +6,7 @@
  *	  chose together with the GROUP BY and aggregates above it, as a hash
  *	  join probe step of the one device request (gpudb_device.h).
  *
- * The join tree is read off one of the join relation's paths (gdb does
+ * The join tree is read off one of the join relation's paths (gpudb does
  * not reorder joins): a chain of hash, merge or nested-loop joins whose
  * outermost leaf -- the probe side -- is a base relation.  Each inner
  * side becomes a build side, hashed on the join keys, with the columns
@@ -18,8 +18,10 @@
  *	 - inner, left (a right join is a left join with the sides swapped),
  *	   semi (EXISTS, IN; also an inner join against a unique-ified inner
  *	   relation) and anti (NOT EXISTS) joins; an inner join's sides
- *	   commute, so its probe side is the one holding the chain of earlier
- *	   joins, or the larger relation;
+ *	   commute: of two tables, the one the planner proves unique on the
+ *	   keys (innerrel_is_unique) is the build side, else the smaller one,
+ *	   and a table not known unique above a join of others probes that
+ *	   join's result;
  *	 - join quals that are equalities of two columns, one of the inner
  *	   relation and one of the relations joined before it (the probe
  *	   relation or an earlier inner or left join's build side, whose
@@ -36,16 +38,16 @@
  *	 - the aggregate as GpuAgg takes it (count/sum/avg/min/max and the
  *	   variance family of columns or expressions, count(DISTINCT), the
  *	   percentiles and mode, group keys that are columns or expressions),
- *	   over columns of every relation that is
- *	   visible above the joins; text columns of a build side as payload;
+ *	   over columns of every relation visible above the joins; text
+ *	   columns of a build side as payload;
  *	   columns that the planner left out of the GROUP BY because they
  *	   depend on a grouped primary key (TPC-H Q10's customer columns) are
  *	   group keys again (they split no group);
  *	 - every relation's quals on the device.
  * Anything else keeps PostgreSQL's plan (gpudb.debug_unsupported says
  * why): full joins, a join without one equality of two columns (keys of
- * other types, or expressions, only as other quals),
- * parameterised or LATERAL paths, a unique-ified join, more than
+ * other types, or expressions, only as other quals), parameterised or
+ * LATERAL paths, derived tables, a unique-ified join, more than
  * GDB_MAX_JOINS joins on one level of the tree.
  *
  * An INNER or LEFT join needs a build side unique on its keys: a table
@@ -57,8 +59,7 @@
  *
  * custom_private's node list for GpuJoin: keys (all GDB_ATTNUM_EXPR),
  * aggs ((GdbAggFunc, GDB_ATTNUM_EXPR or 0 for count(*)) pairs), key
- * expressions,
- * Aggrefs, HAVING, then the join tree:
+ * expressions, Aggrefs, HAVING, then the join tree:
  *	 (Integer probe relid, IntList every relid, the INNER joins' other
  *	  quals as one Expr or NULL, step...)
  * with one step per join, in probe order:
@@ -122,7 +123,7 @@ typedef struct JoinStep
 	List	   *quads;			/* (probe varno, probe attnum, build varno,
 								 * build attnum) per key */
 	List	   *clauses;		/* the key equalities, for EXPLAIN */
-	List	   *extra;			/* an INNER join's other quals */
+	List	   *extra;			/* the join's other quals */
 } JoinStep;
 
 /* The join tree: the probe relation and the joins in probe order. */
@@ -393,7 +394,8 @@ walk_join(PlannerInfo *root, Path *path, JoinTree *tree, const char **why)
 	{
 		/*
 		 * an inner join's sides commute: a unique-ified side is the build
-		 * side (a semi join); of two relations, the larger probes
+		 * side (a semi join), and so is the one of two tables that is
+		 * unique on the keys, or else the smaller one
 		 */
 		bool		swap = false;
 
@@ -417,11 +419,10 @@ walk_join(PlannerInfo *root, Path *path, JoinTree *tree, const char **why)
 		}
 
 		/*
-		 * a relation not known unique on the keys (jp->inner_unique,
-		 * innerrel_is_unique), above a join of others (a fact table hashed
-		 * under its dimensions' join): it probes the
-		 * hash of that join's result, whose rows are unique when each of
-		 * its own build sides is
+		 * a table not known unique on the keys (jp->inner_unique), hashed
+		 * above a join of others (a fact table over its dimensions' join):
+		 * it probes the hash of that join's result instead, whose rows are
+		 * unique on the keys when each of its own build sides is
 		 */
 		else if (!jp->inner_unique && is_leaf(inner) && is_join_path(outer) &&
 				 outer->param_info == NULL)
