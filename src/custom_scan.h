@@ -98,6 +98,8 @@ typedef struct GdbJoinBuild
 	List	   *quals;			/* its device quals (Vars of varno 1) */
 	char	   *label;			/* "Inner Join d ON (f.k = d.id)" */
 	uint64		rows;			/* build rows (after gdb_join_build) */
+	uint64		bytes;			/* its batch and hash table, bytes */
+	double		ms;				/* reading it (its query), wall clock */
 	bool		from_cache;
 	int			cache_state;
 	struct GdbJoinState *sub;	/* a nested tree's build sides, or NULL */

@@ -751,7 +751,8 @@ cache_state_name(int state)
  * (type, relation, keys and other quals), "<prefix>N Filter" with the
  * build relation's quals, a nested tree's joins as "<prefix>N.M", and
  * with built (ANALYZE, after the build sides were read) their rows and
- * source.
+ * source, and with gpudb.explain_hardware the bytes of each one's batch
+ * and hash table and the time its query took.
  */
 static void
 explain_joins(GdbJoinState *js, const char *prefix, bool built, ExplainState *es)
@@ -778,6 +779,12 @@ explain_joins(GdbJoinState *js, const char *prefix, bool built, ExplainState *es
 			ExplainPropertyInteger(psprintf("%s Build Rows", name), NULL, (int64) b->rows, es);
 			ExplainPropertyText(psprintf("%s Source", name),
 								b->from_cache ? "cache" : "heap", es);
+			if (gpudb_explain_hardware)
+			{
+				ExplainPropertyInteger(psprintf("%s Hash Table", name), "bytes",
+									   (int64) b->bytes, es);
+				ExplainPropertyFloat(psprintf("%s Build Time", name), "ms", b->ms, 3, es);
+			}
 		}
 	}
 }

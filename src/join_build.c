@@ -26,6 +26,7 @@
 #include "executor/executor.h"
 #include "lib/stringinfo.h"
 #include "nodes/makefuncs.h"
+#include "portability/instr_time.h"
 #include "rewrite/rewriteManip.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
@@ -334,8 +335,11 @@ gdb_join_build(GdbJoinState *js, GdbQuery *q, const char **why)
 		GdbJoinSpec *spec = &q->req->joins[j];
 		GdbRunInfo	info;
 		uint32		c;
+		instr_time	start,
+					elapsed;
 
 		/* a nested tree: its own build sides first */
+		INSTR_TIME_SET_CURRENT(start);
 		if (b->sub != NULL && !gdb_join_build(b->sub, &b->q, why))
 			return false;
 		gdb_query_run_source(&b->q, &info, GDB_SOURCE_ANY);
@@ -357,6 +361,11 @@ gdb_join_build(GdbJoinState *js, GdbQuery *q, const char **why)
 		spec->build_off = total;
 		spec->build_bytes = parts[j]->total_bytes;
 		total += gdb_align_up(parts[j]->total_bytes);
+		b->bytes = parts[j]->total_bytes +
+			gdb_hj_slot_count(parts[j]->nrows) * sizeof(uint32);
+		INSTR_TIME_SET_CURRENT(elapsed);
+		INSTR_TIME_SUBTRACT(elapsed, start);
+		b->ms = INSTR_TIME_GET_MILLISEC(elapsed);
 		if (b->type == GDB_JOIN_INNER || b->type == GDB_JOIN_LEFT)
 			unique_needed = true;
 	}
