@@ -105,6 +105,26 @@ SELECT d3.cat, count(*) FROM f JOIN d3 ON f.k3 = d3.code AND (f.v < d3.lim OR d3
 GROUP BY d3.cat$$);
 
 -- ---------------------------------------------------------------------------
+-- key types: smallint against integer, date, numeric(p,s) of one scale
+-- (numeric(12,2) against numeric(10,2)), two keys at once
+-- ---------------------------------------------------------------------------
+CREATE TABLE dsmall (id smallint PRIMARY KEY, w int);
+INSERT INTO dsmall SELECT g, g * 3 FROM generate_series(1, 120) g;
+ANALYZE dsmall;
+SELECT * FROM gpu_diff($$
+SELECT dsmall.w % 7, count(*), sum(f.v) FROM f JOIN dsmall ON f.k1 = dsmall.id GROUP BY 1$$);
+EXPLAIN (COSTS OFF)
+SELECT d2.region, count(*) FROM f JOIN d2 ON f.day = d2.day GROUP BY d2.region;
+SELECT * FROM gpu_diff($$
+SELECT d2.region, count(*), min(f.id) FROM f JOIN d2 ON f.day = d2.day GROUP BY d2.region$$);
+SELECT * FROM gpu_diff($$
+SELECT d1.grp, count(*), sum(f.v) FROM f JOIN d1 ON f.amt = d1.price GROUP BY d1.grp$$);
+SELECT * FROM gpu_diff($$
+SELECT d2.region, count(*) FROM f JOIN d2 ON f.k2 = d2.id AND f.day = d2.day GROUP BY d2.region$$);
+SELECT * FROM gpu_diff($$
+SELECT d1.grp, count(*) FROM f LEFT JOIN d1 ON f.amt = d1.price GROUP BY d1.grp$$);
+
+-- ---------------------------------------------------------------------------
 -- semi and anti joins: EXISTS, IN, NOT EXISTS (NULL probe keys never
 -- match: NOT EXISTS keeps them); NOT IN keeps PostgreSQL's plan
 -- ---------------------------------------------------------------------------
@@ -427,4 +447,4 @@ DROP FUNCTION gpu_diff(text, bool);
 DROP FUNCTION gpu_diff_rows(text, bool);
 DROP FUNCTION gpu_source(text);
 DROP FUNCTION gpu_analyze(text);
-DROP TABLE f, d1, d2, d3, dnokey, dlate, region, nation, supplier, customer, orders, lineitem;
+DROP TABLE f, d1, d2, d3, dnokey, dlate, dsmall, region, nation, supplier, customer, orders, lineitem;
