@@ -39,6 +39,7 @@ FROM generate_series(1, 5000) i;
 SET gpudb.enable_gpuscan = off;
 SET gpudb.enable_gpuagg = off;
 SET gpudb.enable_gpusort = off;
+SET gpudb.enable_gpujoin = off;
 
 -- the answer itself, for one key of each kind
 SELECT * FROM gpu_groupby('ty', 'i2', 'count(*), count(i4), sum(i4), avg(i4), min(i4), max(i4)')

@@ -15,6 +15,7 @@ SELECT count(*), count(v), sum(v), avg(v), min(f), max(f), sum(f), avg(f) FROM e
 SET gpudb.enable_gpuscan = off;
 SET gpudb.enable_gpuagg = off;
 SET gpudb.enable_gpusort = off;
+SET gpudb.enable_gpujoin = off;
 
 INSERT INTO e0 VALUES (7, 3, 1.5);
 SELECT * FROM gpu_groupby('e0', 'g', 'count(*), sum(v), avg(v), min(f)') AS t(g int4, n bigint, s bigint, a numeric, m float8);

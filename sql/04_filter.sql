@@ -26,6 +26,7 @@ FROM generate_series(1, 4000) i;
 SET gpudb.enable_gpuscan = off;
 SET gpudb.enable_gpuagg = off;
 SET gpudb.enable_gpusort = off;
+SET gpudb.enable_gpujoin = off;
 
 CREATE TABLE filters (n serial, f text);
 INSERT INTO filters (f) VALUES

@@ -28,6 +28,7 @@ CREATE MATERIALIZED VIEW er_mv AS SELECT * FROM er WITH NO DATA;
 SET gpudb.enable_gpuscan = off;
 SET gpudb.enable_gpuagg = off;
 SET gpudb.enable_gpusort = off;
+SET gpudb.enable_gpujoin = off;
 
 -- NULL arguments
 SELECT gdb_try($q$SELECT * FROM gpu_groupby(NULL, 'g', 'count(*)') AS t(g int4, n bigint)$q$);

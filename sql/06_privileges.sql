@@ -14,6 +14,7 @@ GRANT SELECT (id, g, t) ON pv TO regress_gpudb_cols;
 SET gpudb.enable_gpuscan = off;
 SET gpudb.enable_gpuagg = off;
 SET gpudb.enable_gpusort = off;
+SET gpudb.enable_gpujoin = off;
 
 -- no privilege at all
 SET ROLE regress_gpudb_none;

@@ -16,6 +16,7 @@ FROM generate_series(1, 20000);
 SET gpudb.enable_gpuscan = off;
 SET gpudb.enable_gpuagg = off;
 SET gpudb.enable_gpusort = off;
+SET gpudb.enable_gpujoin = off;
 
 SET gpudb.batch_rows = 4096;
 CREATE TEMP TABLE ft_gpu AS

@@ -14,6 +14,7 @@
 SET gpudb.enable_gpuscan = off;
 SET gpudb.enable_gpuagg = off;
 SET gpudb.enable_gpusort = off;
+SET gpudb.enable_gpujoin = off;
 
 -- gdb_exec runs a statement returning one value and shows the value, or the
 -- error's SQLSTATE, message, detail and hint (gdb_try of 05_errors counts rows)

@@ -18,6 +18,7 @@
 SET gpudb.enable_gpuscan = off;
 SET gpudb.enable_gpuagg = off;
 SET gpudb.enable_gpusort = off;
+SET gpudb.enable_gpujoin = off;
 
 -- gdb_try_cancel: like gdb_try, but a cancelled statement (57014, which
 -- WHEN OTHERS does not catch) is shown too

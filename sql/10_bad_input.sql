@@ -19,6 +19,7 @@ SELECT current_setting('shared_preload_libraries') LIKE '%gpudb%' AS preloaded \
 SET gpudb.enable_gpuscan = off;
 SET gpudb.enable_gpuagg = off;
 SET gpudb.enable_gpusort = off;
+SET gpudb.enable_gpujoin = off;
 
 -- bi_try: gdb_try's first line (SQLSTATE and message), for errors whose hint
 -- is the long list of what a filter may use

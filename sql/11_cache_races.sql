@@ -20,6 +20,7 @@ END $$;
 SET gpudb.enable_gpuscan = off;
 SET gpudb.enable_gpuagg = off;
 SET gpudb.enable_gpusort = off;
+SET gpudb.enable_gpujoin = off;
 
 -- (1) the transaction's own rows written into a cached partition through
 -- its parent: the partition's statement trigger never fires, so they are
