@@ -12,7 +12,9 @@
  *
  * Algorithm: a build side's rows are inserted in row order into an
  * open-addressing table with linear probing (join_semantics.h, after
- * Knuth's algorithm L); rows with a NULL key are left out.  An INNER or
+ * Knuth's algorithm L); rows with a NULL key are left out.  The tables of
+ * a request with a join_id are kept for the query's next batches (one
+ * entry per process, gdb_cpu_join_cache_release frees it).  An INNER or
  * LEFT join then checks, row by row, that each row is the one its own
  * keys find (gdb_hj_unique_row), which fails exactly when two rows have
  * equal keys: GDB_ERR_JOIN_DUPLICATE, since a probe row would need two
@@ -154,6 +156,39 @@ gdb_cpu_validate_joins(const GdbRequest *req, GdbBatch *shape, GdbError *err)
 	return GDB_OK;
 }
 
+/*
+ * The tables this process built last, for the request's join_id: the
+ * next batches of the same query find them here instead of building them
+ * again.  The slots hold build row numbers, not addresses, so they stay
+ * right for a copy of the same build sides at another address (the GPU
+ * server gets a new copy with every request).  One entry; a plain static:
+ * the paths run one request at a time per process.
+ */
+static struct
+{
+	uint64_t	join_id;		/* 0: empty */
+	uint32_t	njoins;
+	uint32_t   *slots[GDB_MAX_JOINS];
+	uint64_t	mask[GDB_MAX_JOINS];
+}			join_cache;
+
+/* see cpu_hash_join.h */
+void
+gdb_cpu_join_cache_release(uint64_t join_id)
+{
+	uint32_t	j;
+
+	if (join_cache.join_id == 0 || (join_id != 0 && join_cache.join_id != join_id))
+		return;
+	for (j = 0; j < GDB_MAX_JOINS; j++)
+	{
+		free(join_cache.slots[j]);
+		join_cache.slots[j] = NULL;
+	}
+	join_cache.join_id = 0;
+	join_cache.njoins = 0;
+}
+
 /* see cpu_hash_join.h */
 int
 gdb_cpu_join_build(const GdbRequest *req, GdbHashSide *sides, GdbError *err)
@@ -161,6 +196,19 @@ gdb_cpu_join_build(const GdbRequest *req, GdbHashSide *sides, GdbError *err)
 	uint32_t	j;
 
 	memset(sides, 0, sizeof(GdbHashSide) * GDB_MAX_JOINS);
+	if (req->join_id != 0 && req->join_id == join_cache.join_id &&
+		req->njoins == join_cache.njoins)
+	{
+		/* this query's tables, built for an earlier batch */
+		for (j = 0; j < req->njoins; j++)
+		{
+			sides[j].build = (const GdbBatch *) ((const char *) req->join_data +
+												 req->joins[j].build_off);
+			sides[j].slots = join_cache.slots[j];
+			sides[j].mask = join_cache.mask[j];
+		}
+		return GDB_OK;
+	}
 	for (j = 0; j < req->njoins; j++)
 	{
 		const GdbJoinSpec *spec = &req->joins[j];
@@ -202,6 +250,19 @@ gdb_cpu_join_build(const GdbRequest *req, GdbHashSide *sides, GdbError *err)
 										 j, (unsigned long long) r);
 				}
 	}
+
+	/* kept for the query's next batches (the one entry replaced) */
+	if (req->join_id != 0)
+	{
+		gdb_cpu_join_cache_release(0);
+		for (j = 0; j < req->njoins; j++)
+		{
+			join_cache.slots[j] = (uint32_t *) sides[j].slots;
+			join_cache.mask[j] = sides[j].mask;
+		}
+		join_cache.njoins = req->njoins;
+		join_cache.join_id = req->join_id;
+	}
 	return GDB_OK;
 }
 
@@ -209,11 +270,16 @@ gdb_cpu_join_build(const GdbRequest *req, GdbHashSide *sides, GdbError *err)
 void
 gdb_cpu_join_free(GdbHashSide *sides)
 {
-	uint32_t	j;
+	uint32_t	j,
+				k;
 
 	for (j = 0; j < GDB_MAX_JOINS; j++)
 	{
-		free((void *) sides[j].slots);
+		for (k = 0; k < join_cache.njoins; k++)
+			if (join_cache.join_id != 0 && sides[j].slots == join_cache.slots[k])
+				break;
+		if (k == join_cache.njoins || join_cache.join_id == 0)
+			free((void *) sides[j].slots);
 		sides[j].slots = NULL;
 	}
 }

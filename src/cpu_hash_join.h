@@ -36,14 +36,26 @@ extern int	gdb_cpu_validate_joins(const GdbRequest *req, GdbBatch *shape,
 /*
  * gdb_cpu_join_build: the hash tables of req's validated joins into
  * sides[0 .. njoins) (GDB_MAX_JOINS entries; the slots malloc'd, freed by
- * gdb_cpu_join_free).  Returns GDB_OK, GDB_ERR_OUT_OF_MEMORY, or
+ * gdb_cpu_join_free).  With req->join_id, the tables are kept for the
+ * next request of that id, which gets them without building (the build
+ * sides' addresses taken from its own join_data).  Returns GDB_OK,
+ * GDB_ERR_OUT_OF_MEMORY, or
  * GDB_ERR_JOIN_DUPLICATE when an INNER or LEFT join's build side has two
  * rows with equal non-NULL keys; on error nothing stays allocated.
  */
 extern int	gdb_cpu_join_build(const GdbRequest *req, GdbHashSide *sides,
 							   GdbError *err);
 
-/* gdb_cpu_join_free: free the tables of sides (GDB_MAX_JOINS entries). */
+/*
+ * gdb_cpu_join_free: free the tables of sides (GDB_MAX_JOINS entries),
+ * but those kept for the request's join_id (see gdb_cpu_join_build).
+ */
 extern void gdb_cpu_join_free(GdbHashSide *sides);
+
+/*
+ * gdb_cpu_join_cache_release: free the tables kept for join_id (0: for
+ * any), if they are the ones this process keeps.
+ */
+extern void gdb_cpu_join_cache_release(uint64_t join_id);
 
 #endif							/* GPUDB_CPU_HASH_JOIN_H */

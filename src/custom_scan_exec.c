@@ -48,6 +48,7 @@
 #include "utils/ruleutils.h"
 #include "utils/tuplestore.h"
 
+#include "cpu_hash_join.h"
 #include "custom_scan.h"
 #include "expr_compile.h"
 #include "server_protocol.h"
@@ -686,6 +687,10 @@ static void
 gdb_end(CustomScanState *node)
 {
 	GdbScanState *s = (GdbScanState *) node;
+
+	/* a GpuJoin's hash tables the CPU path kept for its batches */
+	if (s->join != NULL && s->q.req != NULL && s->q.req->join_id != 0)
+		gdb_cpu_join_cache_release(s->q.req->join_id);
 
 	if (s->fallback_ps)
 		ExecEndNode(s->fallback_ps);

@@ -576,6 +576,12 @@ typedef struct GdbRequest
 	uint32_t	pad3_;
 	GdbJoinSpec joins[GDB_MAX_JOINS];
 	uint64_t	njoin_bytes;
+	/*
+	 * the build sides' identity (0: none): requests with one join_id carry
+	 * equal join_data bytes, so a path may keep the hash tables it built
+	 * for one (the CPU path does) for the next batches of the same query
+	 */
+	uint64_t	join_id;
 	const void *join_data;
 } GdbRequest;
 

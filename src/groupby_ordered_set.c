@@ -425,6 +425,7 @@ histogram_request(const GdbQuery *q, int col)
 	h->join_filter = q->req->join_filter;
 	memcpy(h->joins, q->req->joins, sizeof(h->joins));
 	h->njoin_bytes = q->req->njoin_bytes;
+	h->join_id = q->req->join_id;
 	h->join_data = q->req->join_data;
 	h->nkeys = (uint32) q->nkeys + 1;
 	for (k = 0; k < (uint32) q->nkeys; k++)

@@ -24,6 +24,7 @@
 #include "postgres.h"
 
 #include "executor/executor.h"
+#include "miscadmin.h"
 #include "lib/stringinfo.h"
 #include "nodes/makefuncs.h"
 #include "portability/instr_time.h"
@@ -90,6 +91,9 @@ gdb_columnset_join_col(const GdbColumnSet *cs, Index varno, AttrNumber attnum)
 }
 
 static const char *const join_type_names[] = {"Inner", "Semi", "Anti", "Left"};
+
+/* build sides laid out by this backend so far (GdbRequest.join_id) */
+static uint32 join_counter = 0;
 
 /*
  * The batch column of q's view that holds column attnum of range table
@@ -374,6 +378,8 @@ gdb_join_build(GdbJoinState *js, GdbQuery *q, const char **why)
 		memcpy(data + q->req->joins[j].build_off, parts[j], parts[j]->total_bytes);
 	q->req->join_data = data;
 	q->req->njoin_bytes = total;
+	/* these build sides' identity: equal bytes wherever the id goes */
+	q->req->join_id = ((uint64) MyProcPid << 32) | (uint64) ++join_counter;
 
 	/* an INNER or LEFT join expands no row: its keys must be unique */
 	if (unique_needed)

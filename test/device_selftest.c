@@ -4844,6 +4844,8 @@ test_joins(void)
 			req->njoins = (uint32_t) shapes[sh].nj;
 			req->njoin_cols = next;
 			data = join_data_of(req, sides, req->njoins);
+			/* the CPU path keeps its tables for the partial results' runs */
+			req->join_id = 1000 * si + sh + 1;
 
 			/* group by the first payload column (or ki), aggregates of both sides */
 			req->oper = GDB_OPER_GROUPBY;
