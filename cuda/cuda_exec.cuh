@@ -106,6 +106,11 @@ struct GdbCudaExec
 		uint64_t	kmax;
 	}			range_hint[GDB_RANGE_HINTS];
 	uint32_t	range_hint_next;	/* round-robin replacement */
+	/*
+	 * the join_id (GdbRequest) whose build sides and hash tables the JOIN
+	 * scratch holds, built and checked (hash_join.cu), or 0
+	 */
+	uint64_t	join_id;
 };
 
 /*
@@ -304,7 +309,8 @@ int			gdb_compute_columns(GdbRun *r, GdbBatch *view, GdbError *err);
  * columns: copy the input in first if r->copy_src (then r->copy_src is
  * NULL), copy the build sides to the JOIN scratch and build each one's
  * hash table (gdb_hj_insert_kernel; INNER and LEFT joins checked unique
- * by gdb_hj_unique_kernel), then evaluate the filter and probe every
+ * by gdb_hj_unique_kernel) unless the scratch still holds them for the
+ * request's join_id (ex->join_id), then evaluate the filter and probe every
  * selected row (gdb_hj_probe_kernel) into the payload columns and a keep
  * column (GDB_JOIN_KEEP_COL: 1 for the rows the filter and every join
  * keep); wait, and fail with the SQL status of the lowest failing row or

@@ -31,7 +31,10 @@
  *
  * A filter error is reported for the lowest failing row (atomicMin of
  * row << GDB_STATUS_BITS | status), as the CPU path and PostgreSQL's
- * sequential scan report it.  Build and probe time count under the
+ * sequential scan report it.  The build sides and tables stay in the JOIN
+ * scratch after a request: the next one of the same join_id (the next
+ * batch of the query) neither copies nor builds them again, unless another
+ * request's join used the scratch meanwhile (GdbCudaExec.join_id).  Build and probe time count under the
  * FILTER phase, the copy of the build sides under TRANSFER_IN.
  *
  *-------------------------------------------------------------------------
@@ -163,11 +166,11 @@ gdb_hash_join_step(GdbRun *r, GdbBatch *view, GdbError *err)
 	size_t		hdrbytes = (size_t) gdb_align_up(sizeof(GdbBatch));
 	size_t		colbytes = (size_t) (gdb_align_up(n * 8) + gdb_align_up(n));
 	size_t		pbytes = (size_t) req->ninstr * sizeof(GdbInstr);
-	size_t		data_at = hdrbytes + (req->njoin_cols + 1) * colbytes;
-	size_t		slots_at = data_at + (size_t) gdb_align_up(req->njoin_bytes);
+	size_t		slots_at;
 	size_t		slot_off[GDB_MAX_JOINS];
 	size_t		dup_at;
 	size_t		jf_at;
+	size_t		hdr_at;
 	size_t		jf_bytes = (size_t) req->neinstr * sizeof(GdbInstr);
 	size_t		total;
 	uint64_t	nbuild[GDB_MAX_JOINS];
@@ -175,11 +178,20 @@ gdb_hash_join_step(GdbRun *r, GdbBatch *view, GdbError *err)
 	void	   *scr;
 	void	   *d_prog = NULL;
 	char	   *d_data;
+	char	   *cols;
 	GdbJoinArgs a;
 	GdbRequest *jr;
 	uint32_t	j;
+	int			reuse;
 
-	/* the tables' sizes come from the build sides' headers (host copies) */
+	/*
+	 * The JOIN scratch: the build sides and their hash tables first (their
+	 * place does not depend on the batch, so that the next batch of the
+	 * same join_id finds them built), then the programs, the view's header
+	 * and its payload and keep columns.  The tables' sizes come from the
+	 * build sides' headers (host copies).
+	 */
+	slots_at = (size_t) gdb_align_up(req->njoin_bytes);
 	total = slots_at;
 	for (j = 0; j < req->njoins; j++)
 	{
@@ -194,6 +206,12 @@ gdb_hash_join_step(GdbRun *r, GdbBatch *view, GdbError *err)
 	total += (size_t) gdb_align_up(GDB_MAX_JOINS * sizeof(unsigned long long));
 	jf_at = total;
 	total += (size_t) gdb_align_up(jf_bytes);
+	hdr_at = total;
+	total += hdrbytes + (req->njoin_cols + 1) * colbytes;
+
+	/* the tables of this join_id, built for an earlier batch, still there */
+	reuse = req->join_id != 0 && ex->join_id == req->join_id &&
+		total <= ex->scratch_bytes[GDB_SCR_JOIN];
 
 	GDB_TRY(gdb_phase_begin(r, GDB_PHASE_TRANSFER_IN, err));
 	if (r->copy_src)
@@ -204,13 +222,18 @@ gdb_hash_join_step(GdbRun *r, GdbBatch *view, GdbError *err)
 		r->to_device += r->copy_src->total_bytes;
 		r->copy_src = NULL;
 	}
+	if (!reuse)
+		ex->join_id = 0;		/* whatever the scratch held is overwritten */
 	GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_JOIN, total, &scr, err));
 	if (pbytes > 0)
 		GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_PROGRAM, pbytes, &d_prog, err));
-	d_data = (char *) scr + data_at;
-	GDB_CUDA_CHECK(err, cudaMemcpyAsync(d_data, req->join_data, req->njoin_bytes,
-										cudaMemcpyHostToDevice, s));
-	r->to_device += req->njoin_bytes;
+	d_data = (char *) scr;
+	if (!reuse)
+	{
+		GDB_CUDA_CHECK(err, cudaMemcpyAsync(d_data, req->join_data, req->njoin_bytes,
+											cudaMemcpyHostToDevice, s));
+		r->to_device += req->njoin_bytes;
+	}
 	if (pbytes > 0)
 	{
 		GDB_CUDA_CHECK(err, cudaMemcpyAsync(d_prog, req->program, pbytes,
@@ -227,9 +250,12 @@ gdb_hash_join_step(GdbRun *r, GdbBatch *view, GdbError *err)
 
 	/* build every table; INNER and LEFT tables checked unique */
 	GDB_TRY(gdb_phase_begin(r, GDB_PHASE_FILTER, err));
-	GDB_CUDA_CHECK(err, cudaMemsetAsync((char *) scr + slots_at, 0, dup_at - slots_at, s));
-	GDB_CUDA_CHECK(err, cudaMemsetAsync((char *) scr + dup_at, 0xff,
-										GDB_MAX_JOINS * sizeof(unsigned long long), s));
+	if (!reuse)
+	{
+		GDB_CUDA_CHECK(err, cudaMemsetAsync((char *) scr + slots_at, 0, dup_at - slots_at, s));
+		GDB_CUDA_CHECK(err, cudaMemsetAsync((char *) scr + dup_at, 0xff,
+											GDB_MAX_JOINS * sizeof(unsigned long long), s));
+	}
 	memset(&a, 0, sizeof(a));
 	a.njoins = req->njoins;
 	a.njoin_cols = req->njoin_cols;
@@ -246,7 +272,7 @@ gdb_hash_join_step(GdbRun *r, GdbBatch *view, GdbError *err)
 		side->build = (const GdbBatch *) (d_data + spec->build_off);
 		side->slots = (const uint32_t *) ((char *) scr + slot_off[j]);
 		side->mask = gdb_hj_slot_count(nbuild[j]) - 1;
-		if (nbuild[j] == 0)
+		if (nbuild[j] == 0 || reuse)
 			continue;
 		gdb_hj_insert_kernel<<<gdb_blocks(ex, nbuild[j]), GDB_HJ_BLOCK, 0, s>>>(
 			side->build, spec->nkeys, (uint32_t *) side->slots, side->mask, nbuild[j]);
@@ -259,9 +285,10 @@ gdb_hash_join_step(GdbRun *r, GdbBatch *view, GdbError *err)
 			GDB_CUDA_CHECK_LAUNCH(err, "gdb_hj_unique_kernel");
 		}
 	}
+	cols = (char *) scr + hdr_at + hdrbytes;
 
 	/* the view: stored columns where they are, the join's in scratch */
-	gdb_batch_view(r->input, r->d_in, view, scr, 0, NULL, NULL, NULL);
+	gdb_batch_view(r->input, r->d_in, view, (char *) scr + hdr_at, 0, NULL, NULL, NULL);
 	for (j = 0; j < req->njoins; j++)
 	{
 		const GdbJoinSpec *spec = &req->joins[j];
@@ -271,23 +298,23 @@ gdb_hash_join_step(GdbRun *r, GdbBatch *view, GdbError *err)
 		for (uint32_t p = 0; p < spec->npayload; p++)
 		{
 			uint32_t	i = spec->payload_first + p;
-			char	   *col = (char *) scr + hdrbytes + i * colbytes;
+			char	   *col = cols + i * colbytes;
 
 			a.pvals[i] = (int64_t *) col;
 			a.pnulls[i] = (uint8_t *) (col + gdb_align_up(n * 8));
-			gdb_batch_set_column(view, scr, GDB_JOIN_COL(i),
+			gdb_batch_set_column(view, (char *) scr + hdr_at, GDB_JOIN_COL(i),
 								 b->cols[spec->nkeys + p].kind, a.pvals[i], a.pnulls[i]);
 		}
 	}
 	{
-		char	   *col = (char *) scr + hdrbytes + req->njoin_cols * colbytes;
+		char	   *col = cols + req->njoin_cols * colbytes;
 
 		a.keep_vals = (int64_t *) col;
 		a.keep_nulls = (uint8_t *) (col + gdb_align_up(n * 8));
-		gdb_batch_set_column(view, scr, GDB_JOIN_KEEP_COL, GDB_KIND_INT64,
+		gdb_batch_set_column(view, (char *) scr + hdr_at, GDB_JOIN_KEEP_COL, GDB_KIND_INT64,
 							 a.keep_vals, a.keep_nulls);
 	}
-	GDB_CUDA_CHECK(err, cudaMemcpyAsync(scr, view, sizeof(GdbBatch),
+	GDB_CUDA_CHECK(err, cudaMemcpyAsync((char *) scr + hdr_at, view, sizeof(GdbBatch),
 										cudaMemcpyHostToDevice, s));
 	r->to_device += sizeof(GdbBatch);
 	GDB_CUDA_CHECK(err, cudaMemsetAsync(&r->d_counters->err_key, 0xff,
@@ -295,7 +322,8 @@ gdb_hash_join_step(GdbRun *r, GdbBatch *view, GdbError *err)
 	if (n > 0)
 	{
 		gdb_hj_probe_kernel<<<gdb_blocks(ex, n), GDB_HJ_BLOCK, 0, s>>>(
-			(const char *) scr, (const GdbInstr *) d_prog, a, n, &r->d_counters->err_key);
+			(const char *) scr + hdr_at, (const GdbInstr *) d_prog, a, n,
+			&r->d_counters->err_key);
 		GDB_CUDA_CHECK_LAUNCH(err, "gdb_hj_probe_kernel");
 	}
 	GDB_CUDA_CHECK(err, cudaMemcpyAsync(ex->host_counters, r->d_counters,
@@ -307,9 +335,14 @@ gdb_hash_join_step(GdbRun *r, GdbBatch *view, GdbError *err)
 	GDB_TRY(gdb_phase_end(r, err));
 	for (j = 0; j < req->njoins; j++)
 		if (dup_host[j] != ~0ULL)
+		{
+			ex->join_id = 0;
 			return gdb_error_set(err, GDB_ERR_JOIN_DUPLICATE,
 								 "join %u: build row %llu's keys are not unique",
 								 j, dup_host[j]);
+		}
+	/* built and checked: the next batch of this join_id keeps them */
+	ex->join_id = req->join_id;
 	GDB_TRY(gdb_filter_status(ex, err));
 
 	/* the later steps keep the rows of the keep column */
@@ -330,6 +363,6 @@ gdb_hash_join_step(GdbRun *r, GdbBatch *view, GdbError *err)
 	r->joined_req = jr;
 	r->req = jr;
 	r->input = view;
-	r->d_in = (char *) scr;
+	r->d_in = (char *) scr + hdr_at;
 	return GDB_OK;
 }

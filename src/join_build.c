@@ -92,8 +92,25 @@ gdb_columnset_join_col(const GdbColumnSet *cs, Index varno, AttrNumber attnum)
 
 static const char *const join_type_names[] = {"Inner", "Semi", "Anti", "Left"};
 
-/* build sides laid out by this backend so far (GdbRequest.join_id) */
-static uint32 join_counter = 0;
+/*
+ * The next GdbRequest.join_id of this backend: random at its first join
+ * (pg_strong_random), then counted up, so that no two build sides of any
+ * backends, past or present, share one: the GPU server keeps a join_id's
+ * hash tables for the next request that names it.
+ */
+static uint64 next_join_id = 0;
+
+/* A join_id for new build sides (never 0). */
+static uint64
+new_join_id(void)
+{
+	while (next_join_id == 0)
+	{
+		if (!pg_strong_random(&next_join_id, sizeof(next_join_id)))
+			next_join_id = ((uint64) MyProcPid << 32) ^ (uint64) MyStartTimestamp;
+	}
+	return next_join_id++;
+}
 
 /*
  * The batch column of q's view that holds column attnum of range table
@@ -379,7 +396,7 @@ gdb_join_build(GdbJoinState *js, GdbQuery *q, const char **why)
 	q->req->join_data = data;
 	q->req->njoin_bytes = total;
 	/* these build sides' identity: equal bytes wherever the id goes */
-	q->req->join_id = ((uint64) MyProcPid << 32) | (uint64) ++join_counter;
+	q->req->join_id = new_join_id();
 
 	/* an INNER or LEFT join expands no row: its keys must be unique */
 	if (unique_needed)
