@@ -7,10 +7,13 @@
  *	  row into device columns that the operator then reads as stored ones
  *	  through a view of the batch (gdb_batch_view).  No PostgreSQL header.
  *
- * Algorithm: one thread per row (grid-stride) runs the filter program and
- * then each computed column's program with gdb_vm_value, the interpreter
- * of gpudb_semantics.h that the CPU path runs too, so both paths compute
- * the same values and raise for the same rows.  A row that raises does
+ * Algorithm: the filter program runs first, as in gdb_phase_filter
+ * (gdb_filter_launch: the predicate fast path or the tile interpreter of
+ * filter_vm.cu), into the run's flags; then one thread per row
+ * (grid-stride) runs each computed column's program for a selected row
+ * with gdb_vm_value, the interpreter of gpudb_semantics.h that the CPU
+ * path runs too, so both paths compute the same values and raise for the
+ * same rows.  A row that raises does
  * atomicMin(err_key, row << 4 | status), so the error reported is the
  * lowest failing row's, as on the CPU path and in PostgreSQL's sequential
  * scan.  The batch header is staged in shared memory (its column offsets
@@ -32,6 +35,8 @@ struct GdbExprArgs
 {
 	uint32_t	nexprs;
 	int32_t		ninstr;			/* filter instructions, at prog[0] */
+	const uint8_t *flags;		/* the filter's flags (gdb_filter_launch),
+								 * or NULL: every row is selected */
 	GdbExprSpec exprs[GDB_MAX_EXPRS];	/* start relative to prog + ninstr */
 	int64_t    *vals[GDB_MAX_EXPRS];
 	uint8_t    *nulls[GDB_MAX_EXPRS];
@@ -62,8 +67,8 @@ gdb_computed_columns_kernel(const char *base, const GdbInstr *prog,
 		int			st = GDB_OK;
 		int			selected = 1;
 
-		if (a.ninstr > 0)
-			selected = gdb_vm_eval(prog, a.ninstr, hdr, base, row, &st) == GDB_TRUE;
+		if (a.flags)
+			selected = a.flags[row] != 0;
 		for (uint32_t j = 0; j < a.nexprs; j++)
 		{
 			GdbValue	v;
@@ -138,6 +143,20 @@ gdb_compute_columns(GdbRun *r, GdbBatch *view, GdbError *err)
 	}
 	GDB_CUDA_CHECK(err, cudaMemsetAsync(&r->d_counters->err_key, 0xff,
 										sizeof(unsigned long long), s));
+	if (req->ninstr > 0 && n > 0)
+	{
+		/*
+		 * the filter first, into the run's flags (the predicate fast path
+		 * where the program is one, else the tile interpreter); its errors
+		 * and the computed columns' meet in err_key, the lowest row's
+		 * winning, and gdb_phase_filter does not run it again
+		 */
+		GDB_TRY(gdb_filter_launch(ex, r->input, r->d_in, req->program,
+								  (const GdbInstr *) d_prog, (int) req->ninstr, n,
+								  r->flags, &r->d_counters->err_key, err));
+		a.flags = r->flags;
+		r->flags_ready = 1;
+	}
 	if (n > 0)
 	{
 		gdb_computed_columns_kernel<<<gdb_blocks(ex, n), GDB_EXPR_BLOCK, 0, s>>>(

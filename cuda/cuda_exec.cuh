@@ -200,6 +200,7 @@ struct GdbRun
 	uint32_t   *perm[2];		/* row-id double buffer */
 	int			cur;			/* perm[cur] holds the current order */
 	uint8_t    *flags;			/* filter flags (valid when req->ninstr) */
+	int			flags_ready;	/* gdb_compute_columns already wrote them */
 	uint32_t   *offsets;
 	GdbDevCounters *d_counters;
 	GdbDevKeys	keys;

@@ -535,8 +535,11 @@ gdb_phase_filter(GdbRun *r, GdbError *err)
 		GDB_CUDA_CHECK(err, cudaMemcpyAsync(d_prog, req->program, pbytes,
 											cudaMemcpyHostToDevice, s));
 		r->to_device += pbytes;
-		/* fused: the aggregation pass tests the predicate (no flags) */
-		if (r->fused == NULL)
+		/*
+		 * fused: the aggregation pass tests the predicate (no flags);
+		 * flags_ready: gdb_compute_columns ran the filter already
+		 */
+		if (r->fused == NULL && !r->flags_ready)
 			GDB_TRY(gdb_filter_launch(ex, r->input, r->d_in, req->program,
 									  (const GdbInstr *) d_prog, (int) req->ninstr,
 									  r->nrows, r->flags, &r->d_counters->err_key,
