@@ -117,15 +117,19 @@ gdb_compute_columns(GdbRun *r, GdbBatch *view, GdbError *err)
 	GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_EXPRS, hdrbytes + req->nexprs * colbytes,
 							 &scr, err));
 	GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_EPROGRAM, pbytes, &d_prog, err));
-	if (req->ninstr > 0)
-		GDB_CUDA_CHECK(err, cudaMemcpyAsync(d_prog, req->program,
-											req->ninstr * sizeof(GdbInstr),
+	if (n > 0)
+	{
+		/* the programs (an empty batch runs none) */
+		if (req->ninstr > 0)
+			GDB_CUDA_CHECK(err, cudaMemcpyAsync(d_prog, req->program,
+												req->ninstr * sizeof(GdbInstr),
+												cudaMemcpyHostToDevice, s));
+		GDB_CUDA_CHECK(err, cudaMemcpyAsync((GdbInstr *) d_prog + req->ninstr,
+											req->eprogram,
+											req->neinstr * sizeof(GdbInstr),
 											cudaMemcpyHostToDevice, s));
-	GDB_CUDA_CHECK(err, cudaMemcpyAsync((GdbInstr *) d_prog + req->ninstr,
-										req->eprogram,
-										req->neinstr * sizeof(GdbInstr),
-										cudaMemcpyHostToDevice, s));
-	r->to_device += pbytes;
+		r->to_device += pbytes;
+	}
 
 	memset(&a, 0, sizeof(a));
 	a.nexprs = req->nexprs;

@@ -526,7 +526,8 @@ gdb_phase_filter(GdbRun *r, GdbError *err)
 	}
 	GDB_TRY(gdb_phase_begin(r, GDB_PHASE_FILTER, err));
 	r->cur = 0;
-	if (req->ninstr > 0 && r->nrows > 0)
+	/* flags_ready: gdb_compute_columns copied and ran the filter already */
+	if (req->ninstr > 0 && r->nrows > 0 && !r->flags_ready)
 	{
 		void	   *d_prog;
 		size_t		pbytes = (size_t) req->ninstr * sizeof(GdbInstr);
@@ -535,11 +536,8 @@ gdb_phase_filter(GdbRun *r, GdbError *err)
 		GDB_CUDA_CHECK(err, cudaMemcpyAsync(d_prog, req->program, pbytes,
 											cudaMemcpyHostToDevice, s));
 		r->to_device += pbytes;
-		/*
-		 * fused: the aggregation pass tests the predicate (no flags);
-		 * flags_ready: gdb_compute_columns ran the filter already
-		 */
-		if (r->fused == NULL && !r->flags_ready)
+		/* fused: the aggregation pass tests the predicate (no flags) */
+		if (r->fused == NULL)
 			GDB_TRY(gdb_filter_launch(ex, r->input, r->d_in, req->program,
 									  (const GdbInstr *) d_prog, (int) req->ninstr,
 									  r->nrows, r->flags, &r->d_counters->err_key,
