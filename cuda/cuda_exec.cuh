@@ -314,6 +314,33 @@ int			gdb_filter_launch(GdbCudaExec *ex, const GdbBatch *hdr, const char *d_in,
 							  int ninstr, uint64_t nrows, uint8_t *flags,
 							  unsigned long long *err_key, GdbError *err);
 
+/* The computed columns of a request as gdb_values_launch takes them. */
+struct GdbValuesArgs
+{
+	uint32_t	nexprs;
+	uint32_t	start[GDB_MAX_EXPRS];	/* span of each program in eprogram */
+	uint32_t	len[GDB_MAX_EXPRS];
+	const uint8_t *flags;		/* the filter's flags, or NULL: all rows */
+	int64_t    *vals[GDB_MAX_EXPRS];	/* per row: the value (0 for NULL) */
+	uint8_t    *nulls[GDB_MAX_EXPRS];	/* per row: 1 for NULL */
+};
+
+/*
+ * gdb_values_launch (filter_vm.cu): queue the computed columns a->vals /
+ * a->nulls over rows [0, nrows) of the batch at device address d_in: for
+ * each row a->flags selects (every row when NULL) the value of each
+ * program (spans of the neinstr validated instructions of the eprogram,
+ * host copy eprog, device copy d_eprog), NULL for the other rows.  The
+ * tile interpreter of the filter with the programs in order per row: a
+ * row that raises does atomicMin(err_key, row << 4 | status) and gets
+ * NULL from that program on, as gdb_vm_value run one program after the
+ * other.  Does not wait; returns GDB_ERR_DEVICE when a launch fails.
+ */
+int			gdb_values_launch(GdbCudaExec *ex, const char *d_in, const GdbInstr *eprog,
+							  const GdbInstr *d_eprog, int neinstr,
+							  const GdbValuesArgs *a, uint64_t nrows,
+							  unsigned long long *err_key, GdbError *err);
+
 /*
  * gdb_phase_filter (Phase A, first half): reset r->d_counters (err_key to
  * all ones, nsel and nseg to 0), queue the copy of r->copy_src to r->d_in

@@ -209,6 +209,102 @@ gdb_filter_kernel(const char *base, const GdbInstr *prog, int ninstr,
 }
 
 /*
+ * gdb_values_kernel: the computed columns of a.nexprs programs (spans of
+ * the eprogram at eprog, jump targets relative to each span, together at
+ * most deep_entries + 1 deep) for rows [0, nrows): for a row the filter
+ * selected (a.flags, or every row when NULL) the program's value into
+ * a.vals[e][row] (0 when NULL) and a.nulls[e][row]; NULL for the others.
+ * The programs run in order, as gdb_vm_value would one after the other: a
+ * row that raises does atomicMin(err_key, row << 4 | status), sits out the
+ * later programs and gets NULLs from its failing one on.  TILE rows per
+ * thread, grid-stride over tiles of TILE * blockDim rows; dynamic shared
+ * memory as gdb_filter_kernel's, with the whole eprogram.
+ */
+template <int TILE>
+__global__ void __launch_bounds__(GDB_VM_BLOCK)
+gdb_values_kernel(const char *base, const GdbInstr *eprog, int neinstr,
+				  GdbValuesArgs a, uint64_t nrows, unsigned long long *err_key)
+{
+	extern __shared__ unsigned long long gdb_vm_smem[];
+	GdbBatch   *hdr = (GdbBatch *) gdb_vm_smem;
+	GdbInstr   *sprog = (GdbInstr *) ((char *) gdb_vm_smem + sizeof(GdbBatch));
+	GdbValue   *deep = (GdbValue *) (sprog + neinstr);
+	const unsigned long long *src_hdr = (const unsigned long long *) base;
+	const unsigned long long *src_prog = (const unsigned long long *) eprog;
+	unsigned long long *dst_prog = (unsigned long long *) sprog;
+	const uint64_t span = (uint64_t) TILE * blockDim.x;
+
+	for (size_t i = threadIdx.x; i < sizeof(GdbBatch) / 8; i += blockDim.x)
+		gdb_vm_smem[i] = src_hdr[i];
+	for (size_t i = threadIdx.x; i < (size_t) neinstr * sizeof(GdbInstr) / 8; i += blockDim.x)
+		dst_prog[i] = src_prog[i];
+	__syncthreads();
+
+	for (uint64_t first = blockIdx.x * span; first < nrows;
+		 first += (uint64_t) gridDim.x * span)
+	{
+		uint64_t	row[TILE];
+		int			status[TILE];
+		bool		live[TILE];	/* selected, and no error so far */
+
+#pragma unroll
+		for (int j = 0; j < TILE; j++)
+		{
+			row[j] = first + (uint64_t) j * blockDim.x + threadIdx.x;
+			live[j] = row[j] < nrows && (a.flags == NULL || a.flags[row[j]]);
+			status[j] = GDB_OK;
+		}
+		for (uint32_t e = 0; e < a.nexprs; e++)
+		{
+			const GdbInstr *prog = sprog + a.start[e];
+			const int	ninstr = (int) a.len[e];
+			GdbValue	top[TILE];
+			int			resume[TILE];
+			int			sp = 0;
+
+#pragma unroll
+			for (int j = 0; j < TILE; j++)
+			{
+				resume[j] = live[j] ? 0 : INT_MAX;
+				top[j].v.i = 0;
+				top[j].isnull = 1;
+			}
+			for (int pc = 0; pc < ninstr; pc++)
+			{
+				const GdbInstr *in = &prog[pc];
+
+				switch (in->op)
+				{
+#define GDB_VM_CASE(name, effect, raises, doc) \
+					case GDB_OP_##name: \
+						gdb_tile_step<GDB_OP_##name, effect, TILE>(in, pc, sp, top, resume, \
+																   status, row, deep, hdr, base); \
+						break;
+						GDB_OPCODE_LIST(GDB_VM_CASE)
+#undef GDB_VM_CASE
+					default:
+						break;
+				}
+				sp += gdb_vm_effect(in->op);
+			}
+#pragma unroll
+			for (int j = 0; j < TILE; j++)
+			{
+				if (row[j] >= nrows)
+					continue;
+				if (live[j] && status[j] != GDB_OK)
+				{
+					atomicMin(err_key, (unsigned long long) (row[j] << GDB_STATUS_BITS) | (unsigned) status[j]);
+					live[j] = false;
+				}
+				a.vals[e][row[j]] = live[j] && !top[j].isnull ? top[j].v.i : 0;
+				a.nulls[e][row[j]] = !live[j] || top[j].isnull;
+			}
+		}
+	}
+}
+
+/*
  * gdb_predicate_kernel: flags[row] = 1 when row passes every term of p,
  * for rows [0, nrows); GDB_VM_TILE grid-stride rows per thread, their
  * loads issued together.
@@ -488,4 +584,52 @@ gdb_filter_launch(GdbCudaExec *ex, const GdbBatch *hdr, const char *d_in,
 												   flags, err_key, smem, err);
 	return gdb_filter_launch_tile<1>(ex, d_in, d_prog, ninstr, nrows, flags, err_key,
 									 gdb_filter_smem(ninstr, deep, 1), err);
+}
+
+/*
+ * gdb_values_launch: see cuda_exec.cuh.  The tile interpreter
+ * (gdb_values_kernel) with GDB_VM_TILE rows per thread when the shared
+ * stack of the deepest program fits GDB_VM_SMEM_MAX, else one.
+ */
+int
+gdb_values_launch(GdbCudaExec *ex, const char *d_in, const GdbInstr *eprog,
+				  const GdbInstr *d_eprog, int neinstr, const GdbValuesArgs *a,
+				  uint64_t nrows, unsigned long long *err_key, GdbError *err)
+{
+	int			deep = 0;
+	size_t		smem;
+	unsigned	grid;
+
+	if (nrows == 0 || a->nexprs == 0)
+		return GDB_OK;
+	for (uint32_t e = 0; e < a->nexprs; e++)
+	{
+		int			d = gdb_program_deep_entries(eprog + a->start[e], (int) a->len[e]);
+
+		deep = d > deep ? d : deep;
+	}
+	smem = gdb_filter_smem(neinstr, deep, GDB_VM_TILE);
+	if (smem <= GDB_VM_SMEM_MAX)
+	{
+		grid = gdb_tile_grid(ex, nrows, (uint64_t) GDB_VM_TILE * GDB_VM_BLOCK, 16);
+		if (smem > 48 * 1024)
+			GDB_CUDA_CHECK(err, cudaFuncSetAttribute(gdb_values_kernel<GDB_VM_TILE>,
+													 cudaFuncAttributeMaxDynamicSharedMemorySize,
+													 (int) smem));
+		gdb_values_kernel<GDB_VM_TILE><<<grid, GDB_VM_BLOCK, smem, ex->stream>>>(
+			d_in, d_eprog, neinstr, *a, nrows, err_key);
+	}
+	else
+	{
+		smem = gdb_filter_smem(neinstr, deep, 1);
+		grid = gdb_tile_grid(ex, nrows, GDB_VM_BLOCK, 16);
+		if (smem > 48 * 1024)
+			GDB_CUDA_CHECK(err, cudaFuncSetAttribute(gdb_values_kernel<1>,
+													 cudaFuncAttributeMaxDynamicSharedMemorySize,
+													 (int) smem));
+		gdb_values_kernel<1><<<grid, GDB_VM_BLOCK, smem, ex->stream>>>(
+			d_in, d_eprog, neinstr, *a, nrows, err_key);
+	}
+	GDB_CUDA_CHECK_LAUNCH(err, "gdb_values_kernel");
+	return GDB_OK;
 }

@@ -24,12 +24,15 @@
  * A thread takes GDB_PRIV_UNROLL grid-stride rows a step, their flags,
  * slots and then each accumulated column's values loaded together.
  *
- * Words of a slot in a copy: the row count, then per accumulated aggregate
- * (same == a, not COUNT_STAR) its kind's words -- SUM_INT the low and high
- * halves of its 128-bit sum, SUM_FLOAT the sum and the infinite inputs,
- * MIN/MAX the extreme (floats as gdb_fenc), COUNT none -- and, when its
- * column has NULL flags, its NULL inputs (the non-NULL count is the row
- * count less them).
+ * Words of a slot in a copy: the row count, then one word per accumulated
+ * aggregate (same == a, not COUNT_STAR): SUM_INT a signed 64-bit running
+ * sum, SUM_FLOAT the sum, MIN/MAX the extreme (floats as gdb_fenc), COUNT
+ * none.  What is rare stays out of the copies, in one block-wide table
+ * updated with shared-memory atomics: a SUM_INT's carries (a running sum
+ * that wraps adds +-1 to its high word, so the exact 128-bit sum is the
+ * copies' sum plus 2^64 times it), a SUM_FLOAT's infinite inputs, and the
+ * NULL inputs of an aggregate whose column has NULL flags (the non-NULL
+ * count is the row count less them).
  *
  *-------------------------------------------------------------------------
  */
@@ -43,8 +46,8 @@
 /* Threads per block of the private pass (64 when 128 do not fit). */
 #define GDB_PRIV_BLOCK 128
 
-/* Shared memory of a block's private copies, at most (bytes): 3 blocks an SM. */
-#define GDB_PRIV_SMEM_MAX (72 * 1024)
+/* Shared memory of a block's private copies, at most (bytes): 2 blocks an SM. */
+#define GDB_PRIV_SMEM_MAX (96 * 1024)
 
 /* Slots at most: above, the shared-memory atomics of the block table rarely collide. */
 #define GDB_PRIV_MAX_SLOTS 32
@@ -57,15 +60,15 @@ struct GdbPrivAcc
 {
 	uint32_t	agg;			/* index into the request's aggregates */
 	int			kind;
-	int			off;			/* its first word within a slot */
-	int			nullw;			/* its NULL-input count's word, or -1 */
+	int			off;			/* its word within a slot (COUNT: none) */
 };
 
 /* The private pass's plan: the accumulated aggregates and the slot's words. */
 struct GdbPrivPlan
 {
 	uint32_t	nacc;
-	uint32_t	wps;			/* words per slot: the row count and the rest */
+	uint32_t	wps;			/* words per slot: the row count, one per
+								 * aggregate but COUNT */
 	GdbPrivAcc	acc[GDB_MAX_AGGREGATES];
 };
 
@@ -73,19 +76,7 @@ struct GdbPrivPlan
 __host__ __device__ static inline int
 gdb_priv_words(int kind)
 {
-	switch (kind)
-	{
-		case GDB_AGG_SUM_INT:
-		case GDB_AGG_SUM_FLOAT:
-			return 2;
-		case GDB_AGG_MIN_INT:
-		case GDB_AGG_MAX_INT:
-		case GDB_AGG_MIN_FLOAT:
-		case GDB_AGG_MAX_FLOAT:
-			return 1;
-		default:
-			return 0;			/* COUNT: the row count less the NULLs */
-	}
+	return kind == GDB_AGG_COUNT ? 0 : 1;
 }
 
 /*
@@ -128,23 +119,22 @@ gdb_acc_combine(int kind, GdbAcc a, const GdbAcc &b)
 	return a;
 }
 
-/* Accumulator of kind's words at w (a thread's copy: stride words apart). */
+/*
+ * The accumulator of one copy's word w of kind (count left 0): a SUM_INT's
+ * running sum sign-extended to 128 bits.
+ */
 __device__ __forceinline__ GdbAcc
-gdb_priv_load(int kind, const unsigned long long *w, uint32_t stride)
+gdb_priv_load(int kind, unsigned long long w)
 {
 	GdbAcc		a = gdb_acc_init(kind);
-	int			nw = gdb_priv_words(kind);
 
 	if (kind == GDB_AGG_SUM_FLOAT)
+		a.f = __longlong_as_double((long long) w);
+	else if (kind != GDB_AGG_COUNT)
 	{
-		a.f = __longlong_as_double((long long) w[0]);
-		a.w0 = w[stride];
-	}
-	else if (nw >= 1)
-	{
-		a.w0 = w[0];
-		if (nw == 2)
-			a.w1 = w[stride];
+		a.w0 = w;
+		if (kind == GDB_AGG_SUM_INT)
+			a.w1 = (long long) w < 0 ? ~0ULL : 0ULL;
 	}
 	return a;
 }
@@ -154,8 +144,9 @@ gdb_priv_load(int kind, const unsigned long long *w, uint32_t stride)
  * every row when flags is NULL) into its slot in the thread's private
  * copy (see the file header), then merge the block's copies into the
  * global table (table, rowcount; entries already at their start).  A row
- * outside the key ranges sets *bad.  Dynamic shared memory: nslots *
- * p.wps words per thread.
+ * outside the key ranges sets *bad.  Dynamic shared memory: the block-wide
+ * table (2 * nslots * p.nacc words: the high words or infinite inputs,
+ * then the NULL inputs), then nslots * p.wps words per thread.
  */
 __global__ void __launch_bounds__(GDB_PRIV_BLOCK)
 gdb_slot_private_kernel(GdbSlotKeys keys, GdbFastAggs aggs, GdbPrivPlan p,
@@ -165,9 +156,15 @@ gdb_slot_private_kernel(GdbSlotKeys keys, GdbFastAggs aggs, GdbPrivPlan p,
 {
 	extern __shared__ unsigned long long gdb_priv_smem[];
 	const uint32_t bd = blockDim.x;
-	unsigned long long *mine = gdb_priv_smem + threadIdx.x;
+	const uint32_t nblock = nslots * p.nacc;	/* entries of each block-wide array */
+	unsigned long long *rare = gdb_priv_smem;	/* [slot * nacc + j] */
+	unsigned long long *nullcnt = gdb_priv_smem + nblock;
+	unsigned long long *copies = gdb_priv_smem + 2 * (size_t) nblock;
+	unsigned long long *mine = copies + threadIdx.x;
 	const uint64_t stride = (uint64_t) gridDim.x * bd;
 
+	for (uint32_t i = threadIdx.x; i < 2 * nblock; i += bd)
+		gdb_priv_smem[i] = 0;
 #define GDB_PW(k) mine[(size_t) (k) * bd]
 	for (uint32_t s = 0; s < nslots; s++)
 	{
@@ -175,28 +172,20 @@ gdb_slot_private_kernel(GdbSlotKeys keys, GdbFastAggs aggs, GdbPrivPlan p,
 		for (uint32_t j = 0; j < p.nacc; j++)
 		{
 			GdbAcc		init = gdb_acc_init(p.acc[j].kind);
-			uint32_t	k = s * p.wps + p.acc[j].off;
 
 			if (p.acc[j].kind == GDB_AGG_SUM_FLOAT)
-			{
-				GDB_PW(k) = (unsigned long long) __double_as_longlong(init.f);
-				GDB_PW(k + 1) = 0;
-			}
-			else if (gdb_priv_words(p.acc[j].kind) >= 1)
-			{
-				GDB_PW(k) = init.w0;
-				if (gdb_priv_words(p.acc[j].kind) == 2)
-					GDB_PW(k + 1) = 0;
-			}
-			if (p.acc[j].nullw >= 0)
-				GDB_PW(s * p.wps + p.acc[j].nullw) = 0;
+				GDB_PW(s * p.wps + p.acc[j].off) =
+					(unsigned long long) __double_as_longlong(init.f);
+			else if (p.acc[j].kind != GDB_AGG_COUNT)
+				GDB_PW(s * p.wps + p.acc[j].off) = init.w0;
 		}
 	}
+	__syncthreads();
 
 	for (uint64_t row = blockIdx.x * (uint64_t) bd + threadIdx.x;
 		 row < nrows; row += GDB_PRIV_UNROLL * stride)
 	{
-		uint32_t	base[GDB_PRIV_UNROLL];
+		uint32_t	slot[GDB_PRIV_UNROLL];
 		bool		take[GDB_PRIV_UNROLL];
 
 #pragma unroll
@@ -204,21 +193,21 @@ gdb_slot_private_kernel(GdbSlotKeys keys, GdbFastAggs aggs, GdbPrivPlan p,
 		{
 			uint64_t	r = row + u * stride;
 			bool		ok = true;
-			unsigned long long slot;
+			unsigned long long sl;
 
 			take[u] = r < nrows && (flags == NULL || flags[r]);
-			slot = take[u] ? gdb_slot_of(keys, r, &ok) : 0;
-			if (take[u] && (!ok || slot >= nslots))
+			sl = take[u] ? gdb_slot_of(keys, r, &ok) : 0;
+			if (take[u] && (!ok || sl >= nslots))
 			{
 				atomicOr(bad, 1ULL);
 				take[u] = false;
 			}
-			base[u] = (uint32_t) slot * p.wps;
+			slot[u] = (uint32_t) sl;
 		}
 #pragma unroll
 		for (int u = 0; u < GDB_PRIV_UNROLL; u++)
 			if (take[u])
-				GDB_PW(base[u])++;
+				GDB_PW(slot[u] * p.wps)++;
 		for (uint32_t j = 0; j < p.nacc; j++)
 		{
 			const GdbFastAgg &ag = aggs.a[p.acc[j].agg];
@@ -238,25 +227,28 @@ gdb_slot_private_kernel(GdbSlotKeys keys, GdbFastAggs aggs, GdbPrivPlan p,
 #pragma unroll
 			for (int u = 0; u < GDB_PRIV_UNROLL; u++)
 			{
-				uint32_t	k = base[u] + off;
+				uint32_t	k = slot[u] * p.wps + off;
 
 				if (!take[u])
 					continue;
 				if (isnull[u])
 				{
-					GDB_PW(base[u] + p.acc[j].nullw)++;
+					atomicAdd(&nullcnt[slot[u] * p.nacc + j], 1ULL);
 					continue;
 				}
 				switch (kind)
 				{
 					case GDB_AGG_SUM_INT:
 						{
-							unsigned long long w0 = GDB_PW(k);
-							unsigned long long lo = w0 + (unsigned long long) v[u];
+							long long	w = (long long) GDB_PW(k);
+							long long	sum = (long long) ((unsigned long long) w +
+														   (unsigned long long) v[u]);
 
-							GDB_PW(k + 1) += (unsigned long long) (lo < w0) +
-								(v[u] < 0 ? ~0ULL : 0ULL);
-							GDB_PW(k) = lo;
+							/* wrapped: carry +-1 into the high word */
+							if (v[u] >= 0 ? sum < w : sum > w)
+								atomicAdd(&rare[slot[u] * p.nacc + j],
+										  v[u] >= 0 ? 1ULL : ~0ULL);
+							GDB_PW(k) = (unsigned long long) sum;
 						}
 						break;
 					case GDB_AGG_MIN_INT:
@@ -274,7 +266,7 @@ gdb_slot_private_kernel(GdbSlotKeys keys, GdbFastAggs aggs, GdbPrivPlan p,
 
 							GDB_PW(k) = (unsigned long long) __double_as_longlong(f + d);
 							if (isinf(d))
-								GDB_PW(k + 1)++;
+								atomicAdd(&rare[slot[u] * p.nacc + j], 1ULL);
 						}
 						break;
 					case GDB_AGG_MIN_FLOAT:
@@ -305,7 +297,7 @@ gdb_slot_private_kernel(GdbSlotKeys keys, GdbFastAggs aggs, GdbPrivPlan p,
 			unsigned long long c = 0;
 
 			for (uint32_t t = lane; t < bd; t += 32)
-				c += gdb_priv_smem[(size_t) (s * p.wps) * bd + t];
+				c += copies[(size_t) (s * p.wps) * bd + t];
 			for (int o = 16; o > 0; o /= 2)
 				c += __shfl_down_sync(0xffffffffu, c, o);
 			c = __shfl_sync(0xffffffffu, c, 0);
@@ -317,18 +309,12 @@ gdb_slot_private_kernel(GdbSlotKeys keys, GdbFastAggs aggs, GdbPrivPlan p,
 			{
 				const int	kind = p.acc[j].kind;
 				GdbAcc		acc = gdb_acc_init(kind);
-				unsigned long long nulls = 0;
 
-				for (uint32_t t = lane; t < bd; t += 32)
-				{
-					GdbAcc		one = gdb_priv_load(kind,
-													gdb_priv_smem + (size_t) (s * p.wps + p.acc[j].off) * bd + t,
-													bd);
-
-					acc = gdb_acc_combine(kind, acc, one);
-					if (p.acc[j].nullw >= 0)
-						nulls += gdb_priv_smem[(size_t) (s * p.wps + p.acc[j].nullw) * bd + t];
-				}
+				if (kind != GDB_AGG_COUNT)
+					for (uint32_t t = lane; t < bd; t += 32)
+						acc = gdb_acc_combine(kind, acc,
+											  gdb_priv_load(kind,
+															copies[(size_t) (s * p.wps + p.acc[j].off) * bd + t]));
 				for (int o = 16; o > 0; o /= 2)
 				{
 					GdbAcc		other;
@@ -337,12 +323,17 @@ gdb_slot_private_kernel(GdbSlotKeys keys, GdbFastAggs aggs, GdbPrivPlan p,
 					other.w0 = __shfl_down_sync(0xffffffffu, acc.w0, o);
 					other.w1 = __shfl_down_sync(0xffffffffu, acc.w1, o);
 					other.f = __shfl_down_sync(0xffffffffu, acc.f, o);
-					nulls += __shfl_down_sync(0xffffffffu, nulls, o);
 					acc = gdb_acc_combine(kind, acc, other);
 				}
 				if (lane == 0)
 				{
-					acc.count = c - nulls;
+					unsigned long long r = rare[s * p.nacc + j];
+
+					if (kind == GDB_AGG_SUM_INT)
+						acc.w1 += r;	/* the carries, in units of 2^64 */
+					else if (kind == GDB_AGG_SUM_FLOAT)
+						acc.w0 = r;		/* the infinite inputs */
+					acc.count = c - nullcnt[s * p.nacc + j];
 					gdb_acc_atomic_merge(kind, gdb_slot_ref(table, p.acc[j].agg, nslots, s), acc);
 				}
 			}
@@ -382,17 +373,16 @@ gdb_slot_private_launch(GdbCudaExec *ex, const GdbSlotKeys &sk, const GdbFastAgg
 		p.acc[p.nacc].kind = ag.kind;
 		p.acc[p.nacc].off = (int) p.wps;
 		p.wps += gdb_priv_words(ag.kind);
-		p.acc[p.nacc].nullw = -1;
-		if (ag.nulls)
-			p.acc[p.nacc].nullw = (int) p.wps++;
 		p.nacc++;
 	}
 	bd = GDB_PRIV_BLOCK;
-	smem = (size_t) nslots * p.wps * bd * sizeof(unsigned long long);
+	smem = ((size_t) nslots * p.wps * bd + 2 * (size_t) nslots * p.nacc) *
+		sizeof(unsigned long long);
 	if (smem > GDB_PRIV_SMEM_MAX)
 	{
 		bd = GDB_PRIV_BLOCK / 2;
-		smem /= 2;
+		smem = ((size_t) nslots * p.wps * bd + 2 * (size_t) nslots * p.nacc) *
+			sizeof(unsigned long long);
 		if (smem > GDB_PRIV_SMEM_MAX)
 			return GDB_OK;
 	}
