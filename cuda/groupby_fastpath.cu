@@ -905,9 +905,9 @@ gdb_fast_smallkeys_run(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
 		fa, naggs, ns32, table, rowcount);
 	GDB_CUDA_CHECK_LAUNCH(err, "gdb_slot_init_kernel");
 	smem = 0;
-	/* a handful of slots: per-thread copies; one key: the lean form */
-	GDB_TRY(gdb_slot_private_launch(ex, sk, fa, naggs, flags, r->nrows, ns32, table,
-									rowcount, &r->d_counters->fast_bad, &lean, err));
+	/* a handful of slots: warp-aggregated; else one key: the lean form */
+	GDB_TRY(gdb_slot_warp_launch(ex, sk, fa, naggs, flags, r->nrows, ns32, table,
+								 rowcount, &r->d_counters->fast_bad, &lean, err));
 	if (!lean)
 		GDB_TRY(gdb_slot1_launch(ex, sk, fa, naggs, flags, r->nrows, ns32, table, rowcount,
 								 &r->d_counters->fast_bad, &lean, err));

@@ -302,19 +302,18 @@ gdb_slot_of(const GdbSlotKeys &keys, uint64_t row, bool *ok)
 }
 
 /*
- * gdb_slot_private_launch (slot_agg_private.cu): queue the slot pass with
- * per-thread copies of the block table over rows [0, nrows) on ex's
- * stream, with gdb_slot1_launch's arguments and results, when the fast
- * paths are enabled, there are at most a few dozen slots, every
- * accumulated aggregate is a fast kind and the copies fit in shared
- * memory; *launched says whether it did.  Returns GDB_OK, or
- * GDB_ERR_DEVICE when the launch fails.
+ * gdb_slot_warp_launch (slot_agg_warp.cu): queue the warp-aggregated slot
+ * pass over rows [0, nrows) on ex's stream, with gdb_slot1_launch's
+ * arguments and results, when the fast paths are enabled and there are at
+ * most a few slots (its block table within 48 KiB); *launched says
+ * whether it did.  Returns GDB_OK, or GDB_ERR_DEVICE when the launch
+ * fails.
  */
-int			gdb_slot_private_launch(GdbCudaExec *ex, const GdbSlotKeys &sk,
-									const GdbFastAggs &fa, uint32_t naggs,
-									const uint8_t *flags, uint64_t nrows, uint32_t nslots,
-									unsigned long long *table, unsigned *rowcount,
-									unsigned long long *bad, int *launched, GdbError *err);
+int			gdb_slot_warp_launch(GdbCudaExec *ex, const GdbSlotKeys &sk,
+								 const GdbFastAggs &fa, uint32_t naggs,
+								 const uint8_t *flags, uint64_t nrows, uint32_t nslots,
+								 unsigned long long *table, unsigned *rowcount,
+								 unsigned long long *bad, int *launched, GdbError *err);
 
 /*
  * gdb_slot1_launch (slot_agg_onekey.cu): queue the one-key slot pass over
