@@ -235,6 +235,20 @@ FETCH ALL fbc;
 FETCH BACKWARD 2 fbc;
 FETCH FIRST fbc;
 COMMIT;
+-- in parallel mode (a Gather anywhere, or force_parallel_mode) no
+-- subtransaction can start: PostgreSQL's plan behind the node answers at
+-- once (was 22003, the fixed-point error, instead of the answer)
+SET force_parallel_mode = on;
+EXPLAIN (COSTS OFF) SELECT b % 2, sum(a * a) FROM rq_found GROUP BY 1 ORDER BY 1;
+SELECT b % 2, sum(a * a) FROM rq_found GROUP BY 1 ORDER BY 1;
+SELECT b % 2, sum(a * a)::text FROM rq_found GROUP BY 1
+EXCEPT ALL SELECT b % 2, sum(a * a)::text FROM rq_found GROUP BY 1;
+RESET force_parallel_mode;
+-- the fallback's rows go out in the node's own (virtual) slot: a parent
+-- that reads them through a projection (a set operation's subquery scan)
+-- crashed the backend on the tuplestore's minimal tuples
+SELECT b % 2 AS k, sum(a * a)::text AS s FROM rq_found GROUP BY 1
+EXCEPT ALL SELECT 7, 'x' ORDER BY 1;
 -- a GpuScan leaves numeric arithmetic to the CPU (no plan behind it)
 EXPLAIN (COSTS OFF) SELECT b FROM rq_found WHERE a * a > 2 AND b > 1;
 DROP TABLE rq_found;

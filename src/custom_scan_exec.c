@@ -24,8 +24,10 @@
  *
  * A node planned with PostgreSQL's plan behind it (its one custom plan,
  * custom_scan_fallback.c) runs its request in a subtransaction; when that
- * fails with the fixed-point error, it runs that plan instead and hands
- * out its rows, kept in a tuplestore (run_or_fall_back, fallback_next).
+ * fails with the fixed-point error, or when the query runs in parallel
+ * mode (where no subtransaction can start), it runs that plan instead and
+ * hands out its rows, kept in a tuplestore (run_or_fall_back,
+ * fallback_next).
  *
  *-------------------------------------------------------------------------
  */
@@ -413,7 +415,9 @@ gdb_begin(CustomScanState *node, EState *estate, int eflags)
  * exception blocks do: when it fails with the fixed-point error, roll that
  * back and return false (the caller runs the fallback plan); any other
  * error, a cancel included, is raised again as it was.  In parallel mode no
- * subtransaction can start, and the request runs as it is.
+ * subtransaction can start, so the request is not tried: false at once,
+ * and PostgreSQL's plan answers (never the fixed-point error instead of
+ * an answer).
  */
 static bool
 run_or_fall_back(GdbScanState *s)
@@ -423,10 +427,20 @@ run_or_fall_back(GdbScanState *s)
 	ResourceOwner owner = CurrentResourceOwner;
 	bool		ok = true;
 
-	if (cscan->custom_plans == NIL || IsInParallelMode())
+	if (cscan->custom_plans == NIL)
 	{
 		gdb_query_run(&s->q, &s->info);
 		return true;
+	}
+	if (IsInParallelMode())
+	{
+		/*
+		 * no subtransaction can start in parallel mode (a Gather anywhere in
+		 * the plan, or force_parallel_mode), so the request could not be
+		 * retried: PostgreSQL's plan behind the node answers instead
+		 */
+		s->fallback_why = pstrdup("parallel mode: the request cannot run in a subtransaction");
+		return false;
 	}
 	BeginInternalSubTransaction(NULL);
 	MemoryContextSwitchTo(cxt);
@@ -494,6 +508,7 @@ fallback_next(GdbScanState *s)
 {
 	EState	   *estate = s->css.ss.ps.state;
 	bool		forward = !ScanDirectionIsBackward(estate->es_direction);
+	TupleTableSlot *out;
 
 	if (!s->fallback_filled)
 	{
@@ -512,9 +527,16 @@ fallback_next(GdbScanState *s)
 		tuplestore_rescan(s->fallback_rows);
 		s->fallback_filled = true;
 	}
+	/*
+	 * the row goes out in the node's own result slot: its parents compiled
+	 * their expressions for that slot's kind (virtual: no deforming step),
+	 * not for the tuplestore's minimal tuples
+	 */
+	out = s->css.ss.ps.ps_ProjInfo ? s->css.ss.ps.ps_ResultTupleSlot :
+		s->css.ss.ss_ScanTupleSlot;
 	if (!tuplestore_gettupleslot(s->fallback_rows, forward, false, s->fallback_slot))
-		return ExecClearTuple(s->fallback_slot);
-	return s->fallback_slot;
+		return ExecClearTuple(out);
+	return ExecCopySlot(out, s->fallback_slot);
 }
 
 /* The next result row into the scan slot, or an empty slot at the end. */
