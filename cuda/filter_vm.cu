@@ -128,6 +128,58 @@ gdb_tile_step(const GdbInstr *in, int pc, int sp, GdbValue (&top)[TILE],
 }
 
 /*
+ * gdb_tile_walk: walk the ninstr instructions at prog once for the tile's
+ * rows (those with resume[j] <= pc take part at pc), dispatching each
+ * opcode to its gdb_tile_step instance; the stack starts empty.
+ */
+template <int TILE>
+__device__ __forceinline__ void
+gdb_tile_walk(const GdbInstr *prog, int ninstr, GdbValue (&top)[TILE],
+			  int (&resume)[TILE], int (&status)[TILE], const uint64_t (&row)[TILE],
+			  GdbValue *deep, const GdbBatch *hdr, const char *base)
+{
+	int			sp = 0;
+
+	for (int pc = 0; pc < ninstr; pc++)
+	{
+		const GdbInstr *in = &prog[pc];
+
+		switch (in->op)
+		{
+#define GDB_VM_CASE(name, effect, raises, doc) \
+			case GDB_OP_##name: \
+				gdb_tile_step<GDB_OP_##name, effect, TILE>(in, pc, sp, top, resume, \
+														   status, row, deep, hdr, base); \
+				break;
+				GDB_OPCODE_LIST(GDB_VM_CASE)
+#undef GDB_VM_CASE
+			default:
+				break;
+		}
+		sp += gdb_vm_effect(in->op);
+	}
+}
+
+/*
+ * gdb_vm_stage: copy the batch header at base and the ninstr instructions
+ * at prog into the block's shared memory smem (header first, the program
+ * right after it), then wait for the block.
+ */
+__device__ __forceinline__ void
+gdb_vm_stage(unsigned long long *smem, const char *base, const GdbInstr *prog, int ninstr)
+{
+	const unsigned long long *src_hdr = (const unsigned long long *) base;
+	const unsigned long long *src_prog = (const unsigned long long *) prog;
+	unsigned long long *dst_prog = smem + sizeof(GdbBatch) / 8;
+
+	for (size_t i = threadIdx.x; i < sizeof(GdbBatch) / 8; i += blockDim.x)
+		smem[i] = src_hdr[i];
+	for (size_t i = threadIdx.x; i < (size_t) ninstr * sizeof(GdbInstr) / 8; i += blockDim.x)
+		dst_prog[i] = src_prog[i];
+	__syncthreads();
+}
+
+/*
  * gdb_filter_kernel: flags[row] = 1 when the filter program (ninstr
  * instructions at prog, whose stack holds at most deep_entries + 1
  * entries) is TRUE for row, for rows [0, nrows) of the batch at base;
@@ -145,16 +197,9 @@ gdb_filter_kernel(const char *base, const GdbInstr *prog, int ninstr,
 	GdbBatch   *hdr = (GdbBatch *) gdb_vm_smem;
 	GdbInstr   *sprog = (GdbInstr *) ((char *) gdb_vm_smem + sizeof(GdbBatch));
 	GdbValue   *deep = (GdbValue *) (sprog + ninstr);
-	const unsigned long long *src_hdr = (const unsigned long long *) base;
-	const unsigned long long *src_prog = (const unsigned long long *) prog;
-	unsigned long long *dst_prog = (unsigned long long *) sprog;
 	const uint64_t span = (uint64_t) TILE * blockDim.x;
 
-	for (size_t i = threadIdx.x; i < sizeof(GdbBatch) / 8; i += blockDim.x)
-		gdb_vm_smem[i] = src_hdr[i];
-	for (size_t i = threadIdx.x; i < (size_t) ninstr * sizeof(GdbInstr) / 8; i += blockDim.x)
-		dst_prog[i] = src_prog[i];
-	__syncthreads();
+	gdb_vm_stage(gdb_vm_smem, base, prog, ninstr);
 
 	for (uint64_t first = blockIdx.x * span; first < nrows;
 		 first += (uint64_t) gridDim.x * span)
@@ -163,7 +208,6 @@ gdb_filter_kernel(const char *base, const GdbInstr *prog, int ninstr,
 		int			resume[TILE];	/* first pc at which row j takes part */
 		int			status[TILE];
 		uint64_t	row[TILE];
-		int			sp = 0;
 
 #pragma unroll
 		for (int j = 0; j < TILE; j++)
@@ -174,24 +218,7 @@ gdb_filter_kernel(const char *base, const GdbInstr *prog, int ninstr,
 			top[j].v.i = 0;
 			top[j].isnull = 1;
 		}
-		for (int pc = 0; pc < ninstr; pc++)
-		{
-			const GdbInstr *in = &sprog[pc];
-
-			switch (in->op)
-			{
-#define GDB_VM_CASE(name, effect, raises, doc) \
-				case GDB_OP_##name: \
-					gdb_tile_step<GDB_OP_##name, effect, TILE>(in, pc, sp, top, resume, \
-															   status, row, deep, hdr, base); \
-					break;
-					GDB_OPCODE_LIST(GDB_VM_CASE)
-#undef GDB_VM_CASE
-				default:
-					break;
-			}
-			sp += gdb_vm_effect(in->op);
-		}
+		gdb_tile_walk<TILE>(sprog, ninstr, top, resume, status, row, deep, hdr, base);
 #pragma unroll
 		for (int j = 0; j < TILE; j++)
 		{
@@ -229,16 +256,9 @@ gdb_values_kernel(const char *base, const GdbInstr *eprog, int neinstr,
 	GdbBatch   *hdr = (GdbBatch *) gdb_vm_smem;
 	GdbInstr   *sprog = (GdbInstr *) ((char *) gdb_vm_smem + sizeof(GdbBatch));
 	GdbValue   *deep = (GdbValue *) (sprog + neinstr);
-	const unsigned long long *src_hdr = (const unsigned long long *) base;
-	const unsigned long long *src_prog = (const unsigned long long *) eprog;
-	unsigned long long *dst_prog = (unsigned long long *) sprog;
 	const uint64_t span = (uint64_t) TILE * blockDim.x;
 
-	for (size_t i = threadIdx.x; i < sizeof(GdbBatch) / 8; i += blockDim.x)
-		gdb_vm_smem[i] = src_hdr[i];
-	for (size_t i = threadIdx.x; i < (size_t) neinstr * sizeof(GdbInstr) / 8; i += blockDim.x)
-		dst_prog[i] = src_prog[i];
-	__syncthreads();
+	gdb_vm_stage(gdb_vm_smem, base, eprog, neinstr);
 
 	for (uint64_t first = blockIdx.x * span; first < nrows;
 		 first += (uint64_t) gridDim.x * span)
@@ -260,7 +280,6 @@ gdb_values_kernel(const char *base, const GdbInstr *eprog, int neinstr,
 			const int	ninstr = (int) a.len[e];
 			GdbValue	top[TILE];
 			int			resume[TILE];
-			int			sp = 0;
 
 #pragma unroll
 			for (int j = 0; j < TILE; j++)
@@ -269,24 +288,7 @@ gdb_values_kernel(const char *base, const GdbInstr *eprog, int neinstr,
 				top[j].v.i = 0;
 				top[j].isnull = 1;
 			}
-			for (int pc = 0; pc < ninstr; pc++)
-			{
-				const GdbInstr *in = &prog[pc];
-
-				switch (in->op)
-				{
-#define GDB_VM_CASE(name, effect, raises, doc) \
-					case GDB_OP_##name: \
-						gdb_tile_step<GDB_OP_##name, effect, TILE>(in, pc, sp, top, resume, \
-																   status, row, deep, hdr, base); \
-						break;
-						GDB_OPCODE_LIST(GDB_VM_CASE)
-#undef GDB_VM_CASE
-					default:
-						break;
-				}
-				sp += gdb_vm_effect(in->op);
-			}
+			gdb_tile_walk<TILE>(prog, ninstr, top, resume, status, row, deep, hdr, base);
 #pragma unroll
 			for (int j = 0; j < TILE; j++)
 			{

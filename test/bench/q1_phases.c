@@ -34,6 +34,7 @@
 
 #include "gpudb_device.h"
 #include "../splitmix64.h"
+#include "store_bench.h"
 
 enum
 {
@@ -47,22 +48,6 @@ static int	failures = 0;
 /* Test hooks of the CUDA build (cuda/groupby_kernels.cu). */
 extern void gdb_cuda_set_fast_paths(int mode);
 extern int	gdb_cuda_last_path(void);
-
-static void *
-bench_alloc(void *arg, size_t bytes)
-{
-	(void) arg;
-	return malloc(bytes ? bytes : 1);
-}
-
-static int
-cmp_double(const void *a, const void *b)
-{
-	double		x = *(const double *) a,
-				y = *(const double *) b;
-
-	return x < y ? -1 : x > y;
-}
 
 /* lineitem's Q1 columns, nrows rows, every value as the cache holds it. */
 static GdbBatch *
