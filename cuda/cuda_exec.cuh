@@ -537,6 +537,7 @@ gdb_cub(GdbCudaExec *ex, const char *name, Call call, GdbError *err)
 
 /* Test hooks (C linkage; not in gpudb_device.h, the self-test binds them weakly). */
 extern "C" void gdb_cuda_set_fast_paths(int mode);	/* 1 on, 0 off, -1 env */
+extern "C" void gdb_cuda_set_warp_slots(int on);	/* slot_agg_warp.cu */
 extern "C" int gdb_cuda_last_path(void);	/* GDB_PATH_* of the last group-by */
 extern "C" void gdb_cuda_set_fused(int mode);	/* fused pass: 1 on, 0 off, -1 env */
 extern "C" int gdb_cuda_last_fused(void);	/* 1: the last group-by ran it */

@@ -20,7 +20,9 @@
  * GDB_WARP_MAX_SLOTS slots.  SUM_INT is exact: when every lane's value
  * lies within +-2^58 the 64-bit sum of 32 of them cannot wrap, else the
  * values' high and low 32-bit halves are summed apart and the 128-bit sum
- * put together.  SUM_FLOAT's sum is the tree's (equal up to the order of
+ * put together.  A lane loads its row's values of every accumulated
+ * aggregate (at most GDB_WARP_MAX_ACCS) before the loop, so that they are
+ * in flight together.  SUM_FLOAT's sum is the tree's (equal up to the order of
  * the additions, as every other pass's; lanes without a value add -0.0,
  * the exact identity).
  *
@@ -40,6 +42,19 @@
 #define GDB_WARP_BLOCK 512
 
 #define GDB_FULL_MASK 0xffffffffu
+
+/* Accumulated aggregates at most (their values loaded before the fold). */
+#define GDB_WARP_MAX_ACCS 8
+
+/*
+ * The aggregates that accumulate (not COUNT_STAR, nor one sharing another's
+ * accumulator, as avg(v) shares sum(v)'s): indexes into the request's.
+ */
+struct GdbWarpAccs
+{
+	uint32_t	n;
+	uint32_t	agg[GDB_WARP_MAX_ACCS];
+};
 
 /* The warp's sum of v (each lane's own) as a 64-bit value, on every lane. */
 __device__ __forceinline__ unsigned long long
@@ -87,7 +102,7 @@ gdb_warp_extreme_u64(unsigned long long v, bool is_min)
  */
 __global__ void __launch_bounds__(GDB_WARP_BLOCK)
 gdb_slot_warp_kernel(GdbSlotKeys keys, GdbFastAggs aggs, uint32_t naggs,
-					 const uint8_t *flags, uint64_t nrows, uint32_t nslots,
+					 GdbWarpAccs acc, const uint8_t *flags, uint64_t nrows, uint32_t nslots,
 					 unsigned long long *table, unsigned *rowcount,
 					 unsigned long long *bad)
 {
@@ -106,6 +121,8 @@ gdb_slot_warp_kernel(GdbSlotKeys keys, GdbFastAggs aggs, uint32_t naggs,
 		bool		ok = true;
 		uint32_t	slot = 0;
 		unsigned	todo;
+		int64_t		pv[GDB_WARP_MAX_ACCS];
+		uint8_t		pn[GDB_WARP_MAX_ACCS];
 
 		if (take)
 		{
@@ -118,6 +135,15 @@ gdb_slot_warp_kernel(GdbSlotKeys keys, GdbFastAggs aggs, uint32_t naggs,
 			}
 			slot = (uint32_t) sl;
 		}
+		/* every value of the row first: the loads in flight together */
+#pragma unroll
+		for (int k = 0; k < GDB_WARP_MAX_ACCS; k++)
+		{
+			const GdbFastAgg &ag = aggs.a[acc.agg[k < (int) acc.n ? k : 0]];
+
+			pv[k] = take && k < (int) acc.n && ag.col ? ag.col[row] : 0;
+			pn[k] = take && k < (int) acc.n && ag.nulls ? ag.nulls[row] : 0;
+		}
 		todo = __ballot_sync(GDB_FULL_MASK, take);
 		while (todo)
 		{
@@ -129,23 +155,19 @@ gdb_slot_warp_kernel(GdbSlotKeys keys, GdbFastAggs aggs, uint32_t naggs,
 			todo &= ~m;
 			if (lane == first)
 				atomicAdd(&cnt[s], (unsigned) __popc(m));
-			for (uint32_t a = 0; a < naggs; a++)
+#pragma unroll
+			for (int k = 0; k < GDB_WARP_MAX_ACCS; k++)
 			{
-				const GdbFastAgg &ag = aggs.a[a];
-				const int	kind = ag.kind;
+				const uint32_t a = acc.agg[k < (int) acc.n ? k : 0];
+				const int	kind = aggs.a[a].kind;
 				GdbAccRef	ref;
-				int64_t		v = 0;
-				bool		isnull = false;
+				const int64_t v = pv[k];
+				const bool	isnull = pn[k] != 0;
 				bool		val;
 				unsigned	nulls;
 
-				if (kind == GDB_AGG_COUNT_STAR || ag.same != a)
-					continue;
-				if (in)
-				{
-					v = ag.col[row];
-					isnull = ag.nulls && ag.nulls[row];
-				}
+				if (k >= (int) acc.n)
+					break;
 				val = in && !isnull;
 				nulls = __ballot_sync(GDB_FULL_MASK, in && isnull);
 				ref = gdb_slot_ref(tab, a, nslots, s);
@@ -243,6 +265,19 @@ gdb_slot_warp_kernel(GdbSlotKeys keys, GdbFastAggs aggs, uint32_t naggs,
 						 table, rowcount);
 }
 
+/*
+ * The warp-aggregated pass's switch: a benchmark hook (1 on, the default;
+ * 0 off: the block table's pass instead).  A plain int: every writer
+ * stores the same value.
+ */
+static int	gdb_warp_slots = 1;
+
+extern "C" void
+gdb_cuda_set_warp_slots(int on)
+{
+	gdb_warp_slots = on != 0;
+}
+
 /* gdb_slot_warp_launch: see slot_table.cuh. */
 int
 gdb_slot_warp_launch(GdbCudaExec *ex, const GdbSlotKeys &sk, const GdbFastAggs &fa,
@@ -256,10 +291,21 @@ gdb_slot_warp_launch(GdbCudaExec *ex, const GdbSlotKeys &sk, const GdbFastAggs &
 	uint64_t	grid,
 				want = (nrows + GDB_WARP_BLOCK - 1) / GDB_WARP_BLOCK;
 
+	GdbWarpAccs acc;
+
 	*launched = 0;
-	if (!gdb_fast_paths_enabled() || nslots == 0 || nslots > GDB_WARP_MAX_SLOTS ||
-		nrows == 0 || smem > 48 * 1024)
+	if (!gdb_warp_slots || !gdb_fast_paths_enabled() || nslots == 0 ||
+		nslots > GDB_WARP_MAX_SLOTS || nrows == 0 || smem > 48 * 1024)
 		return GDB_OK;
+	memset(&acc, 0, sizeof(acc));
+	for (uint32_t a = 0; a < naggs; a++)
+	{
+		if (fa.a[a].kind == GDB_AGG_COUNT_STAR || fa.a[a].same != a)
+			continue;
+		if (acc.n >= GDB_WARP_MAX_ACCS)
+			return GDB_OK;
+		acc.agg[acc.n++] = a;
+	}
 	if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, gdb_slot_warp_kernel,
 													  GDB_WARP_BLOCK, smem) != cudaSuccess ||
 		per_sm < 1)
@@ -271,7 +317,7 @@ gdb_slot_warp_launch(GdbCudaExec *ex, const GdbSlotKeys &sk, const GdbFastAggs &
 	if (grid > want)
 		grid = want;
 	gdb_slot_warp_kernel<<<(unsigned) grid, GDB_WARP_BLOCK, smem, ex->stream>>>(
-		sk, fa, naggs, flags, nrows, nslots, table, rowcount, bad);
+		sk, fa, naggs, acc, flags, nrows, nslots, table, rowcount, bad);
 	GDB_CUDA_CHECK_LAUNCH(err, "gdb_slot_warp_kernel");
 	*launched = 1;
 	return GDB_OK;

@@ -304,8 +304,9 @@ gdb_slot_of(const GdbSlotKeys &keys, uint64_t row, bool *ok)
 /*
  * gdb_slot_warp_launch (slot_agg_warp.cu): queue the warp-aggregated slot
  * pass over rows [0, nrows) on ex's stream, with gdb_slot1_launch's
- * arguments and results, when the fast paths are enabled and there are at
- * most a few slots (its block table within 48 KiB); *launched says
+ * arguments and results, when the fast paths are enabled, there are at
+ * most a few slots (its block table within 48 KiB) and at most 8
+ * aggregates accumulate; *launched says
  * whether it did.  Returns GDB_OK, or GDB_ERR_DEVICE when the launch
  * fails.
  */

@@ -13,8 +13,9 @@
  *	  dictionary codes (rf in {0, 2, 4}, ls in {1, 3}: codes in order of
  *	  first appearance, the two columns interleaved, so 15 slots of which 4
  *	  hold rows, half of them in one, as Q1's groups), and variants that
- *	  leave a step out: no computed columns, no filter, one key, the fast
- *	  paths off (the sort path).
+ *	  leave a step out: no computed columns, no filter, one key, the block
+ *	  table's atomics instead of the warp-aggregated pass, the fast paths
+ *	  off (the sort path).
  *
  * For each variant: 3 warm-ups, then reps timed runs; the medians of the
  * filter phase (filter, key ranges, computed columns), the aggregate
@@ -45,9 +46,10 @@ enum
 
 static int	failures = 0;
 
-/* Test hooks of the CUDA build (cuda/groupby_kernels.cu). */
+/* Test hooks of the CUDA build (cuda/groupby_kernels.cu, slot_agg_warp.cu). */
 extern void gdb_cuda_set_fast_paths(int mode);
 extern int	gdb_cuda_last_path(void);
+extern void gdb_cuda_set_warp_slots(int on);
 
 /* lineitem's Q1 columns, nrows rows, every value as the cache holds it. */
 static GdbBatch *
@@ -248,6 +250,12 @@ main(int argc, char **argv)
 	time_case(ex, s, req, "Q1, one key", sel, reps);
 	q1_request(req, 1, 1, 0);
 	time_case(ex, s, req, "Q1, no keys", sel, reps);
+	gdb_cuda_set_warp_slots(0);
+	q1_request(req, 1, 1, 2);
+	time_case(ex, s, req, "Q1, block atomics (no warp aggregation)", sel, reps);
+	q1_request(req, 1, 0, 2);
+	time_case(ex, s, req, "Q1, block atomics, no computed columns", sel, reps);
+	gdb_cuda_set_warp_slots(1);
 	gdb_cuda_set_fast_paths(0);
 	q1_request(req, 1, 1, 2);
 	time_case(ex, s, req, "Q1, fast paths off (sort path)", sel, reps);
