@@ -79,6 +79,13 @@ selftest: test/device_selftest
 # Bandwidth of the benchmark's B1 / B2 kernels over a cached store
 # (test/bench/kernel_bw.c; device only, prints timings).
 .PHONY: test/bench/kernel_bw
-test/bench/kernel_bw: test/bench/kernel_bw.c test/splitmix64.h $(SELFTEST_C) $(CUDA_OBJS)
+test/bench/kernel_bw: test/bench/kernel_bw.c test/bench/store_bench.h test/splitmix64.h $(SELFTEST_C) $(CUDA_OBJS)
 	$(CC) -O2 -Isrc -o $@ test/bench/kernel_bw.c $(SELFTEST_C) $(CUDA_OBJS) \
+	    -L$(CUDA_HOME)/lib64 -lcudart_static -lrt -ldl -lpthread -lstdc++ -lm
+
+# Device time by phase of TPC-H Q1's request shape over a cached store
+# (test/bench/q1_phases.c; device only, prints timings).
+.PHONY: test/bench/q1_phases
+test/bench/q1_phases: test/bench/q1_phases.c test/bench/store_bench.h test/splitmix64.h $(SELFTEST_C) $(CUDA_OBJS)
+	$(CC) -O2 -Isrc -o $@ test/bench/q1_phases.c $(SELFTEST_C) $(CUDA_OBJS) \
 	    -L$(CUDA_HOME)/lib64 -lcudart_static -lrt -ldl -lpthread -lstdc++ -lm

@@ -7,15 +7,17 @@
  *	  row into device columns that the operator then reads as stored ones
  *	  through a view of the batch (gdb_batch_view).  No PostgreSQL header.
  *
- * Algorithm: one thread per row (grid-stride) runs the filter program and
- * then each computed column's program with gdb_vm_value, the interpreter
- * of gpudb_semantics.h that the CPU path runs too, so both paths compute
- * the same values and raise for the same rows.  A row that raises does
- * atomicMin(err_key, row << 4 | status), so the error reported is the
- * lowest failing row's, as on the CPU path and in PostgreSQL's sequential
- * scan.  The batch header is staged in shared memory (its column offsets
- * are read per instruction); the programs are read through the read-only
- * cache.
+ * Algorithm: the filter program runs first, as in gdb_phase_filter
+ * (gdb_filter_launch: the predicate fast path or the tile interpreter of
+ * filter_vm.cu), into the run's flags; then the computed columns'
+ * programs run for the selected rows in the same tile interpreter
+ * (gdb_values_launch: a thread evaluates a tile of rows instruction by
+ * instruction, the tops of their stacks in registers), each opcode being
+ * gdb_vm_step of gpudb_semantics.h, which the CPU path runs too, so both
+ * paths compute the same values and raise for the same rows.  A row that
+ * raises does atomicMin(err_key, row << 4 | status), so the error
+ * reported is the lowest failing row's, as on the CPU path and in
+ * PostgreSQL's sequential scan.
  *
  *-------------------------------------------------------------------------
  */
@@ -23,63 +25,6 @@
 
 #include "cuda_exec.cuh"
 #include "gpudb_semantics.h"
-
-/* Threads per block of the computed-column kernel. */
-#define GDB_EXPR_BLOCK 128
-
-/* The computed columns of one request, as the kernel takes them. */
-struct GdbExprArgs
-{
-	uint32_t	nexprs;
-	int32_t		ninstr;			/* filter instructions, at prog[0] */
-	GdbExprSpec exprs[GDB_MAX_EXPRS];	/* start relative to prog + ninstr */
-	int64_t    *vals[GDB_MAX_EXPRS];
-	uint8_t    *nulls[GDB_MAX_EXPRS];
-};
-
-/*
- * gdb_computed_columns_kernel: for rows [0, nrows) of the batch at base,
- * vals/nulls of every computed column: the program's value for a row the
- * filter selects, NULL for the others.
- */
-__global__ void __launch_bounds__(GDB_EXPR_BLOCK)
-gdb_computed_columns_kernel(const char *base, const GdbInstr *prog,
-							GdbExprArgs a, uint64_t nrows,
-							unsigned long long *err_key)
-{
-	__shared__ unsigned long long smem[sizeof(GdbBatch) / 8];
-	const GdbBatch *hdr = (const GdbBatch *) smem;
-	const unsigned long long *src = (const unsigned long long *) base;
-	const GdbInstr *eprog = prog + a.ninstr;
-
-	for (size_t i = threadIdx.x; i < sizeof(GdbBatch) / 8; i += blockDim.x)
-		smem[i] = src[i];
-	__syncthreads();
-
-	for (uint64_t row = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x;
-		 row < nrows; row += (uint64_t) gridDim.x * blockDim.x)
-	{
-		int			st = GDB_OK;
-		int			selected = 1;
-
-		if (a.ninstr > 0)
-			selected = gdb_vm_eval(prog, a.ninstr, hdr, base, row, &st) == GDB_TRUE;
-		for (uint32_t j = 0; j < a.nexprs; j++)
-		{
-			GdbValue	v;
-
-			v.isnull = 1;
-			v.v.i = 0;
-			if (selected && st == GDB_OK)
-				st = gdb_vm_value(eprog + a.exprs[j].start, (int) a.exprs[j].len,
-								  hdr, base, row, &v);
-			a.vals[j][row] = v.isnull ? 0 : v.v.i;
-			a.nulls[j][row] = v.isnull != 0;
-		}
-		if (st != GDB_OK)
-			atomicMin(err_key, (unsigned long long) (row << GDB_STATUS_BITS) | (unsigned) st);
-	}
-}
 
 /* gdb_compute_columns: see cuda_exec.cuh. */
 int
@@ -97,7 +42,7 @@ gdb_compute_columns(GdbRun *r, GdbBatch *view, GdbError *err)
 	void	   *vals[GDB_MAX_EXPRS];
 	void	   *nulls[GDB_MAX_EXPRS];
 	uint32_t	kinds[GDB_MAX_EXPRS];
-	GdbExprArgs a;
+	GdbValuesArgs a;
 
 	if (r->copy_src)
 	{
@@ -112,24 +57,28 @@ gdb_compute_columns(GdbRun *r, GdbBatch *view, GdbError *err)
 	GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_EXPRS, hdrbytes + req->nexprs * colbytes,
 							 &scr, err));
 	GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_EPROGRAM, pbytes, &d_prog, err));
-	if (req->ninstr > 0)
-		GDB_CUDA_CHECK(err, cudaMemcpyAsync(d_prog, req->program,
-											req->ninstr * sizeof(GdbInstr),
+	if (n > 0)
+	{
+		/* the programs (an empty batch runs none) */
+		if (req->ninstr > 0)
+			GDB_CUDA_CHECK(err, cudaMemcpyAsync(d_prog, req->program,
+												req->ninstr * sizeof(GdbInstr),
+												cudaMemcpyHostToDevice, s));
+		GDB_CUDA_CHECK(err, cudaMemcpyAsync((GdbInstr *) d_prog + req->ninstr,
+											req->eprogram,
+											req->neinstr * sizeof(GdbInstr),
 											cudaMemcpyHostToDevice, s));
-	GDB_CUDA_CHECK(err, cudaMemcpyAsync((GdbInstr *) d_prog + req->ninstr,
-										req->eprogram,
-										req->neinstr * sizeof(GdbInstr),
-										cudaMemcpyHostToDevice, s));
-	r->to_device += pbytes;
+		r->to_device += pbytes;
+	}
 
 	memset(&a, 0, sizeof(a));
 	a.nexprs = req->nexprs;
-	a.ninstr = (int32_t) req->ninstr;
 	for (uint32_t j = 0; j < req->nexprs; j++)
 	{
 		char	   *p = (char *) scr + hdrbytes + j * colbytes;
 
-		a.exprs[j] = req->exprs[j];
+		a.start[j] = req->exprs[j].start;
+		a.len[j] = req->exprs[j].len;
 		a.vals[j] = (int64_t *) p;
 		a.nulls[j] = (uint8_t *) (p + gdb_align_up(n * 8));
 		vals[j] = a.vals[j];
@@ -138,11 +87,26 @@ gdb_compute_columns(GdbRun *r, GdbBatch *view, GdbError *err)
 	}
 	GDB_CUDA_CHECK(err, cudaMemsetAsync(&r->d_counters->err_key, 0xff,
 										sizeof(unsigned long long), s));
+	if (req->ninstr > 0 && n > 0)
+	{
+		/*
+		 * the filter first, into the run's flags (the predicate fast path
+		 * where the program is one, else the tile interpreter); its errors
+		 * and the computed columns' meet in err_key, the lowest row's
+		 * winning, and gdb_phase_filter does not run it again
+		 */
+		GDB_TRY(gdb_filter_launch(ex, r->input, r->d_in, req->program,
+								  (const GdbInstr *) d_prog, (int) req->ninstr, n,
+								  r->flags, &r->d_counters->err_key, err));
+		a.flags = r->flags;
+		r->flags_ready = 1;
+	}
 	if (n > 0)
 	{
-		gdb_computed_columns_kernel<<<gdb_blocks(ex, n), GDB_EXPR_BLOCK, 0, s>>>(
-			r->d_in, (const GdbInstr *) d_prog, a, n, &r->d_counters->err_key);
-		GDB_CUDA_CHECK_LAUNCH(err, "gdb_computed_columns_kernel");
+		GDB_TRY(gdb_values_launch(ex, r->d_in, req->eprogram,
+								  (const GdbInstr *) d_prog + req->ninstr,
+								  (int) req->neinstr, &a, n,
+								  &r->d_counters->err_key, err));
 	}
 
 	/* the view: stored columns where they are, computed ones in scratch */

@@ -208,6 +208,7 @@ struct GdbRun
 	uint32_t   *perm[2];		/* row-id double buffer */
 	int			cur;			/* perm[cur] holds the current order */
 	uint8_t    *flags;			/* filter flags (valid when req->ninstr) */
+	int			flags_ready;	/* gdb_compute_columns already wrote them */
 	uint32_t   *offsets;
 	GdbDevCounters *d_counters;
 	GdbDevKeys	keys;
@@ -343,6 +344,33 @@ int			gdb_filter_status(GdbCudaExec *ex, GdbError *err);
 int			gdb_filter_launch(GdbCudaExec *ex, const GdbBatch *hdr, const char *d_in,
 							  const GdbInstr *prog, const GdbInstr *d_prog,
 							  int ninstr, uint64_t nrows, uint8_t *flags,
+							  unsigned long long *err_key, GdbError *err);
+
+/* The computed columns of a request as gdb_values_launch takes them. */
+struct GdbValuesArgs
+{
+	uint32_t	nexprs;
+	uint32_t	start[GDB_MAX_EXPRS];	/* span of each program in eprogram */
+	uint32_t	len[GDB_MAX_EXPRS];
+	const uint8_t *flags;		/* the filter's flags, or NULL: all rows */
+	int64_t    *vals[GDB_MAX_EXPRS];	/* per row: the value (0 for NULL) */
+	uint8_t    *nulls[GDB_MAX_EXPRS];	/* per row: 1 for NULL */
+};
+
+/*
+ * gdb_values_launch (filter_vm.cu): queue the computed columns a->vals /
+ * a->nulls over rows [0, nrows) of the batch at device address d_in: for
+ * each row a->flags selects (every row when NULL) the value of each
+ * program (spans of the neinstr validated instructions of the eprogram,
+ * host copy eprog, device copy d_eprog), NULL for the other rows.  The
+ * tile interpreter of the filter with the programs in order per row: a
+ * row that raises does atomicMin(err_key, row << 4 | status) and gets
+ * NULL from that program on, as gdb_vm_value run one program after the
+ * other.  Does not wait; returns GDB_ERR_DEVICE when a launch fails.
+ */
+int			gdb_values_launch(GdbCudaExec *ex, const char *d_in, const GdbInstr *eprog,
+							  const GdbInstr *d_eprog, int neinstr,
+							  const GdbValuesArgs *a, uint64_t nrows,
 							  unsigned long long *err_key, GdbError *err);
 
 /*
@@ -541,6 +569,7 @@ gdb_cub(GdbCudaExec *ex, const char *name, Call call, GdbError *err)
 
 /* Test hooks (C linkage; not in gpudb_device.h, the self-test binds them weakly). */
 extern "C" void gdb_cuda_set_fast_paths(int mode);	/* 1 on, 0 off, -1 env */
+extern "C" void gdb_cuda_set_warp_slots(int on);	/* slot_agg_warp.cu */
 extern "C" int gdb_cuda_last_path(void);	/* GDB_PATH_* of the last group-by */
 extern "C" void gdb_cuda_set_fused(int mode);	/* fused pass: 1 on, 0 off, -1 env */
 extern "C" int gdb_cuda_last_fused(void);	/* 1: the last group-by ran it */

@@ -128,6 +128,58 @@ gdb_tile_step(const GdbInstr *in, int pc, int sp, GdbValue (&top)[TILE],
 }
 
 /*
+ * gdb_tile_walk: walk the ninstr instructions at prog once for the tile's
+ * rows (those with resume[j] <= pc take part at pc), dispatching each
+ * opcode to its gdb_tile_step instance; the stack starts empty.
+ */
+template <int TILE>
+__device__ __forceinline__ void
+gdb_tile_walk(const GdbInstr *prog, int ninstr, GdbValue (&top)[TILE],
+			  int (&resume)[TILE], int (&status)[TILE], const uint64_t (&row)[TILE],
+			  GdbValue *deep, const GdbBatch *hdr, const char *base)
+{
+	int			sp = 0;
+
+	for (int pc = 0; pc < ninstr; pc++)
+	{
+		const GdbInstr *in = &prog[pc];
+
+		switch (in->op)
+		{
+#define GDB_VM_CASE(name, effect, raises, doc) \
+			case GDB_OP_##name: \
+				gdb_tile_step<GDB_OP_##name, effect, TILE>(in, pc, sp, top, resume, \
+														   status, row, deep, hdr, base); \
+				break;
+				GDB_OPCODE_LIST(GDB_VM_CASE)
+#undef GDB_VM_CASE
+			default:
+				break;
+		}
+		sp += gdb_vm_effect(in->op);
+	}
+}
+
+/*
+ * gdb_vm_stage: copy the batch header at base and the ninstr instructions
+ * at prog into the block's shared memory smem (header first, the program
+ * right after it), then wait for the block.
+ */
+__device__ __forceinline__ void
+gdb_vm_stage(unsigned long long *smem, const char *base, const GdbInstr *prog, int ninstr)
+{
+	const unsigned long long *src_hdr = (const unsigned long long *) base;
+	const unsigned long long *src_prog = (const unsigned long long *) prog;
+	unsigned long long *dst_prog = smem + sizeof(GdbBatch) / 8;
+
+	for (size_t i = threadIdx.x; i < sizeof(GdbBatch) / 8; i += blockDim.x)
+		smem[i] = src_hdr[i];
+	for (size_t i = threadIdx.x; i < (size_t) ninstr * sizeof(GdbInstr) / 8; i += blockDim.x)
+		dst_prog[i] = src_prog[i];
+	__syncthreads();
+}
+
+/*
  * gdb_filter_kernel: flags[row] = 1 when the filter program (ninstr
  * instructions at prog, whose stack holds at most deep_entries + 1
  * entries) is TRUE for row, for rows [0, nrows) of the batch at base;
@@ -145,16 +197,9 @@ gdb_filter_kernel(const char *base, const GdbInstr *prog, int ninstr,
 	GdbBatch   *hdr = (GdbBatch *) gdb_vm_smem;
 	GdbInstr   *sprog = (GdbInstr *) ((char *) gdb_vm_smem + sizeof(GdbBatch));
 	GdbValue   *deep = (GdbValue *) (sprog + ninstr);
-	const unsigned long long *src_hdr = (const unsigned long long *) base;
-	const unsigned long long *src_prog = (const unsigned long long *) prog;
-	unsigned long long *dst_prog = (unsigned long long *) sprog;
 	const uint64_t span = (uint64_t) TILE * blockDim.x;
 
-	for (size_t i = threadIdx.x; i < sizeof(GdbBatch) / 8; i += blockDim.x)
-		gdb_vm_smem[i] = src_hdr[i];
-	for (size_t i = threadIdx.x; i < (size_t) ninstr * sizeof(GdbInstr) / 8; i += blockDim.x)
-		dst_prog[i] = src_prog[i];
-	__syncthreads();
+	gdb_vm_stage(gdb_vm_smem, base, prog, ninstr);
 
 	for (uint64_t first = blockIdx.x * span; first < nrows;
 		 first += (uint64_t) gridDim.x * span)
@@ -163,7 +208,6 @@ gdb_filter_kernel(const char *base, const GdbInstr *prog, int ninstr,
 		int			resume[TILE];	/* first pc at which row j takes part */
 		int			status[TILE];
 		uint64_t	row[TILE];
-		int			sp = 0;
 
 #pragma unroll
 		for (int j = 0; j < TILE; j++)
@@ -174,24 +218,7 @@ gdb_filter_kernel(const char *base, const GdbInstr *prog, int ninstr,
 			top[j].v.i = 0;
 			top[j].isnull = 1;
 		}
-		for (int pc = 0; pc < ninstr; pc++)
-		{
-			const GdbInstr *in = &sprog[pc];
-
-			switch (in->op)
-			{
-#define GDB_VM_CASE(name, effect, raises, doc) \
-				case GDB_OP_##name: \
-					gdb_tile_step<GDB_OP_##name, effect, TILE>(in, pc, sp, top, resume, \
-															   status, row, deep, hdr, base); \
-					break;
-					GDB_OPCODE_LIST(GDB_VM_CASE)
-#undef GDB_VM_CASE
-				default:
-					break;
-			}
-			sp += gdb_vm_effect(in->op);
-		}
+		gdb_tile_walk<TILE>(sprog, ninstr, top, resume, status, row, deep, hdr, base);
 #pragma unroll
 		for (int j = 0; j < TILE; j++)
 		{
@@ -204,6 +231,77 @@ gdb_filter_kernel(const char *base, const GdbInstr *prog, int ninstr,
 			}
 			else
 				flags[row[j]] = gdb_vm_result(&top[j]) == GDB_TRUE;
+		}
+	}
+}
+
+/*
+ * gdb_values_kernel: the computed columns of a.nexprs programs (spans of
+ * the eprogram at eprog, jump targets relative to each span, together at
+ * most deep_entries + 1 deep) for rows [0, nrows): for a row the filter
+ * selected (a.flags, or every row when NULL) the program's value into
+ * a.vals[e][row] (0 when NULL) and a.nulls[e][row]; NULL for the others.
+ * The programs run in order, as gdb_vm_value would one after the other: a
+ * row that raises does atomicMin(err_key, row << 4 | status), sits out the
+ * later programs and gets NULLs from its failing one on.  TILE rows per
+ * thread, grid-stride over tiles of TILE * blockDim rows; dynamic shared
+ * memory as gdb_filter_kernel's, with the whole eprogram.
+ */
+template <int TILE>
+__global__ void __launch_bounds__(GDB_VM_BLOCK)
+gdb_values_kernel(const char *base, const GdbInstr *eprog, int neinstr,
+				  GdbValuesArgs a, uint64_t nrows, unsigned long long *err_key)
+{
+	extern __shared__ unsigned long long gdb_vm_smem[];
+	GdbBatch   *hdr = (GdbBatch *) gdb_vm_smem;
+	GdbInstr   *sprog = (GdbInstr *) ((char *) gdb_vm_smem + sizeof(GdbBatch));
+	GdbValue   *deep = (GdbValue *) (sprog + neinstr);
+	const uint64_t span = (uint64_t) TILE * blockDim.x;
+
+	gdb_vm_stage(gdb_vm_smem, base, eprog, neinstr);
+
+	for (uint64_t first = blockIdx.x * span; first < nrows;
+		 first += (uint64_t) gridDim.x * span)
+	{
+		uint64_t	row[TILE];
+		int			status[TILE];
+		bool		live[TILE];	/* selected, and no error so far */
+
+#pragma unroll
+		for (int j = 0; j < TILE; j++)
+		{
+			row[j] = first + (uint64_t) j * blockDim.x + threadIdx.x;
+			live[j] = row[j] < nrows && (a.flags == NULL || a.flags[row[j]]);
+			status[j] = GDB_OK;
+		}
+		for (uint32_t e = 0; e < a.nexprs; e++)
+		{
+			const GdbInstr *prog = sprog + a.start[e];
+			const int	ninstr = (int) a.len[e];
+			GdbValue	top[TILE];
+			int			resume[TILE];
+
+#pragma unroll
+			for (int j = 0; j < TILE; j++)
+			{
+				resume[j] = live[j] ? 0 : INT_MAX;
+				top[j].v.i = 0;
+				top[j].isnull = 1;
+			}
+			gdb_tile_walk<TILE>(prog, ninstr, top, resume, status, row, deep, hdr, base);
+#pragma unroll
+			for (int j = 0; j < TILE; j++)
+			{
+				if (row[j] >= nrows)
+					continue;
+				if (live[j] && status[j] != GDB_OK)
+				{
+					atomicMin(err_key, (unsigned long long) (row[j] << GDB_STATUS_BITS) | (unsigned) status[j]);
+					live[j] = false;
+				}
+				a.vals[e][row[j]] = live[j] && !top[j].isnull ? top[j].v.i : 0;
+				a.nulls[e][row[j]] = !live[j] || top[j].isnull;
+			}
 		}
 	}
 }
@@ -488,4 +586,52 @@ gdb_filter_launch(GdbCudaExec *ex, const GdbBatch *hdr, const char *d_in,
 												   flags, err_key, smem, err);
 	return gdb_filter_launch_tile<1>(ex, d_in, d_prog, ninstr, nrows, flags, err_key,
 									 gdb_filter_smem(ninstr, deep, 1), err);
+}
+
+/*
+ * gdb_values_launch: see cuda_exec.cuh.  The tile interpreter
+ * (gdb_values_kernel) with GDB_VM_TILE rows per thread when the shared
+ * stack of the deepest program fits GDB_VM_SMEM_MAX, else one.
+ */
+int
+gdb_values_launch(GdbCudaExec *ex, const char *d_in, const GdbInstr *eprog,
+				  const GdbInstr *d_eprog, int neinstr, const GdbValuesArgs *a,
+				  uint64_t nrows, unsigned long long *err_key, GdbError *err)
+{
+	int			deep = 0;
+	size_t		smem;
+	unsigned	grid;
+
+	if (nrows == 0 || a->nexprs == 0)
+		return GDB_OK;
+	for (uint32_t e = 0; e < a->nexprs; e++)
+	{
+		int			d = gdb_program_deep_entries(eprog + a->start[e], (int) a->len[e]);
+
+		deep = d > deep ? d : deep;
+	}
+	smem = gdb_filter_smem(neinstr, deep, GDB_VM_TILE);
+	if (smem <= GDB_VM_SMEM_MAX)
+	{
+		grid = gdb_tile_grid(ex, nrows, (uint64_t) GDB_VM_TILE * GDB_VM_BLOCK, 16);
+		if (smem > 48 * 1024)
+			GDB_CUDA_CHECK(err, cudaFuncSetAttribute(gdb_values_kernel<GDB_VM_TILE>,
+													 cudaFuncAttributeMaxDynamicSharedMemorySize,
+													 (int) smem));
+		gdb_values_kernel<GDB_VM_TILE><<<grid, GDB_VM_BLOCK, smem, ex->stream>>>(
+			d_in, d_eprog, neinstr, *a, nrows, err_key);
+	}
+	else
+	{
+		smem = gdb_filter_smem(neinstr, deep, 1);
+		grid = gdb_tile_grid(ex, nrows, GDB_VM_BLOCK, 16);
+		if (smem > 48 * 1024)
+			GDB_CUDA_CHECK(err, cudaFuncSetAttribute(gdb_values_kernel<1>,
+													 cudaFuncAttributeMaxDynamicSharedMemorySize,
+													 (int) smem));
+		gdb_values_kernel<1><<<grid, GDB_VM_BLOCK, smem, ex->stream>>>(
+			d_in, d_eprog, neinstr, *a, nrows, err_key);
+	}
+	GDB_CUDA_CHECK_LAUNCH(err, "gdb_values_kernel");
+	return GDB_OK;
 }

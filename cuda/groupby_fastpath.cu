@@ -506,32 +506,6 @@ gdb_slot_init_kernel(GdbFastAggs aggs, uint32_t naggs, uint32_t nslots,
 }
 
 /*
- * The dense slot of row (see the file header); *ok = 0 when a key falls
- * outside its range.
- */
-__device__ __forceinline__ unsigned long long
-gdb_slot_of(const GdbSlotKeys &keys, uint64_t row, bool *ok)
-{
-	unsigned long long slot = 0;
-
-	for (uint32_t k = 0; k < keys.nkeys; k++)
-	{
-		unsigned long long digit;
-
-		if (keys.nulls[k] && keys.nulls[k][row])
-			digit = keys.range[k];
-		else
-		{
-			digit = (unsigned long long) keys.vals[k][row] -
-				(unsigned long long) keys.minv[k];
-			*ok = *ok && digit < keys.range[k];
-		}
-		slot += digit * keys.stride[k];
-	}
-	return slot;
-}
-
-/*
  * gdb_slot_agg_kernel: fold every selected row into its slot's row count
  * and accumulators (see the file header).  SHARED: a per-block table in
  * dynamic shared memory (naggs * nslots GdbAccs as a structure of arrays,
@@ -931,8 +905,12 @@ gdb_fast_smallkeys_run(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
 		fa, naggs, ns32, table, rowcount);
 	GDB_CUDA_CHECK_LAUNCH(err, "gdb_slot_init_kernel");
 	smem = 0;
-	GDB_TRY(gdb_slot1_launch(ex, sk, fa, naggs, flags, r->nrows, ns32, table, rowcount,
-							 &r->d_counters->fast_bad, &lean, err));
+	/* a handful of slots: warp-aggregated; else one key: the lean form */
+	GDB_TRY(gdb_slot_warp_launch(ex, sk, fa, naggs, flags, r->nrows, ns32, table,
+								 rowcount, &r->d_counters->fast_bad, &lean, err));
+	if (!lean)
+		GDB_TRY(gdb_slot1_launch(ex, sk, fa, naggs, flags, r->nrows, ns32, table, rowcount,
+								 &r->d_counters->fast_bad, &lean, err));
 	if (!lean)
 		smem = gdb_slot_smem(ex, naggs, ns32);
 	if (smem > 0)

@@ -526,7 +526,8 @@ gdb_phase_filter(GdbRun *r, GdbError *err)
 	}
 	GDB_TRY(gdb_phase_begin(r, GDB_PHASE_FILTER, err));
 	r->cur = 0;
-	if (req->ninstr > 0 && r->nrows > 0)
+	/* flags_ready: gdb_compute_columns copied and ran the filter already */
+	if (req->ninstr > 0 && r->nrows > 0 && !r->flags_ready)
 	{
 		void	   *d_prog;
 		size_t		pbytes = (size_t) req->ninstr * sizeof(GdbInstr);

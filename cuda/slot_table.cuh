@@ -275,6 +275,48 @@ gdb_slot_merge_block(const GdbFastAggs &aggs, uint32_t n, AggOf agg, uint32_t ns
 }
 
 /*
+ * The dense slot of row (the mixed radix number of its key digits, first key most
+ * significant; NULL's digit is the range: see groupby_fastpath.cu); *ok = 0 when a key falls
+ * outside its range.
+ */
+__device__ __forceinline__ unsigned long long
+gdb_slot_of(const GdbSlotKeys &keys, uint64_t row, bool *ok)
+{
+	unsigned long long slot = 0;
+
+	for (uint32_t k = 0; k < keys.nkeys; k++)
+	{
+		unsigned long long digit;
+
+		if (keys.nulls[k] && keys.nulls[k][row])
+			digit = keys.range[k];
+		else
+		{
+			digit = (unsigned long long) keys.vals[k][row] -
+				(unsigned long long) keys.minv[k];
+			*ok = *ok && digit < keys.range[k];
+		}
+		slot += digit * keys.stride[k];
+	}
+	return slot;
+}
+
+/*
+ * gdb_slot_warp_launch (slot_agg_warp.cu): queue the warp-aggregated slot
+ * pass over rows [0, nrows) on ex's stream, with gdb_slot1_launch's
+ * arguments and results, when the fast paths are enabled, there are at
+ * most a few slots (its block table within 48 KiB) and at most 8
+ * aggregates accumulate; *launched says
+ * whether it did.  Returns GDB_OK, or GDB_ERR_DEVICE when the launch
+ * fails.
+ */
+int			gdb_slot_warp_launch(GdbCudaExec *ex, const GdbSlotKeys &sk,
+								 const GdbFastAggs &fa, uint32_t naggs,
+								 const uint8_t *flags, uint64_t nrows, uint32_t nslots,
+								 unsigned long long *table, unsigned *rowcount,
+								 unsigned long long *bad, int *launched, GdbError *err);
+
+/*
  * gdb_slot1_launch (slot_agg_onekey.cu): queue the one-key slot pass over
  * rows [0, nrows) on ex's stream -- every selected row (flags[row] != 0,
  * or every row when flags is NULL) folded into the global slot table

@@ -1028,6 +1028,16 @@ gpu_cache_load(PG_FUNCTION_ARGS)
 			text	   *t = DatumGetTextPP(gdb_dict_datum(cs.dict, c));
 			uint32		l = VARSIZE_ANY_EXHDR(t);
 
+			/* the dictionary travels in one message, a StringInfo */
+			if ((Size) dict.len + sizeof(l) + l >= MaxAllocSize)
+				ereport(ERROR,
+						(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+						 errmsg("the text columns loaded from \"%s\" hold more than 1 GB of distinct strings",
+								RelationGetRelationName(rel)),
+						 errdetail("The dictionary reached " INT64_FORMAT " strings of " INT64_FORMAT " at 1 GB.",
+								   c, n),
+						 errhint("Load only the columns the queries read, e.g. gpu_cache_load('%s', '{col1,col2}'::name[]).",
+								 RelationGetRelationName(rel))));
 			appendBinaryStringInfo(&dict, (char *) &l, sizeof(l));
 			appendBinaryStringInfo(&dict, VARDATA_ANY(t), l);
 		}

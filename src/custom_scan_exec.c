@@ -24,8 +24,10 @@
  *
  * A node planned with PostgreSQL's plan behind it (its one custom plan,
  * custom_scan_fallback.c) runs its request in a subtransaction; when that
- * fails with the fixed-point error, it runs that plan instead and hands
- * out its rows, kept in a tuplestore (run_or_fall_back, fallback_next).
+ * fails with the fixed-point error, or when the query runs in parallel
+ * mode (where no subtransaction can start), it runs that plan instead and
+ * hands out its rows, kept in a tuplestore (run_or_fall_back,
+ * fallback_next).
  *
  *-------------------------------------------------------------------------
  */
@@ -50,6 +52,7 @@
 
 #include "cpu_hash_join.h"
 #include "custom_scan.h"
+#include "custom_scan_path.h"
 #include "expr_compile.h"
 #include "server_protocol.h"
 
@@ -103,6 +106,8 @@ typedef struct GdbScanState
 	/* GpuJoin: its build sides, and the range table's names for labels */
 	GdbJoinState *join;
 	List	   *deparse_cxt;
+	bool		join_needs_rollback;	/* may meet the fixed point or the
+										 * time zone (gdb_needs_fallback) */
 } GdbScanState;
 
 static Node *gdb_create_scan_state(CustomScan *cscan);
@@ -325,6 +330,10 @@ gdb_begin(CustomScanState *node, EState *estate, int eflags)
 				s->join = gdb_join_begin(q, (List *) list_nth(priv, GDB_PRIV_JOIN),
 										 cscan->scan.scanrelid, estate, names,
 										 s->deparse_cxt);
+				s->join_needs_rollback =
+					gdb_needs_fallback((Node *) list_make3(cscan->custom_scan_tlist,
+														   s->device_quals,
+														   gdb_join_exprs((List *) list_nth(priv, GDB_PRIV_JOIN))));
 			}
 			foreach(lc, (List *) list_nth(priv, GDB_PRIV_KEYS))
 			{
@@ -469,8 +478,12 @@ run_query(GdbScanState *s)
  * roll that back and return false (the caller runs the fallback plan); any
  * other error, a cancel included, is raised again as it was.  A GpuJoin's
  * build side that is not unique on its keys returns false too.  In
- * parallel mode no subtransaction can start, and the request runs as it
- * is.
+ * parallel mode no subtransaction can start, so the request is not tried:
+ * false at once, and PostgreSQL's plan answers (never the fixed-point
+ * error instead of an answer); but a GpuJoin whose expressions cannot
+ * meet the fixed point or the time zone (its plan behind it may then be
+ * parallel) runs as it is, its build sides' uniqueness checked before the
+ * request.
  */
 static bool
 run_or_fall_back(GdbScanState *s)
@@ -480,8 +493,21 @@ run_or_fall_back(GdbScanState *s)
 	ResourceOwner owner = CurrentResourceOwner;
 	bool		ok = true;
 
-	if (cscan->custom_plans == NIL || IsInParallelMode())
+	if (cscan->custom_plans == NIL)
 		return run_query(s);
+	if (IsInParallelMode())
+	{
+		if (s->join != NULL && !s->join_needs_rollback)
+			return run_query(s);
+
+		/*
+		 * no subtransaction can start in parallel mode (a Gather anywhere in
+		 * the plan, or force_parallel_mode), so the request could not be
+		 * retried: PostgreSQL's plan behind the node answers instead
+		 */
+		s->fallback_why = pstrdup("parallel mode: the request cannot run in a subtransaction");
+		return false;
+	}
 	BeginInternalSubTransaction(NULL);
 	MemoryContextSwitchTo(cxt);
 	PG_TRY();
@@ -556,6 +582,7 @@ fallback_next(GdbScanState *s)
 {
 	EState	   *estate = s->css.ss.ps.state;
 	bool		forward = !ScanDirectionIsBackward(estate->es_direction);
+	TupleTableSlot *out;
 
 	if (!s->fallback_filled)
 	{
@@ -574,9 +601,16 @@ fallback_next(GdbScanState *s)
 		tuplestore_rescan(s->fallback_rows);
 		s->fallback_filled = true;
 	}
+	/*
+	 * the row goes out in the node's own result slot: its parents compiled
+	 * their expressions for that slot's kind (virtual: no deforming step),
+	 * not for the tuplestore's minimal tuples
+	 */
+	out = s->css.ss.ps.ps_ProjInfo ? s->css.ss.ps.ps_ResultTupleSlot :
+		s->css.ss.ss_ScanTupleSlot;
 	if (!tuplestore_gettupleslot(s->fallback_rows, forward, false, s->fallback_slot))
-		return ExecClearTuple(s->fallback_slot);
-	return s->fallback_slot;
+		return ExecClearTuple(out);
+	return ExecCopySlot(out, s->fallback_slot);
 }
 
 /* The next result row into the scan slot, or an empty slot at the end. */

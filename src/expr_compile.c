@@ -374,11 +374,119 @@ gdb_numeric_scale(Node *node)
 	}
 }
 
+/*
+ * fold_constant_rescale: when the one instruction emitted since start is
+ * the PUSH_INT of a constant, apply NUM_RESCALE (width, by 10^digits) to
+ * its value now, as every row would at run time (gdb_vm_step_value: NaN
+ * stays NaN, width 1 saturates), and return true; no instruction is
+ * emitted, so the comparison that follows reads column against constant
+ * (the device's predicate fast path, filter_vm.cu, takes that form).
+ * False, with nothing changed, for anything else, and when a raising
+ * rescale (width 0) would raise: the row that evaluates it raises then.
+ */
+static bool
+fold_constant_rescale(FilterCompiler *fc, int start, int width, int digits)
+{
+	GdbInstr   *push;
+	GdbInstr	op;
+	GdbValue	x;
+
+	if (fc->ninstr != start + 1 ||
+		start >= (fc->maxinstr > 0 ? fc->maxinstr : GDB_MAX_INSTR))
+		return false;
+	push = &fc->code[start];
+	if (push->op != GDB_OP_PUSH_INT)
+		return false;
+	memset(&op, 0, sizeof(op));
+	op.op = GDB_OP_NUM_RESCALE;
+	op.width = (uint16) width;
+	op.ival = digits;
+	x.isnull = 0;
+	x.v.i = push->ival;
+	if (gdb_vm_step_value(GDB_OP_NUM_RESCALE, &op, &x, &x) != GDB_OK)
+		return false;
+	push->ival = x.v.i;
+	return true;
+}
+
+/*
+ * The least date value x (an int64 holding a date: -infinity, a valid date
+ * from julian day 0 on, or +infinity) whose DATE_TO_TS value in a
+ * comparison (width 0: a date past timestamp's range just below infinity)
+ * is at least t; INT32_MAX + 1 when none is.  DATE_TO_TS is monotone over
+ * those values, so a binary search over the valid dates finds it.
+ */
+static int64
+date_least_at_or_above(int64 t)
+{
+	int64		lo = GDB_DATE_MIN;
+	int64		hi = (int64) PG_INT32_MAX + 1;
+	GdbInstr	op;
+
+	/* -infinity, then the valid dates (julian day 0 on) and +infinity */
+	if (t <= GDB_TS_NOBEGIN)
+		return PG_INT32_MIN;
+	memset(&op, 0, sizeof(op));
+	op.op = GDB_OP_DATE_TO_TS;
+	while (lo < hi)
+	{
+		int64		mid = lo + (hi - lo) / 2;
+		GdbValue	x;
+
+		x.isnull = 0;
+		x.v.i = mid;
+		(void) gdb_vm_step_value(GDB_OP_DATE_TO_TS, &op, &x, &x);
+		if (x.v.i >= t)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+/*
+ * compile_date_vs_timestamp_const: date_expr REL ts_expr, with REL (2 LT,
+ * 3 LE, 4 GT, 5 GE) and ts_expr a non-NULL timestamp constant t, compiled
+ * as date_expr against a date bound: f(x) < t is x < least(t), f(x) <= t
+ * is x < least(t + 1), and their negations, f being the comparison's
+ * DATE_TO_TS (monotone).  The same rows compare TRUE as through
+ * DATE_TO_TS (NULL stays NULL), and a column against a constant is the
+ * form the device's predicate fast path takes (TPC-H Q1's l_shipdate <=
+ * date '1998-12-01' - interval '90' day).  False, with nothing emitted,
+ * when ts_expr is not such a constant.
+ */
+static bool
+compile_date_vs_timestamp_const(FilterCompiler *fc, Node *date_expr,
+								Node *ts_expr, int rel)
+{
+	Node	   *n = fc_strip_relabel(ts_expr);
+	Const	   *c;
+	int64		t;
+	int64		bound;
+
+	if (!IsA(n, Const))
+		return false;
+	c = (Const *) n;
+	if (c->constisnull || getBaseType(c->consttype) != TIMESTAMPOID)
+		return false;
+	t = DatumGetInt64(c->constvalue);
+	if (rel == 2 || rel == 5)
+		bound = date_least_at_or_above(t);
+	else
+		bound = t == PG_INT64_MAX ? (int64) PG_INT32_MAX + 1 :
+			date_least_at_or_above(t + 1);
+	fc_compile_node(fc, date_expr);
+	fc_emit(fc, GDB_OP_PUSH_INT, 8, 0, bound, 0.0);
+	fc_emit(fc, (rel == 2 || rel == 3) ? GDB_OP_INT_LT : GDB_OP_INT_GE, 0, 0, 0, 0.0);
+	return true;
+}
+
 /* see expr_compile.h */
 void
 fc_compile_numeric_at(FilterCompiler *fc, Node *node, int scale)
 {
 	int			s = gdb_numeric_scale(node);
+	int			start = fc->ninstr;
 
 	if (s == -1)
 		fc_unsupported(fc, "this numeric expression",
@@ -389,7 +497,8 @@ fc_compile_numeric_at(FilterCompiler *fc, Node *node, int scale)
 	{
 		if (scale - s > 18)
 			fc_unsupported(fc, "a numeric scale above 18", NULL, exprLocation(node));
-		fc_emit(fc, GDB_OP_NUM_RESCALE, 0, 0, scale - s, 0.0);
+		if (!fold_constant_rescale(fc, start, 0, scale - s))
+			fc_emit(fc, GDB_OP_NUM_RESCALE, 0, 0, scale - s, 0.0);
 	}
 }
 
@@ -398,6 +507,7 @@ void
 fc_compile_numeric_compared_at(FilterCompiler *fc, Node *node, int scale)
 {
 	int			s = gdb_numeric_scale(node);
+	int			start;
 
 	if (s == -1 || s == GDB_SCALE_ANY || scale <= s)
 	{
@@ -406,9 +516,11 @@ fc_compile_numeric_compared_at(FilterCompiler *fc, Node *node, int scale)
 	}
 	if (scale - s > 18)
 		fc_unsupported(fc, "a numeric scale above 18", NULL, exprLocation(node));
+	start = fc->ninstr;
 	fc_compile_node(fc, node);
 	/* the operand's own value fits; only its rescale saturates */
-	fc_emit(fc, GDB_OP_NUM_RESCALE, 1, 0, scale - s, 0.0);
+	if (!fold_constant_rescale(fc, start, 1, scale - s))
+		fc_emit(fc, GDB_OP_NUM_RESCALE, 1, 0, scale - s, 0.0);
 }
 
 /* The integer width (2, 4, 8) of an integer type, else 0. */
@@ -753,6 +865,13 @@ fc_compile_value_call(FilterCompiler *fc, Oid funcid, List *args, int location)
 					if (ts_date[i] == funcid)
 						rel = i;
 				}
+				/* a timestamp constant: compare dates with a date bound */
+				if (rel >= 2 &&
+					compile_date_vs_timestamp_const(fc, date_first ? a : b,
+													date_first ? b : a,
+													date_first ? rel :
+													rel < 4 ? rel + 2 : rel - 2))
+					return true;
 				/* a date past timestamp's range compares above every one */
 				fc_compile_node(fc, a);
 				if (date_first)

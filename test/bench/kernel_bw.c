@@ -36,26 +36,11 @@
 
 #include "gpudb_device.h"
 #include "../splitmix64.h"
+#include "store_bench.h"
 
 #define NGROUPS 1000
 
 static int	failures = 0;
-
-static void *
-bench_alloc(void *arg, size_t bytes)
-{
-	(void) arg;
-	return malloc(bytes ? bytes : 1);
-}
-
-static int
-cmp_double(const void *a, const void *b)
-{
-	double		x = *(const double *) a,
-				y = *(const double *) b;
-
-	return x < y ? -1 : x > y;
-}
 
 /* The table (g int8, v float8, v nullable when nullable), nrows rows. */
 static GdbBatch *
