@@ -383,6 +383,28 @@ GROUP BY 1$$);
 RESET gpudb.min_parallel_table_size;
 RESET gpudb.parallel_workers;
 RESET gpudb.batch_rows;
+-- in parallel mode (a Gather in PostgreSQL's plan behind the node, or
+-- force_parallel_mode) no subtransaction can start: a GpuJoin whose
+-- expressions cannot pass the fixed point still runs (its build sides'
+-- uniqueness is checked before the request); one whose can answers with
+-- PostgreSQL's plan at once
+SET force_parallel_mode = on;
+SET max_parallel_workers_per_gather = 2;
+SELECT l FROM gpu_analyze($$
+SELECT d1.grp, count(*), sum(f.v) FROM f JOIN d1 ON f.k1 = d1.id GROUP BY d1.grp$$) l
+WHERE l ~ 'GpuJoin|Fallback';
+SELECT l FROM gpu_analyze($$
+SELECT d1.grp, sum(f.amt * f.amt * f.amt * f.amt * d1.price) FROM f JOIN d1 ON f.k1 = d1.id
+GROUP BY d1.grp$$) l
+WHERE l ~ 'GpuJoin|Fallback';
+SELECT * FROM gpu_diff($$
+SELECT d1.grp, sum(f.amt * f.amt * f.amt * f.amt * d1.price) FROM f JOIN d1 ON f.k1 = d1.id
+GROUP BY d1.grp$$);
+SELECT l FROM gpu_analyze($$
+SELECT n.tag, count(*) FROM f JOIN dlate n ON f.k1 = n.id GROUP BY n.tag$$) l
+WHERE l ~ 'GpuJoin|Fallback';
+RESET force_parallel_mode;
+SET max_parallel_workers_per_gather = 0;
 
 -- ---------------------------------------------------------------------------
 -- the build sides and the probe relation in the column cache: the build
