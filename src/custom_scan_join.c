@@ -325,7 +325,7 @@ step_keys(JoinTree *tree, JoinStep *step, List *rinfos, bool outer_join,
 	}
 	if (step->quads == NIL)
 	{
-		*why = "a join without an equality of columns (a cross join)";
+		*why = "a join without an equality of two columns, one of each side (expression keys, or a cross join)";
 		return false;
 	}
 	if (list_length(step->quads) / 4 > GDB_MAX_JOIN_KEYS)
