@@ -288,6 +288,9 @@ DROP TABLE dt_bounds;
 SET gpudb.debug_unsupported = on;
 EXPLAIN (COSTS OFF) SELECT sum(l_extendedprice / 3) FROM lineitem;
 EXPLAIN (COSTS OFF) SELECT sum(CASE WHEN l_tax > 0 THEN 1.5 ELSE 2 END) FROM lineitem;
+EXPLAIN (COSTS OFF) SELECT extract(epoch FROM l_shipdate), count(*) FROM lineitem GROUP BY 1;
+-- extract(year) on the device, PostgreSQL's plan behind the node: an
+-- infinite date's year is Infinity, which the fixed point cannot carry
 EXPLAIN (COSTS OFF) SELECT extract(year FROM l_shipdate), count(*) FROM lineitem GROUP BY 1;
 -- more computed columns than one request holds (was 54000 at execution)
 EXPLAIN (COSTS OFF) SELECT sum(l_orderkey + 1), sum(l_orderkey + 2), sum(l_orderkey + 3),
@@ -296,6 +299,13 @@ EXPLAIN (COSTS OFF) SELECT sum(l_orderkey + 1), sum(l_orderkey + 2), sum(l_order
   sum(l_orderkey + 12), sum(l_orderkey + 13), sum(l_orderkey + 14), sum(l_orderkey + 15),
   sum(l_orderkey + 16), sum(l_orderkey + 17) FROM lineitem;
 RESET gpudb.debug_unsupported;
+SELECT * FROM gpu_diff($$SELECT extract(year FROM l_shipdate), count(*) FROM lineitem GROUP BY 1$$);
+BEGIN;
+UPDATE lineitem SET l_shipdate = 'infinity' WHERE l_orderkey % 101 = 5;
+SELECT l FROM gpu_analyze($$SELECT extract(year FROM l_shipdate), count(*) FROM lineitem GROUP BY 1$$) l
+WHERE l ~ 'GpuAgg|Fallback';
+SELECT * FROM gpu_diff($$SELECT extract(year FROM l_shipdate), count(*) FROM lineitem GROUP BY 1$$);
+ROLLBACK;
 
 DROP TABLE lineitem;
 DROP FUNCTION gpu_diff(text, bool);

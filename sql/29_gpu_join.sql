@@ -449,6 +449,39 @@ SELECT gpu_cache_drop('d2');
 SELECT gpu_cache_drop('f');
 
 -- ---------------------------------------------------------------------------
+-- extract(year) over a join (TPC-H Q7-Q9's group keys): the node carries
+-- PostgreSQL's plan, which answers where a date is infinite (its year is
+-- Infinity, which the fixed point cannot carry)
+-- ---------------------------------------------------------------------------
+EXPLAIN (COSTS OFF)
+SELECT d1.name, extract(year FROM d2.day) AS y, count(*), sum(f.v)
+FROM f JOIN d1 ON f.k1 = d1.id JOIN d2 ON f.k2 = d2.id GROUP BY 1, 2;
+SELECT * FROM gpu_diff($$
+SELECT d1.name, extract(year FROM d2.day) AS y, count(*), sum(f.v)
+FROM f JOIN d1 ON f.k1 = d1.id JOIN d2 ON f.k2 = d2.id GROUP BY 1, 2$$);
+-- Q9-like: nation and year of the order
+SELECT * FROM gpu_diff($$
+SELECT n_name, extract(year FROM o_orderdate) AS o_year,
+       sum(l_extendedprice * (1 - l_discount)) AS amount
+FROM lineitem, orders, supplier, nation
+WHERE s_suppkey = l_suppkey AND o_orderkey = l_orderkey AND s_nationkey = n_nationkey
+GROUP BY n_name, o_year$$);
+BEGIN;
+UPDATE d2 SET day = 'infinity' WHERE id = 7;
+UPDATE f SET day = '-infinity' WHERE id % 97 = 3;
+SELECT l FROM gpu_analyze($$
+SELECT d1.name, extract(year FROM d2.day) AS y, count(*), sum(f.v)
+FROM f JOIN d1 ON f.k1 = d1.id JOIN d2 ON f.k2 = d2.id GROUP BY 1, 2$$) l
+WHERE l ~ 'GpuJoin|Fallback';
+SELECT * FROM gpu_diff($$
+SELECT d1.name, extract(year FROM d2.day) AS y, count(*), sum(f.v)
+FROM f JOIN d1 ON f.k1 = d1.id JOIN d2 ON f.k2 = d2.id GROUP BY 1, 2$$);
+SELECT * FROM gpu_diff($$
+SELECT extract(year FROM f.day) AS y, d1.grp, count(*)
+FROM f JOIN d1 ON f.k1 = d1.id GROUP BY 1, 2$$);
+ROLLBACK;
+
+-- ---------------------------------------------------------------------------
 -- what keeps PostgreSQL's plan: a full join, a join whose only equality
 -- compares keys of different types, a derived table
 -- ---------------------------------------------------------------------------

@@ -252,6 +252,19 @@ gdb_numeric_digits(Node *node)
 		case F_EXTRACT_TEXT_DATE:
 		case F_EXTRACT_TEXT_TIMESTAMP:
 		case F_EXTRACT_TEXT_TIMESTAMPTZ:
+			{
+				Node	   *f = fc_strip_relabel((Node *) linitial(args));
+
+				/*
+				 * the year of an infinite date or timestamp is +-Infinity,
+				 * which the fixed point cannot carry (GDB_ERR_FIXED_POINT):
+				 * unbounded, so that the node carries PostgreSQL's plan
+				 */
+				if (IsA(f, Const) && !((Const *) f)->constisnull &&
+					(pg_strcasecmp(TextDatumGetCString(((Const *) f)->constvalue), "year") == 0 ||
+					 pg_strcasecmp(TextDatumGetCString(((Const *) f)->constvalue), "years") == 0))
+					return GDB_DIGITS_UNKNOWN;
+			}
 			/* an epoch in microseconds can pass 10^18; other fields are small */
 			return s > 0 ? GDB_DIGITS_UNKNOWN : 10;
 		default:
@@ -964,8 +977,9 @@ fc_compile_value_call(FilterCompiler *fc, Oid funcid, List *args, int location)
 		case F_EXTRACT_TEXT_TIMESTAMPTZ:
 			off = session_offset_usecs(fc, location);
 			k = date_field(fc, a, false, false);
-			if (k == GDB_FIELD_YEAR || k == GDB_FIELD_EPOCH)
-				fc_unsupported(fc, "extract(year) or extract(epoch), a numeric",
+			/* the year: GDB_ERR_FIXED_POINT where it is infinite */
+			if (k == GDB_FIELD_EPOCH)
+				fc_unsupported(fc, "extract(epoch), a numeric",
 							   "An infinite date or timestamp gives Infinity, which the fixed point cannot carry; date_part() returns a float and runs on the device.",
 							   location);
 			fc_compile_node(fc, b);
@@ -990,8 +1004,9 @@ fc_compile_value_call(FilterCompiler *fc, Oid funcid, List *args, int location)
 		case F_EXTRACT_TEXT_DATE:
 		case F_EXTRACT_TEXT_TIMESTAMP:
 			k = date_field(fc, a, false, funcid == F_EXTRACT_TEXT_DATE);
-			if (k == GDB_FIELD_YEAR || k == GDB_FIELD_EPOCH)
-				fc_unsupported(fc, "extract(year) or extract(epoch), a numeric",
+			/* the year: GDB_ERR_FIXED_POINT where it is infinite */
+			if (k == GDB_FIELD_EPOCH)
+				fc_unsupported(fc, "extract(epoch), a numeric",
 							   "An infinite date or timestamp gives Infinity, which the fixed point cannot carry; date_part() returns a float and runs on the device.",
 							   location);
 			fc_compile_node(fc, b);
