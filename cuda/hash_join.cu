@@ -249,7 +249,7 @@ gdb_hash_join_step(GdbRun *r, GdbBatch *view, GdbError *err)
 	}
 
 	/* build every table; INNER and LEFT tables checked unique */
-	GDB_TRY(gdb_phase_begin(r, GDB_PHASE_FILTER, err));
+	GDB_TRY(gdb_phase_begin(r, GDB_PHASE_JOIN, err));
 	if (!reuse)
 	{
 		GDB_CUDA_CHECK(err, cudaMemsetAsync((char *) scr + slots_at, 0, dup_at - slots_at, s));

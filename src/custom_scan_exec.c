@@ -833,6 +833,12 @@ gdb_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 {
 	static const char *const phase_names[GDB_PHASE__COUNT] = GDB_PHASE_NAMES;
 
+	/* the phases in the pipeline's order */
+	static const GdbPhase order[GDB_PHASE__COUNT] = {
+		GDB_PHASE_TRANSFER_IN, GDB_PHASE_JOIN, GDB_PHASE_FILTER, GDB_PHASE_SORT,
+		GDB_PHASE_AGGREGATE, GDB_PHASE_TRANSFER_OUT
+	};
+
 	GdbScanState *s = (GdbScanState *) node;
 	GdbQuery   *q = &s->q;
 	Relation	rel = node->ss.ss_currentRelation;
@@ -917,12 +923,15 @@ gdb_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyInteger("Bytes From Device", "bytes",
 							   (int64) s->info.stats.bytes_from_device, es);
 		ExplainPropertyFloat("Device Time", "ms", s->info.stats.device_ms, 3, es);
+		/* the join probe step's time is a GpuJoin's only */
 		for (i = 0; i < GDB_PHASE__COUNT; i++)
 		{
 			char		label[64];
 
-			snprintf(label, sizeof(label), "%s Time", phase_names[i]);
-			ExplainPropertyFloat(label, "ms", s->info.stats.phase_ms[i], 3, es);
+			if (order[i] == GDB_PHASE_JOIN && s->kind != GDB_NODE_JOIN)
+				continue;
+			snprintf(label, sizeof(label), "%s Time", phase_names[order[i]]);
+			ExplainPropertyFloat(label, "ms", s->info.stats.phase_ms[order[i]], 3, es);
 		}
 		ExplainPropertyFloat("Run Time", "ms", s->info.total_ms, 3, es);
 	}

@@ -770,8 +770,11 @@ typedef struct GdbError
  * column batches to the device (including cache appends), the filter VM and
  * compaction, sorting (group-key or sort-key radix passes, segmentation,
  * top-k selection), aggregation or projection (reductions, gathers, result
- * layout) and the copy of the result back.  The CPU path reports its
- * filter, sort and aggregate phases in wall-clock ms and no transfers.
+ * layout), the copy of the result back and, for a request with joins,
+ * the join probe step (hash tables built, then the filter, the probes and
+ * the joins' quals in one pass, its program's computed columns included).
+ * The CPU path reports its filter, sort and aggregate phases in wall-clock
+ * ms and no transfers.
  */
 typedef enum GdbPhase
 {
@@ -780,12 +783,13 @@ typedef enum GdbPhase
 	GDB_PHASE_SORT,
 	GDB_PHASE_AGGREGATE,
 	GDB_PHASE_TRANSFER_OUT,
+	GDB_PHASE_JOIN,
 	GDB_PHASE__COUNT
 } GdbPhase;
 
 /* The phases' names as EXPLAIN prints them ("<name> Time"), in order. */
 #define GDB_PHASE_NAMES \
-	{"Transfer In", "Filter", "Sort", "Aggregate", "Transfer Out"}
+	{"Transfer In", "Filter", "Sort", "Aggregate", "Transfer Out", "Join"}
 
 /* Execution statistics, filled by both paths (units in the names). */
 typedef struct GdbStats
