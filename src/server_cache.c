@@ -1230,7 +1230,9 @@ srv_handle_cache_groupby(int s, char *payload, size_t len)
 	}
 	if (req->njoins > 0)
 	{
-		char	   *data = palloc(Max(req->njoin_bytes, 1));
+		/* aligned for the batches' columns; past 1 GB for large build sides */
+		char	   *data = MemoryContextAllocHuge(CurrentMemoryContext,
+												  Max(req->njoin_bytes, 1));
 
 		memcpy(data, p, req->njoin_bytes);
 		req->join_data = data;
