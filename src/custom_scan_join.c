@@ -1079,7 +1079,11 @@ gdb_try_gpujoin(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 	startup = gdb_device_cost(probe_rel, probe_rte->relid, bms_num_members(probe_attnums),
 							  false, work) + builds + disabled;
 	if (startup >= gdb_cheapest_existing(output_rel))
-		return;
+	{
+		/* said, as the join tree could run: the cost model's choice */
+		why = "its cost (the probe relation's pass and every build side read whole) is not below PostgreSQL's cheapest plan's";
+		goto refused;
+	}
 	ngroups = keys == NIL ? 1.0 :
 		estimate_num_groups(root, key_exprs, input_rel->rows, NULL, NULL);
 	cost_qual_eval(&having_cost, having, root);
