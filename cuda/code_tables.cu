@@ -34,14 +34,7 @@ gdb_attach_tables(GdbRun *r, GdbBatch *view, GdbError *err)
 	void	   *scr;
 
 	GDB_TRY(gdb_phase_begin(r, GDB_PHASE_TRANSFER_IN, err));
-	if (r->copy_src)
-	{
-		GDB_CUDA_CHECK(err, cudaMemcpyAsync(r->d_in, r->copy_src,
-											r->copy_src->total_bytes,
-											cudaMemcpyHostToDevice, s));
-		r->to_device += r->copy_src->total_bytes;
-		r->copy_src = NULL;
-	}
+	GDB_TRY(gdb_copy_in(r, err));
 	GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_TABLES, hdrbytes + wbytes, &scr, err));
 	if (wbytes > 0)
 		GDB_CUDA_CHECK(err, cudaMemcpyAsync((char *) scr + hdrbytes, req->table_words,

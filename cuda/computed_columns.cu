@@ -47,11 +47,7 @@ gdb_compute_columns(GdbRun *r, GdbBatch *view, GdbError *err)
 	if (r->copy_src)
 	{
 		GDB_TRY(gdb_phase_begin(r, GDB_PHASE_TRANSFER_IN, err));
-		GDB_CUDA_CHECK(err, cudaMemcpyAsync(r->d_in, r->copy_src,
-											r->copy_src->total_bytes,
-											cudaMemcpyHostToDevice, s));
-		r->to_device += r->copy_src->total_bytes;
-		r->copy_src = NULL;
+		GDB_TRY(gdb_copy_in(r, err));
 	}
 	GDB_TRY(gdb_phase_begin(r, GDB_PHASE_FILTER, err));
 	GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_EXPRS, hdrbytes + req->nexprs * colbytes,

@@ -374,6 +374,15 @@ int			gdb_values_launch(GdbCudaExec *ex, const char *d_in, const GdbInstr *eprog
 							  unsigned long long *err_key, GdbError *err);
 
 /*
+ * gdb_copy_in (groupby_kernels.cu): queue the copy of r->copy_src (a host
+ * batch) to r->d_in when set, count its bytes in r->to_device and clear
+ * it, so that the later steps do not copy it again; the caller opened the
+ * TRANSFER_IN phase.  Does not wait; GDB_ERR_DEVICE when the copy cannot
+ * be queued.
+ */
+int			gdb_copy_in(GdbRun *r, GdbError *err);
+
+/*
  * gdb_phase_filter (Phase A, first half): reset r->d_counters (err_key to
  * all ones, nsel and nseg to 0), queue the copy of r->copy_src to r->d_in
  * when set (counted in r->to_device), and, when req->ninstr > 0 and there

@@ -499,6 +499,19 @@ gdb_filter_status(GdbCudaExec *ex, GdbError *err)
 	return GDB_OK;
 }
 
+/* gdb_copy_in: see cuda_exec.cuh. */
+int
+gdb_copy_in(GdbRun *r, GdbError *err)
+{
+	if (r->copy_src == NULL)
+		return GDB_OK;
+	GDB_CUDA_CHECK(err, cudaMemcpyAsync(r->d_in, r->copy_src, r->copy_src->total_bytes,
+										cudaMemcpyHostToDevice, r->ex->stream));
+	r->to_device += r->copy_src->total_bytes;
+	r->copy_src = NULL;
+	return GDB_OK;
+}
+
 /*
  * gdb_phase_filter: see cuda_exec.cuh.  Phase A, first half: reset the
  * counters, copy in (unless resident) and queue the filter kernel (flags),

@@ -214,14 +214,7 @@ gdb_hash_join_step(GdbRun *r, GdbBatch *view, GdbError *err)
 		total <= ex->scratch_bytes[GDB_SCR_JOIN];
 
 	GDB_TRY(gdb_phase_begin(r, GDB_PHASE_TRANSFER_IN, err));
-	if (r->copy_src)
-	{
-		GDB_CUDA_CHECK(err, cudaMemcpyAsync(r->d_in, r->copy_src,
-											r->copy_src->total_bytes,
-											cudaMemcpyHostToDevice, s));
-		r->to_device += r->copy_src->total_bytes;
-		r->copy_src = NULL;
-	}
+	GDB_TRY(gdb_copy_in(r, err));
 	if (!reuse)
 		ex->join_id = 0;		/* whatever the scratch held is overwritten */
 	GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_JOIN, total, &scr, err));
