@@ -6,7 +6,8 @@ scan+WHERE by Custom Scan (GpuScan), GROUP BY aggregation by Custom Scan (GpuAgg
 and ORDER BY [LIMIT] by Custom Scan (GpuSort); what the device cannot do must
 keep PostgreSQL's own plan.  In join queries a GpuScan may read any joined
 table, and a GpuAgg or GpuSort the one table of a subquery (a derived table,
-an IN subquery); a GpuJoin is to come, and is counted apart.  This script
+an IN subquery), and a GpuJoin the GROUP BY over a join tree (counted
+apart).  This script
 builds random tables (schema rq, recreated each run) and runs each random
 query twice in one session: with gpudb.enabled = on (every gpudb.enable_gpu*
 on except a random one now and then, the gpudb.gpu_*_cost constants 0 so GPU
