@@ -880,6 +880,21 @@ SELECT gdb_cache_diff(
     $$SELECT * FROM gpu_groupby('cbig', '', 'count(*), sum(a)') AS t(n bigint, s numeric)$$,
     $$SELECT count(*), sum(a) FROM cbig$$);
 
+-- text columns whose distinct strings pass one dictionary message (1 GB;
+-- 64 bytes under the fault point) raise 54000 naming the table, leave no
+-- entry behind, and the next load works (it failed with "out of memory:
+-- Cannot enlarge string buffer" after reading every row)
+CREATE TABLE cdict AS SELECT i AS id, 'distinct string ' || i AS t FROM generate_series(1, 100) i;
+SELECT gpu_debug_fault('dictionary_limit');
+SELECT gpu_cache_load('cdict');
+SELECT count(*) AS entries FROM gpu_cache WHERE relation = 'cdict'::regclass;
+SELECT count(*) AS loaded FROM (SELECT gpu_cache_load('cdict')) x;
+SELECT gdb_cache_diff(
+    $$SELECT * FROM gpu_groupby('cdict', '', 'count(*), count(DISTINCT t)') AS t(n bigint, d bigint)$$,
+    $$SELECT count(*), count(DISTINCT t) FROM cdict$$);
+SELECT gpu_cache_drop('cdict');
+DROP TABLE cdict;
+
 -- clean up: no entry and no role is left behind
 SELECT count(gpu_cache_drop(relation)) AS dropped FROM gpu_cache;
 SELECT count(*) AS entries FROM gpu_cache;

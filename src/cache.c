@@ -1021,7 +1021,13 @@ gpu_cache_load(PG_FUNCTION_ARGS)
 		GdbCacheRef ref = {cache_id, 0};
 		int64		n = cs.dict ? gdb_dict_size(cs.dict) : 0;
 		int64		c;
+		Size		limit = MaxAllocSize;
 
+		if (gdb_fault_dictionary_limit > 0)
+		{
+			gdb_fault_dictionary_limit--;
+			limit = GDB_FAULT_DICTIONARY_BYTES;
+		}
 		initStringInfo(&dict);
 		for (c = 0; c < n; c++)
 		{
@@ -1029,13 +1035,13 @@ gpu_cache_load(PG_FUNCTION_ARGS)
 			uint32		l = VARSIZE_ANY_EXHDR(t);
 
 			/* the dictionary travels in one message, a StringInfo */
-			if ((Size) dict.len + sizeof(l) + l >= MaxAllocSize)
+			if ((Size) dict.len + sizeof(l) + l >= limit)
 				ereport(ERROR,
 						(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-						 errmsg("the text columns loaded from \"%s\" hold more than 1 GB of distinct strings",
+						 errmsg("the text columns loaded from \"%s\" hold too many distinct strings for one dictionary message",
 								RelationGetRelationName(rel)),
-						 errdetail("The dictionary reached " INT64_FORMAT " strings of " INT64_FORMAT " at 1 GB.",
-								   c, n),
+						 errdetail("The message reached its limit of %zu bytes at string " INT64_FORMAT " of " INT64_FORMAT ".",
+								   limit, c + 1, n),
 						 errhint("Load only the columns the queries read, e.g. gpu_cache_load('%s', '{col1,col2}'::name[]).",
 								 RelationGetRelationName(rel))));
 			appendBinaryStringInfo(&dict, (char *) &l, sizeof(l));

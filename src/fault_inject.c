@@ -7,8 +7,10 @@
  *
  * The server-side points ('device_alloc', 'kernel', 'copy', 'slow') are
  * armed in the GPU server (GDB_MSG_FAULT, gpu_server.c) and hit whichever
- * session's request comes next; 'host_alloc' is armed in this backend
- * only (server_client.c: gdb_memfd_alloc).  Superusers only: a fault can
+ * session's request comes next; 'host_alloc' (server_client.c:
+ * gdb_memfd_alloc) and 'dictionary_limit' (cache.c: a load's dictionary
+ * message stops at 64 bytes instead of 1 GB) are armed in this backend
+ * only.  Superusers only: a fault can
  * restart the server and empty everyone's cache.
  *
  *-------------------------------------------------------------------------
@@ -32,6 +34,7 @@ static const struct
 	{"none", GDB_FAULT_NONE},
 	{"device_alloc", GDB_FAULT_DEVICE_ALLOC},
 	{"host_alloc", -1},
+	{"dictionary_limit", -3},
 	{"kernel", GDB_FAULT_KERNEL},
 	{"copy", GDB_FAULT_COPY},
 	{"slow", GDB_FAULT_SLOW},
@@ -77,7 +80,7 @@ gpu_debug_fault(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("unknown fault point \"%s\"", name),
-				 errhint("Use device_alloc, host_alloc, kernel, copy, slow or none.")));
+				 errhint("Use device_alloc, host_alloc, dictionary_limit, kernel, copy, slow or none.")));
 	if (count < 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -93,8 +96,16 @@ gpu_debug_fault(PG_FUNCTION_ARGS)
 		gdb_fault_host_alloc = count;
 		PG_RETURN_VOID();
 	}
+	if (point == -3)
+	{
+		gdb_fault_dictionary_limit = count;
+		PG_RETURN_VOID();
+	}
 	if (point == GDB_FAULT_NONE)
+	{
 		gdb_fault_host_alloc = 0;
+		gdb_fault_dictionary_limit = 0;
+	}
 	if (!gpudb_preloaded || !gdb_server_connect())
 	{
 		if (point == GDB_FAULT_NONE)

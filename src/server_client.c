@@ -704,6 +704,9 @@ memfd_release(void *arg)
 int			gdb_fault_host_alloc = 0;
 
 /* see server_client.h */
+int			gdb_fault_dictionary_limit = 0;
+
+/* see server_client.h */
 void *
 gdb_memfd_alloc(size_t bytes, int *fd)
 {

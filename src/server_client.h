@@ -126,6 +126,15 @@ extern void *gdb_memfd_alloc(size_t bytes, int *fd);
  */
 extern int	gdb_fault_host_alloc;
 
+/*
+ * gdb_fault_dictionary_limit: while > 0, a gpu_cache_load's dictionary
+ * message stops at GDB_FAULT_DICTIONARY_BYTES (each load that checks it
+ * counts one down): 'dictionary_limit' of gpu_debug_fault, so that the
+ * tests see the 1 GB limit's error without 1 GB of strings.
+ */
+#define GDB_FAULT_DICTIONARY_BYTES 64
+extern int	gdb_fault_dictionary_limit;
+
 /* gpu_server.c: the background worker's entry point. */
 extern PGDLLEXPORT void gdb_server_main(Datum arg);
 
