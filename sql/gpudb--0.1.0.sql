@@ -176,6 +176,8 @@ LANGUAGE C VOLATILE;
  *                   memory (53200); in CPU mode the same allocations of
  *                   the server's host store
  *   'host_alloc'    this backend's shared batch buffers (53200)
+ *   'dictionary_limit'  this backend's cache loads send at most 64 bytes
+ *                   of text dictionary (the 1 GB limit's 54000)
  *   'kernel'        a kernel fault on the device (simulated in CPU mode):
  *                   the request fails (58000), then the server process
  *                   restarts and the cache is lost
