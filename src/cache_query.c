@@ -157,7 +157,7 @@ gdb_cache_groupby(GdbQuery *q, GdbStats *stats, int *cache_state)
 	cq = palloc0(sizeof(GdbCacheQuery));
 	cq->key.dbid = MyDatabaseId;
 	cq->key.relid = RelationGetRelid(q->rel);
-	cq->relfilenode = q->rel->rd_node.relNode;
+	cq->relfilenode = gdb_rel_filenumber(q->rel);
 	cq->change_count = gdb_cache_change_count(cq->key.relid);
 	cq->ncols = q->cs.ncols;
 	for (i = 0; i < q->cs.ncols; i++)

@@ -16,6 +16,8 @@
 
 #include "postgres.h"
 
+#include "pg_compat.h"
+
 #include "access/attnum.h"
 #include "nodes/pg_list.h"
 #include "nodes/primnodes.h"

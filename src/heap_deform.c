@@ -750,7 +750,7 @@ fill_pages(GdbHeapDeform *d, HeapScanDesc scan, GdbBatch *batch,
 			d->vis_next = 0;
 			d->vis_count = scan->rs_ntuples;
 			if (pgstat_should_count_relation(rel))
-				rel->pgstat_info->t_counts.t_tuples_returned += d->vis_count;
+				gdb_pgstat_tuples_returned(rel->pgstat_info) += d->vis_count;
 			continue;
 		}
 		page = BufferGetPage(scan->rs_cbuf);

@@ -1,0 +1,95 @@
+/*-------------------------------------------------------------------------
+ *
+ * pg_compat.h
+ *	  The one place where gpudb's C code meets differences between the
+ *	  PostgreSQL major versions it builds against (15 to 18).
+ *
+ * Every PG_VERSION_NUM test of src/ is here: the code calls the gdb_
+ * names below, which expand to each version's own API, so that the rest
+ * of the tree reads the same on every version (and 18's pg_noreturn,
+ * which older versions get here).  A name is added here
+ * when a version renames, removes or changes a function, macro or field
+ * the tree uses; each entry names the version that changed it.  The
+ * expansion for the oldest version is the code as it was written for 15,
+ * so nothing changes there.
+ *
+ * Macros that name a function or a field need the caller to include the
+ * function's own header (as the code did before); only the headers a
+ * version moved something into are included here.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUDB_PG_COMPAT_H
+#define GPUDB_PG_COMPAT_H
+
+#include "postgres.h"
+
+/* 16: the varlena macros (VARDATA, VARSIZE_ANY, ...) moved to varatt.h */
+#if PG_VERSION_NUM >= 160000
+#include "varatt.h"
+#endif
+
+/* 16: PG_SETMASK removed; it was sigprocmask(SIG_SETMASK) on every Unix */
+#ifndef PG_SETMASK
+#define PG_SETMASK(mask)	sigprocmask(SIG_SETMASK, mask, NULL)
+#endif
+
+/* 16: RelFileNode became RelFileLocator (rd_node.relNode: rd_locator.relNumber) */
+#if PG_VERSION_NUM >= 160000
+#define gdb_rel_filenumber(rel)		((rel)->rd_locator.relNumber)
+#else
+#define gdb_rel_filenumber(rel)		((rel)->rd_node.relNode)
+#endif
+
+/*
+ * 16: the per-catalog ownership and ACL checks became object_ownercheck and
+ * object_aclcheck with the catalog's OID (callers include catalog/pg_class.h
+ * or catalog/pg_proc.h, and utils/acl.h)
+ */
+#if PG_VERSION_NUM >= 160000
+#define gdb_class_ownercheck(relid, roleid) \
+	object_ownercheck(RelationRelationId, (relid), (roleid))
+#define gdb_proc_aclcheck(funcid, roleid, mode) \
+	object_aclcheck(ProcedureRelationId, (funcid), (roleid), (mode))
+#else
+#define gdb_class_ownercheck(relid, roleid) \
+	pg_class_ownercheck((relid), (roleid))
+#define gdb_proc_aclcheck(funcid, roleid, mode) \
+	pg_proc_aclcheck((funcid), (roleid), (mode))
+#endif
+
+/*
+ * 16: ExecCheckRTPerms became ExecCheckPermissions, with the permission
+ * entries out of the range table (the parse state keeps them)
+ */
+#if PG_VERSION_NUM >= 160000
+#define gdb_check_rt_perms(pstate, ereport_on_violation) \
+	ExecCheckPermissions((pstate)->p_rtable, (pstate)->p_rteperminfos, \
+						 (ereport_on_violation))
+#else
+#define gdb_check_rt_perms(pstate, ereport_on_violation) \
+	ExecCheckRTPerms((pstate)->p_rtable, (ereport_on_violation))
+#endif
+
+/*
+ * 16: EnableDisableTrigger takes the parent trigger's OID and whether to
+ * recurse; 15's five-argument form was EnableDisableTriggerNew2 with no
+ * parent and recursion on partitions, which is what is passed here
+ */
+#if PG_VERSION_NUM >= 160000
+#define gdb_enable_disable_trigger(rel, tgname, fires_when, skip_system, lockmode) \
+	EnableDisableTrigger((rel), (tgname), InvalidOid, (fires_when), \
+						 (skip_system), true, (lockmode))
+#else
+#define gdb_enable_disable_trigger(rel, tgname, fires_when, skip_system, lockmode) \
+	EnableDisableTrigger((rel), (tgname), (fires_when), (skip_system), (lockmode))
+#endif
+
+/* 16: PgStat_TableCounts' t_tuples_returned became tuples_returned */
+#if PG_VERSION_NUM >= 160000
+#define gdb_pgstat_tuples_returned(info)	((info)->counts.tuples_returned)
+#else
+#define gdb_pgstat_tuples_returned(info)	((info)->t_counts.t_tuples_returned)
+#endif
+
+#endif							/* GPUDB_PG_COMPAT_H */
