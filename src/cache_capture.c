@@ -71,7 +71,7 @@ static void flush_capture(Capture *c, const char *relname);
 static bool
 capture_current(void)
 {
-	return capture_cxt != NULL && capture_lxid == MyProc->lxid;
+	return capture_cxt != NULL && capture_lxid == gdb_my_lxid();
 }
 
 /*
@@ -162,7 +162,7 @@ reset_if_new_transaction(void)
 	capture_cxt = AllocSetContextCreate(TopTransactionContext,
 										"gpudb change capture",
 										ALLOCSET_DEFAULT_SIZES);
-	capture_lxid = MyProc->lxid;
+	capture_lxid = gdb_my_lxid();
 }
 
 /*

@@ -51,7 +51,7 @@ gdb_xid_statuses(const uint64 *xids, uint64 n, Snapshot snap, Relation rel,
 			out[i] = GDB_XID_OWN;
 		else if (TransactionIdIsCurrentTransactionId(xid))
 			out[i] = GDB_XID_OWN;
-		else if (TransactionIdPrecedes(xid, ShmemVariableCache->oldestClogXid))
+		else if (TransactionIdPrecedes(xid, gdb_transam_variables->oldestClogXid))
 			out[i] = GDB_XID_OWN;	/* its status is gone: read the heap */
 		else if (XidInMVCCSnapshot(xid, snap))
 			out[i] = GDB_XID_INVISIBLE;

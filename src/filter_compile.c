@@ -1063,7 +1063,7 @@ qual_cost_walker(Node *node, double *cost)
 	{
 		ScalarArrayOpExpr *saop = (ScalarArrayOpExpr *) node;
 		Node	   *array = (Node *) lsecond(saop->args);
-		int			nelems = estimate_array_length(array);
+		int			nelems = gdb_estimate_array_length(array);
 		Oid			hashop = saop->useOr ? saop->opno : get_negator(saop->opno);
 		Oid			lhash,
 					rhash;

@@ -679,7 +679,7 @@ read_page(GdbHeapDeform *d, HeapScanDesc scan, BlockNumber blk)
 
 	if (!d->list_visible || !VM_ALL_VISIBLE(rel, blk, &d->vmbuffer))
 	{
-		heapgetpage(&scan->rs_base, blk);
+		gdb_heapgetpage(&scan->rs_base, blk);
 		return;
 	}
 	if (BufferIsValid(scan->rs_cbuf))
@@ -695,10 +695,10 @@ read_page(GdbHeapDeform *d, HeapScanDesc scan, BlockNumber blk)
 	{
 		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 		ReleaseBuffer(buf);
-		heapgetpage(&scan->rs_base, blk);
+		gdb_heapgetpage(&scan->rs_base, blk);
 		return;
 	}
-	TestForOldSnapshot(scan->rs_base.rs_snapshot, rel, page);
+	gdb_test_for_old_snapshot(scan->rs_base.rs_snapshot, rel, page);
 	maxoff = PageGetMaxOffsetNumber(page);
 	for (off = FirstOffsetNumber; off <= maxoff; off++)
 		if (ItemIdIsNormal(PageGetItemId(page, off)))

@@ -92,4 +92,66 @@
 #define gdb_pgstat_tuples_returned(info)	((info)->t_counts.t_tuples_returned)
 #endif
 
+/* 17: ShmemVariableCache became TransamVariables */
+#if PG_VERSION_NUM >= 170000
+#define gdb_transam_variables	TransamVariables
+#else
+#define gdb_transam_variables	ShmemVariableCache
+#endif
+
+/* 17: PGPROC's lxid moved into its vxid */
+#if PG_VERSION_NUM >= 170000
+#define gdb_my_lxid()	(MyProc->vxid.lxid)
+#else
+#define gdb_my_lxid()	(MyProc->lxid)
+#endif
+
+/*
+ * 17: estimate_array_length takes the planner's root (NULL: no statistics,
+ * the count of a constant or ARRAY[] as before, else 10) and returns a
+ * double
+ */
+#if PG_VERSION_NUM >= 170000
+#define gdb_estimate_array_length(arrayexpr) \
+	((int) estimate_array_length(NULL, (arrayexpr)))
+#else
+#define gdb_estimate_array_length(arrayexpr) \
+	estimate_array_length(arrayexpr)
+#endif
+
+/*
+ * 17: heapgetpage is gone (page-mode scans read through a read stream);
+ * what it did is: drop the pin of the previous page, pin block blk, and
+ * let heap_prepare_pagescan prune it and list its visible tuples in
+ * rs_vistuples.  17 also removed TestForOldSnapshot (old_snapshot_threshold).
+ */
+#if PG_VERSION_NUM >= 170000
+#include "access/heapam.h"
+#include "miscadmin.h"
+#include "storage/bufmgr.h"
+
+static inline void
+gdb_heapgetpage(TableScanDesc sscan, BlockNumber blk)
+{
+	HeapScanDesc scan = (HeapScanDesc) sscan;
+
+	if (BufferIsValid(scan->rs_cbuf))
+	{
+		ReleaseBuffer(scan->rs_cbuf);
+		scan->rs_cbuf = InvalidBuffer;
+	}
+	CHECK_FOR_INTERRUPTS();
+	scan->rs_cbuf = ReadBufferExtended(sscan->rs_rd, MAIN_FORKNUM, blk,
+									   RBM_NORMAL, scan->rs_strategy);
+	scan->rs_cblock = blk;
+	heap_prepare_pagescan(sscan);
+}
+
+#define gdb_test_for_old_snapshot(snapshot, rel, page)	((void) 0)
+#else
+#define gdb_heapgetpage(sscan, blk)		heapgetpage((sscan), (blk))
+#define gdb_test_for_old_snapshot(snapshot, rel, page) \
+	TestForOldSnapshot((snapshot), (rel), (page))
+#endif
+
 #endif							/* GPUDB_PG_COMPAT_H */

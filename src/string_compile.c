@@ -557,7 +557,7 @@ text_operations_walker(Node *node, int *n)
 
 		/* one operation per element of the (constant) array */
 		if (lookup_string_func(get_opcode(saop->opno)) != NULL)
-			*n += Max(estimate_array_length((Node *) lsecond(saop->args)), 1);
+			*n += Max(gdb_estimate_array_length((Node *) lsecond(saop->args)), 1);
 	}
 	return expression_tree_walker(node, text_operations_walker, (void *) n);
 }
