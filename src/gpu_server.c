@@ -734,6 +734,14 @@ server_run(void)
 static void
 server_process_init(pid_t parent)
 {
+	/*
+	 * 15's InitProcessGlobals sets MyProcPid; newer versions set it in
+	 * fork_process, which this plain fork() is not.  From 17 on, the
+	 * signal handlers' wrapper resets and re-raises a signal that reaches a
+	 * process whose MyProcPid is not its own (a forked child's is its
+	 * parent's), which would kill this process on every SIGHUP.
+	 */
+	MyProcPid = getpid();
 	InitProcessGlobals();
 	server_parent = parent;
 	/* a worker that died before the death signal was armed is seen here */
