@@ -756,7 +756,7 @@ server_process_init(pid_t parent)
 	pqsignal(SIGCHLD, SIG_DFL);
 	pqsignal(SIGUSR1, SIG_IGN);
 	pqsignal(SIGINT, SIG_IGN);
-	InitializeLatchSupport();
+	gdb_initialize_latch_support();
 	InitLatch(&server_latch);
 	MyLatch = &server_latch;
 	MyProc = NULL;

@@ -154,4 +154,85 @@ gdb_heapgetpage(TableScanDesc sscan, BlockNumber blk)
 	TestForOldSnapshot((snapshot), (rel), (page))
 #endif
 
+/*
+ * 18: pg_attribute_noreturn(), written after a declaration, gave way to
+ * pg_noreturn, written before it.  Older versions get the same GCC
+ * attribute as a prefix (pg_attribute_noreturn() is empty for compilers
+ * without it, and so is this).
+ */
+#if PG_VERSION_NUM < 180000
+#if defined(__GNUC__) || defined(__SUNPRO_C) || defined(__IBMC__)
+#define pg_noreturn __attribute__((noreturn))
+#else
+#define pg_noreturn
+#endif
+#endif
+
+/*
+ * 18: the ExplainProperty* functions are declared in
+ * commands/explain_format.h
+ */
+#if PG_VERSION_NUM >= 180000
+#include "commands/explain_format.h"
+#endif
+
+/*
+ * 18: a PathKey's direction is a CompareType (COMPARE_LT, COMPARE_GT), no
+ * longer a btree strategy number
+ */
+#if PG_VERSION_NUM >= 180000
+#define gdb_pathkey_is_asc(pk)		((pk)->pk_cmptype == COMPARE_LT)
+#define gdb_pathkey_is_desc(pk)		((pk)->pk_cmptype == COMPARE_GT)
+#else
+#define gdb_pathkey_is_asc(pk)		((pk)->pk_strategy == BTLessStrategyNumber)
+#define gdb_pathkey_is_desc(pk)		((pk)->pk_strategy == BTGreaterStrategyNumber)
+#endif
+
+/*
+ * 18: lc_collate_is_c and lc_ctype_is_c are gone; the collation's
+ * pg_locale_t says whether it sorts (collate_is_c) and classifies
+ * characters (ctype_is_c) as C.  As before, InvalidOid is not C.
+ */
+#if PG_VERSION_NUM >= 180000
+#include "utils/pg_locale.h"
+
+static inline bool
+gdb_collate_is_c(Oid collid)
+{
+	return OidIsValid(collid) && pg_newlocale_from_collation(collid)->collate_is_c;
+}
+
+static inline bool
+gdb_ctype_is_c(Oid collid)
+{
+	return OidIsValid(collid) && pg_newlocale_from_collation(collid)->ctype_is_c;
+}
+#else
+#define gdb_collate_is_c(collid)	lc_collate_is_c(collid)
+#define gdb_ctype_is_c(collid)		lc_ctype_is_c(collid)
+#endif
+
+/*
+ * 18: ExecGetRangeTableRelation says whether the relation is a result
+ * relation (gpudb's relations are only read)
+ */
+#if PG_VERSION_NUM >= 180000
+#define gdb_exec_get_rt_relation(estate, rti) \
+	ExecGetRangeTableRelation((estate), (rti), false)
+#else
+#define gdb_exec_get_rt_relation(estate, rti) \
+	ExecGetRangeTableRelation((estate), (rti))
+#endif
+
+/*
+ * 18: a process's latch support (the self-pipe or signalfd that SetLatch
+ * wakes) is set up by InitializeWaitEventSupport (storage/waiteventset.h)
+ */
+#if PG_VERSION_NUM >= 180000
+#include "storage/waiteventset.h"
+#define gdb_initialize_latch_support()	InitializeWaitEventSupport()
+#else
+#define gdb_initialize_latch_support()	InitializeLatchSupport()
+#endif
+
 #endif							/* GPUDB_PG_COMPAT_H */
