@@ -515,7 +515,8 @@ find_join_tree(PlannerInfo *root, RelOptInfo *joinrel, JoinTree *tree,
 		if (p == joinrel->cheapest_total_path)
 			continue;
 		memset(tree, 0, sizeof(JoinTree));
-		if (walk_join(root, p, tree, why) && bms_equal(tree->relids, joinrel->relids))
+		if (walk_join(root, p, tree, why) &&
+			bms_equal(tree->relids, gdb_join_base_relids(root, joinrel->relids)))
 			return true;
 	}
 	return false;
@@ -840,7 +841,7 @@ gdb_try_gpujoin(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 	}
 	if (!find_join_tree(root, input_rel, &tree, &why))
 		goto refused;
-	if (!bms_equal(tree.relids, input_rel->relids))
+	if (!bms_equal(tree.relids, gdb_join_base_relids(root, input_rel->relids)))
 	{
 		why = "the join tree does not cover the query's relations";
 		goto refused;

@@ -92,6 +92,18 @@
 #define gdb_pgstat_tuples_returned(info)	((info)->t_counts.t_tuples_returned)
 #endif
 
+/*
+ * 16: a join relation's relids also hold the range table indexes of the
+ * outer joins it computes (root->outer_join_rels); the base relations it
+ * joins are the rest
+ */
+#if PG_VERSION_NUM >= 160000
+#define gdb_join_base_relids(root, relids) \
+	bms_difference((relids), (root)->outer_join_rels)
+#else
+#define gdb_join_base_relids(root, relids)	(relids)
+#endif
+
 /* 17: ShmemVariableCache became TransamVariables */
 #if PG_VERSION_NUM >= 170000
 #define gdb_transam_variables	TransamVariables
