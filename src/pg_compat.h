@@ -104,6 +104,20 @@
 #define gdb_join_base_relids(root, relids)	(relids)
 #endif
 
+/*
+ * 16: the planner groups by root->processed_groupClause, parse->groupClause
+ * less the items it proved redundant or useless (15 has parse->groupClause
+ * only, which its planner edits in place); root->group_pathkeys and the
+ * grouping input's sort group references follow it.  It may be empty where
+ * parse->groupClause is not (every item redundant: still grouped, so no
+ * row for no input).
+ */
+#if PG_VERSION_NUM >= 160000
+#define gdb_processed_group_clause(root)	((root)->processed_groupClause)
+#else
+#define gdb_processed_group_clause(root)	((root)->parse->groupClause)
+#endif
+
 /* 17: ShmemVariableCache became TransamVariables */
 #if PG_VERSION_NUM >= 170000
 #define gdb_transam_variables	TransamVariables
