@@ -382,13 +382,14 @@ walk_join(PlannerInfo *root, Path *path, JoinTree *tree, const char **why)
 	rinfos = list_copy(jp->joinrestrictinfo);
 	if (inner->param_info)
 		rinfos = list_concat(rinfos, inner->param_info->ppi_clauses);
-	if (jt == JOIN_RIGHT)
+	if (gdb_join_type_swapped(jt) != jt)
 	{
+		/* a right join: the left one with the sides swapped */
 		Path	   *t = outer;
 
 		outer = inner;
 		inner = t;
-		jt = JOIN_LEFT;
+		jt = gdb_join_type_swapped(jt);
 	}
 	if (jt == JOIN_INNER)
 	{

@@ -24,6 +24,8 @@
 
 #include "postgres.h"
 
+#include "nodes/nodes.h"
+
 /* 16: the varlena macros (VARDATA, VARSIZE_ANY, ...) moved to varatt.h */
 #if PG_VERSION_NUM >= 160000
 #include "varatt.h"
@@ -117,6 +119,32 @@
 #else
 #define gdb_processed_group_clause(root)	((root)->parse->groupClause)
 #endif
+
+/*
+ * The join type whose sides, swapped, give jt: JOIN_LEFT for JOIN_RIGHT on
+ * every version, JOIN_ANTI for 16's JOIN_RIGHT_ANTI and JOIN_SEMI for 18's
+ * JOIN_RIGHT_SEMI (the rows kept are the inner side's); any other type is
+ * its own.
+ */
+static inline JoinType
+gdb_join_type_swapped(JoinType jt)
+{
+	switch (jt)
+	{
+		case JOIN_RIGHT:
+			return JOIN_LEFT;
+#if PG_VERSION_NUM >= 160000
+		case JOIN_RIGHT_ANTI:
+			return JOIN_ANTI;
+#endif
+#if PG_VERSION_NUM >= 180000
+		case JOIN_RIGHT_SEMI:
+			return JOIN_SEMI;
+#endif
+		default:
+			return jt;
+	}
+}
 
 /* 17: ShmemVariableCache became TransamVariables */
 #if PG_VERSION_NUM >= 170000
