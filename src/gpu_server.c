@@ -753,9 +753,9 @@ server_process_init(pid_t parent)
 	/* the worker's exit callbacks release the worker's shared state */
 	on_exit_reset();
 
-	pqsignal(SIGCHLD, SIG_DFL);
-	pqsignal(SIGUSR1, SIG_IGN);
-	pqsignal(SIGINT, SIG_IGN);
+	pqsignal(SIGCHLD, PG_SIG_DFL);
+	pqsignal(SIGUSR1, PG_SIG_IGN);
+	pqsignal(SIGINT, PG_SIG_IGN);
 	gdb_initialize_latch_support();
 	InitLatch(&server_latch);
 	MyLatch = &server_latch;
@@ -792,7 +792,7 @@ gdb_server_main(Datum arg)
 	pqsignal(SIGTERM, SignalHandlerForShutdownRequest);
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
 	pqsignal(SIGCHLD, handle_sigchld);
-	pqsignal(SIGPIPE, SIG_IGN);
+	pqsignal(SIGPIPE, PG_SIG_IGN);
 	BackgroundWorkerUnblockSignals();
 
 	while (!ShutdownRequestPending)

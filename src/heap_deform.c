@@ -491,7 +491,7 @@ walk_tuple(GdbHeapDeform *d, HeapTupleHeader tup, const char *tp)
 {
 	int			natts = Min(HeapTupleHeaderGetNatts(tup), d->max_att);
 	bool		hasnulls = (tup->t_infomask & HEAP_HASNULL) != 0;
-	const bits8 *bp = tup->t_bits;
+	const uint8 *bp = tup->t_bits;
 	uint32		off = 0;
 	int			a;
 

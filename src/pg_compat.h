@@ -2,7 +2,7 @@
  *
  * pg_compat.h
  *	  The one place where gpudb's C code meets differences between the
- *	  PostgreSQL major versions it builds against (15 to 18).
+ *	  PostgreSQL major versions it builds against (15 to 18; 19 in part).
  *
  * Every PG_VERSION_NUM test of src/ is here: the code calls the gdb_
  * names below, which expand to each version's own API, so that the rest
@@ -287,6 +287,15 @@ gdb_ctype_is_c(Oid collid)
 #define gdb_initialize_latch_support()	InitializeWaitEventSupport()
 #else
 #define gdb_initialize_latch_support()	InitializeLatchSupport()
+#endif
+
+/*
+ * 19: pqsignal takes PG_SIG_IGN and PG_SIG_DFL where it took SIG_IGN and
+ * SIG_DFL (PostgreSQL commit 3e2a1496ba); older versions have no such names
+ */
+#ifndef PG_SIG_IGN
+#define PG_SIG_IGN	SIG_IGN
+#define PG_SIG_DFL	SIG_DFL
 #endif
 
 #endif							/* GPUDB_PG_COMPAT_H */
