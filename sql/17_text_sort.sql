@@ -114,7 +114,8 @@ DECLARE
   l text;
 BEGIN
   FOR l IN EXECUTE 'EXPLAIN (COSTS OFF' ||
-      CASE WHEN with_analyze THEN ', ANALYZE, TIMING OFF, SUMMARY OFF' ELSE '' END || ') ' || q LOOP
+      CASE WHEN with_analyze THEN ', ANALYZE, BUFFERS OFF, TIMING OFF, SUMMARY OFF' ELSE '' END || ') ' || q LOOP
+    l := regexp_replace(l, '(rows=[0-9]+)\.00 ', '\1 ', 'g');
     l := regexp_replace(l, 'COLLATE "(?!C")[^"]*"', 'COLLATE "<not C>"');
     l := regexp_replace(l, 'Workers Launched: [1-9][0-9]*', 'Workers Launched: >0');
     l := regexp_replace(l, '(Batches|Rows In|Rows Selected): [0-9]+', '\1: N');

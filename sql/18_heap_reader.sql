@@ -32,7 +32,8 @@ DECLARE
   l text;
   workers bool := false;
 BEGIN
-  FOR l IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+  FOR l IN EXECUTE 'EXPLAIN (ANALYZE, BUFFERS OFF, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+    l := regexp_replace(l, '(rows=[0-9]+)\.00 ', '\1 ', 'g');
     IF l ~ 'Workers Launched: [1-9]' THEN
       workers := true;
       l := regexp_replace(l, 'Workers Launched: [0-9]+', 'Workers Launched: >0');

@@ -35,7 +35,8 @@ LANGUAGE plpgsql AS $$
 DECLARE
   l text;
 BEGIN
-  FOR l IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+  FOR l IN EXECUTE 'EXPLAIN (ANALYZE, BUFFERS OFF, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+    l := regexp_replace(l, '(rows=[0-9]+)\.00 ', '\1 ', 'g');
     l := regexp_replace(l, 'Workers Launched: [1-9][0-9]*', 'Workers Launched: >0');
     IF current_setting('gpudb.parallel_workers')::int > 0 THEN
       l := regexp_replace(l, 'Batches: [0-9]+', 'Batches: N');

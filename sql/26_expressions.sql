@@ -238,12 +238,15 @@ COMMIT;
 -- in parallel mode (a Gather anywhere, or force_parallel_mode) no
 -- subtransaction can start: PostgreSQL's plan behind the node answers at
 -- once (was 22003, the fixed-point error, instead of the answer)
-SET force_parallel_mode = on;
+-- (named debug_parallel_query from 16 on)
+SELECT set_config(name, 'on', false) FROM pg_settings
+WHERE name IN ('force_parallel_mode', 'debug_parallel_query');
 EXPLAIN (COSTS OFF) SELECT b % 2, sum(a * a) FROM rq_found GROUP BY 1 ORDER BY 1;
 SELECT b % 2, sum(a * a) FROM rq_found GROUP BY 1 ORDER BY 1;
 SELECT b % 2, sum(a * a)::text FROM rq_found GROUP BY 1
 EXCEPT ALL SELECT b % 2, sum(a * a)::text FROM rq_found GROUP BY 1;
-RESET force_parallel_mode;
+SELECT set_config(name, reset_val, false) FROM pg_settings
+WHERE name IN ('force_parallel_mode', 'debug_parallel_query');
 -- the fallback's rows go out in the node's own (virtual) slot: a parent
 -- that reads them through a projection (a set operation's subquery scan)
 -- crashed the backend on the tuplestore's minimal tuples

@@ -388,7 +388,9 @@ RESET gpudb.batch_rows;
 -- expressions cannot pass the fixed point still runs (its build sides'
 -- uniqueness is checked before the request); one whose can answers with
 -- PostgreSQL's plan at once
-SET force_parallel_mode = on;
+-- (named debug_parallel_query from 16 on)
+SELECT set_config(name, 'on', false) FROM pg_settings
+WHERE name IN ('force_parallel_mode', 'debug_parallel_query');
 SET max_parallel_workers_per_gather = 2;
 SELECT l FROM gpu_analyze($$
 SELECT d1.grp, count(*), sum(f.v) FROM f JOIN d1 ON f.k1 = d1.id GROUP BY d1.grp$$) l
@@ -403,7 +405,8 @@ GROUP BY d1.grp$$);
 SELECT l FROM gpu_analyze($$
 SELECT n.tag, count(*) FROM f JOIN dlate n ON f.k1 = n.id GROUP BY n.tag$$) l
 WHERE l ~ 'GpuJoin|Fallback';
-RESET force_parallel_mode;
+SELECT set_config(name, reset_val, false) FROM pg_settings
+WHERE name IN ('force_parallel_mode', 'debug_parallel_query');
 SET max_parallel_workers_per_gather = 0;
 
 -- ---------------------------------------------------------------------------

@@ -478,7 +478,7 @@ check_cache_admin(Oid relid, const char *fname)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_TABLE),
 				 errmsg("relation with OID %u does not exist", relid)));
-	if (pg_class_ownercheck(relid, GetUserId()))
+	if (gdb_class_ownercheck(relid, GetUserId()))
 		return;
 	if (OidIsValid(admin) && has_privs_of_role(GetUserId(), admin))
 		return;
@@ -496,7 +496,7 @@ check_cache_admin(Oid relid, const char *fname)
 static void
 check_load_trigger_right(Oid relid)
 {
-	if (pg_class_ownercheck(relid, GetUserId()) ||
+	if (gdb_class_ownercheck(relid, GetUserId()) ||
 		pg_class_aclcheck(relid, GetUserId(), ACL_TRIGGER) == ACLCHECK_OK)
 		return;
 	ereport(ERROR,
@@ -616,8 +616,8 @@ ensure_trigger(Relation rel, Oid ext_schema)
 				}
 				present = true;
 				if (tg->tgenabled != TRIGGER_FIRES_ALWAYS)
-					EnableDisableTrigger(rel, tg->tgname, TRIGGER_FIRES_ALWAYS, false,
-										 ShareRowExclusiveLock);
+					gdb_enable_disable_trigger(rel, tg->tgname, TRIGGER_FIRES_ALWAYS,
+											   false, ShareRowExclusiveLock);
 			}
 		if (present)
 		{
@@ -905,7 +905,7 @@ gpu_cache_load(PG_FUNCTION_ARGS)
 	gdb_cache_snapshot_info(snap, &cc->snapshot, &xids);
 	cc->key.dbid = MyDatabaseId;
 	cc->key.relid = RelationGetRelid(rel);
-	cc->relfilenode = rel->rd_node.relNode;
+	cc->relfilenode = gdb_rel_filenumber(rel);
 	cc->ncols = cs.ncols;
 	for (i = 0; i < cs.ncols; i++)
 	{
@@ -1261,7 +1261,7 @@ gdb_cache_capture_entry(Relation rel, GdbCacheInfo *info)
 		const GdbCacheInfo *e = &status_memo[i];
 
 		if (e->key.relid == RelationGetRelid(rel) &&
-			e->relfilenode == rel->rd_node.relNode &&
+			e->relfilenode == gdb_rel_filenumber(rel) &&
 			e->state != GDB_CACHE_STATE_LOADING)
 		{
 			*info = *e;

@@ -71,7 +71,7 @@ static void flush_capture(Capture *c, const char *relname);
 static bool
 capture_current(void)
 {
-	return capture_cxt != NULL && capture_lxid == MyProc->lxid;
+	return capture_cxt != NULL && capture_lxid == gdb_my_lxid();
 }
 
 /*
@@ -162,7 +162,7 @@ reset_if_new_transaction(void)
 	capture_cxt = AllocSetContextCreate(TopTransactionContext,
 										"gpudb change capture",
 										ALLOCSET_DEFAULT_SIZES);
-	capture_lxid = MyProc->lxid;
+	capture_lxid = gdb_my_lxid();
 }
 
 /*
@@ -205,7 +205,7 @@ capture_for(Relation rel)
 	c = palloc0(sizeof(Capture));
 	c->cxt = cxt;
 	c->relid = RelationGetRelid(rel);
-	c->relfilenode = rel->rd_node.relNode;
+	c->relfilenode = gdb_rel_filenumber(rel);
 	c->next = captures;
 	captures = c;
 	switch (gdb_cache_capture_entry(rel, &info))
@@ -439,7 +439,7 @@ flush_statement(Relation rel)
 
 			*pp = c->next;
 			/* rewritten within the transaction: the rows are not comparable */
-			if (c->relfilenode != rel->rd_node.relNode)
+			if (c->relfilenode != gdb_rel_filenumber(rel))
 				gdb_cache_bump(c->relid);
 			else
 				flush_capture(c, RelationGetRelationName(rel));

@@ -51,7 +51,7 @@ gdb_xid_statuses(const uint64 *xids, uint64 n, Snapshot snap, Relation rel,
 			out[i] = GDB_XID_OWN;
 		else if (TransactionIdIsCurrentTransactionId(xid))
 			out[i] = GDB_XID_OWN;
-		else if (TransactionIdPrecedes(xid, ShmemVariableCache->oldestClogXid))
+		else if (TransactionIdPrecedes(xid, gdb_transam_variables->oldestClogXid))
 			out[i] = GDB_XID_OWN;	/* its status is gone: read the heap */
 		else if (XidInMVCCSnapshot(xid, snap))
 			out[i] = GDB_XID_INVISIBLE;
@@ -157,7 +157,7 @@ gdb_cache_groupby(GdbQuery *q, GdbStats *stats, int *cache_state)
 	cq = palloc0(sizeof(GdbCacheQuery));
 	cq->key.dbid = MyDatabaseId;
 	cq->key.relid = RelationGetRelid(q->rel);
-	cq->relfilenode = q->rel->rd_node.relNode;
+	cq->relfilenode = gdb_rel_filenumber(q->rel);
 	cq->change_count = gdb_cache_change_count(cq->key.relid);
 	cq->ncols = q->cs.ncols;
 	for (i = 0; i < q->cs.ncols; i++)

@@ -119,6 +119,7 @@ agg_over(PlannerInfo *root, Path *sub, RelOptInfo *output_rel,
 		 GroupPathExtraData *extra, List *aggrefs, double ngroups)
 {
 	Query	   *parse = root->parse;
+	List	   *group_clause = gdb_processed_group_clause(root);
 
 	if (sub == NULL)
 		return NULL;
@@ -127,17 +128,18 @@ agg_over(PlannerInfo *root, Path *sub, RelOptInfo *output_rel,
 										AGG_PLAIN, AGGSPLIT_SIMPLE, NIL,
 										(List *) extra->havingQual,
 										&extra->agg_final_costs, 1.0);
-	if (grouping_is_hashable(parse->groupClause) && !has_ordered_aggregates(aggrefs))
+	if (group_clause != NIL && grouping_is_hashable(group_clause) &&
+		!has_ordered_aggregates(aggrefs))
 		return (Path *) create_agg_path(root, output_rel, sub, output_rel->reltarget,
-										AGG_HASHED, AGGSPLIT_SIMPLE, parse->groupClause,
+										AGG_HASHED, AGGSPLIT_SIMPLE, group_clause,
 										(List *) extra->havingQual,
 										&extra->agg_final_costs, ngroups);
-	if (!grouping_is_sortable(parse->groupClause))
+	if (!grouping_is_sortable(group_clause))
 		return NULL;
 	if (!pathkeys_contained_in(root->group_pathkeys, sub->pathkeys))
 		sub = (Path *) create_sort_path(root, output_rel, sub, root->group_pathkeys, -1.0);
 	return (Path *) create_agg_path(root, output_rel, sub, output_rel->reltarget,
-									AGG_SORTED, AGGSPLIT_SIMPLE, parse->groupClause,
+									AGG_SORTED, AGGSPLIT_SIMPLE, group_clause,
 									(List *) extra->havingQual,
 									&extra->agg_final_costs, ngroups);
 }

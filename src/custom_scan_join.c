@@ -382,13 +382,14 @@ walk_join(PlannerInfo *root, Path *path, JoinTree *tree, const char **why)
 	rinfos = list_copy(jp->joinrestrictinfo);
 	if (inner->param_info)
 		rinfos = list_concat(rinfos, inner->param_info->ppi_clauses);
-	if (jt == JOIN_RIGHT)
+	if (gdb_join_type_swapped(jt) != jt)
 	{
+		/* a right join: the left one with the sides swapped */
 		Path	   *t = outer;
 
 		outer = inner;
 		inner = t;
-		jt = JOIN_LEFT;
+		jt = gdb_join_type_swapped(jt);
 	}
 	if (jt == JOIN_INNER)
 	{
@@ -515,7 +516,8 @@ find_join_tree(PlannerInfo *root, RelOptInfo *joinrel, JoinTree *tree,
 		if (p == joinrel->cheapest_total_path)
 			continue;
 		memset(tree, 0, sizeof(JoinTree));
-		if (walk_join(root, p, tree, why) && bms_equal(tree->relids, joinrel->relids))
+		if (walk_join(root, p, tree, why) &&
+			bms_equal(tree->relids, gdb_join_base_relids(root, joinrel->relids)))
 			return true;
 	}
 	return false;
@@ -840,7 +842,7 @@ gdb_try_gpujoin(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 	}
 	if (!find_join_tree(root, input_rel, &tree, &why))
 		goto refused;
-	if (!bms_equal(tree.relids, input_rel->relids))
+	if (!bms_equal(tree.relids, gdb_join_base_relids(root, input_rel->relids)))
 	{
 		why = "the join tree does not cover the query's relations";
 		goto refused;

@@ -59,14 +59,13 @@ append_sort_key(PathKey *pk, Oid type, int col, List **sort, const char **why)
 	Oid			opclass = GetDefaultOpClass(type, BTREE_AM_OID);
 
 	if (!OidIsValid(opclass) || get_opclass_family(opclass) != pk->pk_opfamily ||
-		(pk->pk_strategy != BTLessStrategyNumber &&
-		 pk->pk_strategy != BTGreaterStrategyNumber))
+		(!gdb_pathkey_is_asc(pk) && !gdb_pathkey_is_desc(pk)))
 	{
 		*why = "a sort key uses a non-default ordering operator";
 		return false;
 	}
 	*sort = lappend_int(*sort, col);
-	*sort = lappend_int(*sort, pk->pk_strategy == BTGreaterStrategyNumber);
+	*sort = lappend_int(*sort, gdb_pathkey_is_desc(pk));
 	*sort = lappend_int(*sort, pk->pk_nulls_first);
 	return true;
 }

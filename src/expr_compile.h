@@ -42,8 +42,8 @@ extern int	fc_emit(FilterCompiler *fc, GdbOpcode op, int width, int32 arg,
 					int64 ival, double fval);
 
 /* ERROR 0A000 for what is outside the supported set; never returns. */
-extern void fc_unsupported(FilterCompiler *fc, const char *what,
-						   const char *detail, int location) pg_attribute_noreturn();
+pg_noreturn extern void fc_unsupported(FilterCompiler *fc, const char *what,
+									   const char *detail, int location);
 
 /* Point the jumps at the instruction indexes in jumps at the next one. */
 extern void fc_patch_jumps(FilterCompiler *fc, List *jumps);

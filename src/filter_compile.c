@@ -609,7 +609,7 @@ compile_call(FilterCompiler *fc, Oid funcid, Oid opno, List *args,
 		 fc_compile_value_call(fc, funcid, args, location)))
 	{
 		/* the executor checks EXECUTE on every function it will call */
-		aclresult = pg_proc_aclcheck(funcid, GetUserId(), ACL_EXECUTE);
+		aclresult = gdb_proc_aclcheck(funcid, GetUserId(), ACL_EXECUTE);
 		if (aclresult != ACLCHECK_OK)
 			aclcheck_error(aclresult, OBJECT_FUNCTION, get_func_name(funcid));
 		return;
@@ -628,7 +628,7 @@ compile_call(FilterCompiler *fc, Oid funcid, Oid opno, List *args,
 	}
 
 	/* the executor checks EXECUTE on every function it will call */
-	aclresult = pg_proc_aclcheck(funcid, GetUserId(), ACL_EXECUTE);
+	aclresult = gdb_proc_aclcheck(funcid, GetUserId(), ACL_EXECUTE);
 	if (aclresult != ACLCHECK_OK)
 		aclcheck_error(aclresult, OBJECT_FUNCTION, get_func_name(funcid));
 
@@ -1063,7 +1063,7 @@ qual_cost_walker(Node *node, double *cost)
 	{
 		ScalarArrayOpExpr *saop = (ScalarArrayOpExpr *) node;
 		Node	   *array = (Node *) lsecond(saop->args);
-		int			nelems = estimate_array_length(array);
+		int			nelems = gdb_estimate_array_length(array);
 		Oid			hashop = saop->useOr ? saop->opno : get_negator(saop->opno);
 		Oid			lhash,
 					rhash;
@@ -1292,7 +1292,7 @@ gdb_compile_filter(const char *filter, Relation rel, GdbColumnSet *cs,
 	assign_expr_collations(pstate, expr);
 
 	/* SELECT privilege on the columns it reads, as the executor checks */
-	(void) ExecCheckRTPerms(pstate->p_rtable, true);
+	(void) gdb_check_rt_perms(pstate, true);
 
 	(void) precheck_walker(expr, &fc);
 

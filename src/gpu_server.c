@@ -734,6 +734,14 @@ server_run(void)
 static void
 server_process_init(pid_t parent)
 {
+	/*
+	 * 15's InitProcessGlobals sets MyProcPid; newer versions set it in
+	 * fork_process, which this plain fork() is not.  From 17 on, the
+	 * signal handlers' wrapper resets and re-raises a signal that reaches a
+	 * process whose MyProcPid is not its own (a forked child's is its
+	 * parent's), which would kill this process on every SIGHUP.
+	 */
+	MyProcPid = getpid();
 	InitProcessGlobals();
 	server_parent = parent;
 	/* a worker that died before the death signal was armed is seen here */
@@ -745,10 +753,10 @@ server_process_init(pid_t parent)
 	/* the worker's exit callbacks release the worker's shared state */
 	on_exit_reset();
 
-	pqsignal(SIGCHLD, SIG_DFL);
-	pqsignal(SIGUSR1, SIG_IGN);
-	pqsignal(SIGINT, SIG_IGN);
-	InitializeLatchSupport();
+	pqsignal(SIGCHLD, PG_SIG_DFL);
+	pqsignal(SIGUSR1, PG_SIG_IGN);
+	pqsignal(SIGINT, PG_SIG_IGN);
+	gdb_initialize_latch_support();
 	InitLatch(&server_latch);
 	MyLatch = &server_latch;
 	MyProc = NULL;
@@ -784,7 +792,7 @@ gdb_server_main(Datum arg)
 	pqsignal(SIGTERM, SignalHandlerForShutdownRequest);
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
 	pqsignal(SIGCHLD, handle_sigchld);
-	pqsignal(SIGPIPE, SIG_IGN);
+	pqsignal(SIGPIPE, PG_SIG_IGN);
 	BackgroundWorkerUnblockSignals();
 
 	while (!ShutdownRequestPending)

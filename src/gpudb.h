@@ -16,6 +16,8 @@
 
 #include "postgres.h"
 
+#include "pg_compat.h"
+
 #include "access/attnum.h"
 #include "nodes/pg_list.h"
 #include "nodes/primnodes.h"
@@ -565,7 +567,7 @@ extern GdbBatch *gdb_executor_combine(GdbExecutor *ex, const GdbRequest *req,
 #define GDB_JOIN_DUPLICATE_MESSAGE "gpudb: a join's build side is not unique on its keys"
 
 /* gdb_raise_status: ereport(ERROR) for a non-OK GdbStatus. */
-extern void gdb_raise_status(const GdbError *err) pg_attribute_noreturn();
+pg_noreturn extern void gdb_raise_status(const GdbError *err);
 
 /*
  * gdb_lap_ms: milliseconds from *t to now, then *t set to now: one step of

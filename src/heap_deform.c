@@ -491,7 +491,7 @@ walk_tuple(GdbHeapDeform *d, HeapTupleHeader tup, const char *tp)
 {
 	int			natts = Min(HeapTupleHeaderGetNatts(tup), d->max_att);
 	bool		hasnulls = (tup->t_infomask & HEAP_HASNULL) != 0;
-	const bits8 *bp = tup->t_bits;
+	const uint8 *bp = tup->t_bits;
 	uint32		off = 0;
 	int			a;
 
@@ -679,7 +679,7 @@ read_page(GdbHeapDeform *d, HeapScanDesc scan, BlockNumber blk)
 
 	if (!d->list_visible || !VM_ALL_VISIBLE(rel, blk, &d->vmbuffer))
 	{
-		heapgetpage(&scan->rs_base, blk);
+		gdb_heapgetpage(&scan->rs_base, blk);
 		return;
 	}
 	if (BufferIsValid(scan->rs_cbuf))
@@ -695,10 +695,10 @@ read_page(GdbHeapDeform *d, HeapScanDesc scan, BlockNumber blk)
 	{
 		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 		ReleaseBuffer(buf);
-		heapgetpage(&scan->rs_base, blk);
+		gdb_heapgetpage(&scan->rs_base, blk);
 		return;
 	}
-	TestForOldSnapshot(scan->rs_base.rs_snapshot, rel, page);
+	gdb_test_for_old_snapshot(scan->rs_base.rs_snapshot, rel, page);
 	maxoff = PageGetMaxOffsetNumber(page);
 	for (off = FirstOffsetNumber; off <= maxoff; off++)
 		if (ItemIdIsNormal(PageGetItemId(page, off)))
@@ -750,7 +750,7 @@ fill_pages(GdbHeapDeform *d, HeapScanDesc scan, GdbBatch *batch,
 			d->vis_next = 0;
 			d->vis_count = scan->rs_ntuples;
 			if (pgstat_should_count_relation(rel))
-				rel->pgstat_info->t_counts.t_tuples_returned += d->vis_count;
+				gdb_pgstat_tuples_returned(rel->pgstat_info) += d->vis_count;
 			continue;
 		}
 		page = BufferGetPage(scan->rs_cbuf);

@@ -184,7 +184,7 @@ gdb_join_begin(GdbQuery *q, List *join, Index scanrelid, EState *estate,
 		 * nested tree, from that tree's probe relation joined to its own
 		 * build sides
 		 */
-		b->q.rel = ExecGetRangeTableRelation(estate, varno);
+		b->q.rel = gdb_exec_get_rt_relation(estate, varno);
 		b->q.snapshot = estate->es_snapshot;
 		b->q.req = palloc0(sizeof(GdbRequest));
 		b->q.req->oper = GDB_OPER_SELECT;
@@ -220,7 +220,7 @@ gdb_join_begin(GdbQuery *q, List *join, Index scanrelid, EState *estate,
 		{
 			Index		pvarno = (Index) (list_nth_int(payload, t) + rtoffset);
 
-			(void) gdb_columnset_add_join_col(&q->cs, ExecGetRangeTableRelation(estate, pvarno),
+			(void) gdb_columnset_add_join_col(&q->cs, gdb_exec_get_rt_relation(estate, pvarno),
 											  pvarno, (AttrNumber) list_nth_int(payload, t + 1));
 		}
 

@@ -336,7 +336,7 @@ check_collation(FilterCompiler *fc, const StringFunc *sf, const char *what,
 									what, get_collation_name(coll)),
 					   "The device compares text by its bytes, which only deterministic collations do.",
 					   location);
-	if (sf->kind == SK_COMPARE && !lc_collate_is_c(coll))
+	if (sf->kind == SK_COMPARE && !gdb_collate_is_c(coll))
 		fc_unsupported(fc, psprintf("%s under the collation \"%s\"",
 									what, get_collation_name(coll)),
 					   "The device orders text by its bytes, which is the order of the C and POSIX collations only.",
@@ -370,7 +370,7 @@ compile_text_value(FilterCompiler *fc, const StringFunc *sf, const char *what,
 					 errmsg("could not determine which collation to use for %s() function", what),
 					 errhint("Use the COLLATE clause to set the collation explicitly."),
 					 parser_errposition(fc->pstate, location)));
-		if (lc_ctype_is_c(inputcollid))
+		if (gdb_ctype_is_c(inputcollid))
 			flags |= GDB_TF_CTYPE_C;
 	}
 	col = operand_column(fc, (Node *) linitial(args), &flags);
@@ -521,7 +521,7 @@ fc_compile_string_call(FilterCompiler *fc, Oid funcid, List *args,
 					   "PostgreSQL raises its error only when a row reaches it.",
 					   c->location);
 	if ((fn == GDB_TFN_ILIKE || fn == GDB_TFN_REGEX || fn == GDB_TFN_IREGEX) &&
-		lc_ctype_is_c(inputcollid))
+		gdb_ctype_is_c(inputcollid))
 		flags |= GDB_TF_CTYPE_C;
 	if (fc->cs->dict == NULL)
 		fc->cs->dict = gdb_dict_create();
@@ -557,7 +557,7 @@ text_operations_walker(Node *node, int *n)
 
 		/* one operation per element of the (constant) array */
 		if (lookup_string_func(get_opcode(saop->opno)) != NULL)
-			*n += Max(estimate_array_length((Node *) lsecond(saop->args)), 1);
+			*n += Max(gdb_estimate_array_length((Node *) lsecond(saop->args)), 1);
 	}
 	return expression_tree_walker(node, text_operations_walker, (void *) n);
 }

@@ -35,7 +35,7 @@
 bool
 gdb_text_sort_collation_ok(Oid collid)
 {
-	return OidIsValid(collid) && lc_collate_is_c(collid);
+	return OidIsValid(collid) && gdb_collate_is_c(collid);
 }
 
 /* see gpudb.h */

@@ -137,7 +137,12 @@ evaluate(GdbTableMemo *memo, MemoTable *t, GdbDictionary *dict, int64 from,
 
 	if (t->arg)
 		arg = cstring_to_text_with_len(t->arg, t->arglen);
-	if (in_server)
+	/*
+	 * LIKE's table carries no collation (its answer depends on none: the
+	 * compiler refuses nondeterministic ones); textlike refuses InvalidOid
+	 * from PostgreSQL 18 on, and under C it answers as without one.
+	 */
+	if (in_server || (t->fn == GDB_TFN_LIKE && !OidIsValid(coll)))
 		coll = C_COLLATION_OID;
 	for (code = from; code < to; code++)
 	{
