@@ -588,6 +588,25 @@ gdb_filter_launch(GdbCudaExec *ex, const GdbBatch *hdr, const char *d_in,
 									 gdb_filter_smem(ninstr, deep, 1), err);
 }
 
+/* Launch gdb_values_kernel<TILE> with smem bytes over nrows rows. */
+template <int TILE>
+static int
+gdb_values_launch_tile(GdbCudaExec *ex, const char *d_in, const GdbInstr *d_eprog,
+					   int neinstr, const GdbValuesArgs *a, uint64_t nrows,
+					   unsigned long long *err_key, size_t smem, GdbError *err)
+{
+	unsigned	grid = gdb_tile_grid(ex, nrows, (uint64_t) TILE * GDB_VM_BLOCK, 16);
+
+	if (smem > 48 * 1024)
+		GDB_CUDA_CHECK(err, cudaFuncSetAttribute(gdb_values_kernel<TILE>,
+												 cudaFuncAttributeMaxDynamicSharedMemorySize,
+												 (int) smem));
+	gdb_values_kernel<TILE><<<grid, GDB_VM_BLOCK, smem, ex->stream>>>(
+		d_in, d_eprog, neinstr, *a, nrows, err_key);
+	GDB_CUDA_CHECK_LAUNCH(err, "gdb_values_kernel");
+	return GDB_OK;
+}
+
 /*
  * gdb_values_launch: see cuda_exec.cuh.  The tile interpreter
  * (gdb_values_kernel) with GDB_VM_TILE rows per thread when the shared
@@ -600,7 +619,6 @@ gdb_values_launch(GdbCudaExec *ex, const char *d_in, const GdbInstr *eprog,
 {
 	int			deep = 0;
 	size_t		smem;
-	unsigned	grid;
 
 	if (nrows == 0 || a->nexprs == 0)
 		return GDB_OK;
@@ -612,26 +630,8 @@ gdb_values_launch(GdbCudaExec *ex, const char *d_in, const GdbInstr *eprog,
 	}
 	smem = gdb_filter_smem(neinstr, deep, GDB_VM_TILE);
 	if (smem <= GDB_VM_SMEM_MAX)
-	{
-		grid = gdb_tile_grid(ex, nrows, (uint64_t) GDB_VM_TILE * GDB_VM_BLOCK, 16);
-		if (smem > 48 * 1024)
-			GDB_CUDA_CHECK(err, cudaFuncSetAttribute(gdb_values_kernel<GDB_VM_TILE>,
-													 cudaFuncAttributeMaxDynamicSharedMemorySize,
-													 (int) smem));
-		gdb_values_kernel<GDB_VM_TILE><<<grid, GDB_VM_BLOCK, smem, ex->stream>>>(
-			d_in, d_eprog, neinstr, *a, nrows, err_key);
-	}
-	else
-	{
-		smem = gdb_filter_smem(neinstr, deep, 1);
-		grid = gdb_tile_grid(ex, nrows, GDB_VM_BLOCK, 16);
-		if (smem > 48 * 1024)
-			GDB_CUDA_CHECK(err, cudaFuncSetAttribute(gdb_values_kernel<1>,
-													 cudaFuncAttributeMaxDynamicSharedMemorySize,
-													 (int) smem));
-		gdb_values_kernel<1><<<grid, GDB_VM_BLOCK, smem, ex->stream>>>(
-			d_in, d_eprog, neinstr, *a, nrows, err_key);
-	}
-	GDB_CUDA_CHECK_LAUNCH(err, "gdb_values_kernel");
-	return GDB_OK;
+		return gdb_values_launch_tile<GDB_VM_TILE>(ex, d_in, d_eprog, neinstr, a, nrows,
+												   err_key, smem, err);
+	return gdb_values_launch_tile<1>(ex, d_in, d_eprog, neinstr, a, nrows, err_key,
+									 gdb_filter_smem(neinstr, deep, 1), err);
 }

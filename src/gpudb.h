@@ -285,6 +285,15 @@ extern int	gdb_columnset_join_col(const GdbColumnSet *cs, Index varno,
 								   AttrNumber attnum);
 
 /*
+ * gdb_columnset_attribute (heap_batch.c): the pg_attribute row of user
+ * column attnum of rel (elog ERROR out of range); with check_type, ERROR
+ * 0A000 naming the column and the supported types when gpudb cannot read
+ * its type.
+ */
+extern Form_pg_attribute gdb_columnset_attribute(Relation rel, AttrNumber attnum,
+												 bool check_type);
+
+/*
  * gdb_columnset_add: the batch column index of attribute attnum of rel,
  * adding it if new.  nulls_only marks a column read only for count(col);
  * a later add without it clears the mark.  Raises

@@ -79,33 +79,47 @@ gdb_type_class(Oid typid)
 }
 
 /* see gpudb.h */
-int
-gdb_columnset_add(GdbColumnSet *cs, Relation rel, AttrNumber attnum,
-				  bool nulls_only)
+Form_pg_attribute
+gdb_columnset_attribute(Relation rel, AttrNumber attnum, bool check_type)
 {
 	Form_pg_attribute att;
-	int			i;
 
 	if (attnum <= 0 || attnum > RelationGetNumberOfAttributes(rel))
 		elog(ERROR, "gpudb: attribute number %d out of range", attnum);
 	att = TupleDescAttr(RelationGetDescr(rel), attnum - 1);
+	if (check_type && !gdb_type_supported(att->atttypid, att->atttypmod))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("column \"%s\" of relation \"%s\" has unsupported type %s",
+						NameStr(att->attname), RelationGetRelationName(rel),
+						format_type_with_typemod(att->atttypid, att->atttypmod)),
+				 errhint("Supported types: smallint, integer, bigint, real, "
+						 "double precision, boolean, date, timestamp, "
+						 "timestamp with time zone, text, varchar, "
+						 "numeric(p,s) with p <= %d and s >= 0.",
+						 GDB_NUMERIC_MAX_PRECISION)));
+	return att;
+}
+
+/* see gpudb.h */
+int
+gdb_columnset_add(GdbColumnSet *cs, Relation rel, AttrNumber attnum,
+				  bool nulls_only)
+{
+	/* a column read for its values must be of a supported type */
+	Form_pg_attribute att = gdb_columnset_attribute(rel, attnum, !nulls_only);
+	int			i;
 
 	for (i = 0; i < cs->ncols; i++)
 	{
 		if (cs->attnums[i] == attnum && cs->rank_of[i] == 0)
 		{
-			if (!nulls_only && cs->nulls_only[i])
-			{
-				if (!gdb_type_supported(att->atttypid, att->atttypmod))
-					goto unsupported;
+			if (!nulls_only)
 				cs->nulls_only[i] = false;
-			}
 			return i;
 		}
 	}
 
-	if (!nulls_only && !gdb_type_supported(att->atttypid, att->atttypmod))
-		goto unsupported;
 	if (gdb_type_class(att->atttypid) == GDB_TYPE_TEXT &&
 		!nulls_only && !get_collation_isdeterministic(att->attcollation))
 		ereport(ERROR,
@@ -130,19 +144,6 @@ gdb_columnset_add(GdbColumnSet *cs, Relation rel, AttrNumber attnum,
 	cs->nulls_only[i] = nulls_only;
 	cs->rank_of[i] = 0;
 	return i;
-
-unsupported:
-	ereport(ERROR,
-			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-			 errmsg("column \"%s\" of relation \"%s\" has unsupported type %s",
-					NameStr(att->attname), RelationGetRelationName(rel),
-					format_type_with_typemod(att->atttypid, att->atttypmod)),
-			 errhint("Supported types: smallint, integer, bigint, real, "
-					 "double precision, boolean, date, timestamp, "
-					 "timestamp with time zone, text, varchar, "
-					 "numeric(p,s) with p <= %d and s >= 0.",
-					 GDB_NUMERIC_MAX_PRECISION)));
-	pg_unreachable();
 }
 
 /* see gpudb.h */

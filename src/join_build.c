@@ -42,21 +42,12 @@ int
 gdb_columnset_add_join_col(GdbColumnSet *cs, Relation rel, Index varno,
 						   AttrNumber attnum)
 {
-	Form_pg_attribute att;
+	Form_pg_attribute att = gdb_columnset_attribute(rel, attnum, true);
 	int			i;
 
-	if (attnum <= 0 || attnum > RelationGetNumberOfAttributes(rel))
-		elog(ERROR, "gpudb: attribute number %d out of range", attnum);
-	att = TupleDescAttr(RelationGetDescr(rel), attnum - 1);
 	for (i = 0; i < cs->njoincols; i++)
 		if (cs->joinvarnos[i] == varno && cs->attnums[GDB_JOIN_COL(i)] == attnum)
 			return GDB_JOIN_COL(i);
-	if (!gdb_type_supported(att->atttypid, att->atttypmod))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("column \"%s\" of relation \"%s\" has unsupported type %s",
-						NameStr(att->attname), RelationGetRelationName(rel),
-						format_type_with_typemod(att->atttypid, att->atttypmod))));
 	if (cs->njoincols >= GDB_MAX_JOIN_COLS)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
