@@ -235,9 +235,11 @@ FETCH ALL fbc;
 FETCH BACKWARD 2 fbc;
 FETCH FIRST fbc;
 COMMIT;
--- in parallel mode (a Gather anywhere, or force_parallel_mode) no
--- subtransaction can start: PostgreSQL's plan behind the node answers at
--- once (was 22003, the fixed-point error, instead of the answer)
+-- in parallel mode (a Gather anywhere, or force_parallel_mode) the node
+-- leaves parallel mode for its request's subtransaction while no parallel
+-- workers run (from 17 on a subtransaction may start in parallel mode):
+-- the fixed-point error still gives PostgreSQL's answer (was 22003, the
+-- fixed-point error, instead of the answer)
 -- (named debug_parallel_query from 16 on)
 SELECT set_config(name, 'on', false) FROM pg_settings
 WHERE name IN ('force_parallel_mode', 'debug_parallel_query');

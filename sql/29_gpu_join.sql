@@ -384,10 +384,12 @@ RESET gpudb.min_parallel_table_size;
 RESET gpudb.parallel_workers;
 RESET gpudb.batch_rows;
 -- in parallel mode (a Gather in PostgreSQL's plan behind the node, or
--- force_parallel_mode) no subtransaction can start: a GpuJoin whose
--- expressions cannot pass the fixed point still runs (its build sides'
--- uniqueness is checked before the request); one whose can answers with
--- PostgreSQL's plan at once
+-- force_parallel_mode): a GpuJoin whose expressions cannot pass the fixed
+-- point runs as it is (its build sides' uniqueness is checked before the
+-- request); one whose can leaves parallel mode for its request's
+-- subtransaction while no parallel workers run (from 17 on a
+-- subtransaction may start in parallel mode), and a value past the fixed
+-- point gives PostgreSQL's plan's answer
 -- (named debug_parallel_query from 16 on)
 SELECT set_config(name, 'on', false) FROM pg_settings
 WHERE name IN ('force_parallel_mode', 'debug_parallel_query');
@@ -402,6 +404,15 @@ WHERE l ~ 'GpuJoin|Fallback';
 SELECT * FROM gpu_diff($$
 SELECT d1.grp, sum(f.amt * f.amt * f.amt * f.amt * d1.price) FROM f JOIN d1 ON f.k1 = d1.id
 GROUP BY d1.grp$$);
+-- (the same expression over values that stay inside the fixed point: the
+-- request runs, in the subtransaction, and answers)
+SELECT l FROM gpu_analyze($$
+SELECT d1.grp, sum(f.amt * f.amt * f.amt * f.amt * d1.price) FROM f JOIN d1 ON f.k1 = d1.id
+WHERE f.amt < 10 GROUP BY d1.grp$$) l
+WHERE l ~ 'GpuJoin|Fallback';
+SELECT * FROM gpu_diff($$
+SELECT d1.grp, sum(f.amt * f.amt * f.amt * f.amt * d1.price) FROM f JOIN d1 ON f.k1 = d1.id
+WHERE f.amt < 10 GROUP BY d1.grp$$);
 SELECT l FROM gpu_analyze($$
 SELECT n.tag, count(*) FROM f JOIN dlate n ON f.k1 = n.id GROUP BY n.tag$$) l
 WHERE l ~ 'GpuJoin|Fallback';

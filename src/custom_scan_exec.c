@@ -33,6 +33,7 @@
  */
 #include "postgres.h"
 
+#include "access/parallel.h"
 #include "access/xact.h"
 #include "commands/explain.h"
 #include "executor/executor.h"
@@ -51,6 +52,7 @@
 #include "utils/tuplestore.h"
 
 #include "cpu_hash_join.h"
+#include "pg_compat.h"
 #include "custom_scan.h"
 #include "custom_scan_path.h"
 #include "expr_compile.h"
@@ -477,13 +479,18 @@ run_query(GdbScanState *s)
  * GpuJoin, gpudb's out of memory: build sides that do not fit the device),
  * roll that back and return false (the caller runs the fallback plan); any
  * other error, a cancel included, is raised again as it was.  A GpuJoin's
- * build side that is not unique on its keys returns false too.  In
- * parallel mode no subtransaction can start, so the request is not tried:
- * false at once, and PostgreSQL's plan answers (never the fixed-point
- * error instead of an answer); but a GpuJoin whose expressions cannot
- * meet the fixed point or the time zone (its plan behind it may then be
- * parallel) runs as it is, its build sides' uniqueness checked before the
- * request.
+ * build side that is not unique on its keys returns false too.
+ *
+ * Parallel mode (a Gather anywhere in the plan, PostgreSQL's plan behind
+ * the node included, or debug_parallel_query): a GpuJoin whose expressions
+ * cannot meet the fixed point or the time zone runs as it is, its build
+ * sides' uniqueness checked before the request.  Otherwise, before 17 no
+ * subtransaction can start in parallel mode: while no parallel workers run
+ * (no ParallelContext: the node runs before the Gathers below it start),
+ * the request leaves parallel mode for the subtransaction and enters it
+ * again after, which is safe because parallel mode only guards state the
+ * workers share; while workers run, PostgreSQL's plan answers at once.
+ * From 17 on an internal subtransaction may start in parallel mode.
  */
 static bool
 run_or_fall_back(GdbScanState *s)
@@ -492,6 +499,7 @@ run_or_fall_back(GdbScanState *s)
 	MemoryContext cxt = CurrentMemoryContext;
 	ResourceOwner owner = CurrentResourceOwner;
 	bool		ok = true;
+	bool		left_parallel_mode = false;
 
 	if (cscan->custom_plans == NIL)
 		return run_query(s);
@@ -499,14 +507,16 @@ run_or_fall_back(GdbScanState *s)
 	{
 		if (s->join != NULL && !s->join_needs_rollback)
 			return run_query(s);
-
-		/*
-		 * no subtransaction can start in parallel mode (a Gather anywhere in
-		 * the plan, or force_parallel_mode), so the request could not be
-		 * retried: PostgreSQL's plan behind the node answers instead
-		 */
-		s->fallback_why = pstrdup("parallel mode: the request cannot run in a subtransaction");
-		return false;
+		if (!GDB_SUBXACT_IN_PARALLEL_MODE)
+		{
+			if (ParallelContextActive())
+			{
+				s->fallback_why = pstrdup("parallel workers are running: the request cannot run in a subtransaction");
+				return false;
+			}
+			ExitParallelMode();
+			left_parallel_mode = true;
+		}
 	}
 	BeginInternalSubTransaction(NULL);
 	MemoryContextSwitchTo(cxt);
@@ -516,6 +526,8 @@ run_or_fall_back(GdbScanState *s)
 		ReleaseCurrentSubTransaction();
 		MemoryContextSwitchTo(cxt);
 		CurrentResourceOwner = owner;
+		if (left_parallel_mode)
+			EnterParallelMode();
 	}
 	PG_CATCH();
 	{
@@ -527,6 +539,8 @@ run_or_fall_back(GdbScanState *s)
 		RollbackAndReleaseCurrentSubTransaction();
 		MemoryContextSwitchTo(cxt);
 		CurrentResourceOwner = owner;
+		if (left_parallel_mode)
+			EnterParallelMode();
 		if (edata->message == NULL ||
 			!((edata->sqlerrcode == ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE &&
 			   strcmp(edata->message, GDB_FIXED_POINT_MESSAGE) == 0) ||

@@ -156,12 +156,11 @@ gdb_agg_fallback_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outp
 /* see custom_scan_path.h */
 Path *
 gdb_join_fallback_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
-					   GroupPathExtraData *extra, List *aggrefs, double ngroups,
-					   bool serial_only)
+					   GroupPathExtraData *extra, List *aggrefs, double ngroups)
 {
 	Path	   *sub = cheapest_serial_path(input_rel);
 
-	if (sub == NULL && !serial_only)
+	if (sub == NULL)
 		sub = input_rel->cheapest_total_path;
 	return agg_over(root, sub, output_rel, extra, aggrefs, ngroups);
 }

@@ -750,8 +750,32 @@ prepare_tree(PlannerInfo *root, JoinTree *tree, List *needed, List **join,
 				return false;
 			}
 		}
+		/*
+		 * the columns it reads from its table: its quals', its keys', its
+		 * payload's and, for a nested tree, its probes' keys; read from the
+		 * column cache when the server holds them all
+		 */
+		for (t = 0; t + 3 < list_length(step->quads); t += 4)
+			battnums = bms_add_member(battnums, list_nth_int(step->quads, t + 3));
+		for (t = 0; t + 1 < list_length(payload); t += 2)
+			if (list_nth_int(payload, t) == (int) step->relid)
+				battnums = bms_add_member(battnums, list_nth_int(payload, t + 1));
+		if (step->sub)
+		{
+			ListCell   *lc2;
+
+			foreach(lc2, step->sub->steps)
+			{
+				JoinStep   *s2 = (JoinStep *) lfirst(lc2);
+
+				for (t = 0; t + 3 < list_length(s2->quads); t += 4)
+					if (list_nth_int(s2->quads, t) == (int) step->relid)
+						battnums = bms_add_member(battnums, list_nth_int(s2->quads, t + 1));
+			}
+		}
 		*cost += gdb_device_cost(brel, breloid, list_length(step->quads) / 4 +
-								 list_length(payload) / 2, false,
+								 list_length(payload) / 2,
+								 gdb_cache_plan_covers(breloid, battnums),
 								 1.0 + (step->sub ? list_length(step->sub->steps) : 0));
 
 		/* a nested tree outputs this join's build keys and payload */
@@ -1057,7 +1081,8 @@ gdb_try_gpujoin(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 	/*
 	 * the cost: the probe relation's pass over the columns it reads (its
 	 * quals', the keys' and aggregates', its join keys), plus each build
-	 * side read whole
+	 * side read whole; a relation whose columns the column cache holds
+	 * costs no heap read (gdb_device_cost)
 	 */
 	collect_pairs((Node *) list_concat(list_copy(key_exprs), aggrefs),
 				  bms_make_singleton(tree.probe), &pa);
@@ -1079,11 +1104,12 @@ gdb_try_gpujoin(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 		nhist * (2.0 + list_length(keys) + list_length(tree.steps));
 	disabled = gdb_disabled_cost(false, keys != NIL);
 	startup = gdb_device_cost(probe_rel, probe_rte->relid, bms_num_members(probe_attnums),
-							  false, work) + builds + disabled;
+							  gdb_cache_plan_covers(probe_rte->relid, probe_attnums),
+							  work) + builds + disabled;
 	if (startup >= gdb_cheapest_existing(output_rel))
 	{
 		/* said, as the join tree could run: the cost model's choice */
-		why = "its cost (the probe relation's pass and every build side read whole) is not below PostgreSQL's cheapest plan's";
+		why = "its cost (the probe relation's pass and every build side read whole, from the cache or the heap) is not below PostgreSQL's cheapest plan's";
 		goto refused;
 	}
 	ngroups = keys == NIL ? 1.0 :
@@ -1098,18 +1124,13 @@ gdb_try_gpujoin(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 						 lappend(list_make5(keys, aggs, key_exprs, aggrefs, having),
 								 join));
 	/*
-	 * PostgreSQL's plan behind it: a build side may have duplicate keys (a
-	 * parallel plan will do for that alone: it is checked before the
-	 * request runs, without a subtransaction), a numeric value may pass
-	 * the fixed point or timestamptz meet another zone (those need a
-	 * serial one)
+	 * PostgreSQL's plan behind it, serial where the join relation still
+	 * has a serial path: for a build side with duplicate keys, a numeric
+	 * value past the fixed point or timestamptz in another zone
 	 */
 	if (!gdb_set_fallback(path,
 						  gdb_join_fallback_path(root, input_rel, output_rel, extra,
-												 aggrefs, ngroups,
-												 gdb_needs_fallback((Node *) list_make4(key_exprs, aggrefs,
-																						probe_device,
-																						gdb_join_exprs(join)))),
+												 aggrefs, ngroups),
 						  &why))
 		goto refused;
 	add_path(output_rel, &path->path);

@@ -127,15 +127,14 @@ extern Path *gdb_agg_fallback_path(PlannerInfo *root, RelOptInfo *input_rel,
 								   List *aggrefs, double ngroups);
 /*
  * custom_scan_fallback.c: GpuJoin's: an Agg over the join relation's
- * cheapest serial path, or, unless serial_only, over its cheapest path
- * (which may hold a Gather: the query then runs in parallel mode, where
- * the node cannot start a subtransaction, so only a plan behind the node
- * that nothing but a build side's duplicate keys calls on, checked
- * before the request runs, may be parallel).  NULL when none.
+ * cheapest serial path, or else over its cheapest path (which may hold a
+ * Gather: the query then runs in parallel mode, and the node leaves it
+ * for the subtransaction of its request while no workers run:
+ * run_or_fall_back in custom_scan_exec.c).  NULL when none.
  */
 extern Path *gdb_join_fallback_path(PlannerInfo *root, RelOptInfo *input_rel,
 									RelOptInfo *output_rel, GroupPathExtraData *extra,
-									List *aggrefs, double ngroups, bool serial_only);
+									List *aggrefs, double ngroups);
 extern Path *gdb_sort_fallback_path(PlannerInfo *root, RelOptInfo *input_rel,
 									RelOptInfo *output_rel, PathTarget *target,
 									double limit);

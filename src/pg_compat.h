@@ -31,6 +31,16 @@
 #include "varatt.h"
 #endif
 
+/*
+ * 17: an internal subtransaction may start in parallel mode (it assigns no
+ * XID); before, BeginInternalSubTransaction raised an error there
+ */
+#if PG_VERSION_NUM >= 170000
+#define GDB_SUBXACT_IN_PARALLEL_MODE true
+#else
+#define GDB_SUBXACT_IN_PARALLEL_MODE false
+#endif
+
 /* 16: PG_SETMASK removed; it was sigprocmask(SIG_SETMASK) on every Unix */
 #ifndef PG_SETMASK
 #define PG_SETMASK(mask)	sigprocmask(SIG_SETMASK, mask, NULL)
