@@ -131,12 +131,17 @@ extern GdbJoinState *gdb_join_begin(GdbQuery *q, List *join, Index scanrelid,
 /*
  * gdb_join_build: run every build side's query (cache or heap) and lay
  * their rows out as q->req's build sides (join_data, in the current
- * memory context; text payload re-encoded into q->cs.dict).  Returns false
- * with *why when an INNER or LEFT join's build side has two rows with
- * equal keys (the node then answers with PostgreSQL's plan).  Raises what
- * the queries raise.
+ * memory context; text payload re-encoded into q->cs.dict).  With
+ * check_unique, returns false with *why when an INNER or LEFT join's build
+ * side has two rows with equal keys (the node then answers with
+ * PostgreSQL's plan), checked in the backend with the CPU path's table;
+ * without it, the request that probes them reports such a build side
+ * itself (GDB_ERR_JOIN_DUPLICATE, raised as GDB_JOIN_DUPLICATE_MESSAGE),
+ * which a caller in a subtransaction rolls back.  Raises what the queries
+ * raise.
  */
-extern bool gdb_join_build(GdbJoinState *js, GdbQuery *q, const char **why);
+extern bool gdb_join_build(GdbJoinState *js, GdbQuery *q, bool check_unique,
+						   const char **why);
 
 /*
  * gdb_join_exprs: the expressions of a plan's join tree (GDB_PRIV_JOIN; NIL

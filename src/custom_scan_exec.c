@@ -108,6 +108,9 @@ typedef struct GdbScanState
 	/* GpuJoin: its build sides, and the range table's names for labels */
 	GdbJoinState *join;
 	List	   *deparse_cxt;
+	bool		in_subxact;		/* the request runs in run_or_fall_back's
+								 * subtransaction: a duplicate build key
+								 * is rolled back, not checked before */
 	bool		join_needs_rollback;	/* may meet the fixed point or the
 										 * time zone (gdb_needs_fallback) */
 } GdbScanState;
@@ -465,7 +468,7 @@ static bool
 run_query(GdbScanState *s)
 {
 	if (s->join != NULL &&
-		!gdb_join_build(s->join, &s->q, (const char **) &s->fallback_why))
+		!gdb_join_build(s->join, &s->q, !s->in_subxact, (const char **) &s->fallback_why))
 		return false;
 	gdb_query_run(&s->q, &s->info);
 	return true;
@@ -520,9 +523,11 @@ run_or_fall_back(GdbScanState *s)
 	}
 	BeginInternalSubTransaction(NULL);
 	MemoryContextSwitchTo(cxt);
+	s->in_subxact = true;
 	PG_TRY();
 	{
 		ok = run_query(s);
+		s->in_subxact = false;
 		ReleaseCurrentSubTransaction();
 		MemoryContextSwitchTo(cxt);
 		CurrentResourceOwner = owner;
@@ -534,6 +539,7 @@ run_or_fall_back(GdbScanState *s)
 		ErrorData  *edata;
 
 		MemoryContextSwitchTo(cxt);
+		s->in_subxact = false;
 		edata = CopyErrorData();
 		FlushErrorState();
 		RollbackAndReleaseCurrentSubTransaction();

@@ -15,9 +15,12 @@
  * build query's dictionary; they are re-encoded into the probe query's,
  * so that equal strings have equal codes on both sides and the result
  * decodes them through one dictionary.  An INNER or LEFT join's build side
- * must be unique on its keys: gdb_join_build checks it with the CPU
- * path's own table (gdb_cpu_join_build) and reports a duplicate so the
- * node can answer with PostgreSQL's plan instead.
+ * must be unique on its keys: where the request cannot be rolled back,
+ * gdb_join_build checks it with the CPU path's own table
+ * (gdb_cpu_join_build) and reports a duplicate so the node can answer with
+ * PostgreSQL's plan instead; elsewhere the request's own build (device or
+ * CPU path) reports it, without the backend hashing every build row once
+ * more.
  *
  *-------------------------------------------------------------------------
  */
@@ -333,7 +336,7 @@ recode_text(GdbBatch *b, uint32 col, GdbDictionary *from, GdbDictionary *to)
 
 /* see custom_scan.h */
 bool
-gdb_join_build(GdbJoinState *js, GdbQuery *q, const char **why)
+gdb_join_build(GdbJoinState *js, GdbQuery *q, bool check_unique, const char **why)
 {
 	GdbBatch   *parts[GDB_MAX_JOINS];
 	uint64		total = 0;
@@ -352,7 +355,7 @@ gdb_join_build(GdbJoinState *js, GdbQuery *q, const char **why)
 
 		/* a nested tree: its own build sides first */
 		INSTR_TIME_SET_CURRENT(start);
-		if (b->sub != NULL && !gdb_join_build(b->sub, &b->q, why))
+		if (b->sub != NULL && !gdb_join_build(b->sub, &b->q, check_unique, why))
 			return false;
 		gdb_query_run_source(&b->q, &info, GDB_SOURCE_ANY);
 		if (info.batches == NIL)
@@ -378,7 +381,7 @@ gdb_join_build(GdbJoinState *js, GdbQuery *q, const char **why)
 		INSTR_TIME_SET_CURRENT(elapsed);
 		INSTR_TIME_SUBTRACT(elapsed, start);
 		b->ms = INSTR_TIME_GET_MILLISEC(elapsed);
-		if (b->type == GDB_JOIN_INNER || b->type == GDB_JOIN_LEFT)
+		if (check_unique && (b->type == GDB_JOIN_INNER || b->type == GDB_JOIN_LEFT))
 			unique_needed = true;
 	}
 	data = MemoryContextAllocHuge(CurrentMemoryContext, Max(total, 1));
