@@ -512,6 +512,39 @@ SELECT * FROM gpu_diff($$
 SELECT d.grp, count(*) FROM f JOIN (SELECT grp, min(id) AS id FROM d1 GROUP BY grp) d
   ON f.k1 = d.id GROUP BY d.grp$$);
 
+-- ---------------------------------------------------------------------------
+-- numeric keys of different scales: the build side's keys are rescaled to
+-- the probe key's scale (values the other scale cannot hold -- a remainder,
+-- or past 10^18 at the larger scale -- match nothing; NaN matches NaN)
+-- ---------------------------------------------------------------------------
+CREATE TABLE nd2 (k numeric(15,2) PRIMARY KEY, tag int);
+CREATE TABLE nd4 (k numeric(12,4) PRIMARY KEY, tag int);
+CREATE TABLE nf (id int, k2 numeric(15,2), k4 numeric(12,4), v int);
+INSERT INTO nd2 VALUES (1.25, 1), (2.50, 2), (0, 3), (-3.75, 4), ('NaN', 5),
+  (9999999999999.99, 6), (7.10, 7);
+INSERT INTO nd4 VALUES (1.2500, 1), (2.5001, 2), (0, 3), (-3.7500, 4), ('NaN', 5),
+  (99999999.9999, 6), (7.1000, 7), (7.1001, 8);
+INSERT INTO nf SELECT g,
+  (ARRAY[1.25, 2.50, 0, -3.75, 'NaN', 9999999999999.99, 7.10, NULL, 5])[g % 9 + 1],
+  (ARRAY[1.25, 2.5001, 0, -3.75, 'NaN', 99999999.9999, 7.1, 7.1001, NULL])[g % 9 + 1], g
+FROM generate_series(1, 500) g;
+ANALYZE nf, nd2, nd4;
+EXPLAIN (COSTS OFF)
+SELECT d.tag, count(*), sum(f.v) FROM nf f JOIN nd4 d ON f.k2 = d.k GROUP BY d.tag;
+SELECT * FROM gpu_diff($$
+SELECT d.tag, count(*), sum(f.v) FROM nf f JOIN nd4 d ON f.k2 = d.k GROUP BY d.tag$$);
+SELECT * FROM gpu_diff($$
+SELECT d.tag, count(*), sum(f.v) FROM nf f JOIN nd2 d ON f.k4 = d.k GROUP BY d.tag$$);
+SELECT * FROM gpu_diff($$
+SELECT d.tag, count(*), sum(f.v), min(f.k2) FROM nf f LEFT JOIN nd4 d ON f.k2 = d.k
+GROUP BY d.tag$$);
+SELECT * FROM gpu_diff($$
+SELECT count(*), sum(f.v) FROM nf f WHERE NOT EXISTS (SELECT 1 FROM nd4 d WHERE d.k = f.k2)$$);
+SELECT * FROM gpu_diff($$
+SELECT count(*), sum(f.v) FROM nf f WHERE EXISTS (SELECT 1 FROM nd2 d WHERE d.k = f.k4)$$);
+SELECT d.tag, count(*), sum(f.v) FROM nf f JOIN nd2 d ON f.k4 = d.k GROUP BY d.tag ORDER BY 1;
+DROP TABLE nf, nd2, nd4;
+
 DROP FUNCTION gpu_diff(text, bool);
 DROP FUNCTION gpu_diff_rows(text, bool);
 DROP FUNCTION gpu_source(text);

@@ -27,7 +27,8 @@
  *	   relation or an earlier inner or left join's build side, whose
  *	   column then travels as payload), of one integer family (smallint,
  *	   integer, bigint), date, timestamp, timestamp with time zone,
- *	   boolean, numeric(p,s) of the same scale on both sides, or text and
+ *	   boolean, numeric(p,s) (of any scales: the build side's keys are
+ *	   rescaled to the probe's, join_build.c), or text and
  *	   varchar (char(n) of the same n) under a deterministic collation,
  *	   compared as codes of the probe query's one dictionary; a join's
  *	   other quals (any expression the device computes, over the
@@ -255,10 +256,11 @@ key_types_ok(Var *a, Var *b, Oid collid, const char **why)
 		case BOOLOID:
 			return true;
 		case NUMERICOID:
+			/* of different scales: join_build.c rescales the build side's */
 			if (gdb_numeric_typmod_scale(a->vartypmod, &sa) &&
-				gdb_numeric_typmod_scale(b->vartypmod, &sb) && sa == sb)
+				gdb_numeric_typmod_scale(b->vartypmod, &sb))
 				return true;
-			*why = "a numeric join key of different scales on its two sides";
+			*why = "a numeric join key without a precision of at most 18 digits";
 			return false;
 		default:
 			*why = psprintf("a join key of type %s (integers, dates, timestamps, booleans and numeric(p,s) join on the device)",

@@ -26,6 +26,7 @@
  */
 #include "postgres.h"
 
+#include "catalog/pg_type.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "lib/stringinfo.h"
@@ -334,6 +335,42 @@ recode_text(GdbBatch *b, uint32 col, GdbDictionary *from, GdbDictionary *to)
 	}
 }
 
+/*
+ * Rescale numeric key column col of build batch b from scale from to the
+ * probe key's scale to, so that the device's integer comparison is
+ * numeric equality: up by 10^(to - from), or down where the value is a
+ * multiple of 10^(from - to).  A value the other scale cannot hold (a
+ * remainder, or past 10^18 at the larger scale) equals no probe value: it
+ * becomes INT64_MIN + row, below every value a column holds (|v| < 10^18,
+ * or NaN's PG_INT64_MAX) and distinct from row to row, so that the build
+ * side stays unique.  NaN stays NaN (numeric's NaN equals NaN).
+ */
+static void
+rescale_numeric_key(GdbBatch *b, uint32 col, int from, int to)
+{
+	int64	   *vals = GDB_COL_PTR(b, b, col, int64);
+	uint8	   *nulls = GDB_NULL_PTR(b, b, col);
+	int64		f = 1;
+	uint64		row;
+	int			k;
+
+	for (k = 0; k < Abs(to - from); k++)
+		f *= 10;
+	for (row = 0; row < b->nrows; row++)
+	{
+		int64		v = vals[row];
+
+		if ((nulls && nulls[row]) || v == GDB_NUMERIC_NAN)
+			continue;
+		if (to > from)
+			vals[row] = (v >= INT64CONST(1000000000000000000) / f ||
+						 v <= -INT64CONST(1000000000000000000) / f) ?
+				PG_INT64_MIN + (int64) row : v * f;
+		else
+			vals[row] = v % f != 0 ? PG_INT64_MIN + (int64) row : v / f;
+	}
+}
+
 /* see custom_scan.h */
 bool
 gdb_join_build(GdbJoinState *js, GdbQuery *q, bool check_unique, const char **why)
@@ -373,6 +410,19 @@ gdb_join_build(GdbJoinState *js, GdbQuery *q, bool check_unique, const char **wh
 					q->cs.dict = gdb_dict_create();
 				recode_text(parts[j], c, b->q.cs.dict, q->cs.dict);
 			}
+		/* numeric keys of another scale than the probe key's: rescaled */
+		for (c = 0; c < spec->nkeys && c < parts[j]->ncols; c++)
+		{
+			int32		bsrc = b->q.req->out_cols[c];
+			int32		psrc = spec->probe_cols[c];
+			int			bs,
+						ps;
+
+			if (b->q.cs.typids[bsrc] == NUMERICOID && q->cs.typids[psrc] == NUMERICOID &&
+				gdb_numeric_typmod_scale(b->q.cs.typmods[bsrc], &bs) &&
+				gdb_numeric_typmod_scale(q->cs.typmods[psrc], &ps) && bs != ps)
+				rescale_numeric_key(parts[j], c, bs, ps);
+		}
 		spec->build_off = total;
 		spec->build_bytes = parts[j]->total_bytes;
 		total += gdb_align_up(parts[j]->total_bytes);
