@@ -88,8 +88,9 @@
  * once: the build query's result crosses the GPU server's connection, its
  * keys are checked for duplicates on the CPU (gdb_cpu_join_build), its
  * text re-encoded, and it travels again with the probe request; with a
- * heap probe, each batch's request carries the build sides again and the
- * device builds their hash tables again.  From the H200 TPC-H SF 10 run
+ * heap probe, each batch's request carries the build sides again (the
+ * device keeps their hash tables from batch to batch by join_id, but the
+ * bytes cross the server's connection every time).  From the H200 TPC-H SF 10 run
  * at 1c56996 (test/bench/results/, the tpch22 time run at SF 10): cached
  * probes whose device time was 11-57 ms took 444 ms (Q3, ~7M build rows
  * of 2 columns) and 1,625 ms (Q4, ~38M of 1) end to end, 40-60 ns a build
