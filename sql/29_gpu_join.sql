@@ -452,12 +452,43 @@ WHERE l ~ 'Source|Cache';
 SELECT * FROM gpu_diff($$
 SELECT d1.grp, count(*), sum(f.v) FROM f JOIN d1 ON f.k1 = d1.id GROUP BY d1.grp$$);
 ROLLBACK;
--- text payload (codes of the query's own dictionary): the probe reads the heap
+-- text keys and payload (codes of the query's own dictionary, re-encoded
+-- by the GPU server into the cached relation's): the probe reads the cache;
+-- the payload as a group key, in comparisons with constants (one of them
+-- in no relation), in LIKE (code tables over the cache's strings), NULL
+-- after a LEFT join; text keys in a semi and an anti join, and strings of
+-- the build side that the cached column does not hold ('c1'..'c9' are in
+-- d3 only where f has no such k3)
 SELECT l FROM gpu_analyze($$
 SELECT d3.cat, count(*) FROM f JOIN d3 ON f.k3 = d3.code GROUP BY d3.cat$$) l
 WHERE l ~ 'Source|Cache';
 SELECT * FROM gpu_diff($$
 SELECT d3.cat, count(*), sum(f.v) FROM f JOIN d3 ON f.k3 = d3.code GROUP BY d3.cat$$);
+SELECT * FROM gpu_diff($$
+SELECT d3.cat, f.k3, count(*) FROM f JOIN d3 ON f.k3 = d3.code GROUP BY 1, 2$$);
+SELECT l FROM gpu_analyze($$
+SELECT sum(CASE WHEN d3.cat = 'bb' THEN 1 ELSE 0 END),
+       sum(CASE WHEN d3.cat <> 'zzz' AND d3.cat LIKE 'c%' THEN f.v ELSE 0 END),
+       sum(CASE WHEN d3.cat = 'zzz' THEN 1 ELSE 0 END)
+FROM f JOIN d3 ON f.k3 = d3.code$$) l
+WHERE l ~ 'GpuJoin|Source|Cache';
+SELECT * FROM gpu_diff($$
+SELECT sum(CASE WHEN d3.cat = 'bb' THEN 1 ELSE 0 END),
+       sum(CASE WHEN d3.cat <> 'zzz' AND d3.cat LIKE 'c%' THEN f.v ELSE 0 END),
+       sum(CASE WHEN d3.cat = 'zzz' THEN 1 ELSE 0 END)
+FROM f JOIN d3 ON f.k3 = d3.code$$);
+SELECT * FROM gpu_diff($$
+SELECT d3.cat, count(*), count(d3.code) FROM f LEFT JOIN d3 ON f.k3 = d3.code
+WHERE f.id % 3 = 0 GROUP BY d3.cat$$);
+SELECT * FROM gpu_diff($$
+SELECT count(*), sum(f.v) FROM f WHERE EXISTS (SELECT 1 FROM d3 WHERE d3.code = f.k3 AND d3.lim > 5)$$);
+SELECT * FROM gpu_diff($$
+SELECT count(*), sum(f.v) FROM f WHERE NOT EXISTS (SELECT 1 FROM d3 WHERE d3.code = f.k3)$$);
+-- the same from the heap, after the cache's dictionary took d3's strings
+SET gpudb.use_cache = off;
+SELECT * FROM gpu_diff($$
+SELECT d3.cat, f.k3, count(*) FROM f JOIN d3 ON f.k3 = d3.code GROUP BY 1, 2$$);
+RESET gpudb.use_cache;
 SELECT gpu_cache_drop('d1');
 SELECT gpu_cache_drop('d2');
 SELECT gpu_cache_drop('f');

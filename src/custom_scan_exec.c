@@ -796,8 +796,6 @@ cache_state_name(int state)
 			return "text sort key (read from the heap)";
 		case GDB_CACHE_SERIALIZABLE:
 			return "serializable isolation (read from the heap)";
-		case GDB_CACHE_JOIN:
-			return "join on text keys or with text payload (read from the heap)";
 		case GDB_CACHE_TEXT_COLLATION:
 			return "ILIKE, lower or upper under a collation the cache cannot apply (read from the heap)";
 		default:

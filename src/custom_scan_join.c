@@ -115,17 +115,13 @@
 
 /*
  * What the build sides of a join tree cost (prepare_tree): reading them,
- * the bytes of their rows' keys and payload (9 a column) that pass
- * through the backend (gpudb_defaults.h, GPUDB_JOIN_REBUILD_FACTOR), and
- * whether a key or a payload column is text (the probe then reads the
- * heap: its build sides' codes are the query's dictionary's, not the
- * cache's).
+ * and the bytes of their rows' keys and payload (9 a column) that pass
+ * through the backend (gpudb_defaults.h, GPUDB_JOIN_BUILD_FACTOR).
  */
 typedef struct JoinCost
 {
 	Cost		read;
 	double		bytes;
-	bool		text;
 } JoinCost;
 
 /* One join of the tree, as the walk finds it. */
@@ -728,8 +724,6 @@ prepare_tree(PlannerInfo *root, JoinTree *tree, List *needed, List **join,
 								format_type_with_typemod(typid, typmod));
 				return false;
 			}
-			if (gdb_type_class(typid) == GDB_TYPE_TEXT)
-				jc->text = true;
 			rel = table_open(reloid, NoLock);	/* the planner holds a lock */
 			(void) gdb_columnset_add_join_col(*tmpl, rel, varno, attnum);
 			table_close(rel, NoLock);
@@ -801,11 +795,6 @@ prepare_tree(PlannerInfo *root, JoinTree *tree, List *needed, List **join,
 									1.0 + (step->sub ? list_length(step->sub->steps) : 0));
 		jc->bytes += brel->rows * 9.0 * (list_length(step->quads) / 4 +
 										  list_length(payload) / 2);
-		for (t = 0; t + 3 < list_length(step->quads); t += 4)
-			if (gdb_type_class(get_atttype(breloid,
-										   (AttrNumber) list_nth_int(step->quads, t + 3))) ==
-				GDB_TYPE_TEXT)
-				jc->text = true;
 
 		/* a nested tree outputs this join's build keys and payload */
 		if (step->sub)
@@ -873,7 +862,7 @@ gdb_try_gpujoin(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 	Relation	probe_relation;
 	CustomPath *path;
 	Cost		startup;
-	JoinCost	jc = {0, 0, false};
+	JoinCost	jc = {0, 0};
 	bool		probe_cached;
 	double		rebuilds = 0;
 	Cost		disabled;
@@ -1112,7 +1101,7 @@ gdb_try_gpujoin(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 	/*
 	 * the cost: the probe relation's pass over the columns it reads (its
 	 * quals', the keys' and aggregates', its join keys), from the cache
-	 * when it holds them and no key or payload is text; each build side
+	 * when it holds them; each build side
 	 * read whole (from the cache or the heap); each build row's bytes on
 	 * their way through the backend, and again for every further probe
 	 * batch of a heap read (gpudb_defaults.h)
@@ -1136,12 +1125,12 @@ gdb_try_gpujoin(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 	work = 1.0 + list_length(aggrefs) / 4.0 + list_length(keys) + list_length(tree.steps) +
 		nhist * (2.0 + list_length(keys) + list_length(tree.steps));
 	disabled = gdb_disabled_cost(false, keys != NIL);
-	probe_cached = !jc.text && gdb_cache_plan_covers(probe_rte->relid, probe_attnums);
+	probe_cached = gdb_cache_plan_covers(probe_rte->relid, probe_attnums);
 	if (!probe_cached)
 		rebuilds = Max(ceil(probe_rel->tuples / Max(gpudb_batch_rows, 1)) - 1.0, 0.0);
 	startup = gdb_device_cost(probe_rel, probe_rte->relid, bms_num_members(probe_attnums),
 							  probe_cached, work) +
-		jc.read + jc.bytes * gpudb_gpu_transfer_cost *
+		jc.read + jc.bytes * gpudb_gpu_transfer_cost * GPUDB_JOIN_BUILD_FACTOR *
 		(1.0 + rebuilds * GPUDB_JOIN_REBUILD_FACTOR) +
 		disabled;
 	if (startup >= gdb_cheapest_existing(output_rel))

@@ -82,23 +82,26 @@
 #define GPUDB_HEAP_ROW_FACTOR			0.5
 
 /*
- * Not a GUC: how many times again a GpuJoin build row costs for every
- * further batch of a probe read from the heap.  A build row costs its
- * columns' bytes (9 a column, as a heap row's) at gpudb.gpu_transfer_cost
- * once: the build query's result crosses the GPU server's connection, its
- * keys are checked for duplicates on the CPU (gdb_cpu_join_build), its
- * text re-encoded, and it travels again with the probe request; with a
- * heap probe, each batch's request carries the build sides again (the
- * device keeps their hash tables from batch to batch by join_id, but the
- * bytes cross the server's connection every time).  From the H200 TPC-H SF 10 run
- * at 1c56996 (test/bench/results/, the tpch22 time run at SF 10): cached
- * probes whose device time was 11-57 ms took 444 ms (Q3, ~7M build rows
- * of 2 columns) and 1,625 ms (Q4, ~38M of 1) end to end, 40-60 ns a build
- * row (about 18 bytes at the default gpu_transfer_cost, one seq_page_cost
- * being ~6 us: README "Cost model"); Q3 over the heap (15 batches of 4M
- * rows) took 17.6 s against 1.7 s for PostgreSQL's plan, ~130 ns a build
- * row and batch.
+ * Not GUCs: what a GpuJoin build row costs, as its columns' bytes (9 a
+ * column, as a heap row's) times gpudb.gpu_transfer_cost times
+ * GPUDB_JOIN_BUILD_FACTOR, and that again GPUDB_JOIN_REBUILD_FACTOR times
+ * for every further batch of a probe read from the heap.  The build
+ * query's result crosses the GPU server's connection, its text is
+ * re-encoded, and it travels again with the probe request; with a heap
+ * probe, each batch's request carries the build sides again (the device
+ * keeps their hash tables from batch to batch by join_id, but the bytes
+ * cross the server's connection every time).  From the H200 TPC-H SF 10
+ * run at 1c56996 (test/bench/results/, the tpch22 time run at SF 10),
+ * set against PostgreSQL's own estimates of the same queries' plans (the
+ * planner compares the two): Q4's cached probe with ~38M one-column build
+ * rows took 1,625 ms where PostgreSQL's plan, estimated at ~390,000 units,
+ * took 527 ms, so a build row must cost ~0.03 units (the factor 5 makes it
+ * 0.027); Q3's, ~7M rows of two and three columns, took 444 ms against
+ * 1,674 ms and stays on the device (~75,000 units against PostgreSQL's
+ * ~87,000 at SF 1); Q3 over the heap (15 batches of 4M rows) took 17.6 s
+ * against 1.7 s.
  */
+#define GPUDB_JOIN_BUILD_FACTOR			5.0
 #define GPUDB_JOIN_REBUILD_FACTOR		2.0
 
 /*

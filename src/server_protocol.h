@@ -92,10 +92,7 @@ typedef struct GdbStatusReply
 									 * evaluate without the catalog (ILIKE
 									 * under a collation whose LC_CTYPE is
 									 * not C; backend only) */
-#define GDB_CACHE_JOIN			10	/* a GpuJoin's probe side joining on
-									 * text keys or carrying text payload
-									 * (backend only: their codes are the
-									 * query's dictionary's) */
+/* 10 was GDB_CACHE_JOIN: text join keys and payload now use the cache */
 
 
 typedef struct GdbCacheKey
@@ -213,6 +210,13 @@ typedef struct GdbCacheQuery
 	uint32_t	key_is_text[GDB_MAX_COLUMNS];	/* per result column */
 	uint32_t	ntext;
 	uint32_t	pad;
+	/*
+	 * per join (GdbRequest.joins), bit c: build column c (a key, or a
+	 * payload column) holds codes of the query's dictionary, whose strings
+	 * are the text part (ntext of them); the server re-encodes them into
+	 * its entry's dictionary (server_cache.c)
+	 */
+	uint64_t	join_text[GDB_MAX_JOINS];
 	GdbSnapshotInfo snapshot;	/* the query's */
 	GdbRequest	req;
 } GdbCacheQuery;
