@@ -484,6 +484,15 @@ SELECT * FROM gpu_diff($$
 SELECT count(*), sum(f.v) FROM f WHERE EXISTS (SELECT 1 FROM d3 WHERE d3.code = f.k3 AND d3.lim > 5)$$);
 SELECT * FROM gpu_diff($$
 SELECT count(*), sum(f.v) FROM f WHERE NOT EXISTS (SELECT 1 FROM d3 WHERE d3.code = f.k3)$$);
+-- build sides with more strings than one request carries (512 MB; the
+-- fault point makes it 64 bytes): the probe reads the heap
+SELECT gpu_debug_fault('dictionary_limit', 2);
+SELECT l FROM gpu_analyze($$
+SELECT d3.cat, count(*) FROM f JOIN d3 ON f.k3 = d3.code GROUP BY d3.cat$$) l
+WHERE l ~ 'Source|Cache';
+SELECT * FROM gpu_diff($$
+SELECT d3.cat, f.k3, count(*) FROM f JOIN d3 ON f.k3 = d3.code GROUP BY 1, 2$$);
+SELECT gpu_debug_fault('none');
 -- the same from the heap, after the cache's dictionary took d3's strings
 SET gpudb.use_cache = off;
 SELECT * FROM gpu_diff($$

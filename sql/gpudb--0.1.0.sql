@@ -177,7 +177,9 @@ LANGUAGE C VOLATILE;
  *                   the server's host store
  *   'host_alloc'    this backend's shared batch buffers (53200)
  *   'dictionary_limit'  this backend's cache loads send at most 64 bytes
- *                   of text dictionary (the 1 GB limit's 54000)
+ *                   of text dictionary (the 1 GB limit's 54000), and its
+ *                   cached join queries at most 64 bytes of strings (a
+ *                   join past the 512 MB limit reads the heap)
  *   'kernel'        a kernel fault on the device (simulated in CPU mode):
  *                   the request fails (58000), then the server process
  *                   restarts and the cache is lost

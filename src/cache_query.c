@@ -99,6 +99,7 @@ gdb_cache_groupby(GdbQuery *q, GdbStats *stats, int *cache_state)
 	GdbReply   *r;
 	GdbBatch   *result;
 	int64		ntext;
+	Size		text_limit;
 	int64		i;
 	char	   *p;
 	char	   *end;
@@ -183,11 +184,26 @@ gdb_cache_groupby(GdbQuery *q, GdbStats *stats, int *cache_state)
 	 */
 	initStringInfo(&texts);
 	ntext = q->cs.dict ? gdb_dict_size(q->cs.dict) : 0;
+	text_limit = GDB_CACHE_TEXT_PART_LIMIT;
+	if (q->req->njoins > 0 && ntext > 0 && gdb_fault_dictionary_limit > 0)
+	{
+		gdb_fault_dictionary_limit--;
+		text_limit = GDB_FAULT_DICTIONARY_BYTES;
+	}
 	for (i = 0; i < ntext; i++)
 	{
 		text	   *t = DatumGetTextPP(gdb_dict_datum(q->cs.dict, i));
 		uint32		l = VARSIZE_ANY_EXHDR(t);
 
+		/*
+		 * one message part holds them (a StringInfo): a join whose build
+		 * sides bring more strings than that reads the heap
+		 */
+		if ((Size) texts.len + sizeof(l) + l >= text_limit)
+		{
+			*cache_state = GDB_CACHE_JOIN_TEXT;
+			return NULL;
+		}
 		appendBinaryStringInfo(&texts, (char *) &l, sizeof(l));
 		appendBinaryStringInfo(&texts, VARDATA_ANY(t), l);
 	}

@@ -796,6 +796,8 @@ cache_state_name(int state)
 			return "text sort key (read from the heap)";
 		case GDB_CACHE_SERIALIZABLE:
 			return "serializable isolation (read from the heap)";
+		case GDB_CACHE_JOIN_TEXT:
+			return "the join's build sides hold too many strings for one request (read from the heap)";
 		case GDB_CACHE_TEXT_COLLATION:
 			return "ILIKE, lower or upper under a collation the cache cannot apply (read from the heap)";
 		default:

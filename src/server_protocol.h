@@ -92,7 +92,13 @@ typedef struct GdbStatusReply
 									 * evaluate without the catalog (ILIKE
 									 * under a collation whose LC_CTYPE is
 									 * not C; backend only) */
-/* 10 was GDB_CACHE_JOIN: text join keys and payload now use the cache */
+#define GDB_CACHE_JOIN_TEXT		10	/* a GpuJoin whose query dictionary
+									 * (its build sides' strings) passes
+									 * GDB_CACHE_TEXT_PART_LIMIT bytes
+									 * (backend only) */
+
+/* The most bytes of strings one cache query carries (its text part). */
+#define GDB_CACHE_TEXT_PART_LIMIT	((size_t) 512 * 1024 * 1024)
 
 
 typedef struct GdbCacheKey
