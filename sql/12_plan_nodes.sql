@@ -1,4 +1,4 @@
--- 12_plan_nodes: the custom scan nodes GpuScan, GpuAgg and GpuSort chosen by
+-- 12_plan_nodes: the custom scan nodes GpudbScan, GpudbAgg and GpudbSort chosen by
 -- the planner for ordinary SQL.  Every query runs with gpudb.enabled on and
 -- off; EXCEPT ALL both ways must be empty (ordered queries compare their rows
 -- in order), and EXPLAIN (COSTS OFF) is pinned so the node is really under
@@ -20,7 +20,7 @@ SELECT i, i % 10, CASE WHEN i % 11 = 0 THEN NULL ELSE (i * 7919) % 1000 - 500 EN
 FROM generate_series(1, 6000) i;
 ANALYZE pn;
 
--- gpu_diff(query, ordered): the Gpu nodes in the plan with gpudb on, and how
+-- gpu_diff(query, ordered): the Gpudb nodes in the plan with gpudb on, and how
 -- many rows differ between gpudb on and off (sql/include/differential.sql)
 \i sql/include/differential.sql
 
@@ -28,7 +28,7 @@ ANALYZE pn;
 SELECT on_minus_off > 0 AS harness_detects_difference
 FROM gpu_diff('SELECT id FROM pn WHERE id < 10 AND (current_setting(''gpudb.enabled'') = ''on'' OR id > 1)');
 
--- ---- GpuScan: device quals, CPU quals above them, projection ----
+-- ---- GpudbScan: device quals, CPU quals above them, projection ----
 EXPLAIN (COSTS OFF) SELECT id, v FROM pn WHERE v > 100 AND g = 3;
 EXPLAIN (COSTS OFF) SELECT id, s FROM pn WHERE g < 2 AND reverse(s) LIKE '%1k';
 EXPLAIN (COSTS OFF, VERBOSE) SELECT id, v * 2 AS v2 FROM pn WHERE h BETWEEN -10 AND 10;
@@ -58,10 +58,10 @@ SELECT * FROM gpu_diff('SELECT id FROM pn WHERE i2 * 200::int2 > 0 AND ascii(s) 
 EXPLAIN (COSTS OFF) SELECT id FROM pn WHERE g > 8 AND ascii(s) / (g - 9) > 0;
 SELECT * FROM gpu_diff('SELECT id FROM pn WHERE g > 8 AND ascii(s) / (g - 9) > 0');
 SELECT * FROM gpu_diff('SELECT id FROM pn WHERE i2 * 200::int2 > 0 AND g < 100');
--- a join: GpuScan as a child of an ordinary join
+-- a join: GpudbScan as a child of an ordinary join
 SELECT * FROM gpu_diff('SELECT a.id, b.id FROM pn a JOIN pn b ON a.id = b.h WHERE a.g = 2 AND b.g = 3');
 
--- ---- GpuAgg: group keys of every type, aggregates, HAVING ----
+-- ---- GpudbAgg: group keys of every type, aggregates, HAVING ----
 EXPLAIN (COSTS OFF) SELECT g, count(*), sum(v), avg(v), min(h), max(d) FROM pn WHERE id > 100 GROUP BY g;
 EXPLAIN (COSTS OFF) SELECT s, count(*) FROM pn GROUP BY s HAVING count(*) > 900;
 EXPLAIN (COSTS OFF) SELECT count(*), sum(h) FROM pn WHERE v < 0;
@@ -95,7 +95,7 @@ ANALYZE pn_big;
 SELECT * FROM gpu_diff('SELECT var_pop(x) FROM pn_big');
 SELECT * FROM gpu_diff('SELECT g, stddev_samp(x) FROM pn_big GROUP BY g');
 
--- ---- GpuAgg ordered on the device: ORDER BY group keys and aggregates
+-- ---- GpudbAgg ordered on the device: ORDER BY group keys and aggregates
 -- (count, min, max, sum of smallint/integer/double precision), the LIMIT
 -- as a cut of the groups; only the first groups come back ----
 EXPLAIN (COSTS OFF) SELECT h, sum(v) FROM pn GROUP BY h ORDER BY 2 DESC NULLS LAST, 1 LIMIT 10;
@@ -155,7 +155,7 @@ SELECT * FROM gpu_diff('SELECT g, count(*), avg(x) FROM pn_ovf GROUP BY g ORDER 
 SELECT * FROM gpu_diff('SELECT g, count(*), sum(x) FROM pn_ovf WHERE g > 1 GROUP BY g ORDER BY 3 DESC LIMIT 2', true);
 EXPLAIN (COSTS OFF) SELECT g, max(h) * 100000000000000000 FROM pn GROUP BY g ORDER BY max(h) LIMIT 1;
 SELECT * FROM gpu_diff('SELECT g, max(h) * 100000000000000000 FROM pn GROUP BY g ORDER BY max(h) LIMIT 1', true);
--- what keeps the ordinary sort above the GpuAgg
+-- what keeps the ordinary sort above the GpudbAgg
 SET gpudb.debug_unsupported = on;
 EXPLAIN (COSTS OFF) SELECT g, avg(i2) FROM pn GROUP BY g ORDER BY 2 LIMIT 3;
 EXPLAIN (COSTS OFF) SELECT s, count(*) FROM pn GROUP BY s ORDER BY s LIMIT 3;
@@ -166,7 +166,7 @@ RESET gpudb.debug_unsupported;
 SELECT * FROM gpu_diff('SELECT g, avg(i2) FROM pn GROUP BY g ORDER BY 2, 1 LIMIT 3', true);
 SELECT * FROM gpu_diff('SELECT g, sum(h) FROM pn GROUP BY g ORDER BY sum(h) DESC LIMIT 3', true);
 
--- ---- GpuSort: ORDER BY keys, directions, NULL order, LIMIT as top-k ----
+-- ---- GpudbSort: ORDER BY keys, directions, NULL order, LIMIT as top-k ----
 EXPLAIN (COSTS OFF) SELECT id, v FROM pn ORDER BY v DESC, id LIMIT 10;
 EXPLAIN (COSTS OFF) SELECT id, h FROM pn WHERE g = 1 ORDER BY h NULLS FIRST, id OFFSET 5 LIMIT 5;
 EXPLAIN (COSTS OFF) SELECT id, d FROM pn WHERE g = 2 ORDER BY d DESC NULLS LAST, id;
@@ -326,7 +326,7 @@ SELECT * FROM gpu_sort('pn', 'id, v', 'v DESC NULLS LAST, id', 5, 'g = 1') AS t(
 SELECT count(*) FROM gpu_select('pn', 'id, s', 's = ''k3'' AND h > 0') AS t(id int8, s text);
 SELECT count(*) FROM pn WHERE s = 'k3' AND h > 0;
 
--- a GpuScan is not parallel-aware: under an aggregate that PostgreSQL can
+-- a GpudbScan is not parallel-aware: under an aggregate that PostgreSQL can
 -- run in parallel workers it is not offered (it would leave the aggregate to
 -- one process); without parallel workers it is
 CREATE TABLE pn_par (d date, delay int4, origin text);

@@ -1,5 +1,5 @@
 -- 13_plan_cache: the plan nodes over a cached table.  With
--- shared_preload_libraries = gpudb, GpuScan, GpuAgg and GpuSort answer from
+-- shared_preload_libraries = gpudb, GpudbScan, GpudbAgg and GpudbSort answer from
 -- the column cache when it is valid for the query's snapshot (EXPLAIN
 -- ANALYZE says "Source: cache") and from the heap otherwise (this
 -- transaction's own changes); every answer equals gpudb.enabled = off.

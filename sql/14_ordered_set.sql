@@ -1,8 +1,8 @@
 -- 14_ordered_set: count(DISTINCT x), percentile_cont(f), percentile_disc(f)
--- and mode() WITHIN GROUP (ORDER BY x) in GpuAgg and gpu_groupby(), computed
+-- and mode() WITHIN GROUP (ORDER BY x) in GpudbAgg and gpu_groupby(), computed
 -- from a histogram of (group keys, x) that the device's ordered group-by
 -- builds.  Every query runs with gpudb.enabled on and off; EXCEPT ALL both
--- ways must be empty, and EXPLAIN (COSTS OFF) is pinned so that the GpuAgg
+-- ways must be empty, and EXPLAIN (COSTS OFF) is pinned so that the GpudbAgg
 -- node is really under test.
 \i sql/include/plan_node_settings.sql
 
@@ -29,7 +29,7 @@ SELECT i,
 FROM generate_series(1, 6000) i;
 ANALYZE os;
 
--- os_diff(query): the Gpu nodes of its plan with gpudb on, its rows, and the
+-- os_diff(query): the Gpudb nodes of its plan with gpudb on, its rows, and the
 -- rows of (on EXCEPT ALL off) and (off EXCEPT ALL on); errors are part of
 -- the answer (the same SQLSTATE and message both ways).  Result columns
 -- need distinct names.
@@ -45,9 +45,9 @@ BEGIN
   node := '';
   PERFORM set_config('gpudb.enabled', 'on', true);
   FOR l IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-    IF l ~ 'Custom Scan \(Gpu' THEN
+    IF l ~ 'Custom Scan \(Gpudb' THEN
       node := node || CASE WHEN node = '' THEN '' ELSE ',' END ||
-              substring(l from 'Custom Scan \((Gpu[A-Za-z]+)\)');
+              substring(l from 'Custom Scan \((Gpudb[A-Za-z]+)\)');
     END IF;
   END LOOP;
   BEGIN

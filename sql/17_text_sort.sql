@@ -5,7 +5,7 @@
 -- batches' (or parallel workers') partial results.  Other collations keep
 -- PostgreSQL's plan.  Every query runs with gpudb.enabled on and off and
 -- the rows are compared in order (ordered queries) or with EXCEPT ALL both
--- ways; EXPLAIN (COSTS OFF) is pinned so that GpuSort is really under test.
+-- ways; EXPLAIN (COSTS OFF) is pinned so that GpudbSort is really under test.
 \i sql/include/plan_node_settings.sql
 
 -- t and v in the C collation: '' and NULL, prefixes ('a' < 'ab' < 'abc'),
@@ -38,7 +38,7 @@ CREATE FUNCTION ts_diff(q text, ordered bool DEFAULT true,
                         OUT off_minus_on int, OUT error text)
 LANGUAGE sql AS $$ SELECT * FROM gpu_diff(q, ordered) $$;
 
--- the plan: GpuSort with the text key, the top-k limit on the device
+-- the plan: GpudbSort with the text key, the top-k limit on the device
 EXPLAIN (COSTS OFF) SELECT id, t FROM ts ORDER BY t, id;
 EXPLAIN (COSTS OFF) SELECT id, t, v FROM ts WHERE n < 3 ORDER BY t DESC NULLS LAST, v, id LIMIT 10;
 EXPLAIN (COSTS OFF) SELECT id FROM ts ORDER BY v NULLS FIRST, id LIMIT 5;

@@ -2,11 +2,11 @@
 -- over the dictionary"): LIKE, NOT LIKE, ILIKE, NOT ILIKE (text, varchar,
 -- char(n)), starts_with and ^@, <, <=, >, >= against a text constant in
 -- the C collation (and ~<~ in any collation), length, char_length and
--- octet_length, in filters (GpuScan, GpuAgg and GpuSort quals, gpu_*
+-- octet_length, in filters (GpudbScan, GpudbAgg and GpudbSort quals, gpu_*
 -- filter text) and in computed columns; lower, upper, substr, left and
 -- right of a column as group keys.  Each is evaluated once per
 -- dictionary string on the host (a code table) and the device tests codes.
--- Every query: the Gpu node in its plan, and EXCEPT ALL both ways between
+-- Every query: the Gpudb node in its plan, and EXCEPT ALL both ways between
 -- gpudb on and off (sql/include/differential.sql); uncached and cached,
 -- in one batch and in many (a string first seen in a later batch), with
 -- parallel workers (each with its own dictionary).  What cannot be exact
@@ -175,7 +175,7 @@ SELECT q, d.* FROM (VALUES
   ($$SELECT count(*) FROM st WHERE (t LIKE 'a%') IS NOT TRUE$$)
 ) v(q), LATERAL gpu_diff(q) d;
 
--- GpuSort and ordered GpuAgg with text quals
+-- GpudbSort and ordered GpudbAgg with text quals
 SELECT * FROM gpu_diff($$SELECT id, t FROM st WHERE t LIKE '%a%' ORDER BY id LIMIT 40$$, true);
 SELECT * FROM gpu_diff($$SELECT id, tc FROM st WHERE tc >= 'b' ORDER BY tc, id$$, true);
 SELECT * FROM gpu_diff($$SELECT g, count(*) FROM st WHERE t NOT LIKE '%a%' GROUP BY g ORDER BY count(*) DESC, g LIMIT 3$$, true);
@@ -299,8 +299,8 @@ DECLARE
   r text := '';
 BEGIN
   FOR l IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-    IF l ~ 'Custom Scan \(Gpu' THEN
-      r := r || substring(l from 'Custom Scan \((Gpu[A-Za-z]+)\)') || ' ';
+    IF l ~ 'Custom Scan \(Gpudb' THEN
+      r := r || substring(l from 'Custom Scan \((Gpudb[A-Za-z]+)\)') || ' ';
     END IF;
   END LOOP;
   RETURN CASE WHEN r = '' THEN 'PostgreSQL' ELSE r END;
@@ -333,7 +333,7 @@ EXCEPTION WHEN OTHERS THEN
   CREATE COLLATION st_nd FROM "C";
 END $$;
 CREATE TABLE st_nd AS SELECT id, t COLLATE st_nd AS t FROM st;
-SELECT plan_nodes($$SELECT id FROM st_nd WHERE t LIKE 'a%'$$) IN ('PostgreSQL', 'GpuScan ') AS like_ok,
+SELECT plan_nodes($$SELECT id FROM st_nd WHERE t LIKE 'a%'$$) IN ('PostgreSQL', 'GpudbScan ') AS like_ok,
        (SELECT collisdeterministic FROM pg_collation WHERE collname = 'st_nd') OR
        plan_nodes($$SELECT id FROM st_nd WHERE t LIKE 'a%' OR starts_with(t, 'a') OR t ILIKE 'a'$$) = 'PostgreSQL' AS nondeterministic_kept;
 

@@ -1,4 +1,4 @@
--- 29_gpu_join: GpuJoin (issue 18): GROUP BY and aggregates over a join
+-- 29_gpu_join: GpudbJoin (issue 18): GROUP BY and aggregates over a join
 -- tree that PostgreSQL's planner chose, one probe relation's rows probed
 -- against hash tables of the others (inner, semi, anti and left
 -- equi-joins).  Every query: the plan with gpudb on (EXPLAIN pinned where
@@ -222,7 +222,7 @@ SELECT * FROM gpu_diff($$
 SELECT n.tag, count(*), sum(f.v) FROM f JOIN dlate n ON f.k1 = n.id GROUP BY n.tag$$);
 SELECT l FROM gpu_analyze($$
 SELECT n.tag, count(*) FROM f JOIN dlate n ON f.k1 = n.id GROUP BY n.tag$$) l
-WHERE l ~ 'GpuJoin|Fallback';
+WHERE l ~ 'GpudbJoin|Fallback';
 
 -- ---------------------------------------------------------------------------
 -- TPC-H shapes, on tables of TPC-H's schema
@@ -384,7 +384,7 @@ RESET gpudb.min_parallel_table_size;
 RESET gpudb.parallel_workers;
 RESET gpudb.batch_rows;
 -- in parallel mode (a Gather in PostgreSQL's plan behind the node, or
--- force_parallel_mode): a GpuJoin whose expressions cannot pass the fixed
+-- force_parallel_mode): a GpudbJoin whose expressions cannot pass the fixed
 -- point runs as it is (its build sides' uniqueness is checked before the
 -- request); one whose can leaves parallel mode for its request's
 -- subtransaction while no parallel workers run (from 17 on a
@@ -396,11 +396,11 @@ WHERE name IN ('force_parallel_mode', 'debug_parallel_query');
 SET max_parallel_workers_per_gather = 2;
 SELECT l FROM gpu_analyze($$
 SELECT d1.grp, count(*), sum(f.v) FROM f JOIN d1 ON f.k1 = d1.id GROUP BY d1.grp$$) l
-WHERE l ~ 'GpuJoin|Fallback';
+WHERE l ~ 'GpudbJoin|Fallback';
 SELECT l FROM gpu_analyze($$
 SELECT d1.grp, sum(f.amt * f.amt * f.amt * f.amt * d1.price) FROM f JOIN d1 ON f.k1 = d1.id
 GROUP BY d1.grp$$) l
-WHERE l ~ 'GpuJoin|Fallback';
+WHERE l ~ 'GpudbJoin|Fallback';
 SELECT * FROM gpu_diff($$
 SELECT d1.grp, sum(f.amt * f.amt * f.amt * f.amt * d1.price) FROM f JOIN d1 ON f.k1 = d1.id
 GROUP BY d1.grp$$);
@@ -409,13 +409,13 @@ GROUP BY d1.grp$$);
 SELECT l FROM gpu_analyze($$
 SELECT d1.grp, sum(f.amt * f.amt * f.amt * f.amt * d1.price) FROM f JOIN d1 ON f.k1 = d1.id
 WHERE f.amt < 10 GROUP BY d1.grp$$) l
-WHERE l ~ 'GpuJoin|Fallback';
+WHERE l ~ 'GpudbJoin|Fallback';
 SELECT * FROM gpu_diff($$
 SELECT d1.grp, sum(f.amt * f.amt * f.amt * f.amt * d1.price) FROM f JOIN d1 ON f.k1 = d1.id
 WHERE f.amt < 10 GROUP BY d1.grp$$);
 SELECT l FROM gpu_analyze($$
 SELECT n.tag, count(*) FROM f JOIN dlate n ON f.k1 = n.id GROUP BY n.tag$$) l
-WHERE l ~ 'GpuJoin|Fallback';
+WHERE l ~ 'GpudbJoin|Fallback';
 SELECT set_config(name, reset_val, false) FROM pg_settings
 WHERE name IN ('force_parallel_mode', 'debug_parallel_query');
 SET max_parallel_workers_per_gather = 0;
@@ -486,7 +486,7 @@ UPDATE f SET day = '-infinity' WHERE id % 97 = 3;
 SELECT l FROM gpu_analyze($$
 SELECT d1.name, extract(year FROM d2.day) AS y, count(*), sum(f.v)
 FROM f JOIN d1 ON f.k1 = d1.id JOIN d2 ON f.k2 = d2.id GROUP BY 1, 2$$) l
-WHERE l ~ 'GpuJoin|Fallback';
+WHERE l ~ 'GpudbJoin|Fallback';
 SELECT * FROM gpu_diff($$
 SELECT d1.name, extract(year FROM d2.day) AS y, count(*), sum(f.v)
 FROM f JOIN d1 ON f.k1 = d1.id JOIN d2 ON f.k2 = d2.id GROUP BY 1, 2$$);

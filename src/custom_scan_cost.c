@@ -1,8 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * custom_scan_cost.c
- *	  The cost model of the GPU plan nodes: what a GpuScan, GpuAgg or
- *	  GpuSort path costs, in PostgreSQL's own units, so that the planner
+ *	  The cost model of the GPU plan nodes: what a GpudbScan, GpudbAgg or
+ *	  GpudbSort path costs, in PostgreSQL's own units, so that the planner
  *	  weighs it against PostgreSQL's paths (custom_scan_path.c builds the
  *	  paths).
  *
@@ -18,14 +18,14 @@
  * parallel workers that read a heap of at least
  * gpudb.min_parallel_table_size)
  *	 total	 = startup + rows_out * cpu_tuple_cost (+ CPU quals per row)
- *			   (GpuScan and GpuSort: + rows_out * 1000 * gpudb.gpu_tuple_cost,
+ *			   (GpudbScan and GpudbSort: + rows_out * 1000 * gpudb.gpu_tuple_cost,
  *			   GPUDB_RESULT_ROW_FACTOR)
  * where work is 1 for a selection, 1 + aggregates/4 + keys for a group-by
  * and 2 per sort key for a sort.  The node produces every row before the
  * first, so it is all startup cost.  The planner's enable_* switches add
  * PostgreSQL's disable_cost as they do to its own paths (gdb_disabled_cost):
- * each node counts as a sequential scan, GpuSort and an ordered GpuAgg as a
- * sort, a GpuAgg with group keys as a hashed aggregate.
+ * each node counts as a sequential scan, GpudbSort and an ordered GpudbAgg as a
+ * sort, a GpudbAgg with group keys as a hashed aggregate.
  *
  * The constants come from the H100 and H200 measurements in
  * test/bench/results/ (README "Cost model" gives them and their sources).

@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * join_build.c
- *	  The executor side of GpuJoin's build sides: from the plan's join tree
+ *	  The executor side of GpudbJoin's build sides: from the plan's join tree
  *	  (custom_scan_join.c), the probe request's join specs and payload
  *	  columns, one SELECT query per build side (its join keys, then its
  *	  payload columns, after its quals), and, when the node runs, those
@@ -164,7 +164,7 @@ gdb_join_begin(GdbQuery *q, List *join, Index scanrelid, EState *estate,
 		int			t;
 
 		if (js->njoins >= GDB_MAX_JOINS)
-			elog(ERROR, "gpudb: too many joins in a GpuJoin plan");
+			elog(ERROR, "gpudb: too many joins in a GpudbJoin plan");
 		b->type = (GdbJoinType) intVal(linitial(step));
 		b->varno = varno;
 		b->quals = (List *) list_nth(step, 2);
@@ -194,7 +194,7 @@ gdb_join_begin(GdbQuery *q, List *join, Index scanrelid, EState *estate,
 		/* its relation's quals read that relation's columns only */
 		njoincols = b->q.cs.njoincols;
 		b->q.cs.njoincols = 0;
-		(void) gdb_compile_quals(b->quals, b->q.rel, &b->q.cs, b->q.req, "GpuJoin",
+		(void) gdb_compile_quals(b->quals, b->q.rel, &b->q.cs, b->q.req, "GpudbJoin",
 								 false, NULL);
 		b->q.cs.njoincols = njoincols;
 
@@ -247,7 +247,7 @@ gdb_join_begin(GdbQuery *q, List *join, Index scanrelid, EState *estate,
 
 		if (rtoffset != 0)
 			OffsetVarNodes(jf, rtoffset, 0);
-		if (gdb_columnset_add_expr(&q->cs, q->rel, jf, q->req, "GpuJoin") != GDB_EXPR_COL(0))
+		if (gdb_columnset_add_expr(&q->cs, q->rel, jf, q->req, "GpudbJoin") != GDB_EXPR_COL(0))
 			elog(ERROR, "gpudb: the join quals are not the first computed column");
 		q->req->join_filter = 1;
 	}
@@ -266,7 +266,7 @@ gdb_join_begin(GdbQuery *q, List *join, Index scanrelid, EState *estate,
 			OffsetVarNodes(qual, rtoffset, 0);
 		spec->qual = 1;
 		spec->qual_expr = (uint32) (gdb_columnset_add_expr(&q->cs, q->rel, qual, q->req,
-														   "GpuJoin") - GDB_EXPR_COL(0));
+														   "GpudbJoin") - GDB_EXPR_COL(0));
 	}
 	return js;
 }
