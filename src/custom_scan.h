@@ -257,6 +257,17 @@ extern bool gdb_worth_and_cached(RelOptInfo *baserel, Oid relid,
 								 Cost disabled, Cost existing, bool *cached);
 
 /*
+ * gdb_grouped_rows: the groups of the query's GROUP BY over input_rows
+ * rows, as the planner estimates them for its own grouping paths: over the
+ * group clause it kept (gdb_processed_group_clause, pg_compat.h: without the
+ * keys it proved redundant or dependent on a primary key, which split no
+ * group; 18 keeps the latter in parse->groupClause), 1 without GROUP BY.
+ * Not the node's own keys, which may hold such keys: estimated over them, a
+ * node came out with more groups than PostgreSQL's equivalent path.
+ */
+extern double gdb_grouped_rows(PlannerInfo *root, double input_rows);
+
+/*
  * gdb_disabled_cost: PostgreSQL's disable_cost once for each of the
  * planner's enable_* switches that is off and covers what the node does,
  * as PostgreSQL's own paths are penalised (costsize.c): every node reads

@@ -36,6 +36,8 @@
 
 #include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
+#include "optimizer/tlist.h"
+#include "utils/selfuncs.h"
 #include "utils/spccache.h"
 
 #include "custom_scan.h"
@@ -113,6 +115,20 @@ gdb_worth_and_cached(RelOptInfo *baserel, Oid relid, Bitmapset *attnums,
 		return false;
 	*cached = gdb_cache_plan_covers(relid, attnums);
 	return true;
+}
+
+/* see custom_scan.h */
+double
+gdb_grouped_rows(PlannerInfo *root, double input_rows)
+{
+	List	   *exprs;
+
+	if (root->parse->groupClause == NIL)
+		return 1.0;
+	exprs = get_sortgrouplist_exprs(gdb_processed_group_clause(root),
+									root->processed_tlist);
+	/* no expression left (every key redundant): one group, as the planner says */
+	return estimate_num_groups(root, exprs, input_rows, NULL, NULL);
 }
 
 /* see custom_scan.h */

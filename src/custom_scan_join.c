@@ -1112,8 +1112,7 @@ gdb_try_gpujoin(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 		why = "its cost (the probe relation's pass and every build side read whole, from the cache or the heap) is not below PostgreSQL's cheapest plan's";
 		goto refused;
 	}
-	ngroups = keys == NIL ? 1.0 :
-		estimate_num_groups(root, key_exprs, input_rel->rows, NULL, NULL);
+	ngroups = gdb_grouped_rows(root, input_rel->rows);
 	cost_qual_eval(&having_cost, having, root);
 	startup += having_cost.startup;
 

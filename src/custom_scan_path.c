@@ -987,8 +987,7 @@ try_gpuagg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 							  gdb_cheapest_existing(output_rel), &cached))
 		return;
 
-	ngroups = keys == NIL ? 1.0 :
-		estimate_num_groups(root, key_vars, input_rel->rows, NULL, NULL);
+	ngroups = gdb_grouped_rows(root, input_rel->rows);
 	cost_qual_eval(&having_cost, having, root);
 	startup = gdb_device_cost(input_rel, rte->relid, bms_num_members(attnums), cached, work) +
 		disabled + having_cost.startup;
