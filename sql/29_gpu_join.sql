@@ -302,7 +302,10 @@ WHERE c_custkey = o_custkey AND l_orderkey = o_orderkey AND l_suppkey = s_suppke
   AND r_name = 'ASIA' AND o_orderdate >= date '1994-01-01'
   AND o_orderdate < date '1994-01-01' + interval '1' year
 GROUP BY n_name$$);
--- Q10: returned items (customer's columns depend on its grouped key)
+-- Q10: returned items (customer's columns depend on its grouped key).  The
+-- plan's GROUP BY lists the kept keys first, then the dependent columns in
+-- target list order: the order in which the node lists its keys whether
+-- the planner left the dependent ones out of the GROUP BY (before 18) or not
 EXPLAIN (COSTS OFF)
 SELECT c_custkey, c_name, sum(l_extendedprice * (1 - l_discount)) AS revenue,
   c_acctbal, n_name, c_address, c_phone, c_comment
@@ -310,7 +313,7 @@ FROM customer, orders, lineitem, nation
 WHERE c_custkey = o_custkey AND l_orderkey = o_orderkey
   AND o_orderdate >= date '1993-10-01' AND o_orderdate < date '1993-10-01' + interval '3' month
   AND l_returnflag = 'R' AND c_nationkey = n_nationkey
-GROUP BY c_custkey, c_name, c_acctbal, c_phone, n_name, c_address, c_comment;
+GROUP BY c_custkey, n_name, c_name, c_acctbal, c_address, c_phone, c_comment;
 SELECT * FROM gpu_diff($$
 SELECT c_custkey, c_name, sum(l_extendedprice * (1 - l_discount)) AS revenue,
   c_acctbal, n_name, c_address, c_phone, c_comment

@@ -27,6 +27,7 @@
 #include "miscadmin.h"
 #include "lib/stringinfo.h"
 #include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
 #include "portability/instr_time.h"
 #include "rewrite/rewriteManip.h"
 #include "utils/builtins.h"
@@ -140,6 +141,90 @@ tree_names(StringInfo buf, List *join, int rtoffset, List *rtable_names)
 	}
 }
 
+/*
+ * The range table indexes of a join tree (the plan's list): its probe
+ * relation and every build side's, nested trees included.
+ */
+static Bitmapset *
+tree_varnos(List *join, int rtoffset)
+{
+	Bitmapset  *varnos = bms_make_singleton(intVal(linitial(join)) + rtoffset);
+	ListCell   *lc;
+
+	for_each_from(lc, join, 3)
+	{
+		List	   *step = (List *) lfirst(lc);
+
+		if (list_nth(step, 6) != NIL)
+			varnos = bms_join(varnos, tree_varnos((List *) list_nth(step, 6), rtoffset));
+		else
+			varnos = bms_add_member(varnos, intVal(list_nth(step, 1)) + rtoffset);
+	}
+	return varnos;
+}
+
+/* expression_tree_walker callback: the varnos of the Vars of this level */
+static bool
+collect_varnos(Node *node, Bitmapset **varnos)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var))
+	{
+		if (((Var *) node)->varlevelsup == 0)
+			*varnos = bms_add_member(*varnos, ((Var *) node)->varno);
+		return false;
+	}
+	return expression_tree_walker(node, collect_varnos, (void *) varnos);
+}
+
+/*
+ * A build side's join clauses as EXPLAIN shows them: each equality (an
+ * operator that can hash or merge a join) whose left operand reads only the
+ * build side (build) and whose right one reads only relations outside it is
+ * written the other way round, with its commutator, so that the probe side
+ * comes first ("f.k = d.id"), as PostgreSQL's Hash Cond does.  The planner's
+ * own orientation of an equivalence-class clause differs between versions;
+ * the label does not.  Other clauses are kept as written.
+ */
+static List *
+probe_side_first(List *clauses, Bitmapset *build)
+{
+	List	   *out = NIL;
+	ListCell   *lc;
+
+	foreach(lc, clauses)
+	{
+		Node	   *clause = (Node *) lfirst(lc);
+
+		if (IsA(clause, OpExpr) && list_length(((OpExpr *) clause)->args) == 2)
+		{
+			OpExpr	   *op = (OpExpr *) clause;
+			Oid			commutator = get_commutator(op->opno);
+			Bitmapset  *left = NULL;
+			Bitmapset  *right = NULL;
+
+			(void) collect_varnos((Node *) linitial(op->args), &left);
+			(void) collect_varnos((Node *) lsecond(op->args), &right);
+			if (OidIsValid(commutator) &&
+				(op_hashjoinable(op->opno, exprType((Node *) linitial(op->args))) ||
+				 op_mergejoinable(op->opno, exprType((Node *) linitial(op->args)))) &&
+				left != NULL && right != NULL &&
+				bms_is_subset(left, build) && !bms_overlap(right, build))
+			{
+				OpExpr	   *swapped = (OpExpr *) copyObject(op);
+
+				swapped->opno = commutator;
+				swapped->opfuncid = InvalidOid;
+				swapped->args = list_make2(lsecond(op->args), linitial(op->args));
+				clause = (Node *) swapped;
+			}
+		}
+		out = lappend(out, clause);
+	}
+	return out;
+}
+
 /* see custom_scan.h */
 GdbJoinState *
 gdb_join_begin(GdbQuery *q, List *join, Index scanrelid, EState *estate,
@@ -231,6 +316,9 @@ gdb_join_begin(GdbQuery *q, List *join, Index scanrelid, EState *estate,
 			else
 				appendStringInfoString(&name, quote_identifier((char *) list_nth(rtable_names,
 																				  varno - 1)));
+			clauses = probe_side_first(clauses,
+									   sub != NIL ? tree_varnos(sub, rtoffset) :
+									   bms_make_singleton((int) varno));
 			b->label = psprintf("%s Join %s ON %s", join_type_names[b->type], name.data,
 								deparse_expression((Node *) make_ands_explicit(clauses),
 												   deparse_cxt, true, false));
