@@ -23,6 +23,7 @@ ANALYZE pn;
 -- gpu_diff(query, ordered): the Gpudb nodes in the plan with gpudb on, and how
 -- many rows differ between gpudb on and off (sql/include/differential.sql)
 \i sql/include/differential.sql
+\i sql/include/explain_plan.sql
 
 -- a negative control: the harness sees a difference when there is one
 SELECT on_minus_off > 0 AS harness_detects_difference
@@ -137,8 +138,7 @@ CREATE TABLE pn_1k AS SELECT * FROM pn WHERE id <= 1024;
 ANALYZE pn_2k;
 ANALYZE pn_1k;
 SET gpudb.batch_rows = 1024;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
-  SELECT h, sum(v) FROM pn GROUP BY h ORDER BY 2 DESC NULLS LAST, 1 LIMIT 10;
+SELECT * FROM gpu_explain($$SELECT h, sum(v) FROM pn GROUP BY h ORDER BY 2 DESC NULLS LAST, 1 LIMIT 10$$);
 SELECT * FROM gpu_diff('SELECT h, sum(v) FROM pn GROUP BY h ORDER BY 2 DESC NULLS LAST, 1 LIMIT 10', true);
 SELECT * FROM gpu_diff('SELECT h, count(*), min(i2) FROM pn_2k GROUP BY h ORDER BY 2 DESC, 3, 1 LIMIT 4', true);
 SELECT * FROM gpu_diff('SELECT h, count(*), min(i2) FROM pn_1k GROUP BY h ORDER BY 2 DESC, 3, 1 LIMIT 4', true);
@@ -190,22 +190,19 @@ EXPLAIN (COSTS OFF) SELECT g % 3, count(*) FROM pn GROUP BY g % 3;
 -- (a text key in another collation than its column's: s's, the database's
 -- default, is C in some setups; text_rank.c orders C columns)
 EXPLAIN (COSTS OFF) SELECT id, s FROM pn ORDER BY s COLLATE "C", id LIMIT 3;
-EXPLAIN (COSTS OFF) SELECT sum(DISTINCT g) FROM pn;
+SELECT gpu_plan_nodes($$SELECT sum(DISTINCT g) FROM pn$$);
 RESET gpudb.debug_unsupported;
 SELECT * FROM gpu_diff('SELECT g, stddev(h), count(DISTINCT s) FROM pn GROUP BY g');
 SELECT * FROM gpu_diff('SELECT id, s FROM pn ORDER BY s COLLATE "C", id LIMIT 30', true);
 
 -- ---- the EXPLAIN property API: every format carries the properties ----
-EXPLAIN (COSTS OFF, FORMAT JSON) SELECT g, count(*) FROM pn WHERE v > 0 GROUP BY g;
-EXPLAIN (COSTS OFF, FORMAT YAML) SELECT id FROM pn ORDER BY v DESC, id LIMIT 3;
-EXPLAIN (COSTS OFF, FORMAT XML) SELECT id FROM pn WHERE g = 7;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
-  SELECT g, count(*), avg(v) FROM pn WHERE h > 0 GROUP BY g;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
-  SELECT id, v FROM pn WHERE g = 5 ORDER BY v DESC NULLS LAST, id LIMIT 4;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
-  SELECT h, count(*), max(v) FROM pn WHERE g > 2 GROUP BY h ORDER BY 2 DESC, 3 NULLS FIRST, 1 LIMIT 3;
-EXPLAIN (COSTS OFF, FORMAT JSON) SELECT g, sum(i2) FROM pn GROUP BY g ORDER BY 2 DESC LIMIT 2;
+SELECT * FROM gpu_explain_format('JSON', $$SELECT g, count(*) FROM pn WHERE v > 0 GROUP BY g$$);
+SELECT * FROM gpu_explain_format('YAML', $$SELECT id FROM pn ORDER BY v DESC, id LIMIT 3$$);
+SELECT * FROM gpu_explain_format('XML', $$SELECT id FROM pn WHERE g = 7$$);
+SELECT * FROM gpu_explain($$SELECT g, count(*), avg(v) FROM pn WHERE h > 0 GROUP BY g$$);
+SELECT * FROM gpu_explain($$SELECT id, v FROM pn WHERE g = 5 ORDER BY v DESC NULLS LAST, id LIMIT 4$$);
+SELECT * FROM gpu_explain($$SELECT h, count(*), max(v) FROM pn WHERE g > 2 GROUP BY h ORDER BY 2 DESC, 3 NULLS FIRST, 1 LIMIT 3$$);
+SELECT * FROM gpu_explain_format('JSON', $$SELECT g, sum(i2) FROM pn GROUP BY g ORDER BY 2 DESC LIMIT 2$$);
 -- with gpudb.explain_hardware = on: the device, bytes, per-phase device
 -- times and fallbacks (their names; the CPU path moves no bytes and has no
 -- device time)
@@ -215,7 +212,7 @@ LANGUAGE plpgsql AS $$
 DECLARE
   j json;
 BEGIN
-  EXECUTE 'EXPLAIN (ANALYZE, FORMAT JSON) ' || q INTO j;
+  EXECUTE 'EXPLAIN (ANALYZE, BUFFERS OFF, FORMAT JSON) ' || q INTO j;
   RETURN QUERY
     WITH RECURSIVE n(p) AS (
       SELECT j->0->'Plan'
@@ -223,7 +220,7 @@ BEGIN
       SELECT c FROM n, json_array_elements(n.p->'Plans') c)
     SELECT e.key, e.value #>> '{}'
     FROM n, json_each(n.p) e
-    WHERE n.p->>'Node Type' = 'Custom Scan'
+    WHERE n.p->>'Node Type' = 'Custom Scan' AND e.key <> 'Disabled'
     ORDER BY 1;
 END $$;
 SELECT key, CASE WHEN key LIKE '%Time' OR key LIKE 'Actual%' OR key LIKE 'Bytes%'
@@ -353,4 +350,5 @@ DROP TABLE pn_par;
 DROP VIEW pn_sb;
 DROP TABLE pn, pn_2k, pn_1k, pn_ovf;
 DROP FUNCTION gpu_diff(text, bool), gpu_diff_rows(text, bool), pn_leak(text);
+DROP FUNCTION gpu_explain(text), gpu_explain_format(text, text), gpu_plan_nodes(text);
 DROP ROLE regress_gpudb_rls;

@@ -44,6 +44,7 @@ FROM generate_series(6001, 6400) i;
 ANALYZE st;
 
 \i sql/include/differential.sql
+\i sql/include/explain_plan.sql
 
 -- the plans: the text operations are device quals and device keys
 EXPLAIN (COSTS OFF) SELECT count(*) FROM st WHERE t LIKE 'a%' AND c NOT LIKE 'ab%';
@@ -343,10 +344,10 @@ SELECT plan_nodes($$SELECT id FROM st_nd WHERE t LIKE 'a%'$$) IN ('PostgreSQL', 
 -- is no GPU server and no cache)
 SELECT gpu_cache_load('st') > 0 AS loaded;
 SELECT gpu_cache_load('st_other') > 0 AS loaded;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT count(*) FROM st WHERE t LIKE '%b%' AND tc ILIKE 'a%';
+SELECT * FROM gpu_explain($$SELECT count(*) FROM st WHERE t LIKE '%b%' AND tc ILIKE 'a%'$$);
 -- ILIKE under a collation whose LC_CTYPE is not C: the server has no
 -- catalog to fold case with, so the heap is read
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT count(*) FROM st_other WHERE t ILIKE '%Ó%';
+SELECT * FROM gpu_explain($$SELECT count(*) FROM st_other WHERE t ILIKE '%Ó%'$$);
 SELECT * FROM gpu_diff($$SELECT id FROM st_other WHERE t ILIKE '%Ó%' OR t LIKE 'b%'$$);
 SELECT gpu_cache_drop('st_other');
 -- (how many rows lower, upper and ILIKE of non-ASCII letters give depends on
@@ -402,3 +403,4 @@ DROP TABLE st, st_other, st_nd;
 DROP COLLATION st_nd;
 DROP FUNCTION gpu_diff(text, bool), gpu_diff_rows(text, bool),
   fn_diff(text, text), plan_nodes(text);
+DROP FUNCTION gpu_explain(text), gpu_explain_format(text, text), gpu_plan_nodes(text);
