@@ -2,7 +2,7 @@
  *
  * pg_compat.h
  *	  The one place where gpudb's C code meets differences between the
- *	  PostgreSQL major versions it builds against (15 to 18; 19 in part).
+ *	  PostgreSQL major versions it builds against (15 to 19).
  *
  * Every PG_VERSION_NUM test of src/ is here: the code calls the gdb_
  * names below, which expand to each version's own API, so that the rest
@@ -298,6 +298,47 @@ gdb_ctype_is_c(Oid collid)
 #else
 #define gdb_initialize_latch_support()	InitializeLatchSupport()
 #endif
+
+/*
+ * 19: ShmemInitHash takes one size, the most entries (the table is made at
+ * that size at once); older versions took an initial and a maximum size
+ */
+#if PG_VERSION_NUM >= 190000
+#define gdb_shmem_init_hash(name, init_size, max_size, infoP, hash_flags) \
+	ShmemInitHash((name), (max_size), (infoP), (hash_flags))
+#else
+#define gdb_shmem_init_hash(name, init_size, max_size, infoP, hash_flags) \
+	ShmemInitHash((name), (init_size), (max_size), (infoP), (hash_flags))
+#endif
+
+/*
+ * 19: table_beginscan_parallel takes the caller's ScanOptions (SO_NONE: a
+ * plain scan; the function adds the sequential-scan ones itself), and
+ * table_block_parallelscan_startblock_init a start block and a block count
+ * (InvalidBlockNumber for both: the whole relation, from the synchronized
+ * scan's position or block 0, as before)
+ */
+#if PG_VERSION_NUM >= 190000
+#define gdb_table_beginscan_parallel(rel, pscan) \
+	table_beginscan_parallel((rel), (pscan), SO_NONE)
+#define gdb_table_block_parallelscan_startblock_init(rel, pbscanwork, pbscan) \
+	table_block_parallelscan_startblock_init((rel), (pbscanwork), (pbscan), \
+											 InvalidBlockNumber, InvalidBlockNumber)
+#else
+#define gdb_table_beginscan_parallel(rel, pscan) \
+	table_beginscan_parallel((rel), (pscan))
+#define gdb_table_block_parallelscan_startblock_init(rel, pbscanwork, pbscan) \
+	table_block_parallelscan_startblock_init((rel), (pbscanwork), (pbscan))
+#endif
+
+/*
+ * 19 also changes planner_hook's arguments and replaces
+ * get_relation_info_hook; gpudb sets neither (its planner side is
+ * set_rel_pathlist_hook and create_upper_paths_hook, unchanged), so nothing
+ * here answers those.  bits8, which 19 renames uint8, is not used.  19's
+ * funcapi.h no longer includes utils/tuplestore.h: the files that fill a
+ * tuplestore include it themselves, as every version allows.
+ */
 
 /*
  * 19: pqsignal takes PG_SIG_IGN and PG_SIG_DFL where it took SIG_IGN and

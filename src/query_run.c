@@ -44,6 +44,7 @@
 #include "utils/numeric.h"
 #include "utils/rel.h"
 #include "utils/syscache.h"
+#include "utils/tuplestore.h"
 
 #include "groupby.h"
 #include "parallel_feed.h"
