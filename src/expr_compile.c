@@ -200,7 +200,7 @@ gdb_numeric_digits(Node *node)
 			}
 		case T_CoalesceExpr:
 			args = ((CoalesceExpr *) node)->args;
-			/* FALLTHROUGH */
+			pg_fallthrough;
 		case T_MinMaxExpr:
 			if (args == NIL)
 				args = ((MinMaxExpr *) node)->args;

@@ -233,6 +233,22 @@ gdb_heapgetpage(TableScanDesc sscan, BlockNumber blk)
 #endif
 
 /*
+ * 19: pg_fallthrough marks an intended fall through to the next case (19
+ * builds with -Wimplicit-fallthrough=5, which takes no comment for it);
+ * older versions get the same attribute here
+ */
+#ifndef pg_fallthrough
+#if defined(__has_attribute)
+#if __has_attribute(fallthrough)
+#define pg_fallthrough __attribute__((fallthrough))
+#endif
+#endif
+#ifndef pg_fallthrough
+#define pg_fallthrough ((void) 0)
+#endif
+#endif
+
+/*
  * 18: the ExplainProperty* functions are declared in
  * commands/explain_format.h
  */
