@@ -239,6 +239,28 @@ SELECT count(*) AS phases, bool_and(p.ms >= 0) AS none_negative,
        (SELECT ms FROM d) = 0 OR current_setting('gpudb.device') = 'gpu' AS zero_on_cpu
   FROM p;
 SET gpudb.explain_hardware = off;
+-- from PostgreSQL 18, EXPLAIN (GPUDB_HARDWARE [boolean]) says it for one
+-- statement, over the setting; before 18 there is no such option and the
+-- check is skipped (three t, as where it passes)
+CREATE FUNCTION pn_plan_text(hardware bool, opts text, q text) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+  l text;
+  r text := '';
+BEGIN
+  PERFORM set_config('gpudb.explain_hardware', hardware::text, true);
+  FOR l IN EXECUTE format('EXPLAIN (COSTS OFF%s) %s', opts, q) LOOP
+    r := r || l || E'\n';
+  END LOOP;
+  RETURN r;
+END $$;
+SELECT NOT v18 OR pn_plan_text(false, ', GPUDB_HARDWARE', q) = pn_plan_text(true, '', q) AS option_on,
+       NOT v18 OR pn_plan_text(true, ', GPUDB_HARDWARE OFF', q) = pn_plan_text(false, '', q) AS option_off,
+       NOT v18 OR pn_plan_text(true, '', q) <> pn_plan_text(false, '', q) AS differs
+  FROM (VALUES (current_setting('server_version_num')::int >= 180000,
+                'SELECT g, count(*) FROM pn WHERE v > 0 GROUP BY g')) v(v18, q);
+SHOW gpudb.explain_hardware;
+DROP FUNCTION pn_plan_text(bool, text, text);
 
 -- ---- the GUCs that switch the nodes off ----
 SET gpudb.enable_gpuagg = off;

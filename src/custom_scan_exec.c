@@ -832,7 +832,7 @@ explain_joins(GdbJoinState *js, const char *prefix, bool built, ExplainState *es
 			ExplainPropertyInteger(psprintf("%s Build Rows", name), NULL, (int64) b->rows, es);
 			ExplainPropertyText(psprintf("%s Source", name),
 								b->from_cache ? "cache" : "heap", es);
-			if (gpudb_explain_hardware)
+			if (gdb_explain_hardware(es, gpudb_explain_hardware))
 			{
 				ExplainPropertyInteger(psprintf("%s Hash Table", name), "bytes",
 									   (int64) b->bytes, es);
@@ -866,7 +866,7 @@ gdb_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 												 s->fallback_why), es);
 		return;
 	}
-	if (gpudb_explain_hardware)
+	if (gdb_explain_hardware(es, gpudb_explain_hardware))
 		ExplainPropertyText("Device",
 							s->fell_back ? "none (PostgreSQL's plan answered)" :
 							s->ran ? (strncmp(s->info.path, "gpu:", 4) == 0 ?
@@ -930,7 +930,7 @@ gdb_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	ExplainPropertyInteger(s->kind == GDB_NODE_AGG || s->kind == GDB_NODE_JOIN ?
 						   "Groups" : "Rows Out", NULL,
 						   (int64) s->info.stats.groups_out, es);
-	if (gpudb_explain_hardware)
+	if (gdb_explain_hardware(es, gpudb_explain_hardware))
 	{
 		ExplainPropertyInteger("Bytes To Device", "bytes",
 							   (int64) s->info.stats.bytes_to_device, es);

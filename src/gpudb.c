@@ -214,6 +214,7 @@ _PG_init(void)
 							NULL, NULL, NULL);
 
 	MarkGUCPrefixReserved("gpudb");
+	gdb_register_explain_options();
 	gdb_custom_scan_init();
 
 	if (process_shared_preload_libraries_in_progress)

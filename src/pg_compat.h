@@ -257,6 +257,58 @@ gdb_heapgetpage(TableScanDesc sscan, BlockNumber blk)
 #endif
 
 /*
+ * 18: extensions may add EXPLAIN options.  gpudb adds GPUDB_HARDWARE, the
+ * per-statement form of gpudb.explain_hardware: EXPLAIN (GPUDB_HARDWARE)
+ * shows the device, the bytes moved and the device times whatever the
+ * setting, EXPLAIN (GPUDB_HARDWARE OFF) leaves them out.  Its value lives in
+ * the ExplainState under the extension id "gpudb" (looked up by name: this
+ * header has no state of its own).  Before 18 only the setting decides:
+ * gdb_register_explain_options does nothing and gdb_explain_hardware
+ * returns the setting.
+ */
+#if PG_VERSION_NUM >= 180000
+#include "commands/defrem.h"
+#include "commands/explain_state.h"
+
+/* EXPLAIN (GPUDB_HARDWARE [boolean]): remember the value in es */
+static inline void
+gdb_explain_hardware_option(ExplainState *es, DefElem *opt, ParseState *pstate)
+{
+	bool	   *on = (bool *) palloc(sizeof(bool));
+
+	*on = defGetBoolean(opt);
+	SetExplainExtensionState(es, GetExplainExtensionId("gpudb"), on);
+}
+
+/*
+ * _PG_init: add gpudb's EXPLAIN options (19: with the check of a value set
+ * through a setting, which for a boolean option is PostgreSQL's own)
+ */
+static inline void
+gdb_register_explain_options(void)
+{
+#if PG_VERSION_NUM >= 190000
+	RegisterExtensionExplainOption("gpudb_hardware", gdb_explain_hardware_option,
+								   GUCCheckBooleanExplainOption);
+#else
+	RegisterExtensionExplainOption("gpudb_hardware", gdb_explain_hardware_option);
+#endif
+}
+
+/* whether es shows the hardware lines: its option if given, else setting */
+static inline bool
+gdb_explain_hardware(ExplainState *es, bool setting)
+{
+	bool	   *on = (bool *) GetExplainExtensionState(es, GetExplainExtensionId("gpudb"));
+
+	return on != NULL ? *on : setting;
+}
+#else
+#define gdb_register_explain_options()	((void) 0)
+#define gdb_explain_hardware(es, setting)	(setting)
+#endif
+
+/*
  * 18: a PathKey's direction is a CompareType (COMPARE_LT, COMPARE_GT), no
  * longer a btree strategy number
  */
