@@ -127,7 +127,7 @@ gdb_grouped_rows(PlannerInfo *root, double input_rows)
 		return 1.0;
 	exprs = get_sortgrouplist_exprs(gdb_processed_group_clause(root),
 									root->processed_tlist);
-	/* no expression left (every key redundant): one group, as the planner says */
+	/* none left (every key redundant): one group, as the planner says */
 	return estimate_num_groups(root, exprs, input_rows, NULL, NULL);
 }
 
