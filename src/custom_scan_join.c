@@ -77,6 +77,8 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "access/table.h"
 #include "catalog/pg_aggregate.h"
 #include "catalog/pg_type.h"
@@ -100,6 +102,7 @@
 #include "custom_scan.h"
 #include "custom_scan_path.h"
 #include "expr_compile.h"
+#include "gpudb_defaults.h"
 
 /*
  * An inner or left join's build side whose keys the planner estimates
@@ -108,6 +111,21 @@
  * reading it).
  */
 #define GDB_JOIN_UNIQUE_FRACTION 0.9
+
+/*
+ * What the build sides of a join tree cost (prepare_tree): reading them,
+ * the bytes of their rows' keys and payload (9 a column) that pass
+ * through the backend (gpudb_defaults.h, GPUDB_JOIN_REBUILD_FACTOR), and
+ * whether a key or a payload column is text (the probe then reads the
+ * heap: its build sides' codes are the query's dictionary's, not the
+ * cache's).
+ */
+typedef struct JoinCost
+{
+	Cost		read;
+	double		bytes;
+	bool		text;
+} JoinCost;
 
 /* One join of the tree, as the walk finds it. */
 typedef struct JoinTree JoinTree;
@@ -604,13 +622,13 @@ pair_var(int varno, int attnum)
  * must output), the other quals or a later join's keys read; a nested
  * tree's own level, recursively, with its keys and payload as what it
  * must output.  *tmpl: a column set with this level's payload registered
- * (for compiling expressions over it; probe relation tree->probe); *cost
- * gets the build sides' reading cost.  False with *why when any of it
- * cannot run.
+ * (for compiling expressions over it; probe relation tree->probe); *jc
+ * gets the build sides' cost terms (JoinCost).  False with *why when any
+ * of it cannot run.
  */
 static bool
 prepare_tree(PlannerInfo *root, JoinTree *tree, List *needed, List **join,
-			 GdbColumnSet **tmpl, Cost *cost, const char **why)
+			 GdbColumnSet **tmpl, JoinCost *jc, const char **why)
 {
 	List	   *jquals = NIL;
 	List	   *squals = NIL;	/* the other joins' quals, for the check */
@@ -708,6 +726,8 @@ prepare_tree(PlannerInfo *root, JoinTree *tree, List *needed, List **join,
 								format_type_with_typemod(typid, typmod));
 				return false;
 			}
+			if (gdb_type_class(typid) == GDB_TYPE_TEXT)
+				jc->text = true;
 			rel = table_open(reloid, NoLock);	/* the planner holds a lock */
 			(void) gdb_columnset_add_join_col(*tmpl, rel, varno, attnum);
 			table_close(rel, NoLock);
@@ -773,10 +793,17 @@ prepare_tree(PlannerInfo *root, JoinTree *tree, List *needed, List **join,
 						battnums = bms_add_member(battnums, list_nth_int(s2->quads, t + 1));
 			}
 		}
-		*cost += gdb_device_cost(brel, breloid, list_length(step->quads) / 4 +
-								 list_length(payload) / 2,
-								 gdb_cache_plan_covers(breloid, battnums),
-								 1.0 + (step->sub ? list_length(step->sub->steps) : 0));
+		jc->read += gdb_device_cost(brel, breloid, list_length(step->quads) / 4 +
+									list_length(payload) / 2,
+									gdb_cache_plan_covers(breloid, battnums),
+									1.0 + (step->sub ? list_length(step->sub->steps) : 0));
+		jc->bytes += brel->rows * 9.0 * (list_length(step->quads) / 4 +
+										  list_length(payload) / 2);
+		for (t = 0; t + 3 < list_length(step->quads); t += 4)
+			if (gdb_type_class(get_atttype(breloid,
+										   (AttrNumber) list_nth_int(step->quads, t + 3))) ==
+				GDB_TYPE_TEXT)
+				jc->text = true;
 
 		/* a nested tree outputs this join's build keys and payload */
 		if (step->sub)
@@ -790,7 +817,7 @@ prepare_tree(PlannerInfo *root, JoinTree *tree, List *needed, List **join,
 			for (t = 0; t + 1 < list_length(payload); t += 2)
 				sub_needed = lappend(sub_needed, pair_var(list_nth_int(payload, t),
 														  list_nth_int(payload, t + 1)));
-			if (!prepare_tree(root, step->sub, sub_needed, &sublist, &subtmpl, cost, why))
+			if (!prepare_tree(root, step->sub, sub_needed, &sublist, &subtmpl, jc, why))
 				return false;
 			if (gdb_join_level_quals(sublist) != NIL)
 			{
@@ -844,7 +871,9 @@ gdb_try_gpujoin(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 	Relation	probe_relation;
 	CustomPath *path;
 	Cost		startup;
-	Cost		builds = 0;
+	JoinCost	jc = {0, 0, false};
+	bool		probe_cached;
+	double		rebuilds = 0;
 	Cost		disabled;
 	double		ngroups;
 	double		work;
@@ -1052,7 +1081,7 @@ gdb_try_gpujoin(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 
 	/* the join tree: build sides, payload, nested trees */
 	if (!prepare_tree(root, &tree, list_concat(list_copy(key_exprs), aggrefs),
-					  &join, &tmpl, &builds, &why))
+					  &join, &tmpl, &jc, &why))
 		goto refused;
 
 	/* the computed columns together (the joins' other quals first) */
@@ -1080,9 +1109,11 @@ gdb_try_gpujoin(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 
 	/*
 	 * the cost: the probe relation's pass over the columns it reads (its
-	 * quals', the keys' and aggregates', its join keys), plus each build
-	 * side read whole; a relation whose columns the column cache holds
-	 * costs no heap read (gdb_device_cost)
+	 * quals', the keys' and aggregates', its join keys), from the cache
+	 * when it holds them and no key or payload is text; each build side
+	 * read whole (from the cache or the heap); each build row's bytes on
+	 * their way through the backend, and again for every further probe
+	 * batch of a heap read (gpudb_defaults.h)
 	 */
 	collect_pairs((Node *) list_concat(list_copy(key_exprs), aggrefs),
 				  bms_make_singleton(tree.probe), &pa);
@@ -1103,9 +1134,14 @@ gdb_try_gpujoin(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 	work = 1.0 + list_length(aggrefs) / 4.0 + list_length(keys) + list_length(tree.steps) +
 		nhist * (2.0 + list_length(keys) + list_length(tree.steps));
 	disabled = gdb_disabled_cost(false, keys != NIL);
+	probe_cached = !jc.text && gdb_cache_plan_covers(probe_rte->relid, probe_attnums);
+	if (!probe_cached)
+		rebuilds = Max(ceil(probe_rel->tuples / Max(gpudb_batch_rows, 1)) - 1.0, 0.0);
 	startup = gdb_device_cost(probe_rel, probe_rte->relid, bms_num_members(probe_attnums),
-							  gdb_cache_plan_covers(probe_rte->relid, probe_attnums),
-							  work) + builds + disabled;
+							  probe_cached, work) +
+		jc.read + jc.bytes * gpudb_gpu_transfer_cost *
+		(1.0 + rebuilds * GPUDB_JOIN_REBUILD_FACTOR) +
+		disabled;
 	if (startup >= gdb_cheapest_existing(output_rel))
 	{
 		/* said, as the join tree could run: the cost model's choice */

@@ -82,6 +82,25 @@
 #define GPUDB_HEAP_ROW_FACTOR			0.5
 
 /*
+ * Not a GUC: how many times again a GpudbJoin build row costs for every
+ * further batch of a probe read from the heap.  A build row costs its
+ * columns' bytes (9 a column, as a heap row's) at gpudb.gpu_transfer_cost
+ * once: the build query's result crosses the GPU server's connection, its
+ * keys are checked for duplicates on the CPU (gdb_cpu_join_build), its
+ * text re-encoded, and it travels again with the probe request; with a
+ * heap probe, each batch's request carries the build sides again and the
+ * device builds their hash tables again.  From the H200 TPC-H SF 10 run
+ * at 1c56996 (test/bench/results/, the tpch22 time run at SF 10): cached
+ * probes whose device time was 11-57 ms took 444 ms (Q3, ~7M build rows
+ * of 2 columns) and 1,625 ms (Q4, ~38M of 1) end to end, 40-60 ns a build
+ * row (about 18 bytes at the default gpu_transfer_cost, one seq_page_cost
+ * being ~6 us: README "Cost model"); Q3 over the heap (15 batches of 4M
+ * rows) took 17.6 s against 1.7 s for PostgreSQL's plan, ~130 ns a build
+ * row and batch.
+ */
+#define GPUDB_JOIN_REBUILD_FACTOR		2.0
+
+/*
  * Not a GUC: what each row GpudbScan or GpudbSort returns costs on top of
  * cpu_tuple_cost, in gpudb.gpu_tuple_cost units (so that zeroing the cost
  * GUCs still forces the nodes): its values are rebuilt from the result

@@ -583,6 +583,8 @@ def markdown(res):
     out += ["`%s` on %s (gpudb path `%s`); %s." % (m["command"], m["host"], m["path"], m["pg_version"]),
             "Settings: %s." % ", ".join("%s = %s" % kv for kv in m["settings"].items()), "",
             "Harness time: %.0f s (queries %.0f s)." % (m.get("elapsed_s", 0), m.get("queries_s", 0)), ""]
+    if res.get("chart"):
+        out += ["![median end-to-end ms per query and side](%s)" % os.path.basename(res["chart"]), ""]
     if m["mode"] == "diff":
         out += ["Each query once on each side, in a psql session of its own: %s. Every gpudb side's `psql -At` "
                 "output is compared with PostgreSQL's byte for byte; where the spec's ORDER BY can tie (Q3, Q5, "
@@ -631,9 +633,44 @@ def markdown(res):
                                                                                         d["vacuum_s"][t])))
     out.append("")
     if d.get("keys"):
-        out += ["Keys made: " + "; ".join("%s %.1f s" % kv for kv in d["keys"]) + ".", ""]
+        out += ["Keys made: " + "; ".join("%s %.1f s" % tuple(kv) for kv in d["keys"]) + ".", ""]
     out += ["The queries are in `%s-queries.sql`." % m["stem"], ""]
     return "\n".join(out)
+
+
+def chart(res, path):
+    """time: a PNG of each query's median end-to-end ms per side (log scale), the Gpudb nodes over the bars."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    colors = {"pg": "#888888", "heap": "#e0a030", "cache": "#2a7ab8"}
+    names = {k: name for k, name, _ in tpch.SIDES}
+    qs = [q for q in res["queries"] if q.get("sides")]
+    keys = [k for k, _, _ in tpch.SIDES]
+    fig, ax = plt.subplots(figsize=(max(8, 0.75 * len(qs) + 2), 5))
+    width = 0.8 / len(keys)
+    for i, k in enumerate(keys):
+        xs = [n + (i - (len(keys) - 1) / 2) * width for n in range(len(qs))]
+        vals = [((q["sides"].get(k) or {}).get("e2e") or {}).get("median") for q in qs]
+        ax.bar(xs, [v or 0 for v in vals], width, color=colors[k], label=names[k])
+        if k != "pg":
+            for x, q, v in zip(xs, qs, vals):
+                nodes = (q["sides"].get(k) or {}).get("nodes") or []
+                if v and nodes:
+                    ax.annotate(nodes_label(nodes).replace("Gpudb", ""), (x, v), ha="center", va="bottom",
+                                fontsize=6, rotation=90)
+    ax.set_yscale("log")
+    ax.set_xticks(range(len(qs)))
+    ax.set_xticklabels([q["id"] for q in qs], fontsize=8)
+    ax.set_ylabel("ms, end to end in psql (median)")
+    ax.legend(fontsize=8)
+    m = res["meta"]
+    ax.set_title("gpudb TPC-H SF %s on %s, commit %s; PostgreSQL with %d workers" % (
+        sf_label(m["sf"]), m["device"], m["commit"], m["workers"]), fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
 
 
 def write_results(res, outdir, final=False):
@@ -643,6 +680,11 @@ def write_results(res, outdir, final=False):
     base = os.path.join(outdir, res["meta"]["stem"])
     with open(base + ".json", "w") as f:
         json.dump(res, f, indent=1, default=str)
+    if final and res["meta"]["mode"] == "time":
+        try:
+            res["chart"] = chart(res, base + ".png")
+        except ImportError as e:
+            res["chart_note"] = "No chart: %s (install matplotlib, e.g. Debian's python3-matplotlib)." % e
     with open(base + ".md", "w") as f:
         f.write(markdown(res) + "\n")
     return base
@@ -676,9 +718,15 @@ def main():
     ap.add_argument("--rebuild", action="store_true", help="build dbgen and the eight tables even where they exist")
     ap.add_argument("--load-only", action="store_true", help="build the data, then stop")
     ap.add_argument("--no-disk-check", action="store_true", help="load even where the disk looks too small")
+    ap.add_argument("--chart", default="", metavar="JSON",
+                    help="only draw the PNG chart of a time run's results JSON (beside it), then stop")
     ap.add_argument("--out", default="", help="results folder (default test/bench/results/<date>-<gpu>-<commit>-"
                                               "tpch22-<mode>-sf<SF>, with -2, -3, ... where that exists)")
     args = ap.parse_args()
+    if args.chart:
+        with open(args.chart) as f:
+            print(chart(json.load(f), os.path.splitext(args.chart)[0] + ".png"))
+        return
     if args.sf <= 0:
         sys.exit("tpch22: --sf must be positive")
     numbers = parse_queries(args.queries)
