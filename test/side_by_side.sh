@@ -20,6 +20,10 @@
 #      grouped query, an ordered one and a filtered scan shows Custom Scan
 #      (GpudbAgg), (GpudbSort) and (GpudbScan); their results equal
 #      PostgreSQL's (gpudb.enabled off).
+#      Every hook gpudb sets (set_rel_pathlist, create_upper_paths,
+#      shmem_request, shmem_startup, object_access) calls the one set before
+#      it: test/pgstrom_names sets each first and counts its calls, which
+#      stay 0 where gpudb's hook, run first, does not chain.
 #   2. Negative control: the same with pgstrom_names.extra_names =
 #      'GpudbAgg' (the dummy module takes one of gpudb's names first): the
 #      server must refuse to start, saying the name already exists.  This
@@ -132,6 +136,8 @@ for name in GpuScan GpuJoin GpuPreAgg GpuSort GpudbScan GpudbAgg GpudbSort Gpudb
     got="$(q "SELECT pgstrom_names_registered('$name')")"
     if [ "$got" = t ]; then ok "custom scan $name registered"; else bad "custom scan $name registered: $got"; fi
 done
+q "CREATE FUNCTION pgstrom_names_hook_calls(text) RETURNS bigint
+   AS '$MODULE', 'pgstrom_names_hook_calls' LANGUAGE C STRICT" >/dev/null
 got="$(q "SELECT pgstrom_names_registered('NoSuchScan')")"
 if [ "$got" = f ]; then ok "an unregistered name is not found"; else bad "an unregistered name: $got"; fi
 
@@ -165,6 +171,24 @@ check_node() {     # check_node NODE QUERY [sort]: sort compares the rows in any
 check_node GpudbAgg "SELECT k, count(*), sum(v) FROM sbs GROUP BY k ORDER BY k"
 check_node GpudbSort "SELECT v FROM sbs WHERE v % 1000 = 3 ORDER BY v DESC LIMIT 5"
 check_node GpudbScan "SELECT v, k FROM sbs WHERE v % 1000 = 3" sort
+
+# The hooks set before gpudb's still run: one session plans the queries
+# above again (the planner hooks) and creates a table (object access); the
+# shared memory hooks ran at the server's start.
+hooks="$(q "SET gpudb.gpu_setup_cost = 0; SET gpudb.gpu_tuple_cost = 0; SET gpudb.gpu_transfer_cost = 0;
+  EXPLAIN (COSTS OFF) SELECT k, count(*) FROM sbs GROUP BY k;
+  CREATE TABLE sbs_hooks (a int); DROP TABLE sbs_hooks;
+  SELECT h || '=' || pgstrom_names_hook_calls(h)
+    FROM unnest(ARRAY['set_rel_pathlist', 'create_upper_paths', 'shmem_request',
+                      'shmem_startup', 'object_access']) h" | grep '=')"
+for h in set_rel_pathlist create_upper_paths shmem_request shmem_startup object_access; do
+    n="$(sed -n "s/^$h=//p" <<<"$hooks")"
+    if [ -n "$n" ] && [ "$n" -gt 0 ]; then
+        ok "the $h hook set before gpudb's still runs ($n calls)"
+    else
+        bad "the $h hook set before gpudb's still runs: '${n}' calls"
+    fi
+done
 
 "${RUNAS[@]}" "$BINDIR/pg_ctl" -D "$DATA" -m fast -w stop >/dev/null 2>&1
 
