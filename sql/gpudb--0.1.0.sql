@@ -32,7 +32,7 @@ SET search_path = pg_catalog, pg_temp;
  * TRUE (every row for NULL), projected to columns (comma-separated names;
  * the column definition list gives their types).  Row order unspecified.
  * Same filter language, privilege rules and errors as gpu_groupby; shares
- * its code with the GpuScan plan node.
+ * its code with the GpudbScan plan node.
  */
 CREATE FUNCTION gpu_select(relation regclass, columns text,
                            filter text DEFAULT NULL)
@@ -47,7 +47,7 @@ SET search_path = pg_catalog, pg_temp;
  * SELECT columns FROM relation WHERE filter ORDER BY order_by LIMIT lim:
  * order_by as in SQL ('v DESC NULLS LAST, id'; column names only, no text
  * keys), lim NULL for all rows (a device top-k otherwise).  Shares its code
- * with the GpuSort plan node.
+ * with the GpudbSort plan node.
  */
 CREATE FUNCTION gpu_sort(relation regclass, columns text, order_by text,
                          lim bigint DEFAULT NULL, filter text DEFAULT NULL)

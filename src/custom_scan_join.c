@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * custom_scan_join.c
- *	  The planner side of GpuJoin: at UPPERREL_GROUP_AGG over a join
+ *	  The planner side of GpudbJoin: at UPPERREL_GROUP_AGG over a join
  *	  relation, offer one node that runs the join tree PostgreSQL's planner
  *	  chose together with the GROUP BY and aggregates above it, as a hash
  *	  join probe step of the one device request (gpudb_device.h).
@@ -36,7 +36,7 @@
  *	   evaluated after the probes, over the probe row and its one match
  *	   (the build side being unique), a left, semi or anti join's during
  *	   its probe, over each build row with the probe row's keys;
- *	 - the aggregate as GpuAgg takes it (count/sum/avg/min/max and the
+ *	 - the aggregate as GpudbAgg takes it (count/sum/avg/min/max and the
  *	   variance family of columns or expressions, count(DISTINCT), the
  *	   percentiles and mode, group keys that are columns or expressions),
  *	   over columns of every relation visible above the joins; text
@@ -58,7 +58,7 @@
  * the executor answers when a build side turns out to have duplicate keys
  * (join_build.c).
  *
- * custom_private's node list for GpuJoin: keys (all GDB_ATTNUM_EXPR),
+ * custom_private's node list for GpudbJoin: keys (all GDB_ATTNUM_EXPR),
  * aggs ((GdbAggFunc, GDB_ATTNUM_EXPR or 0 for count(*)) pairs), key
  * expressions, Aggrefs, HAVING, then the join tree:
  *	 (Integer probe relid, IntList every relid, the INNER joins' other
@@ -354,7 +354,7 @@ step_keys(JoinTree *tree, JoinStep *step, List *rinfos, bool outer_join,
 
 /*
  * Read the join tree off path (see the file header) into tree; false with
- * *why when it is not one GpuJoin runs.
+ * *why when it is not one GpudbJoin runs.
  */
 static bool
 walk_join(PlannerInfo *root, Path *path, JoinTree *tree, const char **why)
@@ -511,7 +511,7 @@ walk_join(PlannerInfo *root, Path *path, JoinTree *tree, const char **why)
 }
 
 /*
- * A path of joinrel whose tree GpuJoin runs, into tree: the cheapest
+ * A path of joinrel whose tree GpudbJoin runs, into tree: the cheapest
  * total path first, then the others (a parameterised or bushy cheapest
  * path may have an acceptable sibling).
  */
@@ -1139,8 +1139,7 @@ gdb_try_gpujoin(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 		why = "its cost (the probe relation's pass and every build side read whole, from the cache or the heap) is not below PostgreSQL's cheapest plan's";
 		goto refused;
 	}
-	ngroups = keys == NIL ? 1.0 :
-		estimate_num_groups(root, key_exprs, input_rel->rows, NULL, NULL);
+	ngroups = gdb_grouped_rows(root, input_rel->rows);
 	cost_qual_eval(&having_cost, having, root);
 	startup += having_cost.startup;
 

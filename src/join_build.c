@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * join_build.c
- *	  The executor side of GpuJoin's build sides: from the plan's join tree
+ *	  The executor side of GpudbJoin's build sides: from the plan's join tree
  *	  (custom_scan_join.c), the probe request's join specs and payload
  *	  columns, one SELECT query per build side (its join keys, then its
  *	  payload columns, after its quals), and, when the node runs, those
@@ -31,6 +31,7 @@
 #include "miscadmin.h"
 #include "lib/stringinfo.h"
 #include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
 #include "portability/instr_time.h"
 #include "rewrite/rewriteManip.h"
 #include "utils/builtins.h"
@@ -144,6 +145,90 @@ tree_names(StringInfo buf, List *join, int rtoffset, List *rtable_names)
 	}
 }
 
+/*
+ * The range table indexes of a join tree (the plan's list): its probe
+ * relation and every build side's, nested trees included.
+ */
+static Bitmapset *
+tree_varnos(List *join, int rtoffset)
+{
+	Bitmapset  *varnos = bms_make_singleton(intVal(linitial(join)) + rtoffset);
+	ListCell   *lc;
+
+	for_each_from(lc, join, 3)
+	{
+		List	   *step = (List *) lfirst(lc);
+
+		if (list_nth(step, 6) != NIL)
+			varnos = bms_join(varnos, tree_varnos((List *) list_nth(step, 6), rtoffset));
+		else
+			varnos = bms_add_member(varnos, intVal(list_nth(step, 1)) + rtoffset);
+	}
+	return varnos;
+}
+
+/* expression_tree_walker callback: the varnos of the Vars of this level */
+static bool
+collect_varnos(Node *node, Bitmapset **varnos)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var))
+	{
+		if (((Var *) node)->varlevelsup == 0)
+			*varnos = bms_add_member(*varnos, ((Var *) node)->varno);
+		return false;
+	}
+	return expression_tree_walker(node, collect_varnos, (void *) varnos);
+}
+
+/*
+ * A build side's join clauses as EXPLAIN shows them: each equality (an
+ * operator that can hash or merge a join) whose left operand reads only the
+ * build side (build) and whose right one reads only relations outside it is
+ * written the other way round, with its commutator, so that the probe side
+ * comes first ("f.k = d.id"), as PostgreSQL's Hash Cond does.  The planner's
+ * own orientation of an equivalence-class clause differs between versions;
+ * the label does not.  Other clauses are kept as written.
+ */
+static List *
+probe_side_first(List *clauses, Bitmapset *build)
+{
+	List	   *out = NIL;
+	ListCell   *lc;
+
+	foreach(lc, clauses)
+	{
+		Node	   *clause = (Node *) lfirst(lc);
+
+		if (IsA(clause, OpExpr) && list_length(((OpExpr *) clause)->args) == 2)
+		{
+			OpExpr	   *op = (OpExpr *) clause;
+			Oid			commutator = get_commutator(op->opno);
+			Bitmapset  *left = NULL;
+			Bitmapset  *right = NULL;
+
+			(void) collect_varnos((Node *) linitial(op->args), &left);
+			(void) collect_varnos((Node *) lsecond(op->args), &right);
+			if (OidIsValid(commutator) &&
+				(op_hashjoinable(op->opno, exprType((Node *) linitial(op->args))) ||
+				 op_mergejoinable(op->opno, exprType((Node *) linitial(op->args)))) &&
+				left != NULL && right != NULL &&
+				bms_is_subset(left, build) && !bms_overlap(right, build))
+			{
+				OpExpr	   *swapped = (OpExpr *) copyObject(op);
+
+				swapped->opno = commutator;
+				swapped->opfuncid = InvalidOid;
+				swapped->args = list_make2(lsecond(op->args), linitial(op->args));
+				clause = (Node *) swapped;
+			}
+		}
+		out = lappend(out, clause);
+	}
+	return out;
+}
+
 /* see custom_scan.h */
 GdbJoinState *
 gdb_join_begin(GdbQuery *q, List *join, Index scanrelid, EState *estate,
@@ -168,7 +253,7 @@ gdb_join_begin(GdbQuery *q, List *join, Index scanrelid, EState *estate,
 		int			t;
 
 		if (js->njoins >= GDB_MAX_JOINS)
-			elog(ERROR, "gpudb: too many joins in a GpuJoin plan");
+			elog(ERROR, "gpudb: too many joins in a GpudbJoin plan");
 		b->type = (GdbJoinType) intVal(linitial(step));
 		b->varno = varno;
 		b->quals = (List *) list_nth(step, 2);
@@ -198,7 +283,7 @@ gdb_join_begin(GdbQuery *q, List *join, Index scanrelid, EState *estate,
 		/* its relation's quals read that relation's columns only */
 		njoincols = b->q.cs.njoincols;
 		b->q.cs.njoincols = 0;
-		(void) gdb_compile_quals(b->quals, b->q.rel, &b->q.cs, b->q.req, "GpuJoin",
+		(void) gdb_compile_quals(b->quals, b->q.rel, &b->q.cs, b->q.req, "GpudbJoin",
 								 false, NULL);
 		b->q.cs.njoincols = njoincols;
 
@@ -235,6 +320,9 @@ gdb_join_begin(GdbQuery *q, List *join, Index scanrelid, EState *estate,
 			else
 				appendStringInfoString(&name, quote_identifier((char *) list_nth(rtable_names,
 																				  varno - 1)));
+			clauses = probe_side_first(clauses,
+									   sub != NIL ? tree_varnos(sub, rtoffset) :
+									   bms_make_singleton((int) varno));
 			b->label = psprintf("%s Join %s ON %s", join_type_names[b->type], name.data,
 								deparse_expression((Node *) make_ands_explicit(clauses),
 												   deparse_cxt, true, false));
@@ -251,7 +339,7 @@ gdb_join_begin(GdbQuery *q, List *join, Index scanrelid, EState *estate,
 
 		if (rtoffset != 0)
 			OffsetVarNodes(jf, rtoffset, 0);
-		if (gdb_columnset_add_expr(&q->cs, q->rel, jf, q->req, "GpuJoin") != GDB_EXPR_COL(0))
+		if (gdb_columnset_add_expr(&q->cs, q->rel, jf, q->req, "GpudbJoin") != GDB_EXPR_COL(0))
 			elog(ERROR, "gpudb: the join quals are not the first computed column");
 		q->req->join_filter = 1;
 	}
@@ -270,7 +358,7 @@ gdb_join_begin(GdbQuery *q, List *join, Index scanrelid, EState *estate,
 			OffsetVarNodes(qual, rtoffset, 0);
 		spec->qual = 1;
 		spec->qual_expr = (uint32) (gdb_columnset_add_expr(&q->cs, q->rel, qual, q->req,
-														   "GpuJoin") - GDB_EXPR_COL(0));
+														   "GpudbJoin") - GDB_EXPR_COL(0));
 	}
 	return js;
 }

@@ -1283,7 +1283,7 @@ srv_handle_cache_groupby(int s, char *payload, size_t len)
 	}
 
 	/*
-	 * a join probe (GpuJoin): its build sides follow the text constants;
+	 * a join probe (GpudbJoin): its build sides follow the text constants;
 	 * its probe keys that are the relation's columns map onto the store's
 	 * (payload columns keep their GDB_JOIN_COL indexes)
 	 */

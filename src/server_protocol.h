@@ -92,7 +92,7 @@ typedef struct GdbStatusReply
 									 * evaluate without the catalog (ILIKE
 									 * under a collation whose LC_CTYPE is
 									 * not C; backend only) */
-#define GDB_CACHE_JOIN_TEXT		10	/* a GpuJoin whose query dictionary
+#define GDB_CACHE_JOIN_TEXT		10	/* a GpudbJoin whose query dictionary
 									 * (its build sides' strings) passes
 									 * GDB_CACHE_TEXT_PART_LIMIT bytes
 									 * (backend only) */
@@ -196,7 +196,7 @@ typedef struct GdbCacheCreate
 /*
  * CACHE_GROUPBY: GdbCacheQuery, then snapshot.nxip uint32 xids, then
  * ntext text constants, each a uint32 length and its bytes, then the
- * request's req.njoin_bytes of join build sides (GpuJoin).  The request's
+ * request's req.njoin_bytes of join build sides (GpudbJoin).  The request's
  * column indexes refer to attnums[]; the server maps them onto its store.
  * A USED reply carries the result batch and then, for each result column
  * that copies a text column (key_is_text: group keys, or the output
