@@ -53,10 +53,26 @@ PG_CFLAGS   += -Werror=implicit-function-declaration
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
-cuda/%.o: cuda/%.cu src/gpudb_device.h src/gpudb_semantics.h src/expr_semantics.h src/column_store.h $(wildcard cuda/*.cuh)
+# The build's configuration: whether the CUDA path is in, and which
+# PostgreSQL's headers the objects were compiled against.  make knows only
+# file times, so a change of either (make WITH_CUDA=1 after a CPU-only build,
+# or another PG_CONFIG) would otherwise keep the old objects and gpudb.so.
+# The stamp is rewritten only when the configuration differs from the one it
+# holds, and every object depends on it.
+BUILD_STAMP  = .gpudb-build.stamp
+BUILD_CONFIG = WITH_CUDA=$(WITH_CUDA) CUDA_HOME=$(CUDA_HOME) $(shell $(PG_CONFIG) --version) $(shell $(PG_CONFIG) --includedir-server)
+ifneq ($(BUILD_CONFIG),$(shell cat $(BUILD_STAMP) 2>/dev/null))
+$(shell echo '$(BUILD_CONFIG)' > $(BUILD_STAMP))
+endif
+EXTRA_CLEAN += $(BUILD_STAMP)
+
+cuda/%.o: cuda/%.cu $(BUILD_STAMP) src/gpudb_device.h src/gpudb_semantics.h src/expr_semantics.h src/column_store.h $(wildcard cuda/*.cuh)
 	$(NVCC) $(NVCC_FLAGS) -c $< -o $@
 
-$(OBJS): $(wildcard src/*.h)
+$(OBJS): $(wildcard src/*.h) $(BUILD_STAMP)
+# the LLVM bitcode that PGXS builds and installs next to the objects when
+# PostgreSQL has --with-llvm (Debian's 15 has)
+$(OBJS:.o=.bc): $(wildcard src/*.h) $(BUILD_STAMP)
 
 # The CUDA objects are not in OBJS (no bitcode for them), so the module
 # depends on them explicitly.
