@@ -5,7 +5,9 @@
 # usage: bash test/build_postgres.sh MAJOR
 #
 # Prints the installed pg_config's path on stdout (and nothing else there:
-# progress goes to stderr), e.g. ~/.cache/gpudb/pg18/bin/pg_config.
+# progress goes to stderr), e.g. ~/.cache/gpudb/pg18/bin/pg_config, or as
+# root /var/cache/gpudb/pg18/bin/pg_config (the test clusters' servers run
+# as the postgres user, who must reach the programs; /root is closed to it).
 #
 # The tarball is the newest postgresql-MAJOR.*.tar.* in $GPUDB_PG_TARBALL_DIR,
 # ../shared/postgresql or shared/postgresql (relative to the repository root;
@@ -25,8 +27,9 @@
 # other (flock).  About 5 minutes on 2 cores.
 #
 # Environment:
-#   GPUDB_CACHE            cache directory (default ~/.cache/gpudb); the
-#                          build goes to $GPUDB_CACHE/pgMAJOR
+#   GPUDB_PG_BUILDS        where builds go, as pgMAJOR (default: GPUDB_CACHE,
+#                          else ~/.cache/gpudb, as root /var/cache/gpudb)
+#   GPUDB_CACHE            cache directory (default ~/.cache/gpudb)
 #   GPUDB_PG_TARBALL_DIR   look here first for the tarball
 #   GPUDB_PG_REBUILD=1     rebuild even when the cached build is current
 #
@@ -51,8 +54,10 @@ RECIPE=1
 CONFIGURE_OPTS=(--with-icu --without-readline --without-zlib)
 CONTRIB=(auto_explain dblink spi)
 
-CACHE="$(gdb_cache_dir)"
-PREFIX="$CACHE/pg$MAJOR"
+# the install must be readable by the user the servers run as
+umask 022
+PREFIX="$(gdb_pg_build_dir "$MAJOR")"
+CACHE="$(dirname "$PREFIX")"
 PG_CONFIG_OUT="$PREFIX/bin/pg_config"
 
 TARBALL="$(gdb_pg_tarball "$MAJOR")"

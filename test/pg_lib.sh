@@ -20,6 +20,11 @@
 #                               repository root); prints nothing when none
 #   gdb_cache_dir               the cache outside the repository
 #                               ($GPUDB_CACHE, default ~/.cache/gpudb)
+#   gdb_pg_build_dir MAJOR      where test/build_postgres.sh installs MAJOR:
+#                               $GPUDB_PG_BUILDS/pgMAJOR; by default
+#                               gdb_cache_dir's, but as root
+#                               /var/cache/gpudb: the servers then run as the
+#                               postgres user, who cannot enter /root
 #
 # Needs GDB_ROOT (the repository root) for gdb_pg_tarball.
 
@@ -74,4 +79,107 @@ gdb_pg_tarball() {
 
 gdb_cache_dir() {
     echo "${GPUDB_CACHE:-${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/gpudb}"
+}
+
+gdb_pg_build_dir() {
+    local base="${GPUDB_PG_BUILDS:-}"
+    if [ -z "$base" ]; then
+        if [ -z "${GPUDB_CACHE:-}" ] && [ "$(id -u)" = 0 ]; then
+            base=/var/cache/gpudb
+        else
+            base="$(gdb_cache_dir)"
+        fi
+    fi
+    echo "$base/pg$1"
+}
+
+# ---------------------------------------------------------------------------
+# gdb_with_cluster TIMEOUT GUC=VALUE... -- COMMAND...
+#
+# Runs COMMAND in a throwaway cluster of $PG_CONFIG's PostgreSQL, with the
+# PG* variables set to reach it as a superuser, and removes the cluster;
+# returns COMMAND's exit status (124 when it ran past TIMEOUT seconds), or 2
+# when the cluster could not be made.  The cluster's encoding is UTF8 and its
+# locale C.UTF-8 whatever the caller's environment (a chroot or a minimal
+# container sets no locale, and initdb would then make a SQL_ASCII cluster,
+# in which no ICU collation can be created); the GUCs go to postgresql.conf.
+#
+#   Debian's PostgreSQL: pg_virtualenv -t (a temporary cluster directory
+#   even as root, so nothing under /etc/postgresql is touched).
+#   Any other (a source build): pg_virtualenv knows only Debian's versions,
+#   so initdb and pg_ctl, made to look like pg_virtualenv's: a temporary
+#   directory, owned by $GPUDB_TEST_USER (default postgres) when run as root
+#   (initdb refuses root), fsync off, Debian's log_line_prefix (the tests read
+#   PIDs from the log); it listens only on a Unix socket in that directory,
+#   so its port collides with no other cluster's.  COMMAND gets this
+#   version's programs first on PATH, and the server log's path in
+#   GDB_SERVER_LOG (pg_lsclusters does not know the cluster).
+# ---------------------------------------------------------------------------
+GDB_CLUSTER_ENCODING=UTF8
+GDB_CLUSTER_LOCALE=C.UTF-8
+
+gdb_with_cluster() {
+    local timeout_s="$1" gucs=() major g
+    shift
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do gucs+=("$1"); shift; done
+    [ "${1:-}" = -- ] && shift
+    major="$(gdb_pg_major "${PG_CONFIG:?}")" || { echo "gdb_with_cluster: cannot run $PG_CONFIG" >&2; return 2; }
+    if gdb_is_debian_pg "$PG_CONFIG"; then
+        local opts=(-t -v "$major" -c "--encoding=$GDB_CLUSTER_ENCODING --locale=$GDB_CLUSTER_LOCALE")
+        for g in "${gucs[@]}"; do opts+=(-o "$g"); done
+        echo "cluster: pg_virtualenv ${opts[*]}"
+        local rc=0     # (|| keeps a caller's set -e from ending it here)
+        timeout --kill-after=30 "$timeout_s" pg_virtualenv "${opts[@]}" "$@" < /dev/null || rc=$?
+        return "$rc"
+    fi
+    # (a subshell, so that its EXIT trap stops and removes the cluster
+    # whatever happens, without touching the caller's traps)
+    (
+        bindir="$("$PG_CONFIG" --bindir)"
+        run_user="${GPUDB_TEST_USER:-postgres}"
+        port=55470
+        as=()
+        if [ "$(id -u)" = 0 ]; then
+            if ! id "$run_user" > /dev/null 2>&1; then
+                useradd --system --no-create-home --shell /usr/sbin/nologin "$run_user" || exit 2
+            fi
+            as=(runuser -u "$run_user" --)
+        fi
+        dir="$(mktemp -d /tmp/gpudb-cluster.XXXXXX)" || exit 2
+        started=0
+        trap '[ "$started" = 1 ] && "${as[@]}" "$bindir/pg_ctl" -D "$dir/data" -m immediate -w stop > /dev/null 2>&1; rm -rf "$dir"' EXIT
+        trap 'exit 130' INT TERM
+        [ "${#as[@]}" = 0 ] || chown "$run_user" "$dir" || exit 2
+        echo "cluster: initdb -E $GDB_CLUSTER_ENCODING --locale=$GDB_CLUSTER_LOCALE in $dir, ${gucs[*]}"
+        if ! "${as[@]}" "$bindir/initdb" -D "$dir/data" -U postgres -A trust --no-sync \
+                -E "$GDB_CLUSTER_ENCODING" --locale="$GDB_CLUSTER_LOCALE" > "$dir/initdb.log" 2>&1; then
+            cat "$dir/initdb.log"
+            exit 2
+        fi
+        {
+            echo "# gdb_with_cluster (test/pg_lib.sh)"
+            echo "listen_addresses = ''"
+            echo "unix_socket_directories = '$dir'"
+            echo "port = $port"
+            echo "fsync = off"
+            echo "log_line_prefix = '%m [%p] %q%u@%d '"
+            for g in "${gucs[@]}"; do echo "${g%%=*} = '${g#*=}'"; done
+        } >> "$dir/data/postgresql.conf"
+        started=1
+        if ! "${as[@]}" "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 120 start > /dev/null; then
+            tail -20 "$dir/server.log"
+            exit 2
+        fi
+        # what pg_virtualenv exports, and this version's programs first
+        unset PGSERVICE PGSERVICEFILE PGOPTIONS PGPASSWORD PGSSLMODE PGCLUSTER
+        export PGHOST="$dir" PGPORT="$port" PGUSER=postgres PGDATABASE=postgres
+        export PATH="$bindir:$PATH" GDB_SERVER_LOG="$dir/server.log"
+        rc=0
+        timeout --kill-after=30 "$timeout_s" "$@" < /dev/null || rc=$?
+        if [ "$rc" != 0 ]; then
+            echo "---- the end of the server log ----"
+            tail -30 "$dir/server.log"
+        fi
+        exit "$rc"
+    )
 }
