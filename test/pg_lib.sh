@@ -105,7 +105,10 @@ gdb_pg_build_dir() {
 # in which no ICU collation can be created); the GUCs go to postgresql.conf.
 #
 #   Debian's PostgreSQL: pg_virtualenv -t (a temporary cluster directory
-#   even as root, so nothing under /etc/postgresql is touched).
+#   even as root, so nothing under /etc/postgresql is touched), on the first
+#   free port from $GPUDB_TEST_PORT (default 55450): left to itself
+#   pg_createcluster takes the first free one from 5432, the port of the
+#   machine's own server, whose clients would then reach the test cluster.
 #   Any other (a source build): pg_virtualenv knows only Debian's versions,
 #   so initdb and pg_ctl, made to look like pg_virtualenv's: a temporary
 #   directory, owned by $GPUDB_TEST_USER (default postgres) when run as root
@@ -118,6 +121,19 @@ gdb_pg_build_dir() {
 GDB_CLUSTER_ENCODING=UTF8
 GDB_CLUSTER_LOCALE=C.UTF-8
 
+# gdb_free_port FIRST: the first of FIRST..FIRST+99 that no server listens on
+# over TCP (loopback) and that has no Unix socket in the usual directories
+gdb_free_port() {
+    local p
+    for (( p = $1; p < $1 + 100; p++ )); do
+        [ -e "/var/run/postgresql/.s.PGSQL.$p" ] || [ -e "/tmp/.s.PGSQL.$p" ] && continue
+        (exec 3<> "/dev/tcp/127.0.0.1/$p") 2> /dev/null && continue
+        echo "$p"
+        return 0
+    done
+    return 1
+}
+
 gdb_with_cluster() {
     local timeout_s="$1" gucs=() major g
     shift
@@ -126,10 +142,13 @@ gdb_with_cluster() {
     major="$(gdb_pg_major "${PG_CONFIG:?}")" || { echo "gdb_with_cluster: cannot run $PG_CONFIG" >&2; return 2; }
     if gdb_is_debian_pg "$PG_CONFIG"; then
         local opts=(-t -v "$major" -c "--encoding=$GDB_CLUSTER_ENCODING --locale=$GDB_CLUSTER_LOCALE")
+        local port
+        port="$(gdb_free_port "${GPUDB_TEST_PORT:-55450}")" ||
+            { echo "gdb_with_cluster: no free port from ${GPUDB_TEST_PORT:-55450}" >&2; return 2; }
         for g in "${gucs[@]}"; do opts+=(-o "$g"); done
-        echo "cluster: pg_virtualenv ${opts[*]}"
+        echo "cluster: PGPORT=$port pg_virtualenv ${opts[*]}"
         local rc=0     # (|| keeps a caller's set -e from ending it here)
-        timeout --kill-after=30 "$timeout_s" pg_virtualenv "${opts[@]}" "$@" < /dev/null || rc=$?
+        PGPORT="$port" timeout --kill-after=30 "$timeout_s" pg_virtualenv "${opts[@]}" "$@" < /dev/null || rc=$?
         return "$rc"
     fi
     # (a subshell, so that its EXIT trap stops and removes the cluster
