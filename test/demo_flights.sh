@@ -33,11 +33,11 @@ cd "$ROOT"
 GDB_ROOT="$ROOT"
 # shellcheck source=test/pg_lib.sh
 source "$ROOT/test/pg_lib.sh"
+# (PATH, HOME and the locale, whatever the caller's environment)
+gdb_sane_env
 export PG_CONFIG="${PG_CONFIG:-$(gdb_debian_pg_config "$GDB_DEBIAN_PGMAJOR")}"
-export GPUDB_CACHE="${GPUDB_CACHE:-${HOME:-/root}/.cache/gpudb}"
+export GPUDB_CACHE="${GPUDB_CACHE:-$HOME/.cache/gpudb}"
 export GPUDB_NPM_PREFIX="$GPUDB_CACHE/npm"
-# (the demo's output does not depend on the caller's locale)
-export LC_ALL=C.UTF-8 LANG=C.UTF-8
 
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f s", b - a }'; }

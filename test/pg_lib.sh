@@ -18,6 +18,10 @@
 #                               $GPUDB_PG_TARBALL_DIR, ../shared/postgresql
 #                               or shared/postgresql (relative to the
 #                               repository root); prints nothing when none
+#   gdb_sane_env                what the scripts need of the environment,
+#                               whatever the caller's (env -i, a chroot, cron):
+#                               PATH with the sbin directories (dpkg, runuser,
+#                               useradd), HOME, and LC_ALL=C.UTF-8
 #   gdb_cache_dir               the cache outside the repository
 #                               ($GPUDB_CACHE, default ~/.cache/gpudb)
 #   gdb_pg_build_dir MAJOR      where test/build_postgres.sh installs MAJOR:
@@ -31,6 +35,24 @@
 # Debian 12 (bookworm) packages PostgreSQL 15 only; every other version is
 # built from source by test/build_postgres.sh.
 GDB_DEBIAN_PGMAJOR=15
+
+gdb_sane_env() {
+    local d p="" parts=()
+    IFS=: read -r -a parts <<< "${PATH:-}"
+    # (bash's own PATH when none is exported ends in ".": not that)
+    for d in "${parts[@]}" /usr/local/sbin /usr/sbin /sbin /usr/local/bin /usr/bin /bin; do
+        case "$d" in /*) ;; *) continue ;; esac
+        case ":$p:" in *":$d:"*) ;; *) p="${p:+$p:}$d" ;; esac
+    done
+    export PATH="$p"
+    # (with HOME unset, ~ is the user's home from the password database)
+    [ -n "${HOME:-}" ] || HOME=~
+    export HOME
+    # C.UTF-8 exists on every Debian; the output of the tests, and of psql
+    # and perl within them, must not depend on the caller's language
+    export LC_ALL=C.UTF-8 LANG=C.UTF-8
+    unset LANGUAGE
+}
 
 gdb_pg_major() {
     local line

@@ -258,12 +258,11 @@ trap 'exit 130' INT TERM
 result() { echo "$1 $2" >> "$GPUDB_RESULTS"; }
 section() { printf '\n==== %s ====\n' "$1"; }
 
-# The run does not depend on the caller's locale (a chroot or a minimal
-# container sets none; a German one would translate psql's messages):
-# C.UTF-8 exists on every Debian.
-# (The clusters get their encoding and locale explicitly: gdb_with_cluster.)
-export LC_ALL=C.UTF-8 LANG=C.UTF-8
-unset LANGUAGE
+# The run does not depend on the caller's environment (a chroot or a
+# minimal container sets no locale, env -i not even PATH; a German locale
+# would translate psql's messages).  The clusters get their encoding and
+# locale explicitly: gdb_with_cluster.
+gdb_sane_env
 
 SUDO=()
 [ "$(id -u)" = 0 ] || SUDO=(sudo -n)

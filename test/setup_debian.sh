@@ -23,6 +23,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 GDB_ROOT="$ROOT"
 # shellcheck source=test/pg_lib.sh
 source "$ROOT/test/pg_lib.sh"
+gdb_sane_env        # dpkg needs the sbin directories on PATH
 
 with_node=0
 majors=()
