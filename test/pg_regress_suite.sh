@@ -42,7 +42,9 @@
 # The regression suite's source must match the server's: it is taken from
 # Debian's source package postgresql-MAJOR (apt-get source --download-only;
 # a deb-src entry mirroring /etc/apt/sources.list.d/debian.sources is added as
-# /etc/apt/sources.list.d/gpudb-deb-src.sources when none is configured, then
+# /etc/apt/sources.list.d/gpudb-deb-src.sources when none is configured (or,
+# where apt has only /etc/apt/sources.list, as debootstrap leaves it, one
+# mirroring its deb lines as gpudb-deb-src.list), then
 # apt-get update).  The server's exact Debian version is tried first, then the
 # other versions of the same major, newest first (Debian's security pool may
 # not serve the installed version's source: 15.20 was installed while only
@@ -121,6 +123,7 @@ KNOWN="${GPUDB_PGREGRESS_KNOWN:-$ROOT/test/pg_regress_suite.known}"
 TIMEOUT="${GPUDB_PGREGRESS_TIMEOUT:-600}"
 RUN_USER="${GPUDB_PGREGRESS_USER:-postgres}"
 DEBSRC_FILE=/etc/apt/sources.list.d/gpudb-deb-src.sources
+DEBSRC_LIST=/etc/apt/sources.list.d/gpudb-deb-src.list
 
 say() { echo "pg_regress_suite: $*"; }
 die() { say "$*"; say "FAIL (setup), 0 tests"; exit 2; }
@@ -182,12 +185,22 @@ has_deb_src() {         # (not grep -q: with pipefail, apt-cache's SIGPIPE would
 
 ensure_deb_src() {      # a deb-src entry for postgresql-MAJOR, added if needed
     has_deb_src && return 0
-    if [ ! -f "$DEBSRC_FILE" ]; then
-        [ -f /etc/apt/sources.list.d/debian.sources ] || { say "no /etc/apt/sources.list.d/debian.sources to mirror as deb-src"; return 1; }
+    if [ -f "$DEBSRC_FILE" ] || [ -f "$DEBSRC_LIST" ]; then
+        :
+    elif [ -f /etc/apt/sources.list.d/debian.sources ]; then
+        # Debian's container images and newer installs (deb822)
         say "adding $DEBSRC_FILE (deb-src twin of debian.sources)"
         { echo "# added by gpudb's test/pg_regress_suite.sh: source packages"
           sed 's/^Types:.*/Types: deb-src/' /etc/apt/sources.list.d/debian.sources
         } | "${SUDO[@]}" tee "$DEBSRC_FILE" > /dev/null || return 1
+    elif grep -q '^deb ' /etc/apt/sources.list 2> /dev/null; then
+        # the installer's and debootstrap's one-line format
+        say "adding $DEBSRC_LIST (deb-src twin of sources.list)"
+        { echo "# added by gpudb's test/pg_regress_suite.sh: source packages"
+          sed -n 's/^deb /deb-src /p' /etc/apt/sources.list
+        } | "${SUDO[@]}" tee "$DEBSRC_LIST" > /dev/null || return 1
+    else
+        say "no debian.sources or sources.list to mirror as deb-src"; return 1
     fi
     "${SUDO[@]}" apt-get update -qq > /dev/null 2>&1 || say "apt-get update failed"
     has_deb_src
