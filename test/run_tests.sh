@@ -285,6 +285,7 @@ export GPUDB_TEST_DEVICE
 GIVEN_PG_CONFIG=""
 if [ -n "${PG_VERSIONS:-}" ]; then
     read -r -a VERSIONS <<< "$PG_VERSIONS"
+    [ "${#VERSIONS[@]}" -gt 0 ] || { echo "run_tests: PG_VERSIONS lists no version" >&2; exit 2; }
     for v in "${VERSIONS[@]}"; do
         [[ "$v" =~ ^[0-9]+$ ]] || { echo "run_tests: PG_VERSIONS must list major versions, e.g. \"15 18\" (got '$PG_VERSIONS')" >&2; exit 2; }
     done
