@@ -24,7 +24,9 @@
 #     after the build is picked up too
 # It is rebuilt only when the tarball, the configure options or this recipe
 # change (recorded in PREFIX/.gpudb-build); two runs at once wait for each
-# other (flock).  About 5 minutes on 2 cores.
+# other (flock).  About 5 minutes on 2 cores.  Where no tarball is found (a
+# clone away from the shared folder), a cached build of this recipe made
+# earlier from one is used as it is.
 #
 # Environment:
 #   GPUDB_PG_BUILDS        where builds go, as pgMAJOR (default: GPUDB_CACHE,
@@ -61,8 +63,14 @@ CACHE="$(dirname "$PREFIX")"
 PG_CONFIG_OUT="$PREFIX/bin/pg_config"
 
 TARBALL="$(gdb_pg_tarball "$MAJOR")"
-[ -n "$TARBALL" ] || die "no postgresql-$MAJOR.*.tar.* in: $(gdb_tarball_dirs | tr '\n' ' ')(set GPUDB_PG_TARBALL_DIR)"
-
+if [ -z "$TARBALL" ]; then
+    # no source here, but a build made from one earlier (by a clone
+    # elsewhere on the same machine): it is used as it is
+    [ "${GPUDB_PG_REBUILD:-0}" != 1 ] && [ -x "$PG_CONFIG_OUT" ] &&
+        grep -q "^recipe $RECIPE; " "$PREFIX/.gpudb-build" 2>/dev/null ||
+        die "no postgresql-$MAJOR.*.tar.* in: $(gdb_tarball_dirs | tr '\n' ' ')(set GPUDB_PG_TARBALL_DIR)"
+    say "PostgreSQL $MAJOR: no tarball found; the cached build in $PREFIX ($("$PG_CONFIG_OUT" --version),$(cut -d';' -f2 "$PREFIX/.gpudb-build"))"
+else
 mkdir -p "$CACHE"
 exec 9> "$CACHE/pg$MAJOR.lock"
 if ! flock -n 9; then
@@ -110,6 +118,7 @@ else
     fi
     echo "$want" > "$PREFIX/.gpudb-build"
     say "PostgreSQL $MAJOR built in $(( $(date +%s) - start ))s: $("$PG_CONFIG_OUT" --version)"
+fi
 fi
 
 # pgTAP: SQL files only, so Debian's (for its packaged server) serve any version.

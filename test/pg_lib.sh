@@ -76,9 +76,17 @@ gdb_is_debian_pg() {
 }
 
 gdb_tarball_dirs() {
+    local d
     [ -n "${GPUDB_PG_TARBALL_DIR:-}" ] && echo "$GPUDB_PG_TARBALL_DIR"
     echo "${GDB_ROOT:?}/../shared/postgresql"
     echo "$GDB_ROOT/shared/postgresql"
+    # a clone made further down (CI's, say) finds the shared folder of a
+    # directory above it
+    d="$(dirname "$GDB_ROOT")"
+    while [ "$d" != / ] && [ "$d" != . ]; do
+        d="$(dirname "$d")"
+        echo "${d%/}/shared/postgresql"
+    done
 }
 
 gdb_pg_tarball() {
