@@ -10,7 +10,8 @@
 # as the postgres user, who must reach the programs; /root is closed to it).
 #
 # The tarball is the newest postgresql-MAJOR.*.tar.* in $GPUDB_PG_TARBALL_DIR,
-# ../shared/postgresql or shared/postgresql (relative to the repository root;
+# ../shared/postgresql, shared/postgresql or the shared/postgresql of a
+# directory further up (relative to the repository root;
 # test/pg_lib.sh), checked against a SHA256SUMS file beside it when there is
 # one.  The build has what the test suites need:
 #   - the server and client programs (make install), with ICU (the tests
