@@ -53,16 +53,53 @@ PG_CFLAGS   += -Werror=implicit-function-declaration
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
-cuda/%.o: cuda/%.cu src/gpudb_device.h src/gpudb_semantics.h src/expr_semantics.h src/column_store.h $(wildcard cuda/*.cuh)
+# The build's configuration, in stamp files: make knows only file times, so
+# without them a change (make WITH_CUDA=1 after a CPU-only build, another
+# PG_CONFIG, other CUDA_ARCH) would keep the old objects and gpudb.so.  A
+# stamp is rewritten only when its configuration differs from the one it
+# holds, and the objects built with that configuration depend on it:
+#   .gpudb-build.stamp  WITH_CUDA, and the PostgreSQL whose headers the C
+#                       objects are compiled against: the C objects, their
+#                       bitcode and gpudb.so
+#   .gpudb-cuda.stamp   nvcc and its flags: the CUDA objects, which include
+#                       no PostgreSQL header (so switching PostgreSQL versions
+#                       does not recompile them)
+BUILD_STAMP  = .gpudb-build.stamp
+BUILD_CONFIG = WITH_CUDA=$(WITH_CUDA) CUDA_HOME=$(CUDA_HOME) $(shell $(PG_CONFIG) --version) $(shell $(PG_CONFIG) --includedir-server)
+ifneq ($(BUILD_CONFIG),$(shell cat $(BUILD_STAMP) 2>/dev/null))
+$(shell echo '$(BUILD_CONFIG)' > $(BUILD_STAMP))
+endif
+CUDA_STAMP   = .gpudb-cuda.stamp
+ifeq ($(WITH_CUDA),1)
+CUDA_CONFIG  = $(NVCC) $(NVCC_FLAGS)
+ifneq ($(CUDA_CONFIG),$(shell cat $(CUDA_STAMP) 2>/dev/null))
+$(shell echo '$(CUDA_CONFIG)' > $(CUDA_STAMP))
+endif
+endif
+EXTRA_CLEAN += $(BUILD_STAMP) $(CUDA_STAMP)
+# A stamp written by $(shell) above may be missing from make's cache of the
+# directory (read before the parse wrote it: a fresh clone's first make,
+# which then found no rule for the objects that depend on it); with these
+# rules make writes it again instead.
+$(BUILD_STAMP):
+	echo '$(BUILD_CONFIG)' > $@
+$(CUDA_STAMP):
+	echo '$(CUDA_CONFIG)' > $@
+
+cuda/%.o: cuda/%.cu $(CUDA_STAMP) src/gpudb_device.h src/gpudb_semantics.h src/expr_semantics.h src/column_store.h $(wildcard cuda/*.cuh)
 	$(NVCC) $(NVCC_FLAGS) -c $< -o $@
 
-$(OBJS): $(wildcard src/*.h)
+$(OBJS): $(wildcard src/*.h) $(BUILD_STAMP)
+# the LLVM bitcode that PGXS builds and installs next to the objects when
+# PostgreSQL has --with-llvm (Debian's 15 has)
+$(OBJS:.o=.bc): $(wildcard src/*.h) $(BUILD_STAMP)
 
 # The CUDA objects are not in OBJS (no bitcode for them), so the module
 # depends on them explicitly.
 ifeq ($(WITH_CUDA),1)
 $(MODULE_big)$(DLSUFFIX): $(CUDA_OBJS)
 endif
+$(MODULE_big)$(DLSUFFIX): $(BUILD_STAMP)
 
 # The device self-test: GPU path against the CPU path on random batches.
 # Always relinked, so that switching WITH_CUDA never leaves a stale binary.

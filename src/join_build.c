@@ -442,7 +442,7 @@ rescale_numeric_key(GdbBatch *b, uint32 col, int from, int to)
 	uint64		row;
 	int			k;
 
-	for (k = 0; k < abs(to - from); k++)
+	for (k = 0; k < (to > from ? to - from : from - to); k++)
 		f *= 10;
 	for (row = 0; row < b->nrows; row++)
 	{

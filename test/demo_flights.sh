@@ -8,7 +8,9 @@
 # 2. fetches the npm packages vega-datasets (data/flights-3m.parquet),
 #    hyparquet and hyparquet-compressors into ~/.cache/gpudb/npm, outside the
 #    repository (skipped when they are there);
-# 3. in a throwaway cluster (pg_virtualenv, shared_preload_libraries = gpudb)
+# 3. in a throwaway cluster (shared_preload_libraries = gpudb; UTF8, C.UTF-8;
+#    pg_virtualenv for Debian's PostgreSQL, initdb/pg_ctl for another:
+#    gdb_with_cluster in test/pg_lib.sh)
 #    loads the file into a table "flights" with COPY (test/load_flights.mjs
 #    decodes the parquet and streams CSV), runs the same grouped aggregates
 #    with gpu_groupby and with plain SQL, shows which path ran
@@ -20,16 +22,22 @@
 #   GPUDB_CACHE         cache directory (default ~/.cache/gpudb)
 #   GPUDB_SKIP_SETUP=1  skip setup_debian.sh
 #   GPUDB_SKIP_BUILD=1  skip make / make install
-#   PG_CONFIG           default /usr/lib/postgresql/15/bin/pg_config
+#   PG_CONFIG           the PostgreSQL to use (default Debian's 15,
+#                       /usr/lib/postgresql/15/bin/pg_config; a source build
+#                       of test/build_postgres.sh works too)
 # Exits non-zero when a step fails or the answers differ.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
-export PG_CONFIG="${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}"
+GDB_ROOT="$ROOT"
+# shellcheck source=test/pg_lib.sh
+source "$ROOT/test/pg_lib.sh"
+# (PATH, HOME and the locale, whatever the caller's environment)
+gdb_sane_env
+export PG_CONFIG="${PG_CONFIG:-$(gdb_debian_pg_config "$GDB_DEBIAN_PGMAJOR")}"
 export GPUDB_CACHE="${GPUDB_CACHE:-$HOME/.cache/gpudb}"
 export GPUDB_NPM_PREFIX="$GPUDB_CACHE/npm"
-PGMAJOR=15
 
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f s", b - a }'; }
@@ -172,7 +180,14 @@ fi
 # ---------------------------------------------------------------------------
 start=$(now)
 section "setup"
-if [ "${GPUDB_SKIP_SETUP:-0}" = 1 ]; then echo "skipped"; else bash test/setup_debian.sh --with-node; fi
+# (PG_CONFIG's version; on a fresh machine Debian's path names it before
+# the package is installed)
+if ! PGMAJOR="$(gdb_pg_major "$PG_CONFIG")"; then
+    [[ "$PG_CONFIG" =~ ^/usr/lib/postgresql/([0-9]+)/bin/pg_config$ ]] ||
+        { echo "demo_flights: cannot run $PG_CONFIG --version" >&2; exit 2; }
+    PGMAJOR="${BASH_REMATCH[1]}"
+fi
+if [ "${GPUDB_SKIP_SETUP:-0}" = 1 ]; then echo "skipped"; else bash test/setup_debian.sh --with-node --pg "$PGMAJOR"; fi
 
 section "build"
 if [ "${GPUDB_SKIP_BUILD:-0}" = 1 ]; then
@@ -204,9 +219,9 @@ for p in "${pkgs[@]}"; do
 done
 node test/load_flights.mjs --schema
 
-opts=(-t -v "$PGMAJOR" -o shared_preload_libraries=gpudb)
-[ -n "${GPUDB_DEMO_DEVICE:-}" ] && opts+=(-o "gpudb.device=$GPUDB_DEMO_DEVICE")
-section "throwaway cluster: pg_virtualenv ${opts[*]}"
-pg_virtualenv "${opts[@]}" bash "$ROOT/test/demo_flights.sh" --inside </dev/null
+gucs=(shared_preload_libraries=gpudb)
+[ -n "${GPUDB_DEMO_DEVICE:-}" ] && gucs+=("gpudb.device=$GPUDB_DEMO_DEVICE")
+section "throwaway cluster: PostgreSQL $PGMAJOR, ${gucs[*]}"
+gdb_with_cluster 3600 "${gucs[@]}" -- bash "$ROOT/test/demo_flights.sh" --inside
 echo
 echo "demo_flights: done in $(since "$start")"

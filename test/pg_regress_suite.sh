@@ -42,7 +42,9 @@
 # The regression suite's source must match the server's: it is taken from
 # Debian's source package postgresql-MAJOR (apt-get source --download-only;
 # a deb-src entry mirroring /etc/apt/sources.list.d/debian.sources is added as
-# /etc/apt/sources.list.d/gpudb-deb-src.sources when none is configured, then
+# /etc/apt/sources.list.d/gpudb-deb-src.sources when none is configured (or,
+# where apt has only /etc/apt/sources.list, as debootstrap leaves it, one
+# mirroring its deb lines as gpudb-deb-src.list), then
 # apt-get update).  The server's exact Debian version is tried first, then the
 # other versions of the same major, newest first (Debian's security pool may
 # not serve the installed version's source: 15.20 was installed while only
@@ -53,7 +55,9 @@
 # suite against a 15 server, whose regress.c may not build; many tests then
 # fail in both runs alike, which the comparison tolerates but makes weaker,
 # and some leak OIDs or PIDs into their output (listed as "@18" lines of the
-# known file).
+# known file).  A server built from a tarball (test/build_postgres.sh: not
+# Debian's) takes its suite from a tarball of its own version first (found
+# as test/pg_lib.sh finds it), with no apt-get at all.
 # Only src/test/regress and contrib/spi are extracted, into
 # $GPUDB_PGREGRESS_CACHE (default ~/.cache/gpudb/pg_regress), outside the
 # repository, and reused.  Which source was used is printed.
@@ -70,7 +74,7 @@
 # other cluster.
 #
 # Environment:
-#   PG_CONFIG                default /usr/lib/postgresql/15/bin/pg_config
+#   PG_CONFIG                default Debian's 15: /usr/lib/postgresql/15/bin/pg_config
 #   GPUDB_PGREGRESS_DEVICE   gpudb.device of the gpudb run (default cpu)
 #   GPUDB_PGREGRESS_SCHEDULE parallel (default: parallel_schedule, up to
 #                            GPUDB_PGREGRESS_CONCURRENCY tests at once,
@@ -81,7 +85,9 @@
 #                            (default 55440; Unix socket only)
 #   GPUDB_PGREGRESS_SOURCE   auto (default: Debian, then the tarball), debian,
 #                            tarball, or the path of a PostgreSQL source tree
-#   GPUDB_PGREGRESS_TARBALL  default ../shared/postgresql/postgresql-18.6.tar.bz2
+#   GPUDB_PGREGRESS_TARBALL  default: the server's major version's tarball in
+#                            GPUDB_PG_TARBALL_DIR, ../shared/postgresql or
+#                            shared/postgresql, else the newest tarball there
 #   GPUDB_PGREGRESS_CACHE    default ~/.cache/gpudb/pg_regress
 #   GPUDB_PGREGRESS_KNOWN    default test/pg_regress_suite.known
 #   GPUDB_PGREGRESS_TIMEOUT  seconds allowed to each run (default 600)
@@ -102,18 +108,22 @@
 set -uo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-PG_CONFIG="${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}"
+GDB_ROOT="$ROOT"
+# shellcheck source=test/pg_lib.sh
+source "$ROOT/test/pg_lib.sh"
+PG_CONFIG="${PG_CONFIG:-$(gdb_debian_pg_config "$GDB_DEBIAN_PGMAJOR")}"
 DEVICE="${GPUDB_PGREGRESS_DEVICE:-cpu}"
 SCHEDULE="${GPUDB_PGREGRESS_SCHEDULE:-parallel}"
 CONCURRENCY="${GPUDB_PGREGRESS_CONCURRENCY:-20}"
 PORT="${GPUDB_PGREGRESS_PORT:-55440}"
 SOURCE="${GPUDB_PGREGRESS_SOURCE:-auto}"
-TARBALL="${GPUDB_PGREGRESS_TARBALL:-$ROOT/../shared/postgresql/postgresql-18.6.tar.bz2}"
+TARBALL="${GPUDB_PGREGRESS_TARBALL:-}"
 CACHE="${GPUDB_PGREGRESS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/gpudb/pg_regress}"
 KNOWN="${GPUDB_PGREGRESS_KNOWN:-$ROOT/test/pg_regress_suite.known}"
 TIMEOUT="${GPUDB_PGREGRESS_TIMEOUT:-600}"
 RUN_USER="${GPUDB_PGREGRESS_USER:-postgres}"
 DEBSRC_FILE=/etc/apt/sources.list.d/gpudb-deb-src.sources
+DEBSRC_LIST=/etc/apt/sources.list.d/gpudb-deb-src.list
 
 say() { echo "pg_regress_suite: $*"; }
 die() { say "$*"; say "FAIL (setup), 0 tests"; exit 2; }
@@ -134,6 +144,13 @@ UPSTREAM="$(sed -n 's/^PostgreSQL \([0-9][0-9.]*\).*/\1/p' <<< "$VERSION_LINE")"
 MAJOR="${UPSTREAM%%.*}"
 DEBVER="$(sed -n 's/.*(Debian \([^)]*\)).*/\1/p' <<< "$VERSION_LINE")"
 [ -n "$MAJOR" ] || die "cannot read the server version from '$VERSION_LINE'"
+if [ -z "$TARBALL" ]; then
+    TARBALL="$(gdb_pg_tarball "$MAJOR")"
+    if [ -z "$TARBALL" ]; then      # any version's: the newest in the first folder that has one
+        TARBALL="$(while read -r d; do ls "$d"/postgresql-[0-9]*.tar.* 2> /dev/null | sort -V | tail -1; done \
+            < <(gdb_tarball_dirs) | head -1)"
+    fi
+fi
 say "$(date -u '+%F %T') UTC, server $VERSION_LINE, PG_CONFIG = $PG_CONFIG, gpudb.device = $DEVICE"
 
 # ---------------------------------------------------------------------------
@@ -168,12 +185,22 @@ has_deb_src() {         # (not grep -q: with pipefail, apt-cache's SIGPIPE would
 
 ensure_deb_src() {      # a deb-src entry for postgresql-MAJOR, added if needed
     has_deb_src && return 0
-    if [ ! -f "$DEBSRC_FILE" ]; then
-        [ -f /etc/apt/sources.list.d/debian.sources ] || { say "no /etc/apt/sources.list.d/debian.sources to mirror as deb-src"; return 1; }
+    if [ -f "$DEBSRC_FILE" ] || [ -f "$DEBSRC_LIST" ]; then
+        :
+    elif [ -f /etc/apt/sources.list.d/debian.sources ]; then
+        # Debian's container images and newer installs (deb822)
         say "adding $DEBSRC_FILE (deb-src twin of debian.sources)"
         { echo "# added by gpudb's test/pg_regress_suite.sh: source packages"
           sed 's/^Types:.*/Types: deb-src/' /etc/apt/sources.list.d/debian.sources
         } | "${SUDO[@]}" tee "$DEBSRC_FILE" > /dev/null || return 1
+    elif grep -q '^deb ' /etc/apt/sources.list 2> /dev/null; then
+        # the installer's and debootstrap's one-line format
+        say "adding $DEBSRC_LIST (deb-src twin of sources.list)"
+        { echo "# added by gpudb's test/pg_regress_suite.sh: source packages"
+          sed -n 's/^deb /deb-src /p' /etc/apt/sources.list
+        } | "${SUDO[@]}" tee "$DEBSRC_LIST" > /dev/null || return 1
+    else
+        say "no debian.sources or sources.list to mirror as deb-src"; return 1
     fi
     "${SUDO[@]}" apt-get update -qq > /dev/null 2>&1 || say "apt-get update failed"
     has_deb_src
@@ -209,34 +236,43 @@ debian_source() {
 
 tarball_source() {
     local top
-    [ -f "$TARBALL" ] || { say "no tarball at $TARBALL"; return 1; }
+    [ -f "$TARBALL" ] || { say "no tarball${TARBALL:+ at $TARBALL}"; return 1; }
     top="$(basename "$TARBALL")"; top="${top%.tar.*}"
     use_cached "$top" && return 0
     say "extracting $TARBALL"
-    extract "$TARBALL" "$top" "tarball $(basename "$TARBALL") (not the server's major version $MAJOR)"
+    extract "$TARBALL" "$top" "tarball $(basename "$TARBALL")"
+}
+
+# true when the tarball is the server's own version and the server is not
+# Debian's (a source build): its suite, without asking apt
+own_tarball() {
+    [ -z "$DEBVER" ] && [ -f "$TARBALL" ] && [ "$(basename "$TARBALL" | sed 's/\.tar\..*//')" = "postgresql-$UPSTREAM" ]
 }
 
 mkdir -p "$CACHE" || die "cannot create $CACHE"
 case "$SOURCE" in
-    auto)    use_cached "postgresql-$UPSTREAM" || debian_source || tarball_source ;;
+    auto)    use_cached "postgresql-$UPSTREAM" || { own_tarball && tarball_source; } ||
+                 debian_source || tarball_source ;;
     debian)  use_cached "postgresql-$UPSTREAM" || debian_source ;;
     tarball) tarball_source ;;
     *)       [ -d "$SOURCE/src/test/regress/sql" ] && SRC="$SOURCE" && SRC_ORIGIN="source tree $SOURCE" ;;
 esac
 [ -n "$SRC" ] || die "no regression suite source (GPUDB_PGREGRESS_SOURCE=$SOURCE)"
 say "suite source: $SRC_ORIGIN"
-case "$SRC_ORIGIN" in
-    *"postgresql-$MAJOR $UPSTREAM"*|*"/postgresql-$UPSTREAM") ;;
-    *) say "note: the suite is not the server's exact version ($UPSTREAM); only the two runs are compared" ;;
-esac
-
-# the suite's major version, from the extracted tree's name (postgresql-15.18)
-SUITE_MAJOR="$(basename "$SRC" | sed -n 's/^postgresql-\([0-9]*\).*/\1/p')"
+# the suite's version, from the extracted tree's name (postgresql-15.18,
+# postgresql-18.6; a source tree given by path: unknown), against the
+# server's (the cache's .complete may describe an older use of the tree)
+SUITE_VERSION="$(basename "$SRC" | sed -n 's/^postgresql-\([0-9][0-9a-z.]*\)$/\1/p')"
+SUITE_MAJOR="$(sed -n 's/^\([0-9]*\).*/\1/p' <<< "$SUITE_VERSION")"
+if [ "$SUITE_VERSION" != "$UPSTREAM" ]; then
+    say "note: the suite is ${SUITE_VERSION:-of unknown version}, not the server's exact version ($UPSTREAM); only the two runs are compared"
+fi
 if [ -z "${GPUDB_PGREGRESS_SKIP+x}" ]; then
-    case "$SRC_ORIGIN" in
-        *"not the server's major"*) GPUDB_PGREGRESS_SKIP="psql psql_pipeline" ;;
-        *) GPUDB_PGREGRESS_SKIP="" ;;
-    esac
+    if [ -n "$SUITE_MAJOR" ] && [ "$SUITE_MAJOR" != "$MAJOR" ]; then
+        GPUDB_PGREGRESS_SKIP="psql psql_pipeline"
+    else
+        GPUDB_PGREGRESS_SKIP=""
+    fi
 fi
 
 # ---------------------------------------------------------------------------

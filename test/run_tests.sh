@@ -1,16 +1,32 @@
 #!/bin/bash
-# run_tests.sh — build gpudb and run every test suite in throwaway clusters.
+# run_tests.sh — build gpudb and run every test suite in throwaway clusters,
+# against one or more PostgreSQL versions.
 #
 # usage: bash test/run_tests.sh
+#        PG_VERSIONS="15 18" bash test/run_tests.sh
+#
+# Which PostgreSQL: the major versions in PG_VERSIONS, one after the other;
+# without it, PG_CONFIG's; without that, Debian 12's packaged 15.  A version
+# Debian packages is used from /usr/lib/postgresql/MAJOR and its clusters are
+# made by pg_virtualenv; any other is built from its source tarball by
+# test/build_postgres.sh (once; cached in ~/.cache/gpudb/pgMAJOR, see there
+# for where the tarball is looked for) and its clusters are made with initdb
+# and pg_ctl directly (pg_virtualenv knows only Debian's versions), as is a
+# PG_CONFIG that is not Debian's.  Either way a cluster has encoding UTF8 and
+# locale C.UTF-8, whatever the caller's locale (the tests create ICU
+# collations, which a SQL_ASCII database cannot have), and the whole run has
+# LC_ALL=C.UTF-8.
 #
 # Steps (each is reported; a failure does not stop the later steps):
-#   setup       test/setup_debian.sh (skipped with GPUDB_SKIP_SETUP=1)
-#   build       make, make install (PG_CONFIG, default PostgreSQL 15's)
-#   selftest    make test/device_selftest && ./test/device_selftest
-#               (only when test/device_selftest.c exists)
-#   then twice, in a fresh pg_virtualenv cluster each time:
-#     [preload]   with shared_preload_libraries = gpudb
-#     [nopreload] without it (the library is loaded on first use)
+#   setup       test/setup_debian.sh --pg MAJOR... (skipped with GPUDB_SKIP_SETUP=1)
+#   selftest    make test/device_selftest && ./test/device_selftest, once
+#               (it uses no PostgreSQL; only when test/device_selftest.c exists)
+#   then for each version MAJOR:
+#   postgres    [source-built versions] test/build_postgres.sh MAJOR
+#   build       make, make install (into that version)
+#   then twice, in a fresh cluster each time:
+#     [MAJOR/preload]   with shared_preload_libraries = gpudb
+#     [MAJOR/nopreload] without it (the library is loaded on first use)
 #   the suites:
 #     installcheck     make installcheck (pg_regress: sql/ + expected/, then
 #                      pg_isolation_regress: specs/ + expected/);
@@ -34,6 +50,9 @@
 #                      node
 #     faults           [preload] only: test/faults.sh, pg_terminate_backend,
 #                      pg_cancel_backend and kill -9 of the GPU server process
+#     bench_smoke      [preload] only: test/bench/bench.py at a tiny scale
+#     tpch22_diff      [preload] only, where TPC-H's dbgen source is at hand:
+#                      the 22 TPC-H queries, gpudb against PostgreSQL, SF 0.01
 #     server_process   [preload] only, last (it restarts the cluster):
 #                      test/server_process.sh, the GPU server process maps no
 #                      PostgreSQL shared memory, logs its own PID, and dies
@@ -44,23 +63,34 @@
 #                      nodes forced; fails on a result difference not listed
 #                      in test/pg_regress_suite.known (skipped with
 #                      GPUDB_SKIP_PG_REGRESS=1)
+#   side_by_side       test/side_by_side.sh: gpudb preloaded after a module
+#                      that registers PG-Strom's custom scan names and sets
+#                      the hooks gpudb chains to, in a cluster of its own
 #
 # Environment:
+#   PG_VERSIONS        PostgreSQL major versions to test, e.g. "15 18"
+#                      (default: PG_CONFIG's version alone)
+#   PG_CONFIG          without PG_VERSIONS: the PostgreSQL to test (default
+#                      Debian's 15, /usr/lib/postgresql/15/bin/pg_config);
+#                      ignored with PG_VERSIONS
 #   GPUDB_TEST_DEVICE  gpudb.device of the test clusters: auto, gpu or cpu.
 #                      Default: gpu when nvidia-smi lists a GPU, else cpu
 #                      (so CI, which has no GPU, runs with cpu).
-#   PG_CONFIG          default /usr/lib/postgresql/15/bin/pg_config
 #   GPUDB_SKIP_SETUP=1 do not run test/setup_debian.sh
 #   GPUDB_SKIP_PG_REGRESS=1  do not run test/pg_regress_suite.sh
 #   GPUDB_TEST_TIMEOUT seconds allowed to each cluster session (default 1800)
+#   GPUDB_CACHE, GPUDB_PG_TARBALL_DIR  see test/build_postgres.sh
 #
-# Exits non-zero when any step fails; the last line is the summary.
+# Exits non-zero when any step fails.  The summary ends with one line per
+# version ("run_tests: PostgreSQL 18: PASS, 12 passed, 0 failed") and, last,
+# "run_tests: N passed, M failed" over all of them.
 set -uo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT" || exit 2
-export PG_CONFIG="${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}"
-PGMAJOR=15
+GDB_ROOT="$ROOT"
+# shellcheck source=test/pg_lib.sh
+source "$ROOT/test/pg_lib.sh"
 
 # mutate_guc_table MODE: README on stdin with the first row of the GUC table
 # altered (MODE default: its default cell; droprow: the row removed).
@@ -86,7 +116,15 @@ mutate_guc_table() {
 # "PASS|FAIL [LABEL] SUITE" line per suite to $GPUDB_RESULTS.
 # ---------------------------------------------------------------------------
 if [ "${1:-}" = "--inside" ]; then
-    label="$2"
+    label="$2"                  # MAJOR/preload or MAJOR/nopreload
+    config="${label##*/}"
+    # a cluster of gdb_with_cluster's own (not pg_virtualenv's) names its
+    # server log, which the scripts cannot find through pg_lsclusters
+    if [ -n "${GDB_SERVER_LOG:-}" ]; then
+        export FAULTS_SERVER_LOG="${FAULTS_SERVER_LOG:-$GDB_SERVER_LOG}" \
+            SERVER_PROCESS_LOG="${SERVER_PROCESS_LOG:-$GDB_SERVER_LOG}" \
+            LOAD_SERVER_LOG="${LOAD_SERVER_LOG:-$GDB_SERVER_LOG}"
+    fi
     result() { echo "$1 [$label] $2" >> "$GPUDB_RESULTS"; }
     section() { printf '\n==== %s [%s] ====\n' "$1" "$label"; }
 
@@ -148,7 +186,7 @@ if [ "${1:-}" = "--inside" ]; then
         result FAIL guc_table
     fi
 
-    if [ "$label" = preload ]; then
+    if [ "$config" = preload ]; then
         section "concurrent cache test"
         if CONCURRENT_SECONDS="${CONCURRENT_SECONDS:-15}" bash test/concurrent_cache.sh; then
             result PASS concurrent_cache
@@ -213,14 +251,21 @@ if [ "${1:-}" = "--inside" ]; then
 fi
 
 # ---------------------------------------------------------------------------
-# Outside: setup, build, then one cluster session per configuration.
+# Outside: setup, then per version the build and the cluster sessions.
 # ---------------------------------------------------------------------------
 start_time=$(date +%s)
 GPUDB_RESULTS="$(mktemp -t gpudb-results.XXXXXX)"
 export GPUDB_RESULTS
 trap 'rm -f "$GPUDB_RESULTS"' EXIT
+trap 'exit 130' INT TERM
 result() { echo "$1 $2" >> "$GPUDB_RESULTS"; }
 section() { printf '\n==== %s ====\n' "$1"; }
+
+# The run does not depend on the caller's environment (a chroot or a
+# minimal container sets no locale, env -i not even PATH; a German locale
+# would translate psql's messages).  The clusters get their encoding and
+# locale explicitly: gdb_with_cluster.
+gdb_sane_env
 
 SUDO=()
 [ "$(id -u)" = 0 ] || SUDO=(sudo -n)
@@ -237,94 +282,187 @@ case "$GPUDB_TEST_DEVICE" in
     *) echo "run_tests: GPUDB_TEST_DEVICE must be auto, gpu or cpu (got '$GPUDB_TEST_DEVICE')" >&2; exit 2 ;;
 esac
 export GPUDB_TEST_DEVICE
-echo "run_tests: $(date -u '+%F %T') UTC, gpudb.device = $GPUDB_TEST_DEVICE, PG_CONFIG = $PG_CONFIG, CI = ${CI:-}"
+
+# The versions: PG_VERSIONS, else PG_CONFIG's (read from its path when it is
+# Debian's and not installed yet), else Debian's own.
+GIVEN_PG_CONFIG=""
+if [ -n "${PG_VERSIONS:-}" ]; then
+    read -r -a VERSIONS <<< "$PG_VERSIONS"
+    [ "${#VERSIONS[@]}" -gt 0 ] || { echo "run_tests: PG_VERSIONS lists no version" >&2; exit 2; }
+    for v in "${VERSIONS[@]}"; do
+        [[ "$v" =~ ^[0-9]+$ ]] || { echo "run_tests: PG_VERSIONS must list major versions, e.g. \"15 18\" (got '$PG_VERSIONS')" >&2; exit 2; }
+    done
+    [ -n "${PG_CONFIG:-}" ] && echo "run_tests: PG_VERSIONS is set: PG_CONFIG ($PG_CONFIG) is ignored"
+elif [ -n "${PG_CONFIG:-}" ]; then
+    GIVEN_PG_CONFIG="$PG_CONFIG"
+    if v="$(gdb_pg_major "$PG_CONFIG")"; then
+        VERSIONS=("$v")
+    elif [[ "$PG_CONFIG" =~ ^/usr/lib/postgresql/([0-9]+)/bin/pg_config$ ]]; then
+        VERSIONS=("${BASH_REMATCH[1]}")
+    else
+        echo "run_tests: cannot run $PG_CONFIG --version" >&2; exit 2
+    fi
+else
+    VERSIONS=("$GDB_DEBIAN_PGMAJOR")
+fi
+echo "run_tests: $(date -u '+%F %T') UTC, PostgreSQL ${VERSIONS[*]}, gpudb.device = $GPUDB_TEST_DEVICE, CI = ${CI:-}${GIVEN_PG_CONFIG:+, PG_CONFIG = $GIVEN_PG_CONFIG}"
 
 section "setup"
 if [ "${GPUDB_SKIP_SETUP:-0}" = 1 ]; then
     echo "skipped (GPUDB_SKIP_SETUP=1)"
-elif bash test/setup_debian.sh; then
-    result PASS setup
 else
-    result FAIL setup
-    echo "run_tests: FAIL (setup failed; nothing else can run)"
-    exit 1
+    setup_args=()
+    for v in "${VERSIONS[@]}"; do setup_args+=(--pg "$v"); done
+    if bash test/setup_debian.sh "${setup_args[@]}"; then
+        result PASS setup
+    else
+        result FAIL setup
+        echo "run_tests: FAIL (setup failed; nothing else can run)"
+        echo "run_tests: 0 passed, 1 failed"
+        exit 1
+    fi
 fi
 
-section "build"
-build_ok=0
-if make -j"$(nproc)" PG_CONFIG="$PG_CONFIG" && "${SUDO[@]}" make install PG_CONFIG="$PG_CONFIG"; then
-    build_ok=1
-    result PASS build
-else
-    result FAIL build
-fi
+# ---------------------------------------------------------------------------
+# The device self-test uses no PostgreSQL: once, with the first version's
+# build (it needs a PG_CONFIG only to read the Makefile).
+# ---------------------------------------------------------------------------
+selftest_done=0
+run_selftest() {
+    selftest_done=1
+    section "device self-test"
+    if [ ! -f test/device_selftest.c ]; then
+        echo "skipped: test/device_selftest.c is absent"
+        result SKIP selftest
+    elif make test/device_selftest PG_CONFIG="$PG_CONFIG" && ./test/device_selftest; then
+        result PASS selftest
+    else
+        result FAIL selftest
+    fi
+}
 
-section "device self-test"
-if [ ! -f test/device_selftest.c ]; then
-    echo "skipped: test/device_selftest.c is absent"
-    result SKIP selftest
-elif [ "$build_ok" != 1 ]; then
-    echo "skipped: the build failed"
-    result SKIP selftest
-elif make test/device_selftest PG_CONFIG="$PG_CONFIG" && ./test/device_selftest; then
-    result PASS selftest
-else
-    result FAIL selftest
-fi
+# ---------------------------------------------------------------------------
+# test_version MAJOR: every step against one PostgreSQL version.
+# ---------------------------------------------------------------------------
+VERSION_INFO=()                 # "MAJOR|what it was" per version, for the summary
+test_version() {
+    local major="$1" kind config rc timeout_s step
+    vresult() { result "$1" "[$major] $2"; }
 
-if [ "$build_ok" = 1 ]; then
-    # -t: a temporary cluster directory even as root, so nothing under
-    # /etc/postgresql is touched and a killed earlier run leaves nothing behind.
+    section "PostgreSQL $major"
+    # which server: the given PG_CONFIG, Debian's package, or a source build
+    if [ -n "$GIVEN_PG_CONFIG" ]; then
+        PG_CONFIG="$GIVEN_PG_CONFIG"
+    elif [ -x "$(gdb_debian_pg_config "$major")" ]; then
+        PG_CONFIG="$(gdb_debian_pg_config "$major")"
+    else
+        section "PostgreSQL $major from source (test/build_postgres.sh $major)"
+        local t0=$(date +%s)
+        if PG_CONFIG="$(bash test/build_postgres.sh "$major")" && [ -x "$PG_CONFIG" ]; then
+            vresult PASS postgres
+            echo "run_tests: PostgreSQL $major ready in $(( $(date +%s) - t0 ))s"
+        else
+            vresult FAIL postgres
+            VERSION_INFO+=("$major|no server: test/build_postgres.sh failed")
+            return
+        fi
+    fi
+    export PG_CONFIG
+    if [ "$(gdb_pg_major "$PG_CONFIG" 2>/dev/null)" != "$major" ]; then
+        echo "run_tests: $PG_CONFIG is not PostgreSQL $major ($("$PG_CONFIG" --version 2>&1))"
+        vresult FAIL postgres
+        VERSION_INFO+=("$major|no server: $PG_CONFIG is not PostgreSQL $major")
+        return
+    fi
+    if gdb_is_debian_pg "$PG_CONFIG"; then
+        kind=pg_virtualenv
+    else
+        kind=initdb/pg_ctl
+    fi
+    VERSION_INFO+=("$major|$("$PG_CONFIG" --version), $PG_CONFIG, clusters by $kind")
+    echo "run_tests: PostgreSQL $major: $("$PG_CONFIG" --version), PG_CONFIG = $PG_CONFIG, clusters by $kind"
+
+    section "build [$major]"
+    # make install needs sudo only where this user cannot write (Debian's
+    # server as a user; not a source build in the user's cache)
+    local install_sudo=("${SUDO[@]}")
+    [ -w "$("$PG_CONFIG" --pkglibdir)" ] && install_sudo=()
+    if make -j"$(nproc)" PG_CONFIG="$PG_CONFIG" && "${install_sudo[@]}" make install PG_CONFIG="$PG_CONFIG"; then
+        vresult PASS build
+    else
+        vresult FAIL build
+        return
+    fi
+
+    [ "$selftest_done" = 1 ] || run_selftest
+
     timeout_s="${GPUDB_TEST_TIMEOUT:-1800}"
     for config in preload nopreload; do
-        opts=(-t -v "$PGMAJOR" -o "gpudb.device=$GPUDB_TEST_DEVICE")
-        [ "$config" = preload ] && opts+=(-o "shared_preload_libraries=gpudb")
-        section "cluster session [$config]: pg_virtualenv ${opts[*]}"
-        timeout --kill-after=30 "$timeout_s" \
-            pg_virtualenv "${opts[@]}" bash "$ROOT/test/run_tests.sh" --inside "$config" </dev/null
+        local gucs=("gpudb.device=$GPUDB_TEST_DEVICE")
+        [ "$config" = preload ] && gucs+=("shared_preload_libraries=gpudb")
+        section "cluster session [$major/$config]: ${gucs[*]}"
+        gdb_with_cluster "$timeout_s" "${gucs[@]}" -- bash "$ROOT/test/run_tests.sh" --inside "$major/$config"
         rc=$?
         if [ "$rc" != 0 ]; then
-            [ "$rc" = 124 ] && echo "run_tests: the [$config] session ran past ${timeout_s}s"
-            result FAIL "session[$config](rc=$rc)"
+            [ "$rc" = 124 ] && echo "run_tests: the [$major/$config] session ran past ${timeout_s}s"
+            result FAIL "[$major/$config] session(rc=$rc)"
         fi
     done
     # Every suite must have reported in both sessions.
     for config in preload nopreload; do
         for step in installcheck pgtap guc_table; do
-            grep -q " \[$config\] $step\$" "$GPUDB_RESULTS" || result FAIL "${step}[$config](no result)"
+            grep -q " \[$major/$config\] $step\$" "$GPUDB_RESULTS" || result FAIL "[$major/$config] $step(no result)"
         done
     done
-    grep -q " \[preload\] concurrent_cache\$" "$GPUDB_RESULTS" || result FAIL "concurrent_cache[preload](no result)"
-    grep -q " \[preload\] load_pgbench\$" "$GPUDB_RESULTS" || result FAIL "load_pgbench[preload](no result)"
-    grep -q " \[preload\] faults\$" "$GPUDB_RESULTS" || result FAIL "faults[preload](no result)"
-    grep -q " \[preload\] random_queries\$" "$GPUDB_RESULTS" || result FAIL "random_queries[preload](no result)"
-    grep -q " \[preload\] bench_smoke\$" "$GPUDB_RESULTS" || result FAIL "bench_smoke[preload](no result)"
-    grep -q " \[preload\] server_process\$" "$GPUDB_RESULTS" || result FAIL "server_process[preload](no result)"
-fi
+    for step in concurrent_cache load_pgbench faults random_queries bench_smoke server_process; do
+        grep -q " \[$major/preload\] $step\$" "$GPUDB_RESULTS" || result FAIL "[$major/preload] $step(no result)"
+    done
 
-section "PostgreSQL's regression suite, vanilla against gpudb (test/pg_regress_suite.sh)"
-if [ "${GPUDB_SKIP_PG_REGRESS:-0}" = 1 ]; then
-    echo "skipped (GPUDB_SKIP_PG_REGRESS=1)"
-    result SKIP pg_regress_suite
-elif [ "$build_ok" != 1 ]; then
-    echo "skipped: the build failed"
-    result SKIP pg_regress_suite
-elif GPUDB_PGREGRESS_DEVICE="$GPUDB_TEST_DEVICE" bash test/pg_regress_suite.sh </dev/null; then
-    result PASS pg_regress_suite
-else
-    result FAIL pg_regress_suite
-fi
+    section "PostgreSQL's regression suite, vanilla against gpudb [$major] (test/pg_regress_suite.sh)"
+    if [ "${GPUDB_SKIP_PG_REGRESS:-0}" = 1 ]; then
+        echo "skipped (GPUDB_SKIP_PG_REGRESS=1)"
+        vresult SKIP pg_regress_suite
+    elif GPUDB_PGREGRESS_DEVICE="$GPUDB_TEST_DEVICE" bash test/pg_regress_suite.sh </dev/null; then
+        vresult PASS pg_regress_suite
+    else
+        vresult FAIL pg_regress_suite
+    fi
+
+    # gpudb beside a module that takes PG-Strom's custom scan names (and
+    # sets every hook gpudb chains to) first, in a throwaway cluster
+    section "side by side with PG-Strom's custom scan names [$major] (test/side_by_side.sh)"
+    if bash test/side_by_side.sh </dev/null; then
+        vresult PASS side_by_side
+    else
+        vresult FAIL side_by_side
+    fi
+}
+
+for v in "${VERSIONS[@]}"; do
+    test_version "$v"
+done
+[ "$selftest_done" = 1 ] || { section "device self-test"; echo "skipped: no version built"; result SKIP selftest; }
 
 section "summary"
 sed 's/^/  /' "$GPUDB_RESULTS"
+elapsed=$(( $(date +%s) - start_time ))
+# per version: its own steps ([MAJOR] and [MAJOR/...]); setup and selftest
+# belong to none
+for info in "${VERSION_INFO[@]}"; do
+    major="${info%%|*}"
+    lines="$(grep -E "^[A-Z]+ \[$major(/[a-z]+)?\] " "$GPUDB_RESULTS")"
+    vp="$(grep -c '^PASS' <<< "$lines")"
+    vf="$(grep -c '^FAIL' <<< "$lines")"
+    vfailed="$(awk '$1 == "FAIL" { $1 = ""; sub(/^ /, ""); printf "%s%s", sep, $0; sep = ", " }' <<< "$lines")"
+    echo "run_tests: PostgreSQL $major (${info#*|}): $([ "$vf" = 0 ] && [ "$vp" -gt 0 ] && echo PASS || echo FAIL), $vp passed, $vf failed${vfailed:+: $vfailed}"
+done
 failed="$(awk '$1 == "FAIL" { $1 = ""; sub(/^ /, ""); printf "%s%s", sep, $0; sep = ", " }' "$GPUDB_RESULTS")"
 passed="$(grep -c '^PASS' "$GPUDB_RESULTS")"
-elapsed=$(( $(date +%s) - start_time ))
 nfailed="$(grep -c '^FAIL' "$GPUDB_RESULTS")"
-if [ -n "$failed" ] || [ "$build_ok" != 1 ]; then
-    echo "run_tests: FAIL ($passed passed; failed: ${failed:-build}) in ${elapsed}s, gpudb.device = $GPUDB_TEST_DEVICE"
+if [ -n "$failed" ] || [ "$passed" = 0 ]; then
+    echo "run_tests: FAIL ($passed passed; failed: ${failed:-nothing passed}) in ${elapsed}s, PostgreSQL ${VERSIONS[*]}, gpudb.device = $GPUDB_TEST_DEVICE"
     echo "run_tests: $passed passed, $(( nfailed > 0 ? nfailed : 1 )) failed"
     exit 1
 fi
-echo "run_tests: PASS ($passed steps passed) in ${elapsed}s, gpudb.device = $GPUDB_TEST_DEVICE"
+echo "run_tests: PASS ($passed steps passed) in ${elapsed}s, PostgreSQL ${VERSIONS[*]}, gpudb.device = $GPUDB_TEST_DEVICE"
 echo "run_tests: $passed passed, 0 failed"

@@ -2,7 +2,8 @@
 # (concurrent_cache.sh, faults.sh, load_pgbench.sh).  Sourced, not run.
 #
 # gdb_require_loopback NAME: refuse any PGHOST but a unix socket or loopback.
-# gdb_find_pgbench NAME:     set PGBENCH (pg_config's bindir, else PG 15's).
+# gdb_find_pgbench NAME:     set PGBENCH (PG_CONFIG's bindir, else pg_config's,
+#                            else PATH's).
 # Sessions (need WORK, DB and `declare -A S_FD=() S_SEQ=() S_PID=()`): a
 # session is a psql reading a fifo; each command is followed by an \echo
 # marker, so the caller can wait for and read exactly its output.
@@ -20,9 +21,11 @@ gdb_require_loopback() {
 }
 
 gdb_find_pgbench() {
+    # the server's own pgbench: $PG_CONFIG's (run_tests.sh exports it), else
+    # the pg_config on PATH's, else any pgbench on PATH
     if [ -z "${PGBENCH:-}" ]; then
-        PGBENCH="$(pg_config --bindir 2>/dev/null)/pgbench"
-        [ -x "$PGBENCH" ] || PGBENCH=/usr/lib/postgresql/15/bin/pgbench
+        PGBENCH="$("${PG_CONFIG:-pg_config}" --bindir 2>/dev/null)/pgbench"
+        [ -x "$PGBENCH" ] || PGBENCH="$(command -v pgbench || true)"
     fi
     [ -x "$PGBENCH" ] || { echo "$1: no pgbench at $PGBENCH" >&2; exit 2; }
 }
