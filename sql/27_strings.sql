@@ -294,18 +294,6 @@ SELECT * FROM gpu_diff($$SELECT count(*) FROM st WHERE t LIKE 'a\'$$);
 -- a collation other than C (an ICU or libc one where the system has one):
 -- its ILIKE is exact on the device from the heap, and its comparisons keep
 -- PostgreSQL's plan
-CREATE FUNCTION plan_nodes(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-  l text;
-  r text := '';
-BEGIN
-  FOR l IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-    IF l ~ 'Custom Scan \(Gpudb' THEN
-      r := r || substring(l from 'Custom Scan \((Gpudb[A-Za-z]+)\)') || ' ';
-    END IF;
-  END LOOP;
-  RETURN CASE WHEN r = '' THEN 'PostgreSQL' ELSE r END;
-END $$;
 DO $$
 DECLARE
   c text;
@@ -317,8 +305,8 @@ BEGIN
   EXECUTE format('CREATE TABLE st_other AS SELECT id, t COLLATE %I AS t FROM st', coalesce(c, 'default'));
 END $$;
 ANALYZE st_other;
-SELECT plan_nodes($$SELECT id FROM st_other WHERE t ILIKE '%Ó%'$$) AS ilike_plan,
-       plan_nodes($$SELECT id FROM st_other WHERE t < 'b'$$) AS compare_plan;
+SELECT gpu_plan_nodes($$SELECT id FROM st_other WHERE t ILIKE '%Ó%'$$) AS ilike_plan,
+       gpu_plan_nodes($$SELECT id FROM st_other WHERE t < 'b'$$) AS compare_plan;
 SELECT q, d.* FROM (VALUES
   ($$SELECT id FROM st_other WHERE t ILIKE '%Ó%'$$),
   ($$SELECT id FROM st_other WHERE t NOT ILIKE 'ż%' AND t LIKE '%w%'$$),
@@ -334,9 +322,9 @@ EXCEPTION WHEN OTHERS THEN
   CREATE COLLATION st_nd FROM "C";
 END $$;
 CREATE TABLE st_nd AS SELECT id, t COLLATE st_nd AS t FROM st;
-SELECT plan_nodes($$SELECT id FROM st_nd WHERE t LIKE 'a%'$$) IN ('PostgreSQL', 'GpudbScan ') AS like_ok,
+SELECT gpu_plan_nodes($$SELECT id FROM st_nd WHERE t LIKE 'a%'$$) IN ('PostgreSQL''s plan', 'GpudbScan') AS like_ok,
        (SELECT collisdeterministic FROM pg_collation WHERE collname = 'st_nd') OR
-       plan_nodes($$SELECT id FROM st_nd WHERE t LIKE 'a%' OR starts_with(t, 'a') OR t ILIKE 'a'$$) = 'PostgreSQL' AS nondeterministic_kept;
+       gpu_plan_nodes($$SELECT id FROM st_nd WHERE t LIKE 'a%' OR starts_with(t, 'a') OR t ILIKE 'a'$$) = 'PostgreSQL''s plan' AS nondeterministic_kept;
 
 -- a cached table: the server evaluates the operations over its own
 -- dictionary, keeps them for the next queries and extends them to strings
@@ -402,5 +390,5 @@ SELECT gpu_cache_drop('st');
 DROP TABLE st, st_other, st_nd;
 DROP COLLATION st_nd;
 DROP FUNCTION gpu_diff(text, bool), gpu_diff_rows(text, bool),
-  fn_diff(text, text), plan_nodes(text);
+  fn_diff(text, text);
 DROP FUNCTION gpu_explain(text), gpu_explain_format(text, text), gpu_plan_nodes(text);
