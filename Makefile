@@ -77,6 +77,14 @@ $(shell echo '$(CUDA_CONFIG)' > $(CUDA_STAMP))
 endif
 endif
 EXTRA_CLEAN += $(BUILD_STAMP) $(CUDA_STAMP)
+# A stamp written by $(shell) above may be missing from make's cache of the
+# directory (read before the parse wrote it: a fresh clone's first make,
+# which then found no rule for the objects that depend on it); with these
+# rules make writes it again instead.
+$(BUILD_STAMP):
+	echo '$(BUILD_CONFIG)' > $@
+$(CUDA_STAMP):
+	echo '$(CUDA_CONFIG)' > $@
 
 cuda/%.o: cuda/%.cu $(CUDA_STAMP) src/gpudb_device.h src/gpudb_semantics.h src/expr_semantics.h src/column_store.h $(wildcard cuda/*.cuh)
 	$(NVCC) $(NVCC_FLAGS) -c $< -o $@

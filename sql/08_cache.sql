@@ -696,15 +696,16 @@ SELECT gdb_exec($$SELECT gpu_cache_load('ct_view')$$);
 SELECT gdb_exec($$SELECT gpu_cache_load('ct_part')$$);
 SELECT gdb_exec($$SELECT gpu_cache_load('ct_seq')$$);
 -- a system catalog cannot carry the invalidation: refused, or else right
+-- (the same rows, how many depends on the version's catalog contents)
 SELECT gdb_exec($$SELECT gpu_cache_load('pg_class')$$);
 CREATE TABLE cnew (x int4);
 SELECT gdb_diff(
     $$SELECT * FROM gpu_groupby('pg_class', 'relnatts', 'count(*)') AS t(n int2, c bigint)$$,
-    $$SELECT relnatts, count(*) FROM pg_class GROUP BY relnatts$$);
+    $$SELECT relnatts, count(*) FROM pg_class GROUP BY relnatts$$) ~ '^same \([1-9][0-9]* rows\)$' AS same;
 DROP TABLE cnew;
 SELECT gdb_diff(
     $$SELECT * FROM gpu_groupby('pg_class', 'relnatts', 'count(*)') AS t(n int2, c bigint)$$,
-    $$SELECT relnatts, count(*) FROM pg_class GROUP BY relnatts$$);
+    $$SELECT relnatts, count(*) FROM pg_class GROUP BY relnatts$$) ~ '^same \([1-9][0-9]* rows\)$' AS same;
 SELECT gdb_exec($$SELECT gpu_cache_drop('pg_class')$$);
 -- a materialized view: REFRESH replaces its rows
 CREATE MATERIALIZED VIEW ct_mv AS SELECT g, v FROM ct WHERE v > 500;

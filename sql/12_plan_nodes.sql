@@ -1,4 +1,4 @@
--- 12_plan_nodes: the custom scan nodes GpuScan, GpuAgg and GpuSort chosen by
+-- 12_plan_nodes: the custom scan nodes GpudbScan, GpudbAgg and GpudbSort chosen by
 -- the planner for ordinary SQL.  Every query runs with gpudb.enabled on and
 -- off; EXCEPT ALL both ways must be empty (ordered queries compare their rows
 -- in order), and EXPLAIN (COSTS OFF) is pinned so the node is really under
@@ -20,15 +20,16 @@ SELECT i, i % 10, CASE WHEN i % 11 = 0 THEN NULL ELSE (i * 7919) % 1000 - 500 EN
 FROM generate_series(1, 6000) i;
 ANALYZE pn;
 
--- gpu_diff(query, ordered): the Gpu nodes in the plan with gpudb on, and how
+-- gpu_diff(query, ordered): the Gpudb nodes in the plan with gpudb on, and how
 -- many rows differ between gpudb on and off (sql/include/differential.sql)
 \i sql/include/differential.sql
+\i sql/include/explain_plan.sql
 
 -- a negative control: the harness sees a difference when there is one
 SELECT on_minus_off > 0 AS harness_detects_difference
 FROM gpu_diff('SELECT id FROM pn WHERE id < 10 AND (current_setting(''gpudb.enabled'') = ''on'' OR id > 1)');
 
--- ---- GpuScan: device quals, CPU quals above them, projection ----
+-- ---- GpudbScan: device quals, CPU quals above them, projection ----
 EXPLAIN (COSTS OFF) SELECT id, v FROM pn WHERE v > 100 AND g = 3;
 EXPLAIN (COSTS OFF) SELECT id, s FROM pn WHERE g < 2 AND reverse(s) LIKE '%1k';
 EXPLAIN (COSTS OFF, VERBOSE) SELECT id, v * 2 AS v2 FROM pn WHERE h BETWEEN -10 AND 10;
@@ -58,10 +59,10 @@ SELECT * FROM gpu_diff('SELECT id FROM pn WHERE i2 * 200::int2 > 0 AND ascii(s) 
 EXPLAIN (COSTS OFF) SELECT id FROM pn WHERE g > 8 AND ascii(s) / (g - 9) > 0;
 SELECT * FROM gpu_diff('SELECT id FROM pn WHERE g > 8 AND ascii(s) / (g - 9) > 0');
 SELECT * FROM gpu_diff('SELECT id FROM pn WHERE i2 * 200::int2 > 0 AND g < 100');
--- a join: GpuScan as a child of an ordinary join
+-- a join: GpudbScan as a child of an ordinary join
 SELECT * FROM gpu_diff('SELECT a.id, b.id FROM pn a JOIN pn b ON a.id = b.h WHERE a.g = 2 AND b.g = 3');
 
--- ---- GpuAgg: group keys of every type, aggregates, HAVING ----
+-- ---- GpudbAgg: group keys of every type, aggregates, HAVING ----
 EXPLAIN (COSTS OFF) SELECT g, count(*), sum(v), avg(v), min(h), max(d) FROM pn WHERE id > 100 GROUP BY g;
 EXPLAIN (COSTS OFF) SELECT s, count(*) FROM pn GROUP BY s HAVING count(*) > 900;
 EXPLAIN (COSTS OFF) SELECT count(*), sum(h) FROM pn WHERE v < 0;
@@ -95,7 +96,7 @@ ANALYZE pn_big;
 SELECT * FROM gpu_diff('SELECT var_pop(x) FROM pn_big');
 SELECT * FROM gpu_diff('SELECT g, stddev_samp(x) FROM pn_big GROUP BY g');
 
--- ---- GpuAgg ordered on the device: ORDER BY group keys and aggregates
+-- ---- GpudbAgg ordered on the device: ORDER BY group keys and aggregates
 -- (count, min, max, sum of smallint/integer/double precision), the LIMIT
 -- as a cut of the groups; only the first groups come back ----
 EXPLAIN (COSTS OFF) SELECT h, sum(v) FROM pn GROUP BY h ORDER BY 2 DESC NULLS LAST, 1 LIMIT 10;
@@ -137,8 +138,7 @@ CREATE TABLE pn_1k AS SELECT * FROM pn WHERE id <= 1024;
 ANALYZE pn_2k;
 ANALYZE pn_1k;
 SET gpudb.batch_rows = 1024;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
-  SELECT h, sum(v) FROM pn GROUP BY h ORDER BY 2 DESC NULLS LAST, 1 LIMIT 10;
+SELECT * FROM gpu_explain($$SELECT h, sum(v) FROM pn GROUP BY h ORDER BY 2 DESC NULLS LAST, 1 LIMIT 10$$);
 SELECT * FROM gpu_diff('SELECT h, sum(v) FROM pn GROUP BY h ORDER BY 2 DESC NULLS LAST, 1 LIMIT 10', true);
 SELECT * FROM gpu_diff('SELECT h, count(*), min(i2) FROM pn_2k GROUP BY h ORDER BY 2 DESC, 3, 1 LIMIT 4', true);
 SELECT * FROM gpu_diff('SELECT h, count(*), min(i2) FROM pn_1k GROUP BY h ORDER BY 2 DESC, 3, 1 LIMIT 4', true);
@@ -155,7 +155,7 @@ SELECT * FROM gpu_diff('SELECT g, count(*), avg(x) FROM pn_ovf GROUP BY g ORDER 
 SELECT * FROM gpu_diff('SELECT g, count(*), sum(x) FROM pn_ovf WHERE g > 1 GROUP BY g ORDER BY 3 DESC LIMIT 2', true);
 EXPLAIN (COSTS OFF) SELECT g, max(h) * 100000000000000000 FROM pn GROUP BY g ORDER BY max(h) LIMIT 1;
 SELECT * FROM gpu_diff('SELECT g, max(h) * 100000000000000000 FROM pn GROUP BY g ORDER BY max(h) LIMIT 1', true);
--- what keeps the ordinary sort above the GpuAgg
+-- what keeps the ordinary sort above the GpudbAgg
 SET gpudb.debug_unsupported = on;
 EXPLAIN (COSTS OFF) SELECT g, avg(i2) FROM pn GROUP BY g ORDER BY 2 LIMIT 3;
 EXPLAIN (COSTS OFF) SELECT s, count(*) FROM pn GROUP BY s ORDER BY s LIMIT 3;
@@ -166,7 +166,7 @@ RESET gpudb.debug_unsupported;
 SELECT * FROM gpu_diff('SELECT g, avg(i2) FROM pn GROUP BY g ORDER BY 2, 1 LIMIT 3', true);
 SELECT * FROM gpu_diff('SELECT g, sum(h) FROM pn GROUP BY g ORDER BY sum(h) DESC LIMIT 3', true);
 
--- ---- GpuSort: ORDER BY keys, directions, NULL order, LIMIT as top-k ----
+-- ---- GpudbSort: ORDER BY keys, directions, NULL order, LIMIT as top-k ----
 EXPLAIN (COSTS OFF) SELECT id, v FROM pn ORDER BY v DESC, id LIMIT 10;
 EXPLAIN (COSTS OFF) SELECT id, h FROM pn WHERE g = 1 ORDER BY h NULLS FIRST, id OFFSET 5 LIMIT 5;
 EXPLAIN (COSTS OFF) SELECT id, d FROM pn WHERE g = 2 ORDER BY d DESC NULLS LAST, id;
@@ -190,22 +190,19 @@ EXPLAIN (COSTS OFF) SELECT g % 3, count(*) FROM pn GROUP BY g % 3;
 -- (a text key in another collation than its column's: s's, the database's
 -- default, is C in some setups; text_rank.c orders C columns)
 EXPLAIN (COSTS OFF) SELECT id, s FROM pn ORDER BY s COLLATE "C", id LIMIT 3;
-EXPLAIN (COSTS OFF) SELECT sum(DISTINCT g) FROM pn;
+SELECT gpu_plan_nodes($$SELECT sum(DISTINCT g) FROM pn$$);
 RESET gpudb.debug_unsupported;
 SELECT * FROM gpu_diff('SELECT g, stddev(h), count(DISTINCT s) FROM pn GROUP BY g');
 SELECT * FROM gpu_diff('SELECT id, s FROM pn ORDER BY s COLLATE "C", id LIMIT 30', true);
 
 -- ---- the EXPLAIN property API: every format carries the properties ----
-EXPLAIN (COSTS OFF, FORMAT JSON) SELECT g, count(*) FROM pn WHERE v > 0 GROUP BY g;
-EXPLAIN (COSTS OFF, FORMAT YAML) SELECT id FROM pn ORDER BY v DESC, id LIMIT 3;
-EXPLAIN (COSTS OFF, FORMAT XML) SELECT id FROM pn WHERE g = 7;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
-  SELECT g, count(*), avg(v) FROM pn WHERE h > 0 GROUP BY g;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
-  SELECT id, v FROM pn WHERE g = 5 ORDER BY v DESC NULLS LAST, id LIMIT 4;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
-  SELECT h, count(*), max(v) FROM pn WHERE g > 2 GROUP BY h ORDER BY 2 DESC, 3 NULLS FIRST, 1 LIMIT 3;
-EXPLAIN (COSTS OFF, FORMAT JSON) SELECT g, sum(i2) FROM pn GROUP BY g ORDER BY 2 DESC LIMIT 2;
+SELECT * FROM gpu_explain_format('JSON', $$SELECT g, count(*) FROM pn WHERE v > 0 GROUP BY g$$);
+SELECT * FROM gpu_explain_format('YAML', $$SELECT id FROM pn ORDER BY v DESC, id LIMIT 3$$);
+SELECT * FROM gpu_explain_format('XML', $$SELECT id FROM pn WHERE g = 7$$);
+SELECT * FROM gpu_explain($$SELECT g, count(*), avg(v) FROM pn WHERE h > 0 GROUP BY g$$);
+SELECT * FROM gpu_explain($$SELECT id, v FROM pn WHERE g = 5 ORDER BY v DESC NULLS LAST, id LIMIT 4$$);
+SELECT * FROM gpu_explain($$SELECT h, count(*), max(v) FROM pn WHERE g > 2 GROUP BY h ORDER BY 2 DESC, 3 NULLS FIRST, 1 LIMIT 3$$);
+SELECT * FROM gpu_explain_format('JSON', $$SELECT g, sum(i2) FROM pn GROUP BY g ORDER BY 2 DESC LIMIT 2$$);
 -- with gpudb.explain_hardware = on: the device, bytes, per-phase device
 -- times and fallbacks (their names; the CPU path moves no bytes and has no
 -- device time)
@@ -215,7 +212,7 @@ LANGUAGE plpgsql AS $$
 DECLARE
   j json;
 BEGIN
-  EXECUTE 'EXPLAIN (ANALYZE, FORMAT JSON) ' || q INTO j;
+  EXECUTE 'EXPLAIN (ANALYZE, BUFFERS OFF, FORMAT JSON) ' || q INTO j;
   RETURN QUERY
     WITH RECURSIVE n(p) AS (
       SELECT j->0->'Plan'
@@ -223,7 +220,7 @@ BEGIN
       SELECT c FROM n, json_array_elements(n.p->'Plans') c)
     SELECT e.key, e.value #>> '{}'
     FROM n, json_each(n.p) e
-    WHERE n.p->>'Node Type' = 'Custom Scan'
+    WHERE n.p->>'Node Type' = 'Custom Scan' AND e.key <> 'Disabled'
     ORDER BY 1;
 END $$;
 SELECT key, CASE WHEN key LIKE '%Time' OR key LIKE 'Actual%' OR key LIKE 'Bytes%'
@@ -242,6 +239,28 @@ SELECT count(*) AS phases, bool_and(p.ms >= 0) AS none_negative,
        (SELECT ms FROM d) = 0 OR current_setting('gpudb.device') = 'gpu' AS zero_on_cpu
   FROM p;
 SET gpudb.explain_hardware = off;
+-- from PostgreSQL 18, EXPLAIN (GPUDB_HARDWARE [boolean]) says it for one
+-- statement, over the setting; before 18 there is no such option and the
+-- check is skipped (three t, as where it passes)
+CREATE FUNCTION pn_plan_text(hardware bool, opts text, q text) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+  l text;
+  r text := '';
+BEGIN
+  PERFORM set_config('gpudb.explain_hardware', hardware::text, true);
+  FOR l IN EXECUTE format('EXPLAIN (COSTS OFF%s) %s', opts, q) LOOP
+    r := r || l || E'\n';
+  END LOOP;
+  RETURN r;
+END $$;
+SELECT NOT v18 OR pn_plan_text(false, ', GPUDB_HARDWARE', q) = pn_plan_text(true, '', q) AS option_on,
+       NOT v18 OR pn_plan_text(true, ', GPUDB_HARDWARE OFF', q) = pn_plan_text(false, '', q) AS option_off,
+       NOT v18 OR pn_plan_text(true, '', q) <> pn_plan_text(false, '', q) AS differs
+  FROM (VALUES (current_setting('server_version_num')::int >= 180000,
+                'SELECT g, count(*) FROM pn WHERE v > 0 GROUP BY g')) v(v18, q);
+SHOW gpudb.explain_hardware;
+DROP FUNCTION pn_plan_text(bool, text, text);
 
 -- ---- the GUCs that switch the nodes off ----
 SET gpudb.enable_gpuagg = off;
@@ -326,7 +345,7 @@ SELECT * FROM gpu_sort('pn', 'id, v', 'v DESC NULLS LAST, id', 5, 'g = 1') AS t(
 SELECT count(*) FROM gpu_select('pn', 'id, s', 's = ''k3'' AND h > 0') AS t(id int8, s text);
 SELECT count(*) FROM pn WHERE s = 'k3' AND h > 0;
 
--- a GpuScan is not parallel-aware: under an aggregate that PostgreSQL can
+-- a GpudbScan is not parallel-aware: under an aggregate that PostgreSQL can
 -- run in parallel workers it is not offered (it would leave the aggregate to
 -- one process); without parallel workers it is
 CREATE TABLE pn_par (d date, delay int4, origin text);
@@ -353,4 +372,5 @@ DROP TABLE pn_par;
 DROP VIEW pn_sb;
 DROP TABLE pn, pn_2k, pn_1k, pn_ovf;
 DROP FUNCTION gpu_diff(text, bool), gpu_diff_rows(text, bool), pn_leak(text);
+DROP FUNCTION gpu_explain(text), gpu_explain_format(text, text), gpu_plan_nodes(text);
 DROP ROLE regress_gpudb_rls;

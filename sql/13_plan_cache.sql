@@ -1,10 +1,11 @@
 -- 13_plan_cache: the plan nodes over a cached table.  With
--- shared_preload_libraries = gpudb, GpuScan, GpuAgg and GpuSort answer from
+-- shared_preload_libraries = gpudb, GpudbScan, GpudbAgg and GpudbSort answer from
 -- the column cache when it is valid for the query's snapshot (EXPLAIN
 -- ANALYZE says "Source: cache") and from the heap otherwise (this
 -- transaction's own changes); every answer equals gpudb.enabled = off.
 -- Without preload there is no cache: the same queries read the heap.
 \i sql/include/plan_node_settings.sql
+\i sql/include/explain_plan.sql
 SET client_min_messages = warning;
 
 CREATE TABLE pc (id int8, g int4, v float8, s text, d date);
@@ -38,20 +39,16 @@ SELECT gpu_cache_load('pc') IS NOT NULL AS loaded;
 SELECT 'no cache without shared_preload_libraries' AS loaded;
 \endif
 
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
-  SELECT g, count(*), sum(v), min(d) FROM pc WHERE s <> 'k1' GROUP BY g;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
-  SELECT id, v FROM pc WHERE g = 3 ORDER BY v DESC NULLS LAST, id LIMIT 3;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
-  SELECT id, s FROM pc WHERE v > 190 AND d < date '2025-01-05';
+SELECT * FROM gpu_explain($$SELECT g, count(*), sum(v), min(d) FROM pc WHERE s <> 'k1' GROUP BY g$$);
+SELECT * FROM gpu_explain($$SELECT id, v FROM pc WHERE g = 3 ORDER BY v DESC NULLS LAST, id LIMIT 3$$);
+SELECT * FROM gpu_explain($$SELECT id, s FROM pc WHERE v > 190 AND d < date '2025-01-05'$$);
 SELECT pc_diff('SELECT g, count(*), sum(v), min(d) FROM pc WHERE s <> ''k1'' GROUP BY g');
 SELECT pc_diff('SELECT s, avg(v), max(id) FROM pc GROUP BY s');
 SELECT pc_diff('SELECT id, v FROM pc WHERE g = 3 ORDER BY v DESC NULLS LAST, id LIMIT 30', true);
 SELECT pc_diff('SELECT id, s FROM pc WHERE v > 190 AND d < date ''2025-01-05''');
 -- GROUP BY ... ORDER BY ... LIMIT: ordered and cut on the device; the sort
 -- keys name result columns, not the cached table's columns
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
-  SELECT d, count(*), sum(v) FROM pc WHERE s <> 'k1' GROUP BY d ORDER BY 3 DESC NULLS LAST, 1 LIMIT 4;
+SELECT * FROM gpu_explain($$SELECT d, count(*), sum(v) FROM pc WHERE s <> 'k1' GROUP BY d ORDER BY 3 DESC NULLS LAST, 1 LIMIT 4$$);
 SELECT pc_diff('SELECT d, count(*), sum(v) FROM pc WHERE s <> ''k1'' GROUP BY d ORDER BY 3 DESC NULLS LAST, 1 LIMIT 4', true);
 SELECT pc_diff('SELECT g, s, max(v), min(id) FROM pc GROUP BY g, s ORDER BY max(v), g DESC, s', true);
 SELECT pc_diff('SELECT s, g, min(d) FROM pc GROUP BY s, g ORDER BY 3 DESC, 2 LIMIT 6', true);
@@ -60,8 +57,7 @@ SELECT pc_diff('SELECT s, g, min(d) FROM pc GROUP BY s, g ORDER BY 3 DESC, 2 LIM
 INSERT INTO pc VALUES (5001, 3, 1000, 'k9', date '2025-02-01'), (5002, 3, NULL, 'k9', NULL);
 UPDATE pc SET v = 999 WHERE id = 3;
 DELETE FROM pc WHERE id = 11;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
-  SELECT s, count(*), max(v) FROM pc GROUP BY s;
+SELECT * FROM gpu_explain($$SELECT s, count(*), max(v) FROM pc GROUP BY s$$);
 SELECT pc_diff('SELECT s, count(*), max(v) FROM pc GROUP BY s');
 SELECT pc_diff('SELECT id, v FROM pc WHERE g = 3 ORDER BY v DESC NULLS LAST, id LIMIT 5', true);
 SELECT pc_diff('SELECT id, v, s FROM pc WHERE id > 4990 OR id < 12');
@@ -69,17 +65,16 @@ SELECT pc_diff('SELECT id, v, s FROM pc WHERE id > 4990 OR id < 12');
 -- this transaction's own changes: the heap
 BEGIN;
 DELETE FROM pc WHERE g = 2;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
-  SELECT g, count(*) FROM pc GROUP BY g;
+SELECT * FROM gpu_explain($$SELECT g, count(*) FROM pc GROUP BY g$$);
 SELECT pc_diff('SELECT g, count(*) FROM pc GROUP BY g');
 ROLLBACK;
 SELECT pc_diff('SELECT g, count(*) FROM pc GROUP BY g');
 
 -- gpudb.use_cache = off: the heap
 SET gpudb.use_cache = off;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
-  SELECT count(*) FROM pc WHERE g = 1;
+SELECT * FROM gpu_explain($$SELECT count(*) FROM pc WHERE g = 1$$);
 RESET gpudb.use_cache;
 
 DROP TABLE pc;
 DROP FUNCTION pc_diff(text, bool);
+DROP FUNCTION gpu_explain(text), gpu_explain_format(text, text), gpu_plan_nodes(text);

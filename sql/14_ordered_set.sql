@@ -1,10 +1,11 @@
 -- 14_ordered_set: count(DISTINCT x), percentile_cont(f), percentile_disc(f)
--- and mode() WITHIN GROUP (ORDER BY x) in GpuAgg and gpu_groupby(), computed
+-- and mode() WITHIN GROUP (ORDER BY x) in GpudbAgg and gpu_groupby(), computed
 -- from a histogram of (group keys, x) that the device's ordered group-by
 -- builds.  Every query runs with gpudb.enabled on and off; EXCEPT ALL both
--- ways must be empty, and EXPLAIN (COSTS OFF) is pinned so that the GpuAgg
+-- ways must be empty, and EXPLAIN (COSTS OFF) is pinned so that the GpudbAgg
 -- node is really under test.
 \i sql/include/plan_node_settings.sql
+\i sql/include/explain_plan.sql
 
 -- NULL group keys and inputs, ties, duplicates, -0/+0, NaN, infinities
 CREATE TABLE os (id int8, g int4, x int4, b int8, f float8, r real, s text,
@@ -29,7 +30,7 @@ SELECT i,
 FROM generate_series(1, 6000) i;
 ANALYZE os;
 
--- os_diff(query): the Gpu nodes of its plan with gpudb on, its rows, and the
+-- os_diff(query): the Gpudb nodes of its plan with gpudb on, its rows, and the
 -- rows of (on EXCEPT ALL off) and (off EXCEPT ALL on); errors are part of
 -- the answer (the same SQLSTATE and message both ways).  Result columns
 -- need distinct names.
@@ -45,9 +46,9 @@ BEGIN
   node := '';
   PERFORM set_config('gpudb.enabled', 'on', true);
   FOR l IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-    IF l ~ 'Custom Scan \(Gpu' THEN
+    IF l ~ 'Custom Scan \(Gpudb' THEN
       node := node || CASE WHEN node = '' THEN '' ELSE ',' END ||
-              substring(l from 'Custom Scan \((Gpu[A-Za-z]+)\)');
+              substring(l from 'Custom Scan \((Gpudb[A-Za-z]+)\)');
     END IF;
   END LOOP;
   BEGIN
@@ -186,8 +187,7 @@ SELECT * FROM os_diff('SELECT g, mode() WITHIN GROUP (ORDER BY x) AS m, percenti
 
 -- ---- several batches: each histogram is combined and ordered at the end ----
 SET gpudb.batch_rows = 1024;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
-  SELECT g, count(DISTINCT x), mode() WITHIN GROUP (ORDER BY s) FROM os GROUP BY g;
+SELECT * FROM gpu_explain($$SELECT g, count(DISTINCT x), mode() WITHIN GROUP (ORDER BY s) FROM os GROUP BY g$$);
 SELECT * FROM os_diff('SELECT g, count(DISTINCT x) AS cx, mode() WITHIN GROUP (ORDER BY s) AS ms, percentile_cont(0.25) WITHIN GROUP (ORDER BY f) AS pf, percentile_disc(0.75) WITHIN GROUP (ORDER BY b) AS pb, sum(x) AS sx FROM os GROUP BY g');
 SELECT * FROM os_diff('SELECT t, count(DISTINCT s) AS cs, percentile_disc(0.5) WITHIN GROUP (ORDER BY s) AS ds FROM os WHERE s <> ''w3'' GROUP BY t');
 SELECT * FROM os_diff('SELECT count(DISTINCT b) AS cb, percentile_cont(0.5) WITHIN GROUP (ORDER BY b) AS pb FROM os');
@@ -201,8 +201,8 @@ SET gpudb.debug_unsupported = on;
 EXPLAIN (COSTS OFF) SELECT g, percentile_cont(ARRAY[0.25, 0.5]) WITHIN GROUP (ORDER BY x) FROM os GROUP BY g;
 EXPLAIN (COSTS OFF) SELECT g, percentile_disc(0.5) WITHIN GROUP (ORDER BY x DESC) FROM os GROUP BY g;
 EXPLAIN (COSTS OFF) SELECT g, mode() WITHIN GROUP (ORDER BY t || 'x') FROM os GROUP BY g;
-EXPLAIN (COSTS OFF) SELECT g, count(DISTINCT n) FROM os GROUP BY g;
-EXPLAIN (COSTS OFF) SELECT g, sum(DISTINCT x) FROM os GROUP BY g;
+SELECT gpu_plan_nodes($$SELECT g, count(DISTINCT n) FROM os GROUP BY g$$);
+SELECT gpu_plan_nodes($$SELECT g, sum(DISTINCT x) FROM os GROUP BY g$$);
 EXPLAIN (COSTS OFF) SELECT g, rank(3) WITHIN GROUP (ORDER BY x) FROM os GROUP BY g;
 RESET gpudb.debug_unsupported;
 SELECT * FROM os_diff('SELECT g, percentile_disc(0.5) WITHIN GROUP (ORDER BY x DESC) AS p FROM os GROUP BY g');
@@ -303,3 +303,4 @@ SELECT os_try($q$SELECT * FROM gpu_groupby('os', 'g', 'count(DISTINCT nope)') AS
 SELECT os_try($q$SELECT * FROM gpu_groupby('os', 'g', 'mode() WITHIN GROUP (ORDER BY s)') AS r(g int4, p varchar)$q$);
 SELECT os_try($q$SELECT * FROM gpu_groupby('os', 'g', 'percentile_disc(0.5) WITHIN GROUP (ORDER BY f)') AS r(g int4, p float4)$q$);
 SELECT os_try($q$SELECT * FROM gpu_groupby('os', 'id, g, x, b, f, r, s, t', 'count(DISTINCT d)') AS r(a int8, b int4, c int4, e int8, f float8, g real, h text, i text, p bigint)$q$);
+DROP FUNCTION gpu_explain(text), gpu_explain_format(text, text), gpu_plan_nodes(text);

@@ -2,7 +2,7 @@
 -- fixed point (the value times 10^s in an int64; NaN as its own word).
 -- Every query runs with gpudb.enabled on and off and the rows are compared
 -- as text (so a display scale that differs is a difference), EXCEPT ALL
--- both ways or row by row for ordered queries; the Gpu node in the plan is
+-- both ways or row by row for ordered queries; the Gpudb node in the plan is
 -- reported with the result, and EXPLAIN (COSTS OFF) pins some plans.
 -- Unconstrained numeric, numeric(30,2) and negative scales keep
 -- PostgreSQL's plan.
@@ -32,7 +32,7 @@ INSERT INTO nm VALUES (9001, 1, 1.5, 0, 0.000001, 1.5, 1, 1),
                       (9006, 3, -99999999.99, NULL, 'NaN', 'NaN', NULL, NULL);
 ANALYZE nm;
 
--- gpu_diff(query, ordered): the Gpu nodes of the plan with gpudb on, the
+-- gpu_diff(query, ordered): the Gpudb nodes of the plan with gpudb on, the
 -- rows, and how many differ between on and off as text
 -- (sql/include/differential.sql)
 \i sql/include/differential.sql
@@ -41,7 +41,7 @@ ANALYZE nm;
 SELECT on_minus_off > 0 AS harness_detects_scale
 FROM gpu_diff('SELECT CASE WHEN current_setting(''gpudb.enabled'') = ''on'' THEN a ELSE a::numeric(12,3) END FROM nm WHERE a = 1.5');
 
--- ---- GpuScan: comparisons with constants of any scale ----
+-- ---- GpudbScan: comparisons with constants of any scale ----
 EXPLAIN (COSTS OFF) SELECT id, a FROM nm WHERE a = 1.5;
 EXPLAIN (COSTS OFF) SELECT id, a, c FROM nm WHERE a BETWEEN -1.5 AND 2 AND c > 0.5;
 SELECT id, a, b, c FROM nm WHERE a = 1.5 ORDER BY id;
@@ -91,7 +91,7 @@ SELECT * FROM gpu_diff('SELECT id, a, d FROM nm WHERE a = d');
 SELECT * FROM gpu_diff('SELECT id, a, d FROM nm WHERE a < d AND g = 0');
 SELECT * FROM gpu_diff('SELECT id, a, d FROM nm WHERE d >= a AND g = 0');
 
--- ---- GpuAgg: group keys and aggregates ----
+-- ---- GpudbAgg: group keys and aggregates ----
 EXPLAIN (COSTS OFF)
   SELECT g, count(*), count(a), sum(a), avg(a), min(a), max(a) FROM nm GROUP BY g;
 SELECT g, count(*), count(a), sum(a), avg(a), min(a), max(a) FROM nm GROUP BY g ORDER BY g;
@@ -112,7 +112,7 @@ SELECT * FROM gpu_diff('SELECT g, avg(a) FROM nm WHERE a <> ''NaN'' GROUP BY g H
 SELECT * FROM gpu_diff('SELECT sum(a), avg(a), min(a), max(c) FROM nm WHERE a > 1e30');
 SELECT * FROM gpu_diff('SELECT g, sum(a), avg(a) FROM nm WHERE a IS NULL GROUP BY g');
 
--- ---- ORDER BY: GpuSort and the ordered GpuAgg ----
+-- ---- ORDER BY: GpudbSort and the ordered GpudbAgg ----
 EXPLAIN (COSTS OFF) SELECT id, a FROM nm ORDER BY a DESC NULLS FIRST, id LIMIT 12;
 SELECT id, a FROM nm ORDER BY a DESC NULLS LAST, id LIMIT 12;
 SELECT * FROM gpu_diff('SELECT id, a FROM nm ORDER BY a DESC NULLS FIRST, id LIMIT 12', true);

@@ -27,7 +27,7 @@ FROM generate_series(1, 60000) i;
 ANALYZE pf;
 SELECT pg_relation_size('pf') >= 1024 * 1024 AS above_threshold;
 
--- gpu_diff(query, ordered): the Gpu nodes in the plan with gpudb on, and how
+-- gpu_diff(query, ordered): the Gpudb nodes in the plan with gpudb on, and how
 -- many rows differ between gpudb on and off (sql/include/differential.sql)
 \i sql/include/differential.sql
 
@@ -56,7 +56,7 @@ SELECT * FROM gpu_diff('SELECT count(*), sum(id), min(f), max(id) FROM pf WHERE 
 SELECT * FROM gpu_diff('SELECT count(*), sum(v), max(f) FROM pf WHERE v > 5000');
 SELECT * FROM gpu_diff('SELECT g, count(*) FROM pf WHERE v > 5000 GROUP BY g');
 
--- selection, and ORDER BY ... LIMIT (GpuSort): every participant's top-k
+-- selection, and ORDER BY ... LIMIT (GpudbSort): every participant's top-k
 -- sorted together again
 SELECT * FROM pf_explain('SELECT id, v, s FROM pf WHERE v < 20');
 SELECT * FROM gpu_diff('SELECT id, v, s FROM pf WHERE v < 20');
@@ -66,7 +66,7 @@ SELECT * FROM gpu_diff('SELECT id, v FROM pf WHERE v > 900 ORDER BY v DESC, id L
 SELECT * FROM gpu_diff('SELECT id, f, v FROM pf ORDER BY f NULLS FIRST, id LIMIT 50', true);
 SELECT * FROM gpu_diff('SELECT id, v FROM pf WHERE id % 97 = 0 ORDER BY v, id', true);
 
--- ordered GpuAgg: the groups are ordered and cut once, after every
+-- ordered GpudbAgg: the groups are ordered and cut once, after every
 -- participant's partial states are combined
 SELECT * FROM pf_explain('SELECT g, count(*) FROM pf GROUP BY g ORDER BY count(*) DESC LIMIT 5');
 SELECT * FROM gpu_diff('SELECT g, count(*) FROM pf GROUP BY g ORDER BY count(*) DESC LIMIT 5', true);
@@ -125,7 +125,7 @@ SELECT * FROM gpu_diff('SELECT count(*), sum(v) FROM pf WHERE v BETWEEN 100 AND 
 
 -- The cost model divides an uncached heap's per-row cost among its readers
 -- (custom_scan_cost.c, gdb_device_cost): with the gpudb cost constants zeroed,
--- a count(*) GpuAgg starts at pages * seq_page_cost + rows * 0.5 *
+-- a count(*) GpudbAgg starts at pages * seq_page_cost + rows * 0.5 *
 -- cpu_tuple_cost / readers, readers being the backend and the
 -- gpudb.parallel_workers it would start (none for a temporary table)
 CREATE FUNCTION pf_startup(q text) RETURNS float8

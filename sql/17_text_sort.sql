@@ -5,7 +5,7 @@
 -- batches' (or parallel workers') partial results.  Other collations keep
 -- PostgreSQL's plan.  Every query runs with gpudb.enabled on and off and
 -- the rows are compared in order (ordered queries) or with EXCEPT ALL both
--- ways; EXPLAIN (COSTS OFF) is pinned so that GpuSort is really under test.
+-- ways; EXPLAIN (COSTS OFF) is pinned so that GpudbSort is really under test.
 \i sql/include/plan_node_settings.sql
 
 -- t and v in the C collation: '' and NULL, prefixes ('a' < 'ab' < 'abc'),
@@ -33,12 +33,13 @@ ANALYZE ts;
 -- ts_diff(query, ordered): gpu_diff (sql/include/differential.sql),
 -- ordered by default
 \i sql/include/differential.sql
+\i sql/include/explain_plan.sql
 CREATE FUNCTION ts_diff(q text, ordered bool DEFAULT true,
                         OUT node text, OUT nrows int, OUT on_minus_off int,
                         OUT off_minus_on int, OUT error text)
 LANGUAGE sql AS $$ SELECT * FROM gpu_diff(q, ordered) $$;
 
--- the plan: GpuSort with the text key, the top-k limit on the device
+-- the plan: GpudbSort with the text key, the top-k limit on the device
 EXPLAIN (COSTS OFF) SELECT id, t FROM ts ORDER BY t, id;
 EXPLAIN (COSTS OFF) SELECT id, t, v FROM ts WHERE n < 3 ORDER BY t DESC NULLS LAST, v, id LIMIT 10;
 EXPLAIN (COSTS OFF) SELECT id FROM ts ORDER BY v NULLS FIRST, id LIMIT 5;
@@ -69,7 +70,7 @@ SELECT DISTINCT t FROM ts WHERE id <= 22 ORDER BY t;
 -- several batches: the partial results' ranks come from different
 -- dictionary states and are recomputed before the final re-sort
 SET gpudb.batch_rows = 1024;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT id, t FROM ts ORDER BY t DESC, id LIMIT 7;
+SELECT * FROM gpu_explain($$SELECT id, t FROM ts ORDER BY t DESC, id LIMIT 7$$);
 SELECT id, t FROM ts ORDER BY t DESC, id LIMIT 7;
 SELECT * FROM ts_diff('SELECT id, t FROM ts ORDER BY t, id');
 SELECT * FROM ts_diff('SELECT id, t FROM ts ORDER BY t DESC NULLS LAST, id');
@@ -173,11 +174,12 @@ RESET gpudb.use_cache;
 -- other sort keys still use the cache (17_text_sort_1.out: gpudb is not
 -- preloaded, so there is no GPU server and no cache)
 SELECT gpu_cache_load('ts') > 0 AS loaded;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT id, t FROM ts ORDER BY t, id LIMIT 3;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT id, t FROM ts ORDER BY n, id LIMIT 3;
+SELECT * FROM gpu_explain($$SELECT id, t FROM ts ORDER BY t, id LIMIT 3$$);
+SELECT * FROM gpu_explain($$SELECT id, t FROM ts ORDER BY n, id LIMIT 3$$);
 SELECT * FROM ts_diff('SELECT id, t FROM ts ORDER BY t, id LIMIT 100');
 SELECT * FROM ts_diff('SELECT id, v, t FROM ts ORDER BY v DESC, t, id LIMIT 50');
 SELECT * FROM ts_diff($q$SELECT * FROM gpu_sort('ts', 'id, t', 't, id', 30) AS x(id int8, t text)$q$);
 SELECT gpu_cache_drop('ts');
 
 DROP FUNCTION ts_diff(text, bool), gpu_diff(text, bool), gpu_diff_rows(text, bool);
+DROP FUNCTION gpu_explain(text), gpu_explain_format(text, text), gpu_plan_nodes(text);

@@ -2,14 +2,14 @@
 -- tables straight from their pages: fixed offsets for tuples without NULLs,
 -- a walk of the tuple otherwise, missing attributes after ADD COLUMN).
 -- Every query runs with gpudb.enabled on and off; EXCEPT ALL both ways must
--- be empty, and EXPLAIN is pinned so that the Gpu node is really under test
+-- be empty, and EXPLAIN is pinned so that the Gpudb node is really under test
 -- and read the heap (Source: heap).  Each column is checked on its own
 -- (GROUP BY the column: every distinct value, NULL included, and its count)
--- and whole rows through GpuScan (SELECT * with a filter).
+-- and whole rows through GpudbScan (SELECT * with a filter).
 \i sql/include/plan_node_settings.sql
 SET gpudb.parallel_workers = 0;
 
--- gpu_diff(query, ordered): the Gpu nodes in the plan with gpudb on, and how
+-- gpu_diff(query, ordered): the Gpudb nodes in the plan with gpudb on, and how
 -- many rows differ between gpudb on and off (sql/include/differential.sql)
 \i sql/include/differential.sql
 

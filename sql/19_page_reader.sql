@@ -6,15 +6,15 @@
 -- beside others; the snapshot of a cursor, and of a REPEATABLE READ
 -- transaction while another session deletes, must be the one honoured.
 -- Every query runs with gpudb.enabled on and off (EXCEPT ALL both ways
--- empty), EXPLAIN pinned so that the Gpu node really reads the heap.
+-- empty), EXPLAIN pinned so that the Gpudb node really reads the heap.
 \i sql/include/plan_node_settings.sql
 SET gpudb.parallel_workers = 0;
 SET gpudb.use_cache = off;
 
 \i sql/include/differential.sql
 
--- pr_check(): the same three queries (GpuAgg by g, GpuAgg of everything,
--- GpuScan of whole rows) through gpu_diff, one row each
+-- pr_check(): the same three queries (GpudbAgg by g, GpudbAgg of everything,
+-- GpudbScan of whole rows) through gpu_diff, one row each
 CREATE FUNCTION pr_check()
 RETURNS TABLE (q text, node text, nrows int, on_minus_off int,
                off_minus_on int, error text)

@@ -1,4 +1,4 @@
--- 20_postgres_rules: where a Gpu node must behave exactly as PostgreSQL's
+-- 20_postgres_rules: where a Gpudb node must behave exactly as PostgreSQL's
 -- own plan does, beyond the rows it returns (issue 22, items 7, 8, 12, 13):
 -- which rows' errors are raised, the order of quals under row-level
 -- security, scrolling a cursor backward, and the planner's enable_*
@@ -11,7 +11,7 @@ INSERT INTO pr SELECT i, i % 10, (i * 37 % 101) * 0.5, i % 5 FROM generate_serie
 ANALYZE pr;
 \i sql/include/differential.sql
 
--- ---- item 7: GpuSort and output expressions that can raise ----
+-- ---- item 7: GpudbSort and output expressions that can raise ----
 -- PostgreSQL computes 100 / (g - 3) for every row before its Sort, so the
 -- rows with g = 3 raise division by zero even though the top 2 are others;
 -- the node's projection would compute it only for the rows it returns
@@ -24,7 +24,7 @@ SELECT * FROM gpu_diff('SELECT id, 100 / (g - 3) FROM pr ORDER BY v, id LIMIT 2'
 -- returned rows only, by both plans
 SELECT * FROM gpu_diff('SELECT id, 100 / (g - 3) + 1 + 2 + 3 + 4 + 5 + 6 + 7 + 8 + 9 + 10 FROM pr ORDER BY v, id LIMIT 2', true);
 SELECT * FROM gpu_diff('SELECT id, 100 / (g - 3) + 1 + 2 + 3 + 4 + 5 + 6 + 7 + 8 + 9 + 10 FROM pr ORDER BY v, id', true);
--- an expression that cannot raise is still projected above GpuSort
+-- an expression that cannot raise is still projected above GpudbSort
 EXPLAIN (COSTS OFF) SELECT id, g IS NULL FROM pr ORDER BY v, id LIMIT 2;
 SELECT * FROM gpu_diff('SELECT id, g IS NULL FROM pr ORDER BY v, id LIMIT 2', true);
 
@@ -118,8 +118,8 @@ FETCH BACKWARD 1 IN c;
 COMMIT;
 
 -- ---- item 13: enable_seqscan, enable_sort, enable_hashagg ----
--- each node reads its table whole, as a sequential scan; GpuSort and an
--- ordered GpuAgg sort; a GpuAgg with group keys hashes.  With the switch
+-- each node reads its table whole, as a sequential scan; GpudbSort and an
+-- ordered GpudbAgg sort; a GpudbAgg with group keys hashes.  With the switch
 -- off the node takes PostgreSQL's disable_cost, as PostgreSQL's own paths
 -- do, and an index path wins as it would without gpudb.
 CREATE INDEX pr_id ON pr (id);

@@ -1,9 +1,9 @@
 -- 23_plan_invalidation: a cached plan is made again when a cache load or
 -- drop of its table commits (issue 22, "cached plans not invalidated when
--- the cache changes").  With a high gpudb.gpu_transfer_cost the GpuAgg wins
+-- the cache changes").  With a high gpudb.gpu_transfer_cost the GpudbAgg wins
 -- only over the cached copy, so a generic plan made before the load keeps
--- PostgreSQL's plan, one made after it takes the GpuAgg, and after
--- gpu_cache_drop the plan must go back (it kept the GpuAgg, reading the
+-- PostgreSQL's plan, one made after it takes the GpudbAgg, and after
+-- gpu_cache_drop the plan must go back (it kept the GpudbAgg, reading the
 -- heap, before the fix).  Without shared_preload_libraries = gpudb nothing
 -- is cached and the plan never changes (expected/23_plan_invalidation_1.out).
 LOAD 'gpudb';

@@ -1,10 +1,10 @@
--- 26_expressions: expressions and real-schema types in GpuAgg (issue 25):
+-- 26_expressions: expressions and real-schema types in GpudbAgg (issue 25):
 -- computed columns (aggregate arguments and group keys that are
 -- expressions), numeric(p,s) fixed-point arithmetic, char(n) keys and
 -- constants, date/timestamp arithmetic and cross-type comparisons, CASE,
 -- COALESCE, NULLIF, GREATEST, LEAST, abs, round/trunc/floor/ceil, casts,
 -- date_trunc, extract and date_part.  Every query: the plan with gpudb on
--- (a Gpu node must be in it), and EXCEPT ALL both ways between gpudb on
+-- (a Gpudb node must be in it), and EXCEPT ALL both ways between gpudb on
 -- and off (numeric compared as text, so scales must match exactly);
 -- errors must be the same SQLSTATE and message on both sides.  TPC-H Q1
 -- and Q6 as the specification writes them, on a lineitem of TPC-H's
@@ -134,7 +134,7 @@ SELECT q, d.* FROM (VALUES
 -- requests carry the request's computed columns
 SELECT * FROM gpu_diff($$SELECT l_orderkey % 3, count(DISTINCT l_returnflag), mode() WITHIN GROUP (ORDER BY l_linestatus) FROM lineitem GROUP BY 1$$);
 
--- GpuSort: expression sort keys and target columns computed on the device
+-- GpudbSort: expression sort keys and target columns computed on the device
 -- (ordered comparison, row by row); a target expression that can raise is
 -- computed for every selected row, as PostgreSQL's plan computes it below
 -- its Sort
@@ -254,7 +254,7 @@ WHERE name IN ('force_parallel_mode', 'debug_parallel_query');
 -- crashed the backend on the tuplestore's minimal tuples
 SELECT b % 2 AS k, sum(a * a)::text AS s FROM rq_found GROUP BY 1
 EXCEPT ALL SELECT 7, 'x' ORDER BY 1;
--- a GpuScan leaves numeric arithmetic to the CPU (no plan behind it)
+-- a GpudbScan leaves numeric arithmetic to the CPU (no plan behind it)
 EXPLAIN (COSTS OFF) SELECT b FROM rq_found WHERE a * a > 2 AND b > 1;
 DROP TABLE rq_found;
 
@@ -262,7 +262,7 @@ DROP TABLE rq_found;
 -- numeric constant's rescale is done at compile time (the forms the
 -- device's predicate fast path takes): the same rows at every edge
 -- (infinities, the last second of a day, dates past timestamp's range,
--- julian day 0, saturating rescales); each line: queries, Gpu nodes, rows
+-- julian day 0, saturating rescales); each line: queries, Gpudb nodes, rows
 -- that differ
 CREATE TABLE dt_bounds (d date, q numeric(15,2), id int);
 INSERT INTO dt_bounds SELECT date '1990-01-01' + (i % 4000), (i % 5000) / 100.0, i
@@ -271,7 +271,7 @@ INSERT INTO dt_bounds VALUES ('infinity', 1, -1), ('-infinity', 2, -2), (NULL, N
   ('5874897-12-31', 3, -4), ('294276-12-31', 4, -5), ('294277-01-01', 5, -6),
   ('4714-11-24 BC', 6, -7), (NULL, 'NaN', -8);
 ANALYZE dt_bounds;
-SELECT count(*) AS queries, count(*) FILTER (WHERE d.node = 'GpuAgg') AS gpuagg,
+SELECT count(*) AS queries, count(*) FILTER (WHERE d.node = 'GpudbAgg') AS gpuagg,
        sum(d.on_minus_off + d.off_minus_on) AS differing, count(d.error) AS errors
 FROM (VALUES ('1998-09-02'), ('1998-09-02 00:00:01'), ('1998-09-01 23:59:59'),
              ('infinity'), ('-infinity'), ('294276-12-31 23:59:59'),
@@ -281,7 +281,7 @@ FROM (VALUES ('1998-09-02'), ('1998-09-02 00:00:01'), ('1998-09-01 23:59:59'),
      LATERAL gpu_diff(format('SELECT count(*), sum(id), sum(q) FROM dt_bounds WHERE %s',
                              CASE WHEN f.date_first THEN format('d %s timestamp %L', o.op, t.ts)
                                   ELSE format('timestamp %L %s d', t.ts, o.op) END)) d;
-SELECT count(*) AS queries, count(*) FILTER (WHERE d.node = 'GpuAgg') AS gpuagg,
+SELECT count(*) AS queries, count(*) FILTER (WHERE d.node = 'GpudbAgg') AS gpuagg,
        sum(d.on_minus_off + d.off_minus_on) AS differing, count(d.error) AS errors
 FROM (VALUES ('q < 24'), ('q <= 24'), ('24 > q'), ('q >= 0.05'), ('q <> 3'),
              ('q < 99999999999999999'), ('q > -99999999999999999'),
@@ -308,7 +308,7 @@ SELECT * FROM gpu_diff($$SELECT extract(year FROM l_shipdate), count(*) FROM lin
 BEGIN;
 UPDATE lineitem SET l_shipdate = 'infinity' WHERE l_orderkey % 101 = 5;
 SELECT l FROM gpu_analyze($$SELECT extract(year FROM l_shipdate), count(*) FROM lineitem GROUP BY 1$$) l
-WHERE l ~ 'GpuAgg|Fallback';
+WHERE l ~ 'GpudbAgg|Fallback';
 SELECT * FROM gpu_diff($$SELECT extract(year FROM l_shipdate), count(*) FROM lineitem GROUP BY 1$$);
 ROLLBACK;
 

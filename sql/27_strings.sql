@@ -2,11 +2,11 @@
 -- over the dictionary"): LIKE, NOT LIKE, ILIKE, NOT ILIKE (text, varchar,
 -- char(n)), starts_with and ^@, <, <=, >, >= against a text constant in
 -- the C collation (and ~<~ in any collation), length, char_length and
--- octet_length, in filters (GpuScan, GpuAgg and GpuSort quals, gpu_*
+-- octet_length, in filters (GpudbScan, GpudbAgg and GpudbSort quals, gpu_*
 -- filter text) and in computed columns; lower, upper, substr, left and
 -- right of a column as group keys.  Each is evaluated once per
 -- dictionary string on the host (a code table) and the device tests codes.
--- Every query: the Gpu node in its plan, and EXCEPT ALL both ways between
+-- Every query: the Gpudb node in its plan, and EXCEPT ALL both ways between
 -- gpudb on and off (sql/include/differential.sql); uncached and cached,
 -- in one batch and in many (a string first seen in a later batch), with
 -- parallel workers (each with its own dictionary).  What cannot be exact
@@ -44,6 +44,7 @@ FROM generate_series(6001, 6400) i;
 ANALYZE st;
 
 \i sql/include/differential.sql
+\i sql/include/explain_plan.sql
 
 -- the plans: the text operations are device quals and device keys
 EXPLAIN (COSTS OFF) SELECT count(*) FROM st WHERE t LIKE 'a%' AND c NOT LIKE 'ab%';
@@ -175,7 +176,7 @@ SELECT q, d.* FROM (VALUES
   ($$SELECT count(*) FROM st WHERE (t LIKE 'a%') IS NOT TRUE$$)
 ) v(q), LATERAL gpu_diff(q) d;
 
--- GpuSort and ordered GpuAgg with text quals
+-- GpudbSort and ordered GpudbAgg with text quals
 SELECT * FROM gpu_diff($$SELECT id, t FROM st WHERE t LIKE '%a%' ORDER BY id LIMIT 40$$, true);
 SELECT * FROM gpu_diff($$SELECT id, tc FROM st WHERE tc >= 'b' ORDER BY tc, id$$, true);
 SELECT * FROM gpu_diff($$SELECT g, count(*) FROM st WHERE t NOT LIKE '%a%' GROUP BY g ORDER BY count(*) DESC, g LIMIT 3$$, true);
@@ -299,8 +300,8 @@ DECLARE
   r text := '';
 BEGIN
   FOR l IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-    IF l ~ 'Custom Scan \(Gpu' THEN
-      r := r || substring(l from 'Custom Scan \((Gpu[A-Za-z]+)\)') || ' ';
+    IF l ~ 'Custom Scan \(Gpudb' THEN
+      r := r || substring(l from 'Custom Scan \((Gpudb[A-Za-z]+)\)') || ' ';
     END IF;
   END LOOP;
   RETURN CASE WHEN r = '' THEN 'PostgreSQL' ELSE r END;
@@ -333,7 +334,7 @@ EXCEPTION WHEN OTHERS THEN
   CREATE COLLATION st_nd FROM "C";
 END $$;
 CREATE TABLE st_nd AS SELECT id, t COLLATE st_nd AS t FROM st;
-SELECT plan_nodes($$SELECT id FROM st_nd WHERE t LIKE 'a%'$$) IN ('PostgreSQL', 'GpuScan ') AS like_ok,
+SELECT plan_nodes($$SELECT id FROM st_nd WHERE t LIKE 'a%'$$) IN ('PostgreSQL', 'GpudbScan ') AS like_ok,
        (SELECT collisdeterministic FROM pg_collation WHERE collname = 'st_nd') OR
        plan_nodes($$SELECT id FROM st_nd WHERE t LIKE 'a%' OR starts_with(t, 'a') OR t ILIKE 'a'$$) = 'PostgreSQL' AS nondeterministic_kept;
 
@@ -343,10 +344,10 @@ SELECT plan_nodes($$SELECT id FROM st_nd WHERE t LIKE 'a%'$$) IN ('PostgreSQL', 
 -- is no GPU server and no cache)
 SELECT gpu_cache_load('st') > 0 AS loaded;
 SELECT gpu_cache_load('st_other') > 0 AS loaded;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT count(*) FROM st WHERE t LIKE '%b%' AND tc ILIKE 'a%';
+SELECT * FROM gpu_explain($$SELECT count(*) FROM st WHERE t LIKE '%b%' AND tc ILIKE 'a%'$$);
 -- ILIKE under a collation whose LC_CTYPE is not C: the server has no
 -- catalog to fold case with, so the heap is read
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT count(*) FROM st_other WHERE t ILIKE '%Ó%';
+SELECT * FROM gpu_explain($$SELECT count(*) FROM st_other WHERE t ILIKE '%Ó%'$$);
 SELECT * FROM gpu_diff($$SELECT id FROM st_other WHERE t ILIKE '%Ó%' OR t LIKE 'b%'$$);
 SELECT gpu_cache_drop('st_other');
 -- (how many rows lower, upper and ILIKE of non-ASCII letters give depends on
@@ -402,3 +403,4 @@ DROP TABLE st, st_other, st_nd;
 DROP COLLATION st_nd;
 DROP FUNCTION gpu_diff(text, bool), gpu_diff_rows(text, bool),
   fn_diff(text, text), plan_nodes(text);
+DROP FUNCTION gpu_explain(text), gpu_explain_format(text, text), gpu_plan_nodes(text);

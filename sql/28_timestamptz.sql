@@ -37,7 +37,7 @@ SELECT q, d.* FROM tz28_queries() t(q), LATERAL gpu_diff(q) d;
 SELECT * FROM gpu_diff($q$SELECT id, date_trunc('day', tt) FROM tz28 ORDER BY 2 DESC, 1 LIMIT 5$q$, true);
 SET TIME ZONE '+05:30';
 SELECT q, d.* FROM tz28_queries() t(q), LATERAL gpu_diff(q) d;
--- a GpuScan leaves a qual computed in the session's time zone to the CPU
+-- a GpudbScan leaves a qual computed in the session's time zone to the CPU
 EXPLAIN (COSTS OFF) SELECT id FROM tz28 WHERE tt::date = date '2020-01-05' AND v = 3;
 -- daylight-saving rules: PostgreSQL's plan
 SET TIME ZONE 'America/New_York';

@@ -1,4 +1,4 @@
--- 29_gpu_join: GpuJoin (issue 18): GROUP BY and aggregates over a join
+-- 29_gpu_join: GpudbJoin (issue 18): GROUP BY and aggregates over a join
 -- tree that PostgreSQL's planner chose, one probe relation's rows probed
 -- against hash tables of the others (inner, semi, anti and left
 -- equi-joins).  Every query: the plan with gpudb on (EXPLAIN pinned where
@@ -39,6 +39,7 @@ FROM generate_series(1, 6000) g;
 ANALYZE d1, d2, d3, dnokey, f;
 \i sql/include/differential.sql
 \i sql/include/explain_analyze.sql
+\i sql/include/explain_plan.sql
 
 -- ---------------------------------------------------------------------------
 -- star joins
@@ -206,10 +207,11 @@ SELECT d1.grp, count(*) FROM d1 RIGHT JOIN f ON f.k1 = d1.id GROUP BY d1.grp$$);
 -- a build side that is not unique on its keys: an inner join would
 -- expand rows.  Where the planner's statistics say so, PostgreSQL's plan;
 -- where they do not (duplicates added after ANALYZE), the node answers
--- with PostgreSQL's plan behind it
+-- with PostgreSQL's plan behind it (gpu_plan_nodes: that plan's shape
+-- varies, 19 aggregates below the join)
 -- ---------------------------------------------------------------------------
-EXPLAIN (COSTS OFF)
-SELECT n.tag, count(*) FROM f JOIN dnokey n ON f.k1 = n.id GROUP BY n.tag;
+SELECT gpu_plan_nodes($$
+SELECT n.tag, count(*) FROM f JOIN dnokey n ON f.k1 = n.id GROUP BY n.tag$$);
 SELECT * FROM gpu_diff($$
 SELECT n.tag, count(*), sum(f.v) FROM f JOIN dnokey n ON f.k1 = n.id GROUP BY n.tag$$);
 CREATE TABLE dlate (id int, tag text);
@@ -222,7 +224,7 @@ SELECT * FROM gpu_diff($$
 SELECT n.tag, count(*), sum(f.v) FROM f JOIN dlate n ON f.k1 = n.id GROUP BY n.tag$$);
 SELECT l FROM gpu_analyze($$
 SELECT n.tag, count(*) FROM f JOIN dlate n ON f.k1 = n.id GROUP BY n.tag$$) l
-WHERE l ~ 'GpuJoin|Fallback';
+WHERE l ~ 'GpudbJoin|Fallback';
 
 -- ---------------------------------------------------------------------------
 -- TPC-H shapes, on tables of TPC-H's schema
@@ -302,7 +304,10 @@ WHERE c_custkey = o_custkey AND l_orderkey = o_orderkey AND l_suppkey = s_suppke
   AND r_name = 'ASIA' AND o_orderdate >= date '1994-01-01'
   AND o_orderdate < date '1994-01-01' + interval '1' year
 GROUP BY n_name$$);
--- Q10: returned items (customer's columns depend on its grouped key)
+-- Q10: returned items (customer's columns depend on its grouped key).  The
+-- plan's GROUP BY lists the kept keys first, then the dependent columns in
+-- target list order: the order in which the node lists its keys whether
+-- the planner left the dependent ones out of the GROUP BY (before 18) or not
 EXPLAIN (COSTS OFF)
 SELECT c_custkey, c_name, sum(l_extendedprice * (1 - l_discount)) AS revenue,
   c_acctbal, n_name, c_address, c_phone, c_comment
@@ -310,7 +315,7 @@ FROM customer, orders, lineitem, nation
 WHERE c_custkey = o_custkey AND l_orderkey = o_orderkey
   AND o_orderdate >= date '1993-10-01' AND o_orderdate < date '1993-10-01' + interval '3' month
   AND l_returnflag = 'R' AND c_nationkey = n_nationkey
-GROUP BY c_custkey, c_name, c_acctbal, c_phone, n_name, c_address, c_comment;
+GROUP BY c_custkey, n_name, c_name, c_acctbal, c_address, c_phone, c_comment;
 SELECT * FROM gpu_diff($$
 SELECT c_custkey, c_name, sum(l_extendedprice * (1 - l_discount)) AS revenue,
   c_acctbal, n_name, c_address, c_phone, c_comment
@@ -384,7 +389,7 @@ RESET gpudb.min_parallel_table_size;
 RESET gpudb.parallel_workers;
 RESET gpudb.batch_rows;
 -- in parallel mode (a Gather in PostgreSQL's plan behind the node, or
--- force_parallel_mode): a GpuJoin whose expressions cannot pass the fixed
+-- force_parallel_mode): a GpudbJoin whose expressions cannot pass the fixed
 -- point runs as it is (its build sides' uniqueness is checked before the
 -- request); one whose can leaves parallel mode for its request's
 -- subtransaction while no parallel workers run (from 17 on a
@@ -396,11 +401,11 @@ WHERE name IN ('force_parallel_mode', 'debug_parallel_query');
 SET max_parallel_workers_per_gather = 2;
 SELECT l FROM gpu_analyze($$
 SELECT d1.grp, count(*), sum(f.v) FROM f JOIN d1 ON f.k1 = d1.id GROUP BY d1.grp$$) l
-WHERE l ~ 'GpuJoin|Fallback';
+WHERE l ~ 'GpudbJoin|Fallback';
 SELECT l FROM gpu_analyze($$
 SELECT d1.grp, sum(f.amt * f.amt * f.amt * f.amt * d1.price) FROM f JOIN d1 ON f.k1 = d1.id
 GROUP BY d1.grp$$) l
-WHERE l ~ 'GpuJoin|Fallback';
+WHERE l ~ 'GpudbJoin|Fallback';
 SELECT * FROM gpu_diff($$
 SELECT d1.grp, sum(f.amt * f.amt * f.amt * f.amt * d1.price) FROM f JOIN d1 ON f.k1 = d1.id
 GROUP BY d1.grp$$);
@@ -409,13 +414,13 @@ GROUP BY d1.grp$$);
 SELECT l FROM gpu_analyze($$
 SELECT d1.grp, sum(f.amt * f.amt * f.amt * f.amt * d1.price) FROM f JOIN d1 ON f.k1 = d1.id
 WHERE f.amt < 10 GROUP BY d1.grp$$) l
-WHERE l ~ 'GpuJoin|Fallback';
+WHERE l ~ 'GpudbJoin|Fallback';
 SELECT * FROM gpu_diff($$
 SELECT d1.grp, sum(f.amt * f.amt * f.amt * f.amt * d1.price) FROM f JOIN d1 ON f.k1 = d1.id
 WHERE f.amt < 10 GROUP BY d1.grp$$);
 SELECT l FROM gpu_analyze($$
 SELECT n.tag, count(*) FROM f JOIN dlate n ON f.k1 = n.id GROUP BY n.tag$$) l
-WHERE l ~ 'GpuJoin|Fallback';
+WHERE l ~ 'GpudbJoin|Fallback';
 SELECT set_config(name, reset_val, false) FROM pg_settings
 WHERE name IN ('force_parallel_mode', 'debug_parallel_query');
 SET max_parallel_workers_per_gather = 0;
@@ -452,12 +457,52 @@ WHERE l ~ 'Source|Cache';
 SELECT * FROM gpu_diff($$
 SELECT d1.grp, count(*), sum(f.v) FROM f JOIN d1 ON f.k1 = d1.id GROUP BY d1.grp$$);
 ROLLBACK;
--- text payload (codes of the query's own dictionary): the probe reads the heap
+-- text keys and payload (codes of the query's own dictionary, re-encoded
+-- by the GPU server into the cached relation's): the probe reads the cache;
+-- the payload as a group key, in comparisons with constants (one of them
+-- in no relation), in LIKE (code tables over the cache's strings), NULL
+-- after a LEFT join; text keys in a semi and an anti join, and strings of
+-- the build side that the cached column does not hold ('c1'..'c9' are in
+-- d3 only where f has no such k3)
 SELECT l FROM gpu_analyze($$
 SELECT d3.cat, count(*) FROM f JOIN d3 ON f.k3 = d3.code GROUP BY d3.cat$$) l
 WHERE l ~ 'Source|Cache';
 SELECT * FROM gpu_diff($$
 SELECT d3.cat, count(*), sum(f.v) FROM f JOIN d3 ON f.k3 = d3.code GROUP BY d3.cat$$);
+SELECT * FROM gpu_diff($$
+SELECT d3.cat, f.k3, count(*) FROM f JOIN d3 ON f.k3 = d3.code GROUP BY 1, 2$$);
+SELECT l FROM gpu_analyze($$
+SELECT sum(CASE WHEN d3.cat = 'bb' THEN 1 ELSE 0 END),
+       sum(CASE WHEN d3.cat <> 'zzz' AND d3.cat LIKE 'c%' THEN f.v ELSE 0 END),
+       sum(CASE WHEN d3.cat = 'zzz' THEN 1 ELSE 0 END)
+FROM f JOIN d3 ON f.k3 = d3.code$$) l
+WHERE l ~ 'GpudbJoin|Source|Cache';
+SELECT * FROM gpu_diff($$
+SELECT sum(CASE WHEN d3.cat = 'bb' THEN 1 ELSE 0 END),
+       sum(CASE WHEN d3.cat <> 'zzz' AND d3.cat LIKE 'c%' THEN f.v ELSE 0 END),
+       sum(CASE WHEN d3.cat = 'zzz' THEN 1 ELSE 0 END)
+FROM f JOIN d3 ON f.k3 = d3.code$$);
+SELECT * FROM gpu_diff($$
+SELECT d3.cat, count(*), count(d3.code) FROM f LEFT JOIN d3 ON f.k3 = d3.code
+WHERE f.id % 3 = 0 GROUP BY d3.cat$$);
+SELECT * FROM gpu_diff($$
+SELECT count(*), sum(f.v) FROM f WHERE EXISTS (SELECT 1 FROM d3 WHERE d3.code = f.k3 AND d3.lim > 5)$$);
+SELECT * FROM gpu_diff($$
+SELECT count(*), sum(f.v) FROM f WHERE NOT EXISTS (SELECT 1 FROM d3 WHERE d3.code = f.k3)$$);
+-- build sides with more strings than one request carries (512 MB; the
+-- fault point makes it 64 bytes): the probe reads the heap
+SELECT gpu_debug_fault('dictionary_limit', 2);
+SELECT l FROM gpu_analyze($$
+SELECT d3.cat, count(*) FROM f JOIN d3 ON f.k3 = d3.code GROUP BY d3.cat$$) l
+WHERE l ~ 'Source|Cache';
+SELECT * FROM gpu_diff($$
+SELECT d3.cat, f.k3, count(*) FROM f JOIN d3 ON f.k3 = d3.code GROUP BY 1, 2$$);
+SELECT gpu_debug_fault('none');
+-- the same from the heap, after the cache's dictionary took d3's strings
+SET gpudb.use_cache = off;
+SELECT * FROM gpu_diff($$
+SELECT d3.cat, f.k3, count(*) FROM f JOIN d3 ON f.k3 = d3.code GROUP BY 1, 2$$);
+RESET gpudb.use_cache;
 SELECT gpu_cache_drop('d1');
 SELECT gpu_cache_drop('d2');
 SELECT gpu_cache_drop('f');
@@ -486,7 +531,7 @@ UPDATE f SET day = '-infinity' WHERE id % 97 = 3;
 SELECT l FROM gpu_analyze($$
 SELECT d1.name, extract(year FROM d2.day) AS y, count(*), sum(f.v)
 FROM f JOIN d1 ON f.k1 = d1.id JOIN d2 ON f.k2 = d2.id GROUP BY 1, 2$$) l
-WHERE l ~ 'GpuJoin|Fallback';
+WHERE l ~ 'GpudbJoin|Fallback';
 SELECT * FROM gpu_diff($$
 SELECT d1.name, extract(year FROM d2.day) AS y, count(*), sum(f.v)
 FROM f JOIN d1 ON f.k1 = d1.id JOIN d2 ON f.k2 = d2.id GROUP BY 1, 2$$);
@@ -512,8 +557,42 @@ SELECT * FROM gpu_diff($$
 SELECT d.grp, count(*) FROM f JOIN (SELECT grp, min(id) AS id FROM d1 GROUP BY grp) d
   ON f.k1 = d.id GROUP BY d.grp$$);
 
+-- ---------------------------------------------------------------------------
+-- numeric keys of different scales: the build side's keys are rescaled to
+-- the probe key's scale (values the other scale cannot hold -- a remainder,
+-- or past 10^18 at the larger scale -- match nothing; NaN matches NaN)
+-- ---------------------------------------------------------------------------
+CREATE TABLE nd2 (k numeric(15,2) PRIMARY KEY, tag int);
+CREATE TABLE nd4 (k numeric(12,4) PRIMARY KEY, tag int);
+CREATE TABLE nf (id int, k2 numeric(15,2), k4 numeric(12,4), v int);
+INSERT INTO nd2 VALUES (1.25, 1), (2.50, 2), (0, 3), (-3.75, 4), ('NaN', 5),
+  (9999999999999.99, 6), (7.10, 7);
+INSERT INTO nd4 VALUES (1.2500, 1), (2.5001, 2), (0, 3), (-3.7500, 4), ('NaN', 5),
+  (99999999.9999, 6), (7.1000, 7), (7.1001, 8);
+INSERT INTO nf SELECT g,
+  (ARRAY[1.25, 2.50, 0, -3.75, 'NaN', 9999999999999.99, 7.10, NULL, 5])[g % 9 + 1],
+  (ARRAY[1.25, 2.5001, 0, -3.75, 'NaN', 99999999.9999, 7.1, 7.1001, NULL])[g % 9 + 1], g
+FROM generate_series(1, 500) g;
+ANALYZE nf, nd2, nd4;
+EXPLAIN (COSTS OFF)
+SELECT d.tag, count(*), sum(f.v) FROM nf f JOIN nd4 d ON f.k2 = d.k GROUP BY d.tag;
+SELECT * FROM gpu_diff($$
+SELECT d.tag, count(*), sum(f.v) FROM nf f JOIN nd4 d ON f.k2 = d.k GROUP BY d.tag$$);
+SELECT * FROM gpu_diff($$
+SELECT d.tag, count(*), sum(f.v) FROM nf f JOIN nd2 d ON f.k4 = d.k GROUP BY d.tag$$);
+SELECT * FROM gpu_diff($$
+SELECT d.tag, count(*), sum(f.v), min(f.k2) FROM nf f LEFT JOIN nd4 d ON f.k2 = d.k
+GROUP BY d.tag$$);
+SELECT * FROM gpu_diff($$
+SELECT count(*), sum(f.v) FROM nf f WHERE NOT EXISTS (SELECT 1 FROM nd4 d WHERE d.k = f.k2)$$);
+SELECT * FROM gpu_diff($$
+SELECT count(*), sum(f.v) FROM nf f WHERE EXISTS (SELECT 1 FROM nd2 d WHERE d.k = f.k4)$$);
+SELECT d.tag, count(*), sum(f.v) FROM nf f JOIN nd2 d ON f.k4 = d.k GROUP BY d.tag ORDER BY 1;
+DROP TABLE nf, nd2, nd4;
+
 DROP FUNCTION gpu_diff(text, bool);
 DROP FUNCTION gpu_diff_rows(text, bool);
 DROP FUNCTION gpu_source(text);
 DROP FUNCTION gpu_analyze(text);
+DROP FUNCTION gpu_explain(text), gpu_explain_format(text, text), gpu_plan_nodes(text);
 DROP TABLE f, d1, d2, d3, dnokey, dlate, dsmall, region, nation, supplier, customer, orders, lineitem;

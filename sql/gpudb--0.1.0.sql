@@ -32,7 +32,7 @@ SET search_path = pg_catalog, pg_temp;
  * TRUE (every row for NULL), projected to columns (comma-separated names;
  * the column definition list gives their types).  Row order unspecified.
  * Same filter language, privilege rules and errors as gpu_groupby; shares
- * its code with the GpuScan plan node.
+ * its code with the GpudbScan plan node.
  */
 CREATE FUNCTION gpu_select(relation regclass, columns text,
                            filter text DEFAULT NULL)
@@ -47,7 +47,7 @@ SET search_path = pg_catalog, pg_temp;
  * SELECT columns FROM relation WHERE filter ORDER BY order_by LIMIT lim:
  * order_by as in SQL ('v DESC NULLS LAST, id'; column names only, no text
  * keys), lim NULL for all rows (a device top-k otherwise).  Shares its code
- * with the GpuSort plan node.
+ * with the GpudbSort plan node.
  */
 CREATE FUNCTION gpu_sort(relation regclass, columns text, order_by text,
                          lim bigint DEFAULT NULL, filter text DEFAULT NULL)
@@ -177,7 +177,9 @@ LANGUAGE C VOLATILE;
  *                   the server's host store
  *   'host_alloc'    this backend's shared batch buffers (53200)
  *   'dictionary_limit'  this backend's cache loads send at most 64 bytes
- *                   of text dictionary (the 1 GB limit's 54000)
+ *                   of text dictionary (the 1 GB limit's 54000), and its
+ *                   cached join queries at most 64 bytes of strings (a
+ *                   join past the 512 MB limit reads the heap)
  *   'kernel'        a kernel fault on the device (simulated in CPU mode):
  *                   the request fails (58000), then the server process
  *                   restarts and the cache is lost

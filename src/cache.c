@@ -65,6 +65,7 @@
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
+#include "utils/tuplestore.h"
 
 #include "gpudb_defaults.h"
 #include "cache_internal.h"
@@ -184,8 +185,8 @@ cache_shmem_startup(void)
 	memset(&ctl, 0, sizeof(ctl));
 	ctl.keysize = sizeof(GdbCacheKey);
 	ctl.entrysize = sizeof(ChangeEntry);
-	change_hash = ShmemInitHash("gpudb change counters", GDB_CHANGE_SLOTS / 4,
-								GDB_CHANGE_SLOTS, &ctl, HASH_ELEM | HASH_BLOBS);
+	change_hash = gdb_shmem_init_hash("gpudb change counters", GDB_CHANGE_SLOTS / 4,
+									  GDB_CHANGE_SLOTS, &ctl, HASH_ELEM | HASH_BLOBS);
 	change_overflow = ShmemInitStruct("gpudb change overflow",
 									  sizeof(pg_atomic_uint64), &found);
 	if (!found)

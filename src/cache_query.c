@@ -64,23 +64,28 @@ gdb_xid_statuses(const uint64 *xids, uint64 n, Snapshot snap, Relation rel,
 }
 
 /*
- * Does q join on a text key, or carry a text payload column?  Their codes
- * are those of q's own dictionary, which the server's store does not use.
+ * Which build columns of q's joins hold codes of q's own dictionary (text
+ * keys and text payload columns), into mask[j] bit c for join j's build
+ * column c: the server re-encodes them into its entry's dictionary.
  */
-static bool
-join_needs_heap(const GdbQuery *q)
+static void
+join_text_columns(const GdbQuery *q, uint64 *mask)
 {
 	uint32		j,
 				k;
 
-	for (j = 0; j < q->req->njoins; j++)
-		for (k = 0; k < q->req->joins[j].nkeys; k++)
-			if (gdb_column_is_text(&q->cs, q->req->joins[j].probe_cols[k]))
-				return true;
-	for (j = 0; j < q->req->njoin_cols; j++)
-		if (gdb_column_is_text(&q->cs, GDB_JOIN_COL(j)))
-			return true;
-	return false;
+	for (j = 0; j < q->req->njoins && j < GDB_MAX_JOINS; j++)
+	{
+		const GdbJoinSpec *spec = &q->req->joins[j];
+
+		mask[j] = 0;
+		for (k = 0; k < spec->nkeys && k < GDB_MAX_JOIN_KEYS; k++)
+			if (gdb_column_is_text(&q->cs, spec->probe_cols[k]))
+				mask[j] |= UINT64CONST(1) << k;
+		for (k = 0; k < spec->npayload && spec->nkeys + k < 64; k++)
+			if (gdb_column_is_text(&q->cs, GDB_JOIN_COL(spec->payload_first + k)))
+				mask[j] |= UINT64CONST(1) << (spec->nkeys + k);
+	}
 }
 
 /* see groupby.h */
@@ -94,6 +99,7 @@ gdb_cache_groupby(GdbQuery *q, GdbStats *stats, int *cache_state)
 	GdbReply   *r;
 	GdbBatch   *result;
 	int64		ntext;
+	Size		text_limit;
 	int64		i;
 	char	   *p;
 	char	   *end;
@@ -109,17 +115,6 @@ gdb_cache_groupby(GdbQuery *q, GdbStats *stats, int *cache_state)
 	if (gdb_columnset_has_ranks(&q->cs))
 	{
 		*cache_state = GDB_CACHE_TEXT_ORDER;
-		return NULL;
-	}
-
-	/*
-	 * a join probe whose keys or payload are text: the build sides' codes
-	 * are this query's dictionary's, which the server's cached codes are
-	 * not; other joins travel with the request (after its text constants)
-	 */
-	if (join_needs_heap(q))
-	{
-		*cache_state = GDB_CACHE_JOIN;
 		return NULL;
 	}
 
@@ -173,17 +168,42 @@ gdb_cache_groupby(GdbQuery *q, GdbStats *stats, int *cache_state)
 		cq->key_is_text[i] = gdb_column_is_text(&q->cs, src);
 	}
 	cq->req = *q->req;
+
+	/*
+	 * a join probe's text keys and payload: codes of this query's
+	 * dictionary, all of whose strings travel below (the build sides were
+	 * read first), for the server to re-encode
+	 */
+	join_text_columns(q, cq->join_text);
 	initStringInfo(&xids);
 	gdb_cache_snapshot_info(gdb_query_snapshot(q), &cq->snapshot, &xids);
 
-	/* the filter's text constants: so far the only dictionary entries */
+	/*
+	 * the dictionary's strings: the filter's text constants and a join's
+	 * build-side strings
+	 */
 	initStringInfo(&texts);
 	ntext = q->cs.dict ? gdb_dict_size(q->cs.dict) : 0;
+	text_limit = GDB_CACHE_TEXT_PART_LIMIT;
+	if (q->req->njoins > 0 && ntext > 0 && gdb_fault_dictionary_limit > 0)
+	{
+		gdb_fault_dictionary_limit--;
+		text_limit = GDB_FAULT_DICTIONARY_BYTES;
+	}
 	for (i = 0; i < ntext; i++)
 	{
 		text	   *t = DatumGetTextPP(gdb_dict_datum(q->cs.dict, i));
 		uint32		l = VARSIZE_ANY_EXHDR(t);
 
+		/*
+		 * one message part holds them (a StringInfo): a join whose build
+		 * sides bring more strings than that reads the heap
+		 */
+		if ((Size) texts.len + sizeof(l) + l >= text_limit)
+		{
+			*cache_state = GDB_CACHE_JOIN_TEXT;
+			return NULL;
+		}
 		appendBinaryStringInfo(&texts, (char *) &l, sizeof(l));
 		appendBinaryStringInfo(&texts, VARDATA_ANY(t), l);
 	}

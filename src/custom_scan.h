@@ -8,11 +8,11 @@
  *	  tuples, EXPLAIN).
  *
  * Three nodes, one set of executor methods:
- *	 GpuScan	a base relation's WHERE quals (the longest prefix, in the
+ *	 GpudbScan	a base relation's WHERE quals (the longest prefix, in the
  *				executor's evaluation order, that the device runs) and the
  *				columns the plan needs; quals after that prefix stay in the
  *				node's ordinary qual, evaluated on the CPU per row
- *	 GpuAgg		GROUP BY plain columns with count/sum/avg/min/max, the
+ *	 GpudbAgg	GROUP BY plain columns with count/sum/avg/min/max, the
  *				variance family, count(DISTINCT) and percentile_cont/
  *				percentile_disc/mode WITHIN GROUP (a histogram request per
  *				argument column, groupby_ordered_set.c) of plain columns
@@ -20,11 +20,11 @@
  *				is the node's ordinary qual over the groups.  At
  *				UPPERREL_ORDERED it may also order its groups by group keys
  *				and aggregates on the device and cut them to the LIMIT
- *				(sort keys and limit as GpuSort's)
- *	 GpuSort	ORDER BY plain non-text columns over one table, all its
+ *				(sort keys and limit as GpudbSort's)
+ *	 GpudbSort	ORDER BY plain non-text columns over one table, all its
  *				quals on the device, cut to the LIMIT (plus OFFSET) when the
  *				planner knows it (a device top-k)
- *	 GpuJoin	GpuAgg's GROUP BY and aggregates over a join tree of base
+ *	 GpudbJoin	GpudbAgg's GROUP BY and aggregates over a join tree of base
  *				relations that PostgreSQL's planner chose: one relation's
  *				batches (the probe side) probed against hash tables of the
  *				others (build sides: inner, semi, anti and left equi-joins),
@@ -83,10 +83,10 @@ typedef enum GdbPrivateField
 	GDB_PRIV__COUNT
 } GdbPrivateField;
 
-/* ---- GpuJoin's build sides (join_build.c) ---- */
+/* ---- GpudbJoin's build sides (join_build.c) ---- */
 
 /*
- * One build side of a GpuJoin: its query (a SELECT of its relation's
+ * One build side of a GpudbJoin: its query (a SELECT of its relation's
  * keys and payload, or of a nested join tree's result) and what EXPLAIN
  * shows.
  */
@@ -105,7 +105,7 @@ typedef struct GdbJoinBuild
 	struct GdbJoinState *sub;	/* a nested tree's build sides, or NULL */
 } GdbJoinBuild;
 
-/* The build sides of a GpuJoin, in probe order. */
+/* The build sides of a GpudbJoin, in probe order. */
 typedef struct GdbJoinState
 {
 	int			njoins;
@@ -131,12 +131,17 @@ extern GdbJoinState *gdb_join_begin(GdbQuery *q, List *join, Index scanrelid,
 /*
  * gdb_join_build: run every build side's query (cache or heap) and lay
  * their rows out as q->req's build sides (join_data, in the current
- * memory context; text payload re-encoded into q->cs.dict).  Returns false
- * with *why when an INNER or LEFT join's build side has two rows with
- * equal keys (the node then answers with PostgreSQL's plan).  Raises what
- * the queries raise.
+ * memory context; text payload re-encoded into q->cs.dict).  With
+ * check_unique, returns false with *why when an INNER or LEFT join's build
+ * side has two rows with equal keys (the node then answers with
+ * PostgreSQL's plan), checked in the backend with the CPU path's table;
+ * without it, the request that probes them reports such a build side
+ * itself (GDB_ERR_JOIN_DUPLICATE, raised as GDB_JOIN_DUPLICATE_MESSAGE),
+ * which a caller in a subtransaction rolls back.  Raises what the queries
+ * raise.
  */
-extern bool gdb_join_build(GdbJoinState *js, GdbQuery *q, const char **why);
+extern bool gdb_join_build(GdbJoinState *js, GdbQuery *q, bool check_unique,
+						   const char **why);
 
 /*
  * gdb_join_exprs: the expressions of a plan's join tree (GDB_PRIV_JOIN; NIL
@@ -173,7 +178,7 @@ extern const char *gdb_plan_device_label(void);
 extern int	gdb_ordered_set_aggref_function(Aggref *aggref);
 
 /*
- * gdb_ordered_set_aggref_ok (groupby_ordered_set.c): can GpuAgg run aggref
+ * gdb_ordered_set_aggref_ok (groupby_ordered_set.c): can GpudbAgg run aggref
  * (count(DISTINCT x), or percentile_cont(f) / percentile_disc(f) / mode()
  * WITHIN GROUP (ORDER BY x) with f one float8 constant) over a column of
  * relid or an expression?  Sets *fn and *arg (gdb_ordered_set_arg: a Var,
@@ -217,7 +222,7 @@ extern bool gdb_plan_on_gpu(void);
 extern Cost gdb_device_row_cost(void);
 
 /*
- * gdb_result_row_cost: what a row that GpuScan or GpuSort returns costs:
+ * gdb_result_row_cost: what a row that GpudbScan or GpudbSort returns costs:
  * cpu_tuple_cost plus its rebuilding from the result batch
  * (GPUDB_RESULT_ROW_FACTOR * gpudb.gpu_tuple_cost).
  */
@@ -255,6 +260,17 @@ extern Cost gdb_cheapest_existing(RelOptInfo *rel);
 extern bool gdb_worth_and_cached(RelOptInfo *baserel, Oid relid,
 								 Bitmapset *attnums, double work,
 								 Cost disabled, Cost existing, bool *cached);
+
+/*
+ * gdb_grouped_rows: the groups of the query's GROUP BY over input_rows
+ * rows, as the planner estimates them for its own grouping paths: over the
+ * group clause it kept (gdb_processed_group_clause, pg_compat.h: without the
+ * keys it proved redundant or dependent on a primary key, which split no
+ * group; 18 keeps the latter in parse->groupClause), 1 without GROUP BY.
+ * Not the node's own keys, which may hold such keys: estimated over them, a
+ * node came out with more groups than PostgreSQL's equivalent path.
+ */
+extern double gdb_grouped_rows(PlannerInfo *root, double input_rows);
 
 /*
  * gdb_disabled_cost: PostgreSQL's disable_cost once for each of the

@@ -1,8 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * custom_scan_cost.c
- *	  The cost model of the GPU plan nodes: what a GpuScan, GpuAgg or
- *	  GpuSort path costs, in PostgreSQL's own units, so that the planner
+ *	  The cost model of the GPU plan nodes: what a GpudbScan, GpudbAgg or
+ *	  GpudbSort path costs, in PostgreSQL's own units, so that the planner
  *	  weighs it against PostgreSQL's paths (custom_scan_path.c builds the
  *	  paths).
  *
@@ -18,14 +18,14 @@
  * parallel workers that read a heap of at least
  * gpudb.min_parallel_table_size)
  *	 total	 = startup + rows_out * cpu_tuple_cost (+ CPU quals per row)
- *			   (GpuScan and GpuSort: + rows_out * 1000 * gpudb.gpu_tuple_cost,
+ *			   (GpudbScan and GpudbSort: + rows_out * 1000 * gpudb.gpu_tuple_cost,
  *			   GPUDB_RESULT_ROW_FACTOR)
  * where work is 1 for a selection, 1 + aggregates/4 + keys for a group-by
  * and 2 per sort key for a sort.  The node produces every row before the
  * first, so it is all startup cost.  The planner's enable_* switches add
  * PostgreSQL's disable_cost as they do to its own paths (gdb_disabled_cost):
- * each node counts as a sequential scan, GpuSort and an ordered GpuAgg as a
- * sort, a GpuAgg with group keys as a hashed aggregate.
+ * each node counts as a sequential scan, GpudbSort and an ordered GpudbAgg as a
+ * sort, a GpudbAgg with group keys as a hashed aggregate.
  *
  * The constants come from the H100 and H200 measurements in
  * test/bench/results/ (README "Cost model" gives them and their sources).
@@ -36,6 +36,8 @@
 
 #include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
+#include "optimizer/tlist.h"
+#include "utils/selfuncs.h"
 #include "utils/spccache.h"
 
 #include "custom_scan.h"
@@ -113,6 +115,20 @@ gdb_worth_and_cached(RelOptInfo *baserel, Oid relid, Bitmapset *attnums,
 		return false;
 	*cached = gdb_cache_plan_covers(relid, attnums);
 	return true;
+}
+
+/* see custom_scan.h */
+double
+gdb_grouped_rows(PlannerInfo *root, double input_rows)
+{
+	List	   *exprs;
+
+	if (root->parse->groupClause == NIL)
+		return 1.0;
+	exprs = get_sortgrouplist_exprs(gdb_processed_group_clause(root),
+									root->processed_tlist);
+	/* none left (every key redundant): one group, as the planner says */
+	return estimate_num_groups(root, exprs, input_rows, NULL, NULL);
 }
 
 /* see custom_scan.h */

@@ -1,15 +1,15 @@
 /*-------------------------------------------------------------------------
  *
  * custom_scan_exec.c
- *	  The executor side of the custom scan nodes GpuScan, GpuAgg and
- *	  GpuSort (see custom_scan.h): build the query from the plan, run it
+ *	  The executor side of the custom scan nodes GpudbScan, GpudbAgg and
+ *	  GpudbSort (see custom_scan.h): build the query from the plan, run it
  *	  from the cache or the heap on the first fetch (query_run.c), hand out
  *	  result rows as virtual tuples, and describe the node in EXPLAIN through
  *	  the property API (so TEXT, JSON, YAML and XML all carry it).
  *
- * Scan tuples: GpuAgg's are its custom_scan_tlist (group keys, then
+ * Scan tuples: GpudbAgg's are its custom_scan_tlist (group keys, then
  * aggregates), which set_plan_references made the target list and HAVING
- * refer to; GpuScan's and GpuSort's have the relation's row type with the
+ * refer to; GpudbScan's and GpudbSort's have the relation's row type with the
  * columns the plan reads filled and the others NULL.  Result values are
  * formed in the per-tuple memory context.
  *
@@ -105,9 +105,12 @@ typedef struct GdbScanState
 	TupleTableSlot *fallback_slot;
 	int			eflags;
 
-	/* GpuJoin: its build sides, and the range table's names for labels */
+	/* GpudbJoin: its build sides, and the range table's names for labels */
 	GdbJoinState *join;
 	List	   *deparse_cxt;
+	bool		in_subxact;		/* the request runs in run_or_fall_back's
+								 * subtransaction: a duplicate build key
+								 * is rolled back, not checked before */
 	bool		join_needs_rollback;	/* may meet the fixed point or the
 										 * time zone (gdb_needs_fallback) */
 } GdbScanState;
@@ -122,10 +125,10 @@ static void gdb_explain(CustomScanState *node, List *ancestors,
 static void fallback_init(GdbScanState *s);
 
 CustomScanMethods gdb_scan_methods[GDB_NODE__COUNT] = {
-	{"GpuScan", gdb_create_scan_state},
-	{"GpuAgg", gdb_create_scan_state},
-	{"GpuSort", gdb_create_scan_state},
-	{"GpuJoin", gdb_create_scan_state},
+	{"GpudbScan", gdb_create_scan_state},
+	{"GpudbAgg", gdb_create_scan_state},
+	{"GpudbSort", gdb_create_scan_state},
+	{"GpudbJoin", gdb_create_scan_state},
 };
 
 static CustomExecMethods gdb_exec_methods = {
@@ -176,7 +179,7 @@ expr_label(Node *expr, Relation rel, Index varno)
 
 /*
  * An expression of a node's scan tuple as SQL: over its relation (Vars of
- * range table index varno), or, for GpuJoin, over any relation of the
+ * range table index varno), or, for GpudbJoin, over any relation of the
  * plan, qualified by its name.
  */
 static char *
@@ -201,10 +204,10 @@ list_count_expr(List *attnums)
 
 /*
  * The sort keys of the plan, (column, descending, nulls_first) triples,
- * into s's request and EXPLAIN labels.  GpuSort (result_cols false): the
+ * into s's request and EXPLAIN labels.  GpudbSort (result_cols false): the
  * column is a table attnum, added to the query's columns, or
  * GDB_ATTNUM_EXPR for the next computed column of the scan tlist (a
- * sort key expression, compiled by gdb_columnset_add_expr).  GpuAgg
+ * sort key expression, compiled by gdb_columnset_add_expr).  GpudbAgg
  * (result_cols true): it is a result column of the group-by, a group key
  * (0..nkeys-1) or nkeys + an aggregate, labelled by the key's or the
  * aggregate's name; the keys and aggregates must be in q already.
@@ -220,7 +223,7 @@ set_sort_keys(GdbScanState *s, List *sort, bool result_cols)
 	int			nexpr = 0;
 	int			i;
 
-	/* GpuSort: the computed columns follow the Vars in the scan tlist */
+	/* GpudbSort: the computed columns follow the Vars in the scan tlist */
 	if (!result_cols)
 		first_expr = list_length(output) - list_count_expr(output);
 	for (i = 0; i + 2 < list_length(sort) && q->req->nsort < GDB_MAX_SORT_KEYS; i += 3)
@@ -238,7 +241,7 @@ set_sort_keys(GdbScanState *s, List *sort, bool result_cols)
 			Node	   *e = (Node *) list_nth_node(TargetEntry, cscan->custom_scan_tlist,
 												   first_expr + nexpr++)->expr;
 
-			sk->col = gdb_columnset_add_expr(&q->cs, rel, e, q->req, "GpuSort");
+			sk->col = gdb_columnset_add_expr(&q->cs, rel, e, q->req, "GpudbSort");
 			name = expr_label(e, rel, cscan->scan.scanrelid);
 		}
 		else if (!result_cols)
@@ -458,14 +461,14 @@ gdb_begin(CustomScanState *node, EState *estate, int eflags)
 }
 
 /*
- * The node's request: a GpuJoin's build sides first (false, with
+ * The node's request: a GpudbJoin's build sides first (false, with
  * s->fallback_why, when one is not unique on its keys), then the query.
  */
 static bool
 run_query(GdbScanState *s)
 {
 	if (s->join != NULL &&
-		!gdb_join_build(s->join, &s->q, (const char **) &s->fallback_why))
+		!gdb_join_build(s->join, &s->q, !s->in_subxact, (const char **) &s->fallback_why))
 		return false;
 	gdb_query_run(&s->q, &s->info);
 	return true;
@@ -476,13 +479,13 @@ run_query(GdbScanState *s)
  * node (a custom plan, custom_scan_fallback.c), run it in a
  * subtransaction, as PL/pgSQL's exception blocks do: when it fails with the
  * fixed-point error (or a device's duplicate build key, or, for a
- * GpuJoin, gpudb's out of memory: build sides that do not fit the device),
+ * GpudbJoin, gpudb's out of memory: build sides that do not fit the device),
  * roll that back and return false (the caller runs the fallback plan); any
- * other error, a cancel included, is raised again as it was.  A GpuJoin's
+ * other error, a cancel included, is raised again as it was.  A GpudbJoin's
  * build side that is not unique on its keys returns false too.
  *
  * Parallel mode (a Gather anywhere in the plan, PostgreSQL's plan behind
- * the node included, or debug_parallel_query): a GpuJoin whose expressions
+ * the node included, or debug_parallel_query): a GpudbJoin whose expressions
  * cannot meet the fixed point or the time zone runs as it is, its build
  * sides' uniqueness checked before the request.  Otherwise, before 17 no
  * subtransaction can start in parallel mode: while no parallel workers run
@@ -520,9 +523,11 @@ run_or_fall_back(GdbScanState *s)
 	}
 	BeginInternalSubTransaction(NULL);
 	MemoryContextSwitchTo(cxt);
+	s->in_subxact = true;
 	PG_TRY();
 	{
 		ok = run_query(s);
+		s->in_subxact = false;
 		ReleaseCurrentSubTransaction();
 		MemoryContextSwitchTo(cxt);
 		CurrentResourceOwner = owner;
@@ -534,6 +539,7 @@ run_or_fall_back(GdbScanState *s)
 		ErrorData  *edata;
 
 		MemoryContextSwitchTo(cxt);
+		s->in_subxact = false;
 		edata = CopyErrorData();
 		FlushErrorState();
 		RollbackAndReleaseCurrentSubTransaction();
@@ -549,7 +555,7 @@ run_or_fall_back(GdbScanState *s)
 			  (s->join != NULL && edata->sqlerrcode == ERRCODE_OUT_OF_MEMORY &&
 			   strcmp(edata->message, "gpudb: out of memory") == 0)))
 			ReThrowError(edata);
-		/* a GpuJoin's build sides that do not fit: said as such */
+		/* a GpudbJoin's build sides that do not fit: said as such */
 		s->fallback_why = edata->sqlerrcode == ERRCODE_OUT_OF_MEMORY ?
 			psprintf("%s (the join's build sides and probe do not fit: %s)",
 					 edata->message, edata->detail ? edata->detail : "no detail") :
@@ -736,7 +742,7 @@ gdb_end(CustomScanState *node)
 {
 	GdbScanState *s = (GdbScanState *) node;
 
-	/* a GpuJoin's hash tables the CPU path kept for its batches */
+	/* a GpudbJoin's hash tables the CPU path kept for its batches */
 	if (s->join != NULL && s->q.req != NULL && s->q.req->join_id != 0)
 		gdb_cpu_join_cache_release(s->q.req->join_id);
 
@@ -790,8 +796,8 @@ cache_state_name(int state)
 			return "text sort key (read from the heap)";
 		case GDB_CACHE_SERIALIZABLE:
 			return "serializable isolation (read from the heap)";
-		case GDB_CACHE_JOIN:
-			return "join on text keys or with text payload (read from the heap)";
+		case GDB_CACHE_JOIN_TEXT:
+			return "the join's build sides hold too many strings for one request (read from the heap)";
 		case GDB_CACHE_TEXT_COLLATION:
 			return "ILIKE, lower or upper under a collation the cache cannot apply (read from the heap)";
 		default:
@@ -800,7 +806,7 @@ cache_state_name(int state)
 }
 
 /*
- * EXPLAIN's lines of a GpuJoin's build sides: "<prefix>N" with the join
+ * EXPLAIN's lines of a GpudbJoin's build sides: "<prefix>N" with the join
  * (type, relation, keys and other quals), "<prefix>N Filter" with the
  * build relation's quals, a nested tree's joins as "<prefix>N.M", and
  * with built (ANALYZE, after the build sides were read) their rows and
@@ -832,7 +838,7 @@ explain_joins(GdbJoinState *js, const char *prefix, bool built, ExplainState *es
 			ExplainPropertyInteger(psprintf("%s Build Rows", name), NULL, (int64) b->rows, es);
 			ExplainPropertyText(psprintf("%s Source", name),
 								b->from_cache ? "cache" : "heap", es);
-			if (gpudb_explain_hardware)
+			if (gdb_explain_hardware(es, gpudb_explain_hardware))
 			{
 				ExplainPropertyInteger(psprintf("%s Hash Table", name), "bytes",
 									   (int64) b->bytes, es);
@@ -866,7 +872,7 @@ gdb_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 												 s->fallback_why), es);
 		return;
 	}
-	if (gpudb_explain_hardware)
+	if (gdb_explain_hardware(es, gpudb_explain_hardware))
 		ExplainPropertyText("Device",
 							s->fell_back ? "none (PostgreSQL's plan answered)" :
 							s->ran ? (strncmp(s->info.path, "gpu:", 4) == 0 ?
@@ -930,14 +936,14 @@ gdb_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	ExplainPropertyInteger(s->kind == GDB_NODE_AGG || s->kind == GDB_NODE_JOIN ?
 						   "Groups" : "Rows Out", NULL,
 						   (int64) s->info.stats.groups_out, es);
-	if (gpudb_explain_hardware)
+	if (gdb_explain_hardware(es, gpudb_explain_hardware))
 	{
 		ExplainPropertyInteger("Bytes To Device", "bytes",
 							   (int64) s->info.stats.bytes_to_device, es);
 		ExplainPropertyInteger("Bytes From Device", "bytes",
 							   (int64) s->info.stats.bytes_from_device, es);
 		ExplainPropertyFloat("Device Time", "ms", s->info.stats.device_ms, 3, es);
-		/* the join probe step's time is a GpuJoin's only */
+		/* the join probe step's time is a GpudbJoin's only */
 		for (i = 0; i < GDB_PHASE__COUNT; i++)
 		{
 			char		label[64];

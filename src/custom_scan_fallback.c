@@ -5,11 +5,11 @@
  *	  cannot know until it runs: a computed numeric value is 64-bit fixed
  *	  point, which stops at 10^18 at its scale, where PostgreSQL's numeric
  *	  goes on; and timestamp with time zone is computed in the session's
- *	  time zone at execution, which must then have a fixed offset.  A GpuAgg or GpuSort whose expressions do numeric arithmetic
+ *	  time zone at execution, which must then have a fixed offset.  A GpudbAgg or GpudbSort whose expressions do numeric arithmetic
  *	  carries, as its one custom path, a plain (non-parallel) path of
  *	  PostgreSQL's for the same relation and target: an Agg over the input
- *	  relation's cheapest path for GpuAgg, a Sort (and a projection) for
- *	  GpuSort.  The executor (custom_scan_exec.c) runs the device request
+ *	  relation's cheapest path for GpudbAgg, a Sort (and a projection) for
+ *	  GpudbSort.  The executor (custom_scan_exec.c) runs the device request
  *	  in a subtransaction; when it fails with the fixed-point error alone,
  *	  it rolls that back and returns the fallback plan's rows instead, so
  *	  the answer is PostgreSQL's, never that error.
@@ -68,7 +68,7 @@ gdb_needs_fallback(Node *node)
 
 /*
  * The cheapest unparameterised path of rel that holds no Gather (a plain
- * scan, or a GpuScan), or NULL.
+ * scan, or a GpudbScan), or NULL.
  */
 static Path *
 cheapest_serial_path(RelOptInfo *rel)

@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * custom_scan_join.c
- *	  The planner side of GpuJoin: at UPPERREL_GROUP_AGG over a join
+ *	  The planner side of GpudbJoin: at UPPERREL_GROUP_AGG over a join
  *	  relation, offer one node that runs the join tree PostgreSQL's planner
  *	  chose together with the GROUP BY and aggregates above it, as a hash
  *	  join probe step of the one device request (gpudb_device.h).
@@ -27,7 +27,8 @@
  *	   relation or an earlier inner or left join's build side, whose
  *	   column then travels as payload), of one integer family (smallint,
  *	   integer, bigint), date, timestamp, timestamp with time zone,
- *	   boolean, numeric(p,s) of the same scale on both sides, or text and
+ *	   boolean, numeric(p,s) (of any scales: the build side's keys are
+ *	   rescaled to the probe's, join_build.c), or text and
  *	   varchar (char(n) of the same n) under a deterministic collation,
  *	   compared as codes of the probe query's one dictionary; a join's
  *	   other quals (any expression the device computes, over the
@@ -35,7 +36,7 @@
  *	   evaluated after the probes, over the probe row and its one match
  *	   (the build side being unique), a left, semi or anti join's during
  *	   its probe, over each build row with the probe row's keys;
- *	 - the aggregate as GpuAgg takes it (count/sum/avg/min/max and the
+ *	 - the aggregate as GpudbAgg takes it (count/sum/avg/min/max and the
  *	   variance family of columns or expressions, count(DISTINCT), the
  *	   percentiles and mode, group keys that are columns or expressions),
  *	   over columns of every relation visible above the joins; text
@@ -57,7 +58,7 @@
  * the executor answers when a build side turns out to have duplicate keys
  * (join_build.c).
  *
- * custom_private's node list for GpuJoin: keys (all GDB_ATTNUM_EXPR),
+ * custom_private's node list for GpudbJoin: keys (all GDB_ATTNUM_EXPR),
  * aggs ((GdbAggFunc, GDB_ATTNUM_EXPR or 0 for count(*)) pairs), key
  * expressions, Aggrefs, HAVING, then the join tree:
  *	 (Integer probe relid, IntList every relid, the INNER joins' other
@@ -76,6 +77,8 @@
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
+
+#include <math.h>
 
 #include "access/table.h"
 #include "catalog/pg_aggregate.h"
@@ -100,6 +103,7 @@
 #include "custom_scan.h"
 #include "custom_scan_path.h"
 #include "expr_compile.h"
+#include "gpudb_defaults.h"
 
 /*
  * An inner or left join's build side whose keys the planner estimates
@@ -108,6 +112,17 @@
  * reading it).
  */
 #define GDB_JOIN_UNIQUE_FRACTION 0.9
+
+/*
+ * What the build sides of a join tree cost (prepare_tree): reading them,
+ * and the bytes of their rows' keys and payload (9 a column) that pass
+ * through the backend (gpudb_defaults.h, GPUDB_JOIN_BUILD_FACTOR).
+ */
+typedef struct JoinCost
+{
+	Cost		read;
+	double		bytes;
+} JoinCost;
 
 /* One join of the tree, as the walk finds it. */
 typedef struct JoinTree JoinTree;
@@ -237,10 +252,11 @@ key_types_ok(Var *a, Var *b, Oid collid, const char **why)
 		case BOOLOID:
 			return true;
 		case NUMERICOID:
+			/* of different scales: join_build.c rescales the build side's */
 			if (gdb_numeric_typmod_scale(a->vartypmod, &sa) &&
-				gdb_numeric_typmod_scale(b->vartypmod, &sb) && sa == sb)
+				gdb_numeric_typmod_scale(b->vartypmod, &sb))
 				return true;
-			*why = "a numeric join key of different scales on its two sides";
+			*why = "a numeric join key without a precision of at most 18 digits";
 			return false;
 		default:
 			*why = psprintf("a join key of type %s (integers, dates, timestamps, booleans and numeric(p,s) join on the device)",
@@ -338,7 +354,7 @@ step_keys(JoinTree *tree, JoinStep *step, List *rinfos, bool outer_join,
 
 /*
  * Read the join tree off path (see the file header) into tree; false with
- * *why when it is not one GpuJoin runs.
+ * *why when it is not one GpudbJoin runs.
  */
 static bool
 walk_join(PlannerInfo *root, Path *path, JoinTree *tree, const char **why)
@@ -495,7 +511,7 @@ walk_join(PlannerInfo *root, Path *path, JoinTree *tree, const char **why)
 }
 
 /*
- * A path of joinrel whose tree GpuJoin runs, into tree: the cheapest
+ * A path of joinrel whose tree GpudbJoin runs, into tree: the cheapest
  * total path first, then the others (a parameterised or bushy cheapest
  * path may have an acceptable sibling).
  */
@@ -604,13 +620,13 @@ pair_var(int varno, int attnum)
  * must output), the other quals or a later join's keys read; a nested
  * tree's own level, recursively, with its keys and payload as what it
  * must output.  *tmpl: a column set with this level's payload registered
- * (for compiling expressions over it; probe relation tree->probe); *cost
- * gets the build sides' reading cost.  False with *why when any of it
- * cannot run.
+ * (for compiling expressions over it; probe relation tree->probe); *jc
+ * gets the build sides' cost terms (JoinCost).  False with *why when any
+ * of it cannot run.
  */
 static bool
 prepare_tree(PlannerInfo *root, JoinTree *tree, List *needed, List **join,
-			 GdbColumnSet **tmpl, Cost *cost, const char **why)
+			 GdbColumnSet **tmpl, JoinCost *jc, const char **why)
 {
 	List	   *jquals = NIL;
 	List	   *squals = NIL;	/* the other joins' quals, for the check */
@@ -773,10 +789,12 @@ prepare_tree(PlannerInfo *root, JoinTree *tree, List *needed, List **join,
 						battnums = bms_add_member(battnums, list_nth_int(s2->quads, t + 1));
 			}
 		}
-		*cost += gdb_device_cost(brel, breloid, list_length(step->quads) / 4 +
-								 list_length(payload) / 2,
-								 gdb_cache_plan_covers(breloid, battnums),
-								 1.0 + (step->sub ? list_length(step->sub->steps) : 0));
+		jc->read += gdb_device_cost(brel, breloid, list_length(step->quads) / 4 +
+									list_length(payload) / 2,
+									gdb_cache_plan_covers(breloid, battnums),
+									1.0 + (step->sub ? list_length(step->sub->steps) : 0));
+		jc->bytes += brel->rows * 9.0 * (list_length(step->quads) / 4 +
+										  list_length(payload) / 2);
 
 		/* a nested tree outputs this join's build keys and payload */
 		if (step->sub)
@@ -790,7 +808,7 @@ prepare_tree(PlannerInfo *root, JoinTree *tree, List *needed, List **join,
 			for (t = 0; t + 1 < list_length(payload); t += 2)
 				sub_needed = lappend(sub_needed, pair_var(list_nth_int(payload, t),
 														  list_nth_int(payload, t + 1)));
-			if (!prepare_tree(root, step->sub, sub_needed, &sublist, &subtmpl, cost, why))
+			if (!prepare_tree(root, step->sub, sub_needed, &sublist, &subtmpl, jc, why))
 				return false;
 			if (gdb_join_level_quals(sublist) != NIL)
 			{
@@ -844,7 +862,9 @@ gdb_try_gpujoin(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 	Relation	probe_relation;
 	CustomPath *path;
 	Cost		startup;
-	Cost		builds = 0;
+	JoinCost	jc = {0, 0};
+	bool		probe_cached;
+	double		rebuilds = 0;
 	Cost		disabled;
 	double		ngroups;
 	double		work;
@@ -1052,7 +1072,7 @@ gdb_try_gpujoin(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 
 	/* the join tree: build sides, payload, nested trees */
 	if (!prepare_tree(root, &tree, list_concat(list_copy(key_exprs), aggrefs),
-					  &join, &tmpl, &builds, &why))
+					  &join, &tmpl, &jc, &why))
 		goto refused;
 
 	/* the computed columns together (the joins' other quals first) */
@@ -1080,9 +1100,11 @@ gdb_try_gpujoin(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 
 	/*
 	 * the cost: the probe relation's pass over the columns it reads (its
-	 * quals', the keys' and aggregates', its join keys), plus each build
-	 * side read whole; a relation whose columns the column cache holds
-	 * costs no heap read (gdb_device_cost)
+	 * quals', the keys' and aggregates', its join keys), from the cache
+	 * when it holds them; each build side
+	 * read whole (from the cache or the heap); each build row's bytes on
+	 * their way through the backend, and again for every further probe
+	 * batch of a heap read (gpudb_defaults.h)
 	 */
 	collect_pairs((Node *) list_concat(list_copy(key_exprs), aggrefs),
 				  bms_make_singleton(tree.probe), &pa);
@@ -1103,17 +1125,21 @@ gdb_try_gpujoin(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 	work = 1.0 + list_length(aggrefs) / 4.0 + list_length(keys) + list_length(tree.steps) +
 		nhist * (2.0 + list_length(keys) + list_length(tree.steps));
 	disabled = gdb_disabled_cost(false, keys != NIL);
+	probe_cached = gdb_cache_plan_covers(probe_rte->relid, probe_attnums);
+	if (!probe_cached)
+		rebuilds = Max(ceil(probe_rel->tuples / Max(gpudb_batch_rows, 1)) - 1.0, 0.0);
 	startup = gdb_device_cost(probe_rel, probe_rte->relid, bms_num_members(probe_attnums),
-							  gdb_cache_plan_covers(probe_rte->relid, probe_attnums),
-							  work) + builds + disabled;
+							  probe_cached, work) +
+		jc.read + jc.bytes * gpudb_gpu_transfer_cost * GPUDB_JOIN_BUILD_FACTOR *
+		(1.0 + rebuilds * GPUDB_JOIN_REBUILD_FACTOR) +
+		disabled;
 	if (startup >= gdb_cheapest_existing(output_rel))
 	{
 		/* said, as the join tree could run: the cost model's choice */
 		why = "its cost (the probe relation's pass and every build side read whole, from the cache or the heap) is not below PostgreSQL's cheapest plan's";
 		goto refused;
 	}
-	ngroups = keys == NIL ? 1.0 :
-		estimate_num_groups(root, key_exprs, input_rel->rows, NULL, NULL);
+	ngroups = gdb_grouped_rows(root, input_rel->rows);
 	cost_qual_eval(&having_cost, having, root);
 	startup += having_cost.startup;
 

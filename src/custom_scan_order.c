@@ -1,9 +1,9 @@
 /*-------------------------------------------------------------------------
  *
  * custom_scan_order.c
- *	  ORDER BY on the device, at UPPERREL_ORDERED: GpuSort (a query over
+ *	  ORDER BY on the device, at UPPERREL_ORDERED: GpudbSort (a query over
  *	  one table ordered by columns or expressions, cut to its LIMIT as a
- *	  device top-k) and a GpuAgg that orders its groups by group keys and
+ *	  device top-k) and a GpudbAgg that orders its groups by group keys and
  *	  aggregates and cuts them to the LIMIT.  Both must reproduce which
  *	  expressions PostgreSQL's plan evaluates for which rows, so that the
  *	  same rows raise the same errors (gdb_expr_may_raise).  The helpers
@@ -46,7 +46,7 @@
 #include "custom_scan_path.h"
 #include "server_client.h"
 
-/* ---- GpuSort ---- */
+/* ---- GpudbSort ---- */
 
 /*
  * Append (col, descending, nulls_first) of pathkey pk to *sort when pk
@@ -180,7 +180,7 @@ pathkey_ok(PathKey *pk, Index relid, Oid reloid, List **sort,
 }
 
 /*
- * The expressions of a GpuSort's target list that the device computes,
+ * The expressions of a GpudbSort's target list that the device computes,
  * appended to *exprs (after the sort key expressions), and whether the
  * target can run at all.  PostgreSQL's plan computes its sort input
  * target for every row before the Sort, but postpones past it (for the
@@ -267,7 +267,7 @@ gdb_try_gpusort(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 		parse->distinctClause || parse->hasWindowFuncs || parse->hasTargetSRFs ||
 		root->hasHavingQual)
 	{
-		/* a GpuAgg may order its own groups (gdb_try_gpuagg_ordered) */
+		/* a GpudbAgg may order its own groups (gdb_try_gpuagg_ordered) */
 		why = "the query groups, aggregates or has DISTINCT, windows or SRFs";
 		goto refused;
 	}
@@ -334,15 +334,15 @@ refused:
 	gdb_not_offered(GDB_NODE_SORT, why);
 }
 
-/* ---- GpuAgg with ORDER BY (and LIMIT) on the device ---- */
+/* ---- GpudbAgg with ORDER BY (and LIMIT) on the device ---- */
 
-/* NOTICE of why a GpuAgg's groups are not ordered (or cut) on the device. */
+/* NOTICE of why a GpudbAgg's groups are not ordered (or cut) on the device. */
 static void
 order_not_offered(const char *what, const char *why)
 {
 	if (gpudb_debug_unsupported)
 		ereport(NOTICE,
-				(errmsg("gpudb: GpuAgg %s not used: %s", what, why)));
+				(errmsg("gpudb: GpudbAgg %s not used: %s", what, why)));
 }
 
 /* check_functions_in_node callback: true for a function that can leak. */
@@ -524,9 +524,9 @@ order_limit(PlannerInfo *root, List *having, const char **why)
 }
 
 /*
- * At UPPERREL_ORDERED (input_rel the grouped relation): a GpuAgg path of
+ * At UPPERREL_ORDERED (input_rel the grouped relation): a GpudbAgg path of
  * input_rel whose ORDER BY pathkeys all map to its group keys or orderable
- * aggregates becomes a GpuAgg that orders its groups on the device (the
+ * aggregates becomes a GpudbAgg that orders its groups on the device (the
  * pathkeys are root->sort_pathkeys), cut to the LIMIT when order_limit
  * allows.  Only where every error PostgreSQL's plan (aggregation, HAVING
  * and projection of every group, then the sort) could raise is still
@@ -534,7 +534,7 @@ order_limit(PlannerInfo *root, List *having, const char **why)
  * raise (gdb_expr_may_raise), since groups past the limit, or never fetched,
  * are not evaluated; and sum(real), whose float4 overflow the device does
  * not check for every group, keeps the ordinary sort.  Costed as the
- * GpuAgg path plus a device sort of its groups (2 work units per key and
+ * GpudbAgg path plus a device sort of its groups (2 work units per key and
  * group), and the rows it returns.
  */
 /* see custom_scan_path.h */
@@ -580,7 +580,7 @@ gdb_try_gpuagg_ordered(PlannerInfo *root, RelOptInfo *input_rel,
 	if (agg->custom_paths != NIL)
 	{
 		/* its fallback is an Agg, not ordered: PostgreSQL's Sort goes above */
-		order_not_offered("ORDER BY", "the GpuAgg has PostgreSQL's plan behind it for its numeric arithmetic");
+		order_not_offered("ORDER BY", "the GpudbAgg has PostgreSQL's plan behind it for its numeric arithmetic");
 		return;
 	}
 	/* node: keys, aggs, key Vars, Aggrefs, HAVING */

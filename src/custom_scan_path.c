@@ -2,9 +2,9 @@
  *
  * custom_scan_path.c
  *	  The planner side of the custom scan provider: set_rel_pathlist_hook
- *	  offers GpuScan for a base relation, create_upper_paths_hook offers
- *	  GpuAgg (UPPERREL_GROUP_AGG) and GpuSort (UPPERREL_ORDERED) for queries
- *	  over one table, and at UPPERREL_ORDERED a GpuAgg that orders its
+ *	  offers GpudbScan for a base relation, create_upper_paths_hook offers
+ *	  GpudbAgg (UPPERREL_GROUP_AGG) and GpudbSort (UPPERREL_ORDERED) for queries
+ *	  over one table, and at UPPERREL_ORDERED a GpudbAgg that orders its
  *	  groups on the device and cuts them to the LIMIT (gdb_try_gpuagg_ordered);
  *	  the cost model decides against PostgreSQL's own paths, and
  *	  PlanCustomPath turns a chosen path into a CustomScan.
@@ -19,9 +19,9 @@
  * the first that is not TRUE.  gdb_order_quals
  * reproduces that order, and the device program runs the quals in it, so
  * the same rows raise the same errors and row-level security quals are
- * applied before any non-leakproof user qual.  GpuScan puts the longest
+ * applied before any non-leakproof user qual.  GpudbScan puts the longest
  * compilable prefix on the device and leaves the rest, in order, to the
- * CPU; GpuAgg and GpuSort need every qual on the device.
+ * CPU; GpudbAgg and GpudbSort need every qual on the device.
  *
  * Cost model: custom_scan_cost.c.
  *
@@ -71,14 +71,14 @@ static Plan *gdb_plan_custom_path(PlannerInfo *root, RelOptInfo *rel,
 								  List *clauses, List *custom_plans);
 
 static const CustomPathMethods gdb_path_methods[GDB_NODE__COUNT] = {
-	{"GpuScan", gdb_plan_custom_path, NULL},
-	{"GpuAgg", gdb_plan_custom_path, NULL},
-	{"GpuSort", gdb_plan_custom_path, NULL},
-	{"GpuJoin", gdb_plan_custom_path, NULL},
+	{"GpudbScan", gdb_plan_custom_path, NULL},
+	{"GpudbAgg", gdb_plan_custom_path, NULL},
+	{"GpudbSort", gdb_plan_custom_path, NULL},
+	{"GpudbJoin", gdb_plan_custom_path, NULL},
 };
 
 static const char *const gdb_node_names[GDB_NODE__COUNT] =
-{"GpuScan", "GpuAgg", "GpuSort", "GpuJoin"};
+{"GpudbScan", "GpudbAgg", "GpudbSort", "GpudbJoin"};
 
 
 /* NOTICE of why a node was not offered, under gpudb.debug_unsupported. */
@@ -131,7 +131,7 @@ gdb_plan_device_label(void)
 /*
  * Is rel a plain table (or partition, or materialised view) the nodes can
  * read?  allow_member: an appendrel member (a partition planned under its
- * parent) is fine for GpuScan.
+ * parent) is fine for GpudbScan.
  */
 bool
 gdb_base_rel_ok(PlannerInfo *root, RelOptInfo *rel, bool allow_member,
@@ -320,21 +320,21 @@ device_prefix_of(Relation rel, List *ordered, bool error_free, bool scan,
 		req->ntables = 0;		/* as a request of this clause alone */
 
 		/*
-		 * A GpuScan has no PostgreSQL plan behind it (custom_scan_fallback.c):
+		 * A GpudbScan has no PostgreSQL plan behind it (custom_scan_fallback.c):
 		 * numeric arithmetic, whose value may pass the fixed point, stays on
 		 * the CPU
 		 */
 		if (scan && gdb_fixed_point_arithmetic((Node *) clause))
 		{
-			*why = "a qual computes numeric arithmetic (a GpuScan leaves it to the CPU: its value may pass gpudb's 64-bit fixed point)";
+			*why = "a qual computes numeric arithmetic (a GpudbScan leaves it to the CPU: its value may pass gpudb's 64-bit fixed point)";
 			break;
 		}
 		if (scan && gdb_uses_session_timezone((Node *) clause))
 		{
-			*why = "a qual computes timestamp with time zone in the session's time zone (a GpuScan leaves it to the CPU)";
+			*why = "a qual computes timestamp with time zone in the session's time zone (a GpudbScan leaves it to the CPU)";
 			break;
 		}
-		if (!gdb_compile_quals(list_make1(clause), rel, &cs, req, "GpuScan",
+		if (!gdb_compile_quals(list_make1(clause), rel, &cs, req, "GpudbScan",
 							   true, &reason))
 		{
 			*why = reason;
@@ -353,7 +353,7 @@ device_prefix_of(Relation rel, List *ordered, bool error_free, bool scan,
 	{
 		memset(&cs, 0, sizeof(cs));
 		req->ntables = 0;
-		if (gdb_compile_quals(clauses, rel, &cs, req, "GpuScan", true, &reason))
+		if (gdb_compile_quals(clauses, rel, &cs, req, "GpudbScan", true, &reason))
 			break;
 		*why = reason;
 		clauses = list_truncate(clauses, --k);
@@ -414,7 +414,7 @@ clause_attnums(List *clauses, Index relid)
 }
 
 /*
- * GpuAgg and GpuSort run every qual of the base relation on the device:
+ * GpudbAgg and GpudbSort run every qual of the base relation on the device:
  * none may be pseudoconstant (a gating qual) and all must compile.  Sets
  * *device to them (device_clauses) and adds the columns they read to
  * *attnums.
@@ -513,7 +513,7 @@ gdb_make_path(GdbNodeKind kind, RelOptInfo *rel, PathTarget *target, double rows
 	return cp;
 }
 
-/* ---- GpuScan ---- */
+/* ---- GpudbScan ---- */
 
 static void
 gdb_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
@@ -549,18 +549,18 @@ gdb_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	}
 
 	/*
-	 * A GpuScan is not parallel-aware: under an aggregate that PostgreSQL
+	 * A GpudbScan is not parallel-aware: under an aggregate that PostgreSQL
 	 * could run in its parallel workers (the relation has partial paths),
 	 * it leaves the aggregation to one process.  On the H200 flights run
 	 * (d366ed3, f1844d7) such plans took 1.5-2x PostgreSQL's time; a
-	 * GpuAgg, when the aggregate runs on the device, is offered apart.
+	 * GpudbAgg, when the aggregate runs on the device, is offered apart.
 	 */
 	if (rel->partial_pathlist != NIL &&
 		(root->parse->hasAggs || root->parse->groupClause != NIL ||
 		 root->parse->groupingSets != NIL || root->hasHavingQual))
 	{
 		gdb_not_offered(GDB_NODE_SCAN,
-					"PostgreSQL's parallel plan aggregates above this scan in its workers; a GpuScan would leave the aggregate to one process");
+					"PostgreSQL's parallel plan aggregates above this scan in its workers; a GpudbScan would leave the aggregate to one process");
 		return;
 	}
 	if (!gdb_vars_ok(rel->reltarget->exprs, rel->relid, &attnums, &why))
@@ -608,7 +608,7 @@ gdb_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 							 NIL, rel->relid, device, cpu_rinfos, NIL)->path);
 }
 
-/* ---- GpuAgg ---- */
+/* ---- GpudbAgg ---- */
 
 /*
  * Can expr (over relid's columns) be a computed column of the request?
@@ -987,8 +987,7 @@ try_gpuagg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 							  gdb_cheapest_existing(output_rel), &cached))
 		return;
 
-	ngroups = keys == NIL ? 1.0 :
-		estimate_num_groups(root, key_vars, input_rel->rows, NULL, NULL);
+	ngroups = gdb_grouped_rows(root, input_rel->rows);
 	cost_qual_eval(&having_cost, having, root);
 	startup = gdb_device_cost(input_rel, rte->relid, bms_num_members(attnums), cached, work) +
 		disabled + having_cost.startup;

@@ -1,9 +1,9 @@
 /*-------------------------------------------------------------------------
  *
  * custom_scan_path.h
- *	  The planner side's shared helpers: what custom_scan_path.c (GpuScan,
- *	  GpuAgg, the hooks, plans) and custom_scan_order.c (GpuSort, the
- *	  ordered GpuAgg) both use to decide whether a node can run a query.
+ *	  The planner side's shared helpers: what custom_scan_path.c (GpudbScan,
+ *	  GpudbAgg, the hooks, plans) and custom_scan_order.c (GpudbSort, the
+ *	  ordered GpudbAgg) both use to decide whether a node can run a query.
  *	  Planner-internal: the executor side does not include it.
  *
  *-------------------------------------------------------------------------
@@ -18,7 +18,7 @@
 /*
  * custom_private of a CustomPath (gdb_make_path), what PlanCustomPath
  * needs: the base relation, the device clauses, the RestrictInfos left to
- * the CPU (GpuScan only) and the node's own list.
+ * the CPU (GpudbScan only) and the node's own list.
  */
 typedef enum GdbPathField
 {
@@ -40,7 +40,7 @@ extern bool gdb_offload_possible(const char **why);
 
 /*
  * Is rel a plain table (or partition, or materialised view) the nodes can
- * read?  allow_member: an appendrel member is fine (GpuScan).  Else *why.
+ * read?  allow_member: an appendrel member is fine (GpudbScan).  Else *why.
  */
 extern bool gdb_base_rel_ok(PlannerInfo *root, RelOptInfo *rel, bool allow_member,
 							const char **why);
@@ -117,8 +117,8 @@ extern bool gdb_needs_fallback(Node *node);
 
 /*
  * custom_scan_fallback.c: PostgreSQL's plain (non-parallel) path for a
- * GpuAgg's query (an Agg over input_rel's cheapest serial path) or a
- * GpuSort's (a Sort of it, projected to target), the node's one custom
+ * GpudbAgg's query (an Agg over input_rel's cheapest serial path) or a
+ * GpudbSort's (a Sort of it, projected to target), the node's one custom
  * path, which the executor runs when the device request fails with the
  * fixed-point error; NULL when none can be built.
  */
@@ -126,7 +126,7 @@ extern Path *gdb_agg_fallback_path(PlannerInfo *root, RelOptInfo *input_rel,
 								   RelOptInfo *output_rel, GroupPathExtraData *extra,
 								   List *aggrefs, double ngroups);
 /*
- * custom_scan_fallback.c: GpuJoin's: an Agg over the join relation's
+ * custom_scan_fallback.c: GpudbJoin's: an Agg over the join relation's
  * cheapest serial path, or else over its cheapest path (which may hold a
  * Gather: the query then runs in parallel mode, and the node leaves it
  * for the subtransaction of its request while no workers run:
@@ -140,7 +140,7 @@ extern Path *gdb_sort_fallback_path(PlannerInfo *root, RelOptInfo *input_rel,
 									double limit);
 
 /*
- * custom_scan_join.c: offer GpuJoin for the aggregate (output_rel) over
+ * custom_scan_join.c: offer GpudbJoin for the aggregate (output_rel) over
  * join relation input_rel when its join tree, quals and aggregates run on
  * the device; else gpudb.debug_unsupported says why.  Never raises for
  * what it cannot run.

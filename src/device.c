@@ -19,6 +19,7 @@
 #include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
+#include "utils/tuplestore.h"
 
 #include "gpudb.h"
 #include "server_client.h"

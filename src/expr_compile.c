@@ -200,7 +200,7 @@ gdb_numeric_digits(Node *node)
 			}
 		case T_CoalesceExpr:
 			args = ((CoalesceExpr *) node)->args;
-			/* FALLTHROUGH */
+			pg_fallthrough;
 		case T_MinMaxExpr:
 			if (args == NIL)
 				args = ((MinMaxExpr *) node)->args;
@@ -1193,7 +1193,7 @@ gdb_columnset_add_expr(GdbColumnSet *cs, Relation rel, Node *expr,
 
 	if (IsA(e, Var) && ((Var *) e)->varattno > 0 && ((Var *) e)->varlevelsup == 0)
 	{
-		/* a join's payload column (GpuJoin), or a column of rel */
+		/* a join's payload column (GpudbJoin), or a column of rel */
 		if (cs->njoincols > 0 && ((Var *) e)->varno != cs->probe_varno)
 			return gdb_columnset_join_col(cs, ((Var *) e)->varno, ((Var *) e)->varattno);
 		return gdb_columnset_add(cs, rel, ((Var *) e)->varattno, false);
@@ -1292,7 +1292,7 @@ gdb_exprs_supported_in(List *exprs, Relation rel, const GdbColumnSet *base,
 		ListCell   *lc;
 
 		foreach(lc, exprs)
-			(void) gdb_columnset_add_expr(cs, rel, (Node *) lfirst(lc), req, "GpuAgg");
+			(void) gdb_columnset_add_expr(cs, rel, (Node *) lfirst(lc), req, "GpudbAgg");
 	}
 	PG_CATCH();
 	{

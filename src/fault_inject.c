@@ -9,8 +9,9 @@
  * armed in the GPU server (GDB_MSG_FAULT, gpu_server.c) and hit whichever
  * session's request comes next; 'host_alloc' (server_client.c:
  * gdb_memfd_alloc) and 'dictionary_limit' (cache.c: a load's dictionary
- * message stops at 64 bytes instead of 1 GB) are armed in this backend
- * only.  Superusers only: a fault can
+ * message stops at 64 bytes instead of 1 GB; cache_query.c: a cached
+ * join's strings stop at 64 bytes instead of 512 MB) are armed in this
+ * backend only.  Superusers only: a fault can
  * restart the server and empty everyone's cache.
  *
  *-------------------------------------------------------------------------
@@ -21,6 +22,7 @@
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
+#include "utils/tuplestore.h"
 
 #include "gpudb.h"
 #include "server_client.h"

@@ -313,7 +313,7 @@ fc_var_column(FilterCompiler *fc, Var *var, bool nulls_ok)
 		var->varlevelsup != 0 || var->varattno <= 0)
 		elog(ERROR, "unexpected Var %d.%d (level %u) in filter",
 			 var->varno, var->varattno, var->varlevelsup);
-	/* a join's payload column: another relation's Var (GpuJoin) */
+	/* a join's payload column: another relation's Var (GpudbJoin) */
 	if (fc->cs->njoincols > 0 && var->varno != fc->cs->probe_varno)
 		return gdb_columnset_join_col(fc->cs, var->varno, var->varattno);
 	/* IS [NOT] NULL reads only the NULL flags, whatever the type or collation */

@@ -145,22 +145,22 @@ _PG_init(void)
 							NULL, NULL, NULL);
 
 	DefineCustomBoolVariable("gpudb.enable_gpuscan",
-							 "Lets the planner use GpuScan: WHERE and projection on the device.",
+							 "Lets the planner use GpudbScan: WHERE and projection on the device.",
 							 NULL, &gpudb_enable_gpuscan,
 							 GPUDB_DEFAULT_ENABLE_GPUSCAN, PGC_USERSET, 0,
 							 NULL, NULL, NULL);
 	DefineCustomBoolVariable("gpudb.enable_gpuagg",
-							 "Lets the planner use GpuAgg: grouped aggregates on the device.",
+							 "Lets the planner use GpudbAgg: grouped aggregates on the device.",
 							 NULL, &gpudb_enable_gpuagg,
 							 GPUDB_DEFAULT_ENABLE_GPUAGG, PGC_USERSET, 0,
 							 NULL, NULL, NULL);
 	DefineCustomBoolVariable("gpudb.enable_gpusort",
-							 "Lets the planner use GpuSort: ORDER BY and LIMIT on the device.",
+							 "Lets the planner use GpudbSort: ORDER BY and LIMIT on the device.",
 							 NULL, &gpudb_enable_gpusort,
 							 GPUDB_DEFAULT_ENABLE_GPUSORT, PGC_USERSET, 0,
 							 NULL, NULL, NULL);
 	DefineCustomBoolVariable("gpudb.enable_gpujoin",
-							 "Lets the planner use GpuJoin: aggregates over hash joins on the device.",
+							 "Lets the planner use GpudbJoin: aggregates over hash joins on the device.",
 							 NULL, &gpudb_enable_gpujoin,
 							 GPUDB_DEFAULT_ENABLE_GPUJOIN, PGC_USERSET, 0,
 							 NULL, NULL, NULL);
@@ -214,6 +214,7 @@ _PG_init(void)
 							NULL, NULL, NULL);
 
 	MarkGUCPrefixReserved("gpudb");
+	gdb_register_explain_options();
 	gdb_custom_scan_init();
 
 	if (process_shared_preload_libraries_in_progress)

@@ -254,7 +254,7 @@ typedef struct GdbColumnSet
 	GdbDictionary *dict;		/* shared by all text columns */
 
 	/*
-	 * A join's payload columns (GpuJoin): entry GDB_JOIN_COL(i) of each
+	 * A join's payload columns (GpudbJoin): entry GDB_JOIN_COL(i) of each
 	 * array above describes payload column i (attnums: its attribute in
 	 * relation joinvarnos[i]).  While njoincols > 0, the compilers read a
 	 * Var of any range table index but probe_varno (the request's own
@@ -570,7 +570,7 @@ extern GdbBatch *gdb_executor_combine(GdbExecutor *ex, const GdbRequest *req,
 
 /*
  * The message of GDB_ERR_JOIN_DUPLICATE (21000): an INNER or LEFT join's
- * build side had two rows with equal keys; a GpuJoin answers with the
+ * build side had two rows with equal keys; a GpudbJoin answers with the
  * PostgreSQL plan behind it instead (custom_scan_fallback.c).
  */
 #define GDB_JOIN_DUPLICATE_MESSAGE "gpudb: a join's build side is not unique on its keys"

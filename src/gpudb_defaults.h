@@ -59,11 +59,11 @@
  * on top of the round trip: its batch buffers are shared memory that the
  * GPU server maps and registers with the device for every query.  From
  * the H200 small-table runs: at 3e2c19f the planner chose an uncached
- * 10,000-row GpuSort that took 1.56 ms against PostgreSQL's 0.89 ms; with
+ * 10,000-row GpudbSort that took 1.56 ms against PostgreSQL's 0.89 ms; with
  * this factor (then 2, f1844d7) that query keeps PostgreSQL's plan, while
- * the 100,000-row one still takes GpuSort and wins (7.5 ms against 8.7
+ * the 100,000-row one still takes GpudbSort and wins (7.5 ms against 8.7
  * ms).  With a heap tuple at half a cpu_tuple_cost (GPUDB_HEAP_ROW_FACTOR)
- * 2 took GpuSort again at 10,000 rows (bc80908: 1.59 ms against 1.07 ms);
+ * 2 took GpudbSort again at 10,000 rows (bc80908: 1.59 ms against 1.07 ms);
  * at 3 the 10,000-row queries keep PostgreSQL's plan and the 100,000-row
  * ones still go to the device, where they win (bc80908: 0.62-0.86x).
  */
@@ -82,11 +82,34 @@
 #define GPUDB_HEAP_ROW_FACTOR			0.5
 
 /*
- * Not a GUC: what each row GpuScan or GpuSort returns costs on top of
+ * Not GUCs: what a GpudbJoin build row costs, as its columns' bytes (9 a
+ * column, as a heap row's) times gpudb.gpu_transfer_cost times
+ * GPUDB_JOIN_BUILD_FACTOR, and that again GPUDB_JOIN_REBUILD_FACTOR times
+ * for every further batch of a probe read from the heap.  The build
+ * query's result crosses the GPU server's connection, its text is
+ * re-encoded, and it travels again with the probe request; with a heap
+ * probe, each batch's request carries the build sides again (the device
+ * keeps their hash tables from batch to batch by join_id, but the bytes
+ * cross the server's connection every time).  From the H200 TPC-H SF 10
+ * run at 1c56996 (test/bench/results/, the tpch22 time run at SF 10),
+ * set against PostgreSQL's own estimates of the same queries' plans (the
+ * planner compares the two): Q4's cached probe with ~38M one-column build
+ * rows took 1,625 ms where PostgreSQL's plan, estimated at ~390,000 units,
+ * took 527 ms, so a build row must cost ~0.03 units (the factor 5 makes it
+ * 0.027); Q3's, ~7M rows of two and three columns, took 444 ms against
+ * 1,674 ms and stays on the device (~75,000 units against PostgreSQL's
+ * ~87,000 at SF 1); Q3 over the heap (15 batches of 4M rows) took 17.6 s
+ * against 1.7 s.
+ */
+#define GPUDB_JOIN_BUILD_FACTOR			5.0
+#define GPUDB_JOIN_REBUILD_FACTOR		2.0
+
+/*
+ * Not a GUC: what each row GpudbScan or GpudbSort returns costs on top of
  * cpu_tuple_cost, in gpudb.gpu_tuple_cost units (so that zeroing the cost
  * GUCs still forces the nodes): its values are rebuilt from the result
  * batch (text through the query's dictionary) into a tuple.  From the H200
- * run at d366ed3: a GpuScan returning 300,000 flights rows to a sort made
+ * run at d366ed3: a GpudbScan returning 300,000 flights rows to a sort made
  * the plan 44 ms slower than PostgreSQL's parallel scan, about 150 ns (2.5
  * cpu_tuple_cost at ~6 us a page) more per row than PostgreSQL's own;
  * 1000 * 2e-05 = 0.02, twice cpu_tuple_cost.

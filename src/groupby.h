@@ -65,8 +65,8 @@ typedef struct GdbAggregate
 typedef struct GdbOrderedSetResult GdbOrderedSetResult;
 
 /*
- * A parsed query over one table: a GROUP BY (gpu_groupby, GpuAgg), a
- * SELECT (gpu_select, GpuScan) or a SORT (gpu_sort, GpuSort), by
+ * A parsed query over one table: a GROUP BY (gpu_groupby, GpudbAgg), a
+ * SELECT (gpu_select, GpudbScan) or a SORT (gpu_sort, GpudbSort), by
  * req->oper.
  */
 typedef struct GdbQuery

@@ -2,7 +2,7 @@
  *
  * groupby_ordered_set.c
  *	  count(DISTINCT x), percentile_cont(f), percentile_disc(f) and mode()
- *	  WITHIN GROUP (ORDER BY x) for GpuAgg and gpu_groupby(), computed from
+ *	  WITHIN GROUP (ORDER BY x) for GpudbAgg and gpu_groupby(), computed from
  *	  a histogram that the device's ordered group-by builds.
  *
  * Algorithm: every one of these aggregates is a function of the sorted
@@ -206,7 +206,7 @@ gdb_query_add_ordered_set_expr(GdbQuery *q, GdbAggFunc fn, AttrNumber attnum,
 	/* the values, not only the NULL flags: the histogram groups by them */
 	spec->kind = GDB_AGG_COUNT;
 	spec->input_col = expr ?
-		gdb_columnset_add_expr(&q->cs, q->rel, expr, q->req, "GpuAgg") :
+		gdb_columnset_add_expr(&q->cs, q->rel, expr, q->req, "GpudbAgg") :
 		gdb_columnset_add(&q->cs, q->rel, attnum, false);
 	q->naggs++;
 	q->req->naggs = q->naggs;
@@ -399,7 +399,7 @@ complete_group(const GdbQuery *q, const GdbColumnSet *cs, int col, int pass,
 
 /*
  * The histogram request of q over column col: q's filter, q's joins (a
- * GpuJoin's probe step, col maybe a payload column), q's keys (and the
+ * GpudbJoin's probe step, col maybe a payload column), q's keys (and the
  * computed columns they may name) and col as keys, count(*), ordered by
  * every key ascending with NULLs last.
  */
@@ -419,7 +419,7 @@ histogram_request(const GdbQuery *q, int col)
 	memcpy(h->eprogram, q->req->eprogram, sizeof(GdbInstr) * q->req->neinstr);
 	h->ntables = q->req->ntables;
 	memcpy(h->tables, q->req->tables, sizeof(h->tables));
-	/* a GpuJoin's probe step: the same joins over the same build sides */
+	/* a GpudbJoin's probe step: the same joins over the same build sides */
 	h->njoins = q->req->njoins;
 	h->njoin_cols = q->req->njoin_cols;
 	h->join_filter = q->req->join_filter;

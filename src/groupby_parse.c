@@ -98,7 +98,7 @@ gdb_query_add_key_expr(GdbQuery *q, Node *expr, const char *name)
 				 errdetail("gpudb accepts at most %d group keys.",
 						   GDB_MAX_GROUP_KEYS)));
 	q->req->key_cols[k] = gdb_columnset_add_expr(&q->cs, q->rel, expr, q->req,
-												 "GpuAgg");
+												 "GpudbAgg");
 	q->key_types[k] = exprType(expr);
 	q->key_names[k] = pstrdup(name);
 	q->nkeys++;
@@ -346,7 +346,7 @@ gdb_query_add_aggregate_expr(GdbQuery *q, GdbAggFunc fn, Node *expr,
 	aggregate_types(agg, &kind);
 	spec->kind = kind;
 	spec->input_col = gdb_columnset_add_expr(&q->cs, q->rel, expr, q->req,
-											 "GpuAgg");
+											 "GpudbAgg");
 	q->naggs++;
 	q->req->naggs = q->naggs;
 }

@@ -281,7 +281,7 @@ gdb_heap_reader_begin_parallel(Relation rel, GdbColumnSet *cs,
 	GdbHeapReader *reader = reader_new(rel, cs);
 
 	/* the snapshot is the one serialised into pscan by the leader */
-	reader->scan = table_beginscan_parallel(rel, pscan);
+	reader->scan = gdb_table_beginscan_parallel(rel, pscan);
 	return reader;
 }
 

@@ -613,9 +613,9 @@ next_block(GdbHeapDeform *d, HeapScanDesc scan)
 
 		if (!d->blocks_started)
 		{
-			table_block_parallelscan_startblock_init(rel,
-													 scan->rs_parallelworkerdata,
-													 pbscan);
+			gdb_table_block_parallelscan_startblock_init(rel,
+														 scan->rs_parallelworkerdata,
+														 pbscan);
 			d->blocks_started = true;
 		}
 		return table_block_parallelscan_nextpage(rel,

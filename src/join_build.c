@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * join_build.c
- *	  The executor side of GpuJoin's build sides: from the plan's join tree
+ *	  The executor side of GpudbJoin's build sides: from the plan's join tree
  *	  (custom_scan_join.c), the probe request's join specs and payload
  *	  columns, one SELECT query per build side (its join keys, then its
  *	  payload columns, after its quals), and, when the node runs, those
@@ -15,18 +15,23 @@
  * build query's dictionary; they are re-encoded into the probe query's,
  * so that equal strings have equal codes on both sides and the result
  * decodes them through one dictionary.  An INNER or LEFT join's build side
- * must be unique on its keys: gdb_join_build checks it with the CPU
- * path's own table (gdb_cpu_join_build) and reports a duplicate so the
- * node can answer with PostgreSQL's plan instead.
+ * must be unique on its keys: where the request cannot be rolled back,
+ * gdb_join_build checks it with the CPU path's own table
+ * (gdb_cpu_join_build) and reports a duplicate so the node can answer with
+ * PostgreSQL's plan instead; elsewhere the request's own build (device or
+ * CPU path) reports it, without the backend hashing every build row once
+ * more.
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
+#include "catalog/pg_type.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "lib/stringinfo.h"
 #include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
 #include "portability/instr_time.h"
 #include "rewrite/rewriteManip.h"
 #include "utils/builtins.h"
@@ -140,6 +145,90 @@ tree_names(StringInfo buf, List *join, int rtoffset, List *rtable_names)
 	}
 }
 
+/*
+ * The range table indexes of a join tree (the plan's list): its probe
+ * relation and every build side's, nested trees included.
+ */
+static Bitmapset *
+tree_varnos(List *join, int rtoffset)
+{
+	Bitmapset  *varnos = bms_make_singleton(intVal(linitial(join)) + rtoffset);
+	ListCell   *lc;
+
+	for_each_from(lc, join, 3)
+	{
+		List	   *step = (List *) lfirst(lc);
+
+		if (list_nth(step, 6) != NIL)
+			varnos = bms_join(varnos, tree_varnos((List *) list_nth(step, 6), rtoffset));
+		else
+			varnos = bms_add_member(varnos, intVal(list_nth(step, 1)) + rtoffset);
+	}
+	return varnos;
+}
+
+/* expression_tree_walker callback: the varnos of the Vars of this level */
+static bool
+collect_varnos(Node *node, Bitmapset **varnos)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var))
+	{
+		if (((Var *) node)->varlevelsup == 0)
+			*varnos = bms_add_member(*varnos, ((Var *) node)->varno);
+		return false;
+	}
+	return expression_tree_walker(node, collect_varnos, (void *) varnos);
+}
+
+/*
+ * A build side's join clauses as EXPLAIN shows them: each equality (an
+ * operator that can hash or merge a join) whose left operand reads only the
+ * build side (build) and whose right one reads only relations outside it is
+ * written the other way round, with its commutator, so that the probe side
+ * comes first ("f.k = d.id"), as PostgreSQL's Hash Cond does.  The planner's
+ * own orientation of an equivalence-class clause differs between versions;
+ * the label does not.  Other clauses are kept as written.
+ */
+static List *
+probe_side_first(List *clauses, Bitmapset *build)
+{
+	List	   *out = NIL;
+	ListCell   *lc;
+
+	foreach(lc, clauses)
+	{
+		Node	   *clause = (Node *) lfirst(lc);
+
+		if (IsA(clause, OpExpr) && list_length(((OpExpr *) clause)->args) == 2)
+		{
+			OpExpr	   *op = (OpExpr *) clause;
+			Oid			commutator = get_commutator(op->opno);
+			Bitmapset  *left = NULL;
+			Bitmapset  *right = NULL;
+
+			(void) collect_varnos((Node *) linitial(op->args), &left);
+			(void) collect_varnos((Node *) lsecond(op->args), &right);
+			if (OidIsValid(commutator) &&
+				(op_hashjoinable(op->opno, exprType((Node *) linitial(op->args))) ||
+				 op_mergejoinable(op->opno, exprType((Node *) linitial(op->args)))) &&
+				left != NULL && right != NULL &&
+				bms_is_subset(left, build) && !bms_overlap(right, build))
+			{
+				OpExpr	   *swapped = (OpExpr *) copyObject(op);
+
+				swapped->opno = commutator;
+				swapped->opfuncid = InvalidOid;
+				swapped->args = list_make2(lsecond(op->args), linitial(op->args));
+				clause = (Node *) swapped;
+			}
+		}
+		out = lappend(out, clause);
+	}
+	return out;
+}
+
 /* see custom_scan.h */
 GdbJoinState *
 gdb_join_begin(GdbQuery *q, List *join, Index scanrelid, EState *estate,
@@ -164,7 +253,7 @@ gdb_join_begin(GdbQuery *q, List *join, Index scanrelid, EState *estate,
 		int			t;
 
 		if (js->njoins >= GDB_MAX_JOINS)
-			elog(ERROR, "gpudb: too many joins in a GpuJoin plan");
+			elog(ERROR, "gpudb: too many joins in a GpudbJoin plan");
 		b->type = (GdbJoinType) intVal(linitial(step));
 		b->varno = varno;
 		b->quals = (List *) list_nth(step, 2);
@@ -194,7 +283,7 @@ gdb_join_begin(GdbQuery *q, List *join, Index scanrelid, EState *estate,
 		/* its relation's quals read that relation's columns only */
 		njoincols = b->q.cs.njoincols;
 		b->q.cs.njoincols = 0;
-		(void) gdb_compile_quals(b->quals, b->q.rel, &b->q.cs, b->q.req, "GpuJoin",
+		(void) gdb_compile_quals(b->quals, b->q.rel, &b->q.cs, b->q.req, "GpudbJoin",
 								 false, NULL);
 		b->q.cs.njoincols = njoincols;
 
@@ -231,6 +320,9 @@ gdb_join_begin(GdbQuery *q, List *join, Index scanrelid, EState *estate,
 			else
 				appendStringInfoString(&name, quote_identifier((char *) list_nth(rtable_names,
 																				  varno - 1)));
+			clauses = probe_side_first(clauses,
+									   sub != NIL ? tree_varnos(sub, rtoffset) :
+									   bms_make_singleton((int) varno));
 			b->label = psprintf("%s Join %s ON %s", join_type_names[b->type], name.data,
 								deparse_expression((Node *) make_ands_explicit(clauses),
 												   deparse_cxt, true, false));
@@ -247,7 +339,7 @@ gdb_join_begin(GdbQuery *q, List *join, Index scanrelid, EState *estate,
 
 		if (rtoffset != 0)
 			OffsetVarNodes(jf, rtoffset, 0);
-		if (gdb_columnset_add_expr(&q->cs, q->rel, jf, q->req, "GpuJoin") != GDB_EXPR_COL(0))
+		if (gdb_columnset_add_expr(&q->cs, q->rel, jf, q->req, "GpudbJoin") != GDB_EXPR_COL(0))
 			elog(ERROR, "gpudb: the join quals are not the first computed column");
 		q->req->join_filter = 1;
 	}
@@ -266,7 +358,7 @@ gdb_join_begin(GdbQuery *q, List *join, Index scanrelid, EState *estate,
 			OffsetVarNodes(qual, rtoffset, 0);
 		spec->qual = 1;
 		spec->qual_expr = (uint32) (gdb_columnset_add_expr(&q->cs, q->rel, qual, q->req,
-														   "GpuJoin") - GDB_EXPR_COL(0));
+														   "GpudbJoin") - GDB_EXPR_COL(0));
 	}
 	return js;
 }
@@ -331,9 +423,45 @@ recode_text(GdbBatch *b, uint32 col, GdbDictionary *from, GdbDictionary *to)
 	}
 }
 
+/*
+ * Rescale numeric key column col of build batch b from scale from to the
+ * probe key's scale to, so that the device's integer comparison is
+ * numeric equality: up by 10^(to - from), or down where the value is a
+ * multiple of 10^(from - to).  A value the other scale cannot hold (a
+ * remainder, or past 10^18 at the larger scale) equals no probe value: it
+ * becomes INT64_MIN + row, below every value a column holds (|v| < 10^18,
+ * or NaN's PG_INT64_MAX) and distinct from row to row, so that the build
+ * side stays unique.  NaN stays NaN (numeric's NaN equals NaN).
+ */
+static void
+rescale_numeric_key(GdbBatch *b, uint32 col, int from, int to)
+{
+	int64	   *vals = GDB_COL_PTR(b, b, col, int64);
+	uint8	   *nulls = GDB_NULL_PTR(b, b, col);
+	int64		f = 1;
+	uint64		row;
+	int			k;
+
+	for (k = 0; k < (to > from ? to - from : from - to); k++)
+		f *= 10;
+	for (row = 0; row < b->nrows; row++)
+	{
+		int64		v = vals[row];
+
+		if ((nulls && nulls[row]) || v == GDB_NUMERIC_NAN)
+			continue;
+		if (to > from)
+			vals[row] = (v >= INT64CONST(1000000000000000000) / f ||
+						 v <= -INT64CONST(1000000000000000000) / f) ?
+				PG_INT64_MIN + (int64) row : v * f;
+		else
+			vals[row] = v % f != 0 ? PG_INT64_MIN + (int64) row : v / f;
+	}
+}
+
 /* see custom_scan.h */
 bool
-gdb_join_build(GdbJoinState *js, GdbQuery *q, const char **why)
+gdb_join_build(GdbJoinState *js, GdbQuery *q, bool check_unique, const char **why)
 {
 	GdbBatch   *parts[GDB_MAX_JOINS];
 	uint64		total = 0;
@@ -352,7 +480,7 @@ gdb_join_build(GdbJoinState *js, GdbQuery *q, const char **why)
 
 		/* a nested tree: its own build sides first */
 		INSTR_TIME_SET_CURRENT(start);
-		if (b->sub != NULL && !gdb_join_build(b->sub, &b->q, why))
+		if (b->sub != NULL && !gdb_join_build(b->sub, &b->q, check_unique, why))
 			return false;
 		gdb_query_run_source(&b->q, &info, GDB_SOURCE_ANY);
 		if (info.batches == NIL)
@@ -370,6 +498,19 @@ gdb_join_build(GdbJoinState *js, GdbQuery *q, const char **why)
 					q->cs.dict = gdb_dict_create();
 				recode_text(parts[j], c, b->q.cs.dict, q->cs.dict);
 			}
+		/* numeric keys of another scale than the probe key's: rescaled */
+		for (c = 0; c < spec->nkeys && c < parts[j]->ncols; c++)
+		{
+			int32		bsrc = b->q.req->out_cols[c];
+			int32		psrc = spec->probe_cols[c];
+			int			bs,
+						ps;
+
+			if (b->q.cs.typids[bsrc] == NUMERICOID && q->cs.typids[psrc] == NUMERICOID &&
+				gdb_numeric_typmod_scale(b->q.cs.typmods[bsrc], &bs) &&
+				gdb_numeric_typmod_scale(q->cs.typmods[psrc], &ps) && bs != ps)
+				rescale_numeric_key(parts[j], c, bs, ps);
+		}
 		spec->build_off = total;
 		spec->build_bytes = parts[j]->total_bytes;
 		total += gdb_align_up(parts[j]->total_bytes);
@@ -378,7 +519,7 @@ gdb_join_build(GdbJoinState *js, GdbQuery *q, const char **why)
 		INSTR_TIME_SET_CURRENT(elapsed);
 		INSTR_TIME_SUBTRACT(elapsed, start);
 		b->ms = INSTR_TIME_GET_MILLISEC(elapsed);
-		if (b->type == GDB_JOIN_INNER || b->type == GDB_JOIN_LEFT)
+		if (check_unique && (b->type == GDB_JOIN_INNER || b->type == GDB_JOIN_LEFT))
 			unique_needed = true;
 	}
 	data = MemoryContextAllocHuge(CurrentMemoryContext, Max(total, 1));

@@ -31,7 +31,7 @@
  * results carry densely from there and sends their strings along, and the
  * leader interns them into the query's dictionary and rewrites the codes.
  * So queries over text columns take this path too.  A join probe's build
- * sides (a GpuJoin's) travel in the segment too; their text keys and
+ * sides (a GpudbJoin's) travel in the segment too; their text keys and
  * payload are codes of the leader's dictionary (join_build.c re-encodes
  * them before the workers start), below that count, so they mean the same
  * in every worker.
@@ -601,7 +601,7 @@ poll_worker(FeedLeader *fl, FeedWorker *w)
 
 			/*
 			 * The worker's buffer and WAL use joins this backend's, as
-			 * Gather's workers' does (execParallel.c), so that the Gpu node's
+			 * Gather's workers' does (execParallel.c), so that the Gpudb node's
 			 * EXPLAIN (ANALYZE, BUFFERS) counts the whole heap read.
 			 */
 			InstrAccumParallelQuery(&w->header.bufusage, &w->header.walusage);

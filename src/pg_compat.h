@@ -2,7 +2,7 @@
  *
  * pg_compat.h
  *	  The one place where gpudb's C code meets differences between the
- *	  PostgreSQL major versions it builds against (15 to 18; 19 in part).
+ *	  PostgreSQL major versions it builds against (15 to 19).
  *
  * Every PG_VERSION_NUM test of src/ is here: the code calls the gdb_
  * names below, which expand to each version's own API, so that the rest
@@ -233,11 +233,79 @@ gdb_heapgetpage(TableScanDesc sscan, BlockNumber blk)
 #endif
 
 /*
+ * 19: pg_fallthrough marks an intended fall through to the next case (19
+ * builds with -Wimplicit-fallthrough=5, which takes no comment for it);
+ * older versions get the same attribute here
+ */
+#ifndef pg_fallthrough
+#if defined(__has_attribute)
+#if __has_attribute(fallthrough)
+#define pg_fallthrough __attribute__((fallthrough))
+#endif
+#endif
+#ifndef pg_fallthrough
+#define pg_fallthrough ((void) 0)
+#endif
+#endif
+
+/*
  * 18: the ExplainProperty* functions are declared in
  * commands/explain_format.h
  */
 #if PG_VERSION_NUM >= 180000
 #include "commands/explain_format.h"
+#endif
+
+/*
+ * 18: extensions may add EXPLAIN options.  gpudb adds GPUDB_HARDWARE, the
+ * per-statement form of gpudb.explain_hardware: EXPLAIN (GPUDB_HARDWARE)
+ * shows the device, the bytes moved and the device times whatever the
+ * setting, EXPLAIN (GPUDB_HARDWARE OFF) leaves them out.  Its value lives in
+ * the ExplainState under the extension id "gpudb" (looked up by name: this
+ * header has no state of its own).  Before 18 only the setting decides:
+ * gdb_register_explain_options does nothing and gdb_explain_hardware
+ * returns the setting.
+ */
+#if PG_VERSION_NUM >= 180000
+#include "commands/defrem.h"
+#include "commands/explain_state.h"
+
+/* EXPLAIN (GPUDB_HARDWARE [boolean]): remember the value in es */
+static inline void
+gdb_explain_hardware_option(ExplainState *es, DefElem *opt, ParseState *pstate)
+{
+	bool	   *on = (bool *) palloc(sizeof(bool));
+
+	*on = defGetBoolean(opt);
+	SetExplainExtensionState(es, GetExplainExtensionId("gpudb"), on);
+}
+
+/*
+ * _PG_init: add gpudb's EXPLAIN options (19: with the check of a value set
+ * through a setting, which for a boolean option is PostgreSQL's own)
+ */
+static inline void
+gdb_register_explain_options(void)
+{
+#if PG_VERSION_NUM >= 190000
+	RegisterExtensionExplainOption("gpudb_hardware", gdb_explain_hardware_option,
+								   GUCCheckBooleanExplainOption);
+#else
+	RegisterExtensionExplainOption("gpudb_hardware", gdb_explain_hardware_option);
+#endif
+}
+
+/* whether es shows the hardware lines: its option if given, else setting */
+static inline bool
+gdb_explain_hardware(ExplainState *es, bool setting)
+{
+	bool	   *on = (bool *) GetExplainExtensionState(es, GetExplainExtensionId("gpudb"));
+
+	return on != NULL ? *on : setting;
+}
+#else
+#define gdb_register_explain_options()	((void) 0)
+#define gdb_explain_hardware(es, setting)	(setting)
 #endif
 
 /*
@@ -298,6 +366,47 @@ gdb_ctype_is_c(Oid collid)
 #else
 #define gdb_initialize_latch_support()	InitializeLatchSupport()
 #endif
+
+/*
+ * 19: ShmemInitHash takes one size, the most entries (the table is made at
+ * that size at once); older versions took an initial and a maximum size
+ */
+#if PG_VERSION_NUM >= 190000
+#define gdb_shmem_init_hash(name, init_size, max_size, infoP, hash_flags) \
+	ShmemInitHash((name), (max_size), (infoP), (hash_flags))
+#else
+#define gdb_shmem_init_hash(name, init_size, max_size, infoP, hash_flags) \
+	ShmemInitHash((name), (init_size), (max_size), (infoP), (hash_flags))
+#endif
+
+/*
+ * 19: table_beginscan_parallel takes the caller's ScanOptions (SO_NONE: a
+ * plain scan; the function adds the sequential-scan ones itself), and
+ * table_block_parallelscan_startblock_init a start block and a block count
+ * (InvalidBlockNumber for both: the whole relation, from the synchronized
+ * scan's position or block 0, as before)
+ */
+#if PG_VERSION_NUM >= 190000
+#define gdb_table_beginscan_parallel(rel, pscan) \
+	table_beginscan_parallel((rel), (pscan), SO_NONE)
+#define gdb_table_block_parallelscan_startblock_init(rel, pbscanwork, pbscan) \
+	table_block_parallelscan_startblock_init((rel), (pbscanwork), (pbscan), \
+											 InvalidBlockNumber, InvalidBlockNumber)
+#else
+#define gdb_table_beginscan_parallel(rel, pscan) \
+	table_beginscan_parallel((rel), (pscan))
+#define gdb_table_block_parallelscan_startblock_init(rel, pbscanwork, pbscan) \
+	table_block_parallelscan_startblock_init((rel), (pbscanwork), (pbscan))
+#endif
+
+/*
+ * 19 also changes planner_hook's arguments and replaces
+ * get_relation_info_hook; gpudb sets neither (its planner side is
+ * set_rel_pathlist_hook and create_upper_paths_hook, unchanged), so nothing
+ * here answers those.  bits8, which 19 renames uint8, is not used.  19's
+ * funcapi.h no longer includes utils/tuplestore.h: the files that fill a
+ * tuplestore include it themselves, as every version allows.
+ */
 
 /*
  * 19: pqsignal takes PG_SIG_IGN and PG_SIG_DFL where it took SIG_IGN and

@@ -15,7 +15,7 @@
  * partial states; SORT sorts the concatenated partial results again (each
  * already cut to the limit); SELECT keeps the batches as they come.  An
  * ordered GROUP BY (sort keys and a limit on the group-by request, from a
- * GpuAgg that took the ORDER BY) is ordered and cut only by the request
+ * GpudbAgg that took the ORDER BY) is ordered and cut only by the request
  * that sees every group: the request itself for a single batch or the
  * cache, else the last combine (see run_heap).
  * Aggregates are finished on the host (avg = sum / count through
@@ -44,6 +44,7 @@
 #include "utils/numeric.h"
 #include "utils/rel.h"
 #include "utils/syscache.h"
+#include "utils/tuplestore.h"
 
 #include "groupby.h"
 #include "parallel_feed.h"

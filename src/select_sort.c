@@ -5,7 +5,7 @@
  *	  selection with a top-k limit, of one table on the GPU or the CPU
  *	  path, as set-returning functions.
  *
- * They build the same GdbQuery as the GpuScan and GpuSort plan nodes and
+ * They build the same GdbQuery as the GpudbScan and GpudbSort plan nodes and
  * run it through query_run.c; the filter goes through filter_compile.c
  * exactly as gpu_groupby's does.
  *

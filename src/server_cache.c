@@ -1058,6 +1058,53 @@ resolve_pending(int s, CacheEntry *e)
 	return 1;
 }
 
+
+/*
+ * Re-encode the text columns of req's build sides (cq->join_text) from
+ * codes of the query's dictionary into the entry's: codes[i] is the
+ * entry's code of the query's string i (interned first).  false for a
+ * build side outside join_data or a code outside the query's dictionary.
+ */
+static bool
+recode_join_text(GdbRequest *req, const GdbCacheQuery *cq, const int64 *codes)
+{
+	uint32		j,
+				c;
+
+	for (j = 0; j < req->njoins && j < GDB_MAX_JOINS; j++)
+	{
+		GdbBatch   *b;
+		uint64		r;
+
+		if (cq->join_text[j] == 0)
+			continue;
+		if (req->joins[j].build_off + sizeof(GdbBatch) > req->njoin_bytes)
+			return false;
+		b = (GdbBatch *) ((char *) req->join_data + req->joins[j].build_off);
+		if (req->joins[j].build_off + b->total_bytes > req->njoin_bytes)
+			return false;
+		for (c = 0; c < b->ncols && c < 64; c++)
+		{
+			int64	   *vals;
+			const uint8 *nulls;
+
+			if (!(cq->join_text[j] & (UINT64CONST(1) << c)))
+				continue;
+			vals = GDB_COL_PTR(b, b, c, int64);
+			nulls = GDB_NULL_PTR(b, b, c);
+			for (r = 0; r < b->nrows; r++)
+			{
+				if (nulls && nulls[r])
+					continue;
+				if (vals[r] < 0 || (uint64) vals[r] >= cq->ntext)
+					return false;
+				vals[r] = codes[vals[r]];
+			}
+		}
+	}
+	return true;
+}
+
 /*
  * Put the visibility test in front of the filter: vis, JUMP_IF_FALSE past
  * the end, the program (jump targets moved by two), AND.  false if it does
@@ -1106,6 +1153,7 @@ srv_handle_cache_groupby(int s, char *payload, size_t len)
 	int			map[GDB_MAX_COLUMNS];
 	int64	   *codes;
 	const text **consts;
+	bool		join_text;
 	uint32		i,
 				c;
 	GdbRequest *req;
@@ -1197,6 +1245,23 @@ srv_handle_cache_groupby(int s, char *payload, size_t len)
 	codes = palloc(sizeof(int64) * Max(cq->ntext, 1));
 	consts = palloc(sizeof(text *) * Max(cq->ntext, 1));
 	p = payload + sizeof(GdbCacheQuery) + cq->snapshot.nxip * sizeof(uint32);
+
+	/*
+	 * a join with text keys or payload: every string of the query's
+	 * dictionary is interned into the entry's first, so that the build
+	 * sides' codes (re-encoded below) and the constants meet the cached
+	 * column's codes, and the result's strings decode through one
+	 * dictionary
+	 */
+	for (i = 0; i < req->njoins && i < GDB_MAX_JOINS; i++)
+		if (cq->join_text[i] != 0)
+			break;
+	join_text = i < req->njoins && i < GDB_MAX_JOINS;
+	if (join_text && !intern_strings(e, p, end, cq->ntext, NULL))
+	{
+		srv_reply_error(s, GDB_ERR_BAD_REQUEST, "malformed text constants");
+		return true;
+	}
 	for (i = 0; i < cq->ntext; i++)
 	{
 		uint32		l;
@@ -1218,7 +1283,7 @@ srv_handle_cache_groupby(int s, char *payload, size_t len)
 	}
 
 	/*
-	 * a join probe (GpuJoin): its build sides follow the text constants;
+	 * a join probe (GpudbJoin): its build sides follow the text constants;
 	 * its probe keys that are the relation's columns map onto the store's
 	 * (payload columns keep their GDB_JOIN_COL indexes)
 	 */
@@ -1236,6 +1301,11 @@ srv_handle_cache_groupby(int s, char *payload, size_t len)
 
 		memcpy(data, p, req->njoin_bytes);
 		req->join_data = data;
+		if (join_text && !recode_join_text(req, cq, codes))
+		{
+			srv_reply_error(s, GDB_ERR_BAD_REQUEST, "malformed join build sides");
+			return true;
+		}
 		for (i = 0; i < req->njoins; i++)
 			for (c = 0; c < req->joins[i].nkeys && c < GDB_MAX_JOIN_KEYS; c++)
 				if (req->joins[i].probe_cols[c] >= 0 &&

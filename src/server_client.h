@@ -128,9 +128,11 @@ extern int	gdb_fault_host_alloc;
 
 /*
  * gdb_fault_dictionary_limit: while > 0, a gpu_cache_load's dictionary
- * message stops at GDB_FAULT_DICTIONARY_BYTES (each load that checks it
- * counts one down): 'dictionary_limit' of gpu_debug_fault, so that the
- * tests see the 1 GB limit's error without 1 GB of strings.
+ * message, and a cached join query's strings (cache_query.c), stop at
+ * GDB_FAULT_DICTIONARY_BYTES (each load or query that checks it counts one
+ * down): 'dictionary_limit' of gpu_debug_fault, so that the tests see the
+ * 1 GB limit's error, and a join's fall back to the heap, without that
+ * many strings.
  */
 #define GDB_FAULT_DICTIONARY_BYTES 64
 extern int	gdb_fault_dictionary_limit;

@@ -92,10 +92,13 @@ typedef struct GdbStatusReply
 									 * evaluate without the catalog (ILIKE
 									 * under a collation whose LC_CTYPE is
 									 * not C; backend only) */
-#define GDB_CACHE_JOIN			10	/* a GpuJoin's probe side joining on
-									 * text keys or carrying text payload
-									 * (backend only: their codes are the
-									 * query's dictionary's) */
+#define GDB_CACHE_JOIN_TEXT		10	/* a GpudbJoin whose query dictionary
+									 * (its build sides' strings) passes
+									 * GDB_CACHE_TEXT_PART_LIMIT bytes
+									 * (backend only) */
+
+/* The most bytes of strings one cache query carries (its text part). */
+#define GDB_CACHE_TEXT_PART_LIMIT	((size_t) 512 * 1024 * 1024)
 
 
 typedef struct GdbCacheKey
@@ -193,7 +196,7 @@ typedef struct GdbCacheCreate
 /*
  * CACHE_GROUPBY: GdbCacheQuery, then snapshot.nxip uint32 xids, then
  * ntext text constants, each a uint32 length and its bytes, then the
- * request's req.njoin_bytes of join build sides (GpuJoin).  The request's
+ * request's req.njoin_bytes of join build sides (GpudbJoin).  The request's
  * column indexes refer to attnums[]; the server maps them onto its store.
  * A USED reply carries the result batch and then, for each result column
  * that copies a text column (key_is_text: group keys, or the output
@@ -213,6 +216,13 @@ typedef struct GdbCacheQuery
 	uint32_t	key_is_text[GDB_MAX_COLUMNS];	/* per result column */
 	uint32_t	ntext;
 	uint32_t	pad;
+	/*
+	 * per join (GdbRequest.joins), bit c: build column c (a key, or a
+	 * payload column) holds codes of the query's dictionary, whose strings
+	 * are the text part (ntext of them); the server re-encodes them into
+	 * its entry's dictionary (server_cache.c)
+	 */
+	uint64_t	join_text[GDB_MAX_JOINS];
 	GdbSnapshotInfo snapshot;	/* the query's */
 	GdbRequest	req;
 } GdbCacheQuery;

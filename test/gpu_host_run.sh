@@ -73,7 +73,7 @@ if [ "$what" = suites ] || [ "$what" = all ]; then
     tail -n 4 "$OUT/pg_prove.log"
     python3 test/random_queries.py --self-check --setup-sql "SET gpudb.device = gpu" \
         > "$OUT/random_queries.log" 2>&1 || status=1
-    # at least 2 in 15 queries on a Gpu node (200 of the default 1500)
+    # at least 2 in 15 queries on a Gpudb node (200 of the default 1500)
     rq=${RANDOM_QUERIES:-1500}
     python3 test/random_queries.py --queries "$rq" --min-gpu $((rq * 2 / 15)) \
         --rows 20000 --setup-sql "SET gpudb.device = gpu" >> "$OUT/random_queries.log" 2>&1 || status=1

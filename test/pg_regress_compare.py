@@ -13,7 +13,7 @@ output) to this script.  Each test is classified:
   plan-only   they differ, but only inside plan text: a psql result whose
               column header is "QUERY PLAN" or names an explain helper
               (explain_filter(...), ...) or whose rows look like a plan
-              ("->", "Seq Scan on", "Custom Scan (GpuAgg)", ...), or NOTICE
+              ("->", "Seq Scan on", "Custom Scan (GpudbAgg)", ...), or NOTICE
               lines printing a plan (plpgsql loops over EXPLAIN: a plan-like
               notice and the indented notices that follow it).
               Those blocks are masked in both outputs (one placeholder line
@@ -254,16 +254,16 @@ SELF_CHECK = [
      'EXPLAIN SELECT a FROM t ORDER BY a;\n     QUERY PLAN      \n---------------------\n'
      ' Sort\n   Sort Key: a\n   ->  Seq Scan on t\n(3 rows)\n\nSELECT 1;\n',
      'EXPLAIN SELECT a FROM t ORDER BY a;\n     QUERY PLAN      \n---------------------\n'
-     ' Custom Scan (GpuSort) on t\n   Sort Keys: a\n(2 rows)\n\nSELECT 1;\n', 'plan-only'),
+     ' Custom Scan (GpudbSort) on t\n   Sort Keys: a\n(2 rows)\n\nSELECT 1;\n', 'plan-only'),
     ('explain helper column',
      "select explain_filter('explain analyze select * from t');\n explain_filter \n----------------\n"
      ' Seq Scan on t (actual rows=N loops=N)\n(1 row)\n\n',
      "select explain_filter('explain analyze select * from t');\n explain_filter \n----------------\n"
-     ' Custom Scan (GpuScan) on t (actual rows=N loops=N)\n   GPU Filter: (a > 1)\n(2 rows)\n\n',
+     ' Custom Scan (GpudbScan) on t (actual rows=N loops=N)\n   GPU Filter: (a > 1)\n(2 rows)\n\n',
      'plan-only'),
     ('plan raised as notices',
      'do $$ ... $$;\nNOTICE:  Sort\nNOTICE:    ->  Seq Scan on t\nSELECT 2;\n',
-     'do $$ ... $$;\nNOTICE:  Custom Scan (GpuSort) on t\nSELECT 2;\n', 'plan-only'),
+     'do $$ ... $$;\nNOTICE:  Custom Scan (GpudbSort) on t\nSELECT 2;\n', 'plan-only'),
     ('changed row',
      'SELECT a FROM t;\n a \n---\n 1\n 2\n(2 rows)\n\n',
      'SELECT a FROM t;\n a \n---\n 1\n 3\n(2 rows)\n\n', 'result'),
@@ -290,13 +290,13 @@ SELF_CHECK = [
      'fetch backward 1 in c1;\nERROR:  cursor can only scan forward\n', 'result'),
     ('plan text outside a result (an error message naming a node)',
      'SELECT f();\nERROR:  boom\n',
-     'SELECT f();\nERROR:  boom in Custom Scan (GpuAgg)\n', 'result'),
+     'SELECT f();\nERROR:  boom in Custom Scan (GpudbAgg)\n', 'result'),
     ('ordinary notice after plan notices',
      'NOTICE:  Sort\nNOTICE:    Sort Key: a\nNOTICE:    ->  Seq Scan on t\nNOTICE:  x = 1\n',
-     'NOTICE:  Custom Scan (GpuSort) on t\nNOTICE:    Sort Keys: a\nNOTICE:  x = 2\n', 'result'),
+     'NOTICE:  Custom Scan (GpudbSort) on t\nNOTICE:    Sort Keys: a\nNOTICE:  x = 2\n', 'result'),
     ('plan notices with properties',
      'NOTICE:  Sort\nNOTICE:    Sort Key: a\nNOTICE:    ->  Seq Scan on t\nNOTICE:  x = 1\n',
-     'NOTICE:  Custom Scan (GpuSort) on t\nNOTICE:    Sort Keys: a\nNOTICE:  x = 1\n', 'plan-only'),
+     'NOTICE:  Custom Scan (GpudbSort) on t\nNOTICE:    Sort Keys: a\nNOTICE:  x = 1\n', 'plan-only'),
 ]
 
 

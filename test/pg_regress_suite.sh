@@ -16,7 +16,7 @@
 #            gpudb.device = $GPUDB_PGREGRESS_DEVICE (default cpu: the plan
 #            nodes run on the CPU path), and the three cost constants
 #            gpudb.gpu_setup_cost, gpu_tuple_cost and gpu_transfer_cost = 0,
-#            which makes the planner take GpuScan, GpuAgg, GpuSort and GpuJoin wherever
+#            which makes the planner take GpudbScan, GpudbAgg, GpudbSort and GpudbJoin wherever
 #            they apply (README, "Cost model").  The extension itself is not
 #            created in the database (its functions would show up in the
 #            catalog tests); the planner hooks need only the preload.
@@ -33,7 +33,7 @@
 # PostgreSQL's own expected files does not matter (it is printed for
 # information).  A server crash in either run fails the script.
 #
-# Executed plans with a Gpu node are counted from auto_explain
+# Executed plans with a Gpudb node are counted from auto_explain
 # (log_min_duration = 0, nested statements included: every plan the executor
 # finished, logged with pg_regress's application name, so per test); gpudb
 # has no execution counter of its own (gpu_last_execution() covers only
@@ -104,7 +104,7 @@
 # when the suite could not be set up.  The last line is the summary:
 #   pg_regress_suite: PASS|FAIL, N tests, M with result differences (K known),
 #   P with plan-only differences, O with order-only differences, G executed
-#   plans with a Gpu node
+#   plans with a Gpudb node
 set -uo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -397,8 +397,8 @@ run_suite() {
 }
 
 # count_plans LOG: "TOTAL GPU SCAN AGG SORT TESTS JOIN" over auto_explain's
-# entries: plans, plans with a Gpu node, with a GpuScan, GpuAgg, GpuSort,
-# the tests (application names) with a Gpu plan, and plans with a GpuJoin
+# entries: plans, plans with a Gpudb node, with a GpudbScan, GpudbAgg, GpudbSort,
+# the tests (application names) with a Gpu plan, and plans with a GpudbJoin
 count_plans() {
     awk '
         function flush() {
@@ -417,10 +417,10 @@ count_plans() {
             }
             next
         }
-        inplan && /Custom Scan \(GpuScan\)/ { scan = 1 }
-        inplan && /Custom Scan \(GpuAgg\)/ { agg = 1 }
-        inplan && /Custom Scan \(GpuSort\)/ { sort = 1 }
-        inplan && /Custom Scan \(GpuJoin\)/ { join = 1 }
+        inplan && /Custom Scan \(GpudbScan\)/ { scan = 1 }
+        inplan && /Custom Scan \(GpudbAgg\)/ { agg = 1 }
+        inplan && /Custom Scan \(GpudbSort\)/ { sort = 1 }
+        inplan && /Custom Scan \(GpudbJoin\)/ { join = 1 }
         END { flush(); n = 0; for (t in tests) n++; printf "%d %d %d %d %d %d %d\n", total, g, s, a, o, n, j }
     ' "$1"
 }
@@ -451,13 +451,13 @@ summary="${summary:-the comparison failed}"
 read -r v_total _ <<< "$(count_plans "$WORK/vanilla/server.log")"
 read -r g_total g_gpu g_scan g_agg g_sort g_tests g_join <<< "$(count_plans "$WORK/gpudb/server.log")"
 section "plans (auto_explain)"
-say "vanilla run: $v_total executed plans; gpudb run: $g_total executed plans, $g_gpu with a Gpu node" \
-    "(GpuScan in $g_scan, GpuAgg in $g_agg, GpuSort in $g_sort, GpuJoin in $g_join) in $g_tests tests"
+say "vanilla run: $v_total executed plans; gpudb run: $g_total executed plans, $g_gpu with a Gpudb node" \
+    "(GpudbScan in $g_scan, GpudbAgg in $g_agg, GpudbSort in $g_sort, GpudbJoin in $g_join) in $g_tests tests"
 say "run times: vanilla ${SECONDS_vanilla}s, gpudb ${SECONDS_gpudb:-?}s"
 if [ "${g_gpu:-0}" = 0 ] && [ "$DEVICE" != auto ]; then
-    say "no executed plan used a Gpu node: the nodes were not forced"; STATUS=1
+    say "no executed plan used a Gpudb node: the nodes were not forced"; STATUS=1
 fi
 [ "$STATUS" = 3 ] && STATUS=1
 [ "$STATUS" = 0 ] && verdict=PASS || verdict=FAIL
-say "$verdict, $summary, ${g_gpu:-0} executed plans with a Gpu node"
+say "$verdict, $summary, ${g_gpu:-0} executed plans with a Gpudb node"
 exit "$STATUS"

@@ -2,11 +2,11 @@
 """random_queries.py -- seeded random differential query tests for gpudb.
 
 WHAT IT TESTS: gpudb's planner hooks may replace, in single-table queries, the
-scan+WHERE by Custom Scan (GpuScan), GROUP BY aggregation by Custom Scan (GpuAgg)
-and ORDER BY [LIMIT] by Custom Scan (GpuSort); what the device cannot do must
-keep PostgreSQL's own plan.  In join queries a GpuScan may read any joined
-table, and a GpuAgg or GpuSort the one table of a subquery (a derived table,
-an IN subquery), and a GpuJoin the GROUP BY over a join tree (counted
+scan+WHERE by Custom Scan (GpudbScan), GROUP BY aggregation by Custom Scan (GpudbAgg)
+and ORDER BY [LIMIT] by Custom Scan (GpudbSort); what the device cannot do must
+keep PostgreSQL's own plan.  In join queries a GpudbScan may read any joined
+table, and a GpudbAgg or GpudbSort the one table of a subquery (a derived table,
+an IN subquery), and a GpudbJoin the GROUP BY over a join tree (counted
 apart).  This script
 builds random tables (schema rq, recreated each run) and runs each random
 query twice in one session: with gpudb.enabled = on (every gpudb.enable_gpu*
@@ -14,7 +14,7 @@ on except a random one now and then, the gpudb.gpu_*_cost constants 0 so GPU
 nodes win on small tables) and with gpudb.enabled = off (plain PostgreSQL);
 sometimes a planner switch such as enable_hashagg = off applies to both.
 EXPLAIN (COSTS OFF) with gpudb on counts the queries that get a Custom Scan
-(Gpu...) node.  GUCs missing from pg_settings are not SET, so the script runs
+(Gpudb...) node.  GUCs missing from pg_settings are not SET, so the script runs
 before and after the custom scan lands.
 Tables: rq.t1..tN of random types, each with numeric(15,2), char(1), date and
 timestamp columns among int2/4/8, float4/8, text, varchar(12), char(10), bool,
@@ -37,7 +37,7 @@ NaN); every key column that is not a primary key holds a NULL, a stray value
 and a duplicate.  Their other columns are of the usual types without 'extreme'
 values (errors and order-dependent float sums stay out of the join queries).
 About half of them are loaded into gpudb's column cache (gpu_cache_load; a
-GpuScan then reads the cache, "Source: cache") and one of those is changed
+GpudbScan then reads the cache, "Source: cache") and one of those is changed
 after its load (rows updated, deleted, and inserted where it has no primary
 key: change capture); without the GPU server (no preload) they stay uncached,
 with a note.
@@ -48,7 +48,7 @@ seed gives without joins); of the others ~45% are of the classic kinds: scan
 sum, avg, min, max, the variance/stddev family, count(DISTINCT),
 percentile_cont/percentile_disc(f) and mode() WITHIN GROUP; up to 8 keys;
 HAVING; ORDER BY keys; and GROUP BY ... ORDER BY an aggregate or a key, then
-every group key (a total order), [LIMIT [OFFSET]], which a GpuAgg may order
+every group key (a total order), [LIMIT [OFFSET]], which a GpudbAgg may order
 and cut on the device); sort (ORDER BY ... , id [LIMIT [OFFSET]],
 text keys over the tables whose text columns are COLLATE "C"); unsup (4%:
 constructs the device does not do: percentile arrays and DESC,
@@ -69,7 +69,7 @@ date_trunc, extract and date_part, date differences, date vs timestamp
 comparisons and constants such as DATE '1998-12-01' - INTERVAL '90' DAY;
 text: LIKE/ILIKE/NOT LIKE, ~/~*/!~/!~*, starts_with, length, lower, upper, substr, left,
 right, ||, trims.  Many keep PostgreSQL's plan (the fallback), many run in a
-Gpu node; the summary counts both.  The generator tracks bounds so that
+Gpudb node; the summary counts both.  The generator tracks bounds so that
 integers overflow (and columns divide by zero) only in the ~12% of queries
 drawn "risky", and a fixed-point numeric value never reaches 10^18 (where
 gpudb raises 22003 by design and PostgreSQL computes on); comparisons that
@@ -92,7 +92,7 @@ LEFT JOIN ... WHERE key IS NULL), some ORed with a filter (SubPlans), IN
 subqueries with GROUP BY ... HAVING, DISTINCT or ORDER BY ..., id LIMIT;
 dimensions as derived tables (GROUP BY the join keys with count and sum, or
 DISTINCT).  Equi-joins on one key or two (mostly a dimension's primary key:
-the foreign-key joins a GpuJoin will take first), now and then an
+the foreign-key joins a GpudbJoin will take first), now and then an
 expression on one side (x + 1, x % 7, x::numeric, lower(t), btrim(t), d + 5,
 d + INTERVAL, date_trunc, round(n, 1) ...) and extra quals in ON (column
 against column of two tables, or over one side only, which an outer join
@@ -106,12 +106,12 @@ tables ordered by every output column (a total order: rows equal in every
 column are alike) [LIMIT [OFFSET]], or without ORDER BY when small.  Join
 queries draw no overflow or division by zero; their planner switches are
 1-2 of enable_hashjoin/mergejoin/nestloop/material/memoize/hashagg/sort/
-seqscan/indexscan off, or every join method but nested loops off (a GpuScan
+seqscan/indexscan off, or every join method but nested loops off (a GpudbScan
 inside is rescanned per outer row), with jit = off (the disabled paths'
 cost would JIT-compile every plan), or parallel plans made cheap; now and
 then gpudb.use_cache = off, gpudb.batch_rows = 1024 (several batches where
 --rows is above 3072), or gpudb.min_parallel_table_size = 0 with
-gpudb.parallel_workers = 2 (a GpuScan's own parallel heap readers).
+gpudb.parallel_workers = 2 (a GpudbScan's own parallel heap readers).
 
 HOW IT COMPARES: if either side errors, both must fail with the same SQLSTATE
 (psql's :SQLSTATE; --loose-sqlstate accepts any two class-22 errors).  Else the
@@ -134,7 +134,7 @@ In the risky queries (see above) two different data exceptions (class 22,
 first depends on the order the plan evaluates rows and expressions in.
 A data exception (class 22, 0A000) on one side only in a query with a LIMIT
 may come from rows past the LIMIT that only one plan evaluates (PostgreSQL's
-sorted GroupAggregate or a scan stops there, a Gpu node computes every row):
+sorted GroupAggregate or a scan stops there, a Gpudb node computes every row):
 the query runs again without the LIMIT and counts as matched only if both
 sides then raise that SQLSTATE.  An EXPLAIN failing while the query succeeds,
 or a lost connection (server crash: the query is retried alone to pin it
@@ -147,9 +147,9 @@ pg_virtualenv does (superuser: CREATE EXTENSION, LOAD 'gpudb' per session):
 Options: --seed --queries (300) --tables (4) --rows (2000) --joins (the share of
 join queries, 0.2; 0: none and no join tables) --setup-sql --min-gpu --jobs
 (parallel sessions, 4) --log FILE --verbose --only I,J --self-check.
-Last line: the summary (queries, those with a Gpu node by kind: scan, agg,
-sort, join; those with expressions and how many of them had a Gpu node; the
-join queries, how many of them had a Gpu node and how many a GpuJoin; errors
+Last line: the summary (queries, those with a Gpudb node by kind: scan, agg,
+sort, join; those with expressions and how many of them had a Gpudb node; the
+join queries, how many of them had a Gpudb node and how many a GpudbJoin; errors
 matched, differences).  The --log marks the queries with expressions "+x".
 Exit 1 on a difference or fewer than --min-gpu GPU queries, 2 (a message)
 when setup fails.  test/random_queries.sh wraps it all.
@@ -230,7 +230,7 @@ def main():
     queries = [gen_query(args.seed, i, tables, jtables, args.joins) for i in idxs]
     results = run_all(args, queries, gucs)
     limit_retry(args, queries, results, gucs)
-    ngpu, kinds, errs, diffs, log = 0, {'GpuScan': 0, 'GpuAgg': 0, 'GpuSort': 0, 'GpuJoin': 0}, \
+    ngpu, kinds, errs, diffs, log = 0, {'GpudbScan': 0, 'GpudbAgg': 0, 'GpudbSort': 0, 'GpudbJoin': 0}, \
         0, 0, []
     nexpr = nexpr_gpu = njoin = njoin_gpu = njoin_gpujoin = 0
     for q in queries:
@@ -242,7 +242,7 @@ def main():
         nexpr_gpu += q.has_expr and bool(nodes)
         njoin += q.join
         njoin_gpu += q.join and bool(nodes)
-        njoin_gpujoin += q.join and 'GpuJoin' in nodes
+        njoin_gpujoin += q.join and 'GpudbJoin' in nodes
         for n in nodes:
             kinds[n] = kinds.get(n, 0) + 1
         erred = 'crash' not in r and (r['A'][0] != '00000' or r['B'][0] != '00000')
@@ -272,9 +272,9 @@ def main():
                                  % args.min_gpu))
     print('random_queries: %d queries, %d with a GPU node (scan %d, agg %d, sort %d, join %d), '
           '%d with expressions (%d of them with a GPU node), %d joins (%d of them with a GPU '
-          'node, %d with a GpuJoin), %d errors matched, %d differences'
-          % (len(queries), ngpu, kinds['GpuScan'], kinds['GpuAgg'], kinds['GpuSort'],
-             kinds['GpuJoin'], nexpr, nexpr_gpu, njoin, njoin_gpu, njoin_gpujoin, errs, diffs))
+          'node, %d with a GpudbJoin), %d errors matched, %d differences'
+          % (len(queries), ngpu, kinds['GpudbScan'], kinds['GpudbAgg'], kinds['GpudbSort'],
+             kinds['GpudbJoin'], nexpr, nexpr_gpu, njoin, njoin_gpu, njoin_gpujoin, errs, diffs))
     return 1 if diffs or ngpu < args.min_gpu else 0
 
 if __name__ == '__main__':

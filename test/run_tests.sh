@@ -63,6 +63,9 @@
 #                      nodes forced; fails on a result difference not listed
 #                      in test/pg_regress_suite.known (skipped with
 #                      GPUDB_SKIP_PG_REGRESS=1)
+#   side_by_side       test/side_by_side.sh: gpudb preloaded after a module
+#                      that registers PG-Strom's custom scan names and sets
+#                      the hooks gpudb chains to, in a cluster of its own
 #
 # Environment:
 #   PG_VERSIONS        PostgreSQL major versions to test, e.g. "15 18"
@@ -423,6 +426,15 @@ test_version() {
         vresult PASS pg_regress_suite
     else
         vresult FAIL pg_regress_suite
+    fi
+
+    # gpudb beside a module that takes PG-Strom's custom scan names (and
+    # sets every hook gpudb chains to) first, in a throwaway cluster
+    section "side by side with PG-Strom's custom scan names [$major] (test/side_by_side.sh)"
+    if bash test/side_by_side.sh </dev/null; then
+        vresult PASS side_by_side
+    else
+        vresult FAIL side_by_side
     fi
 }
 

@@ -1,6 +1,6 @@
 -- include/differential.sql: the differential harness of the plan-node
 -- tests (\i'd by them; pg_regress does not run it alone).
--- gpu_diff(query, ordered): the Gpu nodes in the plan with gpudb on, the
+-- gpu_diff(query, ordered): the Gpudb nodes in the plan with gpudb on, the
 -- number of rows, and how many rows differ between gpudb on and off as
 -- text (row by row, in the order returned, for ordered queries; else
 -- EXCEPT ALL both ways).  Errors are part of the answer: "same: <error>"
@@ -31,9 +31,9 @@ BEGIN
   node := '';
   PERFORM set_config('gpudb.enabled', 'on', true);
   FOR l IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-    IF l ~ 'Custom Scan \(Gpu' THEN
+    IF l ~ 'Custom Scan \(Gpudb' THEN
       node := node || CASE WHEN node = '' THEN '' ELSE ',' END ||
-              substring(l from 'Custom Scan \((Gpu[A-Za-z]+)\)');
+              substring(l from 'Custom Scan \((Gpudb[A-Za-z]+)\)');
     END IF;
   END LOOP;
   r_on := gpu_diff_rows(q, ordered);

@@ -2,7 +2,7 @@
 -- tests (\i'd by them; pg_regress does not run it alone; each test drops
 -- both functions at its end).
 -- gpu_source(query): where the answer came from, as EXPLAIN ANALYZE's
--- "Source:" says ('cache' or 'heap'), or 'no Gpu node'.
+-- "Source:" says ('cache' or 'heap'), or 'no Gpudb node'.
 -- gpu_analyze(query): EXPLAIN ANALYZE's lines without timing, and without
 -- the memory and batch counts of PostgreSQL's nodes, which vary; without
 -- buffers (18 shows them by default) and with whole row counts ("rows=3",
@@ -16,7 +16,7 @@ BEGIN
       RETURN substring(l from 'Source: ([a-z]+)');
     END IF;
   END LOOP;
-  RETURN 'no Gpu node';
+  RETURN 'no Gpudb node';
 END $$;
 CREATE FUNCTION gpu_analyze(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
 DECLARE

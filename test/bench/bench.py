@@ -161,7 +161,7 @@ def main():
                          "cancelled and shown as > N (cancelled), its speedup as a lower bound")
     ap.add_argument("--skip", action="append", default=[], metavar="REGEX",
                     help="leave out the workloads whose name matches (repeatable; e.g. --skip '^F2x' "
-                         "--skip '^F4 ' for the flights workloads without a Gpu node)")
+                         "--skip '^F4 ' for the flights workloads without a Gpudb node)")
     ap.add_argument("--cache-size", default=os.environ.get("BENCH_CACHE_SIZE", ""),
                     help="set gpudb.cache_size (ALTER SYSTEM, reload) first, e.g. 32GB")
     ap.add_argument("--copy-bandwidth", default=os.path.join(HERE, "copy_bandwidth"),

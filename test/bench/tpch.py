@@ -45,11 +45,11 @@ One run does this:
     turns (order reversed every round).  Median and min-max of psql's end
     to end time (\\timing, rows fetched by psql), gpu_last_execution()'s
     device time after each run, and whether the plan holds
-    Custom Scan (GpuAgg).  Every run's psql -At output is compared byte for
+    Custom Scan (GpudbAgg).  Every run's psql -At output is compared byte for
     byte with PostgreSQL's warm-up output.  Then EXPLAIN (ANALYZE, BUFFERS)
     of each side, its text kept in <stem>-explain.txt, and the medians of
     --explain-reps EXPLAIN (ANALYZE, FORMAT JSON) of the gpudb sides: the
-    device time per phase of the Gpu nodes.  At SF 1, PostgreSQL's answers
+    device time per phase of the Gpudb nodes.  At SF 1, PostgreSQL's answers
     are also checked against the spec's (dbgen's answers/q1.out, q6.out;
     rounded to the decimals they print, within the spec's tolerance).
  4. The HBM floor: the bytes of the columns a query reads as the cache stores
@@ -663,7 +663,7 @@ def run_query(args, res, qid, query, cols, answer_file, tmp, cached):
     for key, setup in sides:
         ex = bench.explain(par + " " + setup, query)
         rec["sides"][key] = {"plan": ex.get("shape"), "nodes": ex.get("nodes", []),
-                             "gpuagg": "GpuAgg" in ex.get("nodes", []), "plan_error": ex.get("error")}
+                             "gpuagg": "GpudbAgg" in ex.get("nodes", []), "plan_error": ex.get("error")}
     log("%s: plans: %s" % (qid, "; ".join("%s %s" % (SIDE_NAMES[k], rec["sides"][k]["plan"]) for k, _ in sides)))
     measured, ref = measure(args, qid, query, sides, tmp)
     rec["result"] = ref
@@ -674,7 +674,7 @@ def run_query(args, res, qid, query, cols, answer_file, tmp, cached):
         s = rec["sides"][key]
         s["speedup"] = (pg["median"] / s["e2e"]["median"]) if pg and s.get("e2e") and key != "pg" else None
         log("  %-16s %-26s %s%s" % (SIDE_NAMES[key], fmt_run(s.get("e2e")) if not s.get("error") else "error",
-                                    "GpuAgg" if s["gpuagg"] else ",".join(s["nodes"]) or "no Gpu node",
+                                    "GpudbAgg" if s["gpuagg"] else ",".join(s["nodes"]) or "no Gpudb node",
                                     "" if key == "pg" else ", results %s" % (
                                         "identical" if s.get("identical") else "DIFFER (%s of %d runs)"
                                         % (s.get("differing_runs"), s.get("runs_checked"))
@@ -725,7 +725,7 @@ def targets(res):
             continue
         v = e2e["median"]
         out.append({"what": "cached SF %d %s" % (sf, qid), "target": "<= %g ms" % ms, "met": v <= ms,
-                    "value": "%s ms end to end%s" % (fmt_ms(v), "" if cache.get("gpuagg") else " (no GpuAgg)"),
+                    "value": "%s ms end to end%s" % (fmt_ms(v), "" if cache.get("gpuagg") else " (no GpudbAgg)"),
                     "miss": None if v <= ms else "missed by %s ms (%.1fx the target)" % (fmt_ms(v - ms), v / ms)})
     return out
 
@@ -747,8 +747,8 @@ def chart(res, path):
                 s = q["sides"][k]
                 dev = s.get("device_for_floor_ms")
                 label = fmt_ms(v) + " ms" + ("" if k == "pg" else "\n" + (
-                    "GpuAgg%s" % (", device %s ms" % fmt_ms(dev) if dev is not None else "") if s["gpuagg"]
-                    else "no GpuAgg"))
+                    "GpudbAgg%s" % (", device %s ms" % fmt_ms(dev) if dev is not None else "") if s["gpuagg"]
+                    else "no GpudbAgg"))
                 ax.annotate(label, (b.get_x() + b.get_width() / 2, v), ha="center", va="bottom", fontsize=7)
         ax.axhline(q["floor"]["ms"], color="#2a9a3a", linestyle=":", linewidth=1)
         ax.annotate("HBM floor %s ms" % fmt_ms(q["floor"]["ms"]), (-0.45, q["floor"]["ms"]),
@@ -799,7 +799,7 @@ def markdown(res):
             "(`gpudb.enabled = off`), gpudb uncached (`gpudb.use_cache = off`: the plan nodes over the heap) and "
             "gpudb cached (after `%s`), all with `max_parallel_workers_per_gather = %d` and lineitem's "
             "`parallel_workers = %d`. Every gpudb run's `psql -At` output, the warm-up's included, is compared "
-            "byte for byte with PostgreSQL's. Device times: `gpu_last_execution()` after each run, and the Gpu "
+            "byte for byte with PostgreSQL's. Device times: `gpu_last_execution()` after each run, and the Gpudb "
             "nodes' `Device Time` and phases from `EXPLAIN (ANALYZE, FORMAT JSON)` (median of up to %d). The "
             "EXPLAIN (ANALYZE, BUFFERS) text of every side is in `%s-explain.txt`."
             % (m["reps"], (res.get("cache") or {}).get("call", "gpu_cache_load('lineitem')"), m["workers"],
@@ -821,7 +821,7 @@ def markdown(res):
     out.append("")
 
     out += ["## Results", "",
-            "| query | side | end to end ms | speedup | plan | GpuAgg (rows from) | result = PostgreSQL's | device ms "
+            "| query | side | end to end ms | speedup | plan | GpudbAgg (rows from) | result = PostgreSQL's | device ms "
             "(gpu_last_execution) |",
             "|---|---|---|---|---|---|---|---|"]
     for q in res["queries"]:
@@ -863,10 +863,10 @@ def markdown(res):
             dev = s.get("device_for_floor_ms")
             out.append("| %s | %d | %.2f GB | %s | %s | %s | %s | %s | %s |" % (
                 q["id"], len(q["columns"]), q["floor"]["bytes"] / 1e9, fmt_ms(q["floor"]["ms"]), SIDE_NAMES[k],
-                fmt_ms(dev) if s["nodes"] else "- (no Gpu node)", phases,
+                fmt_ms(dev) if s["nodes"] else "- (no Gpudb node)", phases,
                 "%.1fx" % s["floor_ratio"] if s.get("floor_ratio") and s["nodes"] else "-",
                 "%.0f" % (q["floor"]["bytes"] / 1e6 / dev) if dev and s["nodes"] else "-"))
-    out += ["", "Device ms: EXPLAIN's `Device Time` where the plan had Gpu nodes, else gpu_last_execution()'s.", ""]
+    out += ["", "Device ms: EXPLAIN's `Device Time` where the plan had Gpudb nodes, else gpu_last_execution()'s.", ""]
 
     out += ["## Data", "",
             "| table | SF | rows | heap | built | generate + load | VACUUM (ANALYZE) | COPY sessions |",

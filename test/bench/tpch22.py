@@ -44,7 +44,7 @@ measurement and the check against the spec's answers.
  3. diff (the default): each query on each side in a psql session of its
     own, once: PostgreSQL (gpudb.enabled = off), gpudb with its plan
     nodes' costs zeroed (gpu_setup_cost, gpu_tuple_cost and
-    gpu_transfer_cost = 0: the planner takes a Gpu node wherever one can
+    gpu_transfer_cost = 0: the planner takes a Gpudb node wherever one can
     run) and gpudb at its default costs, both over the heap
     (gpudb.use_cache = off); --cache loads the tables into the column
     cache first (the columns the queries name: query_columns) and adds
@@ -54,8 +54,8 @@ measurement and the check against the spec's answers.
     statement_timeout = --max-run (default 600 s); --batch-rows sets
     gpudb.batch_rows on the gpudb sides (a small value makes the small
     SFs' tables several batches).  The plan of each side (EXPLAIN, COSTS
-    OFF) names its Gpu nodes; the `psql -At` output of each gpudb side is
-    compared with PostgreSQL's.  A table, query by query: the Gpu nodes
+    OFF) names its Gpudb nodes; the `psql -At` output of each gpudb side is
+    compared with PostgreSQL's.  A table, query by query: the Gpudb nodes
     with costs zeroed and at default costs, PostgreSQL's rows, whether
     each side's output is the same; a query that differs, or fails on a
     gpudb side, makes the exit status 1, and its outputs stay in the
@@ -68,7 +68,7 @@ measurement and the check against the spec's answers.
     and gpudb cached (after gpu_cache_load of the queries' columns), one
     warm-up and --reps (default 3) runs a side taking turns in sessions of
     their own, medians and min-max of psql's end-to-end time, the device
-    time (gpu_last_execution()), the Gpu nodes of each side's plan and
+    time (gpu_last_execution()), the Gpudb nodes of each side's plan and
     whether each run's output is PostgreSQL's (as in diff: byte for byte,
     or the ties rule).  The tables' parallel_workers are set to --workers
     and, where their heaps fit 0.8 x shared_buffers together, they are read
@@ -374,7 +374,7 @@ def same_rows(ref, out, ties, limit):
 
 
 def nodes_label(nodes):
-    """['GpuAgg', 'GpuScan', 'GpuScan'] -> 'GpuAgg, GpuScan x2'; '-' for none."""
+    """['GpudbAgg', 'GpudbScan', 'GpudbScan'] -> 'GpudbAgg, GpudbScan x2'; '-' for none."""
     seen = []
     for n in nodes:
         if n not in seen:
@@ -455,7 +455,7 @@ def diff_table(res, markdown):
     """The per-query table: text for the log, or markdown."""
     keys = [k for k, _, _ in res["sides"] if k != "off"]
     names = {k: n for k, n, _ in res["sides"]}
-    head = ["query", "rows"] + sum((["%s: Gpu nodes" % names[k], "same"] for k in keys), []) + [
+    head = ["query", "rows"] + sum((["%s: Gpudb nodes" % names[k], "same"] for k in keys), []) + [
         "ms (%s)" % " / ".join(["off"] + keys)]
     rows = []
     for q in res["queries"]:
@@ -537,10 +537,10 @@ def run_time(args, res, q, tmp):
 
 
 def time_summary(res):
-    """The log's table: each side's median ms, Gpu nodes and whether its results were PostgreSQL's."""
+    """The log's table: each side's median ms, Gpudb nodes and whether its results were PostgreSQL's."""
     keys = [k for k, _, _ in tpch.SIDES if any(k in q["sides"] for q in res["queries"])]
     head = ["query", "rows"] + sum((["%s ms" % tpch.SIDE_NAMES[k]] + (
-        ["Gpu nodes", "same"] if k != "pg" else []) for k in keys), [])
+        ["Gpudb nodes", "same"] if k != "pg" else []) for k in keys), [])
     rows = []
     for q in res["queries"]:
         cells = [q["id"], "-" if q.get("rows") is None else str(q["rows"])]
@@ -555,7 +555,7 @@ def time_summary(res):
 
 
 def time_table(res):
-    out = ["| query | rows | side | end to end ms | speedup | Gpu nodes | result = PostgreSQL's | device ms |",
+    out = ["| query | rows | side | end to end ms | speedup | Gpudb nodes | result = PostgreSQL's | device ms |",
            "|---|---|---|---|---|---|---|---|"]
     for q in res["queries"]:
         for k, name, _ in tpch.SIDES:
@@ -583,11 +583,13 @@ def markdown(res):
     out += ["`%s` on %s (gpudb path `%s`); %s." % (m["command"], m["host"], m["path"], m["pg_version"]),
             "Settings: %s." % ", ".join("%s = %s" % kv for kv in m["settings"].items()), "",
             "Harness time: %.0f s (queries %.0f s)." % (m.get("elapsed_s", 0), m.get("queries_s", 0)), ""]
+    if res.get("chart"):
+        out += ["![median end-to-end ms per query and side](%s)" % os.path.basename(res["chart"]), ""]
     if m["mode"] == "diff":
         out += ["Each query once on each side, in a psql session of its own: %s. Every gpudb side's `psql -At` "
                 "output is compared with PostgreSQL's byte for byte; where the spec's ORDER BY can tie (Q3, Q5, "
                 "Q10, Q11, Q18) an output with the same rows and the same sequence of ORDER BY keys is the same "
-                "too (\"ties in another order\"). Gpu nodes: `EXPLAIN (COSTS OFF)` of each side. ms: psql's time "
+                "too (\"ties in another order\"). Gpudb nodes: `EXPLAIN (COSTS OFF)` of each side. ms: psql's time "
                 "of the one run (for orientation; time mode measures)." % "; ".join(
                     "%s (`%s`)" % (n, s) for _, n, s in res["sides"]), ""]
         out += diff_table(res, True) + [""]
@@ -631,9 +633,44 @@ def markdown(res):
                                                                                         d["vacuum_s"][t])))
     out.append("")
     if d.get("keys"):
-        out += ["Keys made: " + "; ".join("%s %.1f s" % kv for kv in d["keys"]) + ".", ""]
+        out += ["Keys made: " + "; ".join("%s %.1f s" % tuple(kv) for kv in d["keys"]) + ".", ""]
     out += ["The queries are in `%s-queries.sql`." % m["stem"], ""]
     return "\n".join(out)
+
+
+def chart(res, path):
+    """time: a PNG of each query's median end-to-end ms per side (log scale), the Gpudb nodes over the bars."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    colors = {"pg": "#888888", "heap": "#e0a030", "cache": "#2a7ab8"}
+    names = {k: name for k, name, _ in tpch.SIDES}
+    qs = [q for q in res["queries"] if q.get("sides")]
+    keys = [k for k, _, _ in tpch.SIDES]
+    fig, ax = plt.subplots(figsize=(max(8, 0.75 * len(qs) + 2), 5))
+    width = 0.8 / len(keys)
+    for i, k in enumerate(keys):
+        xs = [n + (i - (len(keys) - 1) / 2) * width for n in range(len(qs))]
+        vals = [((q["sides"].get(k) or {}).get("e2e") or {}).get("median") for q in qs]
+        ax.bar(xs, [v or 0 for v in vals], width, color=colors[k], label=names[k])
+        if k != "pg":
+            for x, q, v in zip(xs, qs, vals):
+                nodes = (q["sides"].get(k) or {}).get("nodes") or []
+                if v and nodes:
+                    ax.annotate(nodes_label(nodes).replace("Gpudb", ""), (x, v), ha="center", va="bottom",
+                                fontsize=6, rotation=90)
+    ax.set_yscale("log")
+    ax.set_xticks(range(len(qs)))
+    ax.set_xticklabels([q["id"] for q in qs], fontsize=8)
+    ax.set_ylabel("ms, end to end in psql (median)")
+    ax.legend(fontsize=8)
+    m = res["meta"]
+    ax.set_title("gpudb TPC-H SF %s on %s, commit %s; PostgreSQL with %d workers" % (
+        sf_label(m["sf"]), m["device"], m["commit"], m["workers"]), fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
 
 
 def write_results(res, outdir, final=False):
@@ -643,6 +680,11 @@ def write_results(res, outdir, final=False):
     base = os.path.join(outdir, res["meta"]["stem"])
     with open(base + ".json", "w") as f:
         json.dump(res, f, indent=1, default=str)
+    if final and res["meta"]["mode"] == "time":
+        try:
+            res["chart"] = chart(res, base + ".png")
+        except ImportError as e:
+            res["chart_note"] = "No chart: %s (install matplotlib, e.g. Debian's python3-matplotlib)." % e
     with open(base + ".md", "w") as f:
         f.write(markdown(res) + "\n")
     return base
@@ -676,9 +718,15 @@ def main():
     ap.add_argument("--rebuild", action="store_true", help="build dbgen and the eight tables even where they exist")
     ap.add_argument("--load-only", action="store_true", help="build the data, then stop")
     ap.add_argument("--no-disk-check", action="store_true", help="load even where the disk looks too small")
+    ap.add_argument("--chart", default="", metavar="JSON",
+                    help="only draw the PNG chart of a time run's results JSON (beside it), then stop")
     ap.add_argument("--out", default="", help="results folder (default test/bench/results/<date>-<gpu>-<commit>-"
                                               "tpch22-<mode>-sf<SF>, with -2, -3, ... where that exists)")
     args = ap.parse_args()
+    if args.chart:
+        with open(args.chart) as f:
+            print(chart(json.load(f), os.path.splitext(args.chart)[0] + ".png"))
+        return
     if args.sf <= 0:
         sys.exit("tpch22: --sf must be positive")
     numbers = parse_queries(args.queries)

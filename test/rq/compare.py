@@ -77,7 +77,7 @@ def compare(q, r, loose):
 def gpu_nodes(r):
     if 'E' not in r:
         return set()
-    return set(m for line in r['E'][2] for m in re.findall(r'Custom Scan \((Gpu\w+)\)', line))
+    return set(m for line in r['E'][2] for m in re.findall(r'Custom Scan \((Gpudb\w+)\)', line))
 
 def show(lines, n=8):
     s = [x.replace(FS, ' | ') for x in lines[:n]]

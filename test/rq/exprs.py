@@ -272,7 +272,7 @@ def nscale(e):
 
 def fixed_ok(e, *opnds):
     """False when e, a fixed-point numeric, or one of its operands (rescaled to e's
-    scale) could reach 10^18: drawn only in risky queries, where a GpuAgg or GpuSort
+    scale) could reach 10^18: drawn only in risky queries, where a GpudbAgg or GpudbSort
     answers with PostgreSQL's plan behind it when a value does."""
     if e.ty != 'numeric' or e.scale is None:
         return True

@@ -33,7 +33,7 @@ JOIN_KINDS = ['INNER'] * 8 + ['LEFT'] * 5 + ['RIGHT'] * 2 + ['FULL'] * 2 + ['SEM
 JOIN_TOGGLES = ['enable_hashjoin', 'enable_hashjoin', 'enable_mergejoin', 'enable_nestloop',
                 'enable_material', 'enable_memoize', 'enable_hashagg', 'enable_sort',
                 'enable_seqscan', 'enable_indexscan']
-# nested loops that rescan their inner side (a GpuScan there runs once per outer row)
+# nested loops that rescan their inner side (a GpudbScan there runs once per outer row)
 NESTLOOP_SET = [('enable_hashjoin', 'off'), ('enable_mergejoin', 'off'),
                 ('enable_material', 'off'), ('enable_memoize', 'off'), ('jit', 'off')]
 PARALLEL_SET = [('parallel_setup_cost', '0'), ('parallel_tuple_cost', '0'),
@@ -146,7 +146,7 @@ def jmult(rel, c):
 
 def derived_rel(rng, alias, t, keys):
     """A derived table over t grouped by (or DISTINCT on) the key columns keys: a
-    unique key, and GpuAgg under the join."""
+    unique key, and GpudbAgg under the join."""
     inner = JRel(alias + 'x', t)
     w = ' WHERE ' + jfilter(rng, inner) if rng.random() < 0.5 else ''
     dt = Table('(derived)', t.nrows)

@@ -1,5 +1,5 @@
 """The single-table query shapes: selections (scan), aggregates (agg, the ordered
-GROUP BY of a GpuAgg), ORDER BY (sort), constructs the device does not do
+GROUP BY of a GpudbAgg), ORDER BY (sort), constructs the device does not do
 (unsup), expressions everywhere (xscan, xsort, xagg), TPC-H Q1/Q6 (q1, q6);
 and gen_query, which draws query I of a seed (a join: joins.gen_join)."""
 import random
@@ -88,7 +88,7 @@ def gen_agg(rng, t):
 
 def gen_agg_ordered(rng, t):
     """GROUP BY keys ORDER BY an aggregate (or a key) first, then every key, [LIMIT
-    [OFFSET]]: the shape a GpuAgg orders and cuts on the device (B4).  Ending the
+    [OFFSET]]: the shape a GpudbAgg orders and cuts on the device (B4).  Ending the
     ORDER BY with all the group keys makes the order total."""
     keyable = t.of(lambda c: c.ty in SUPPORTED and (c.name != 'id' or rng.random() < 0.1)
                    and (c.ty not in TEXTS or rng.random() < 0.2))

@@ -9,7 +9,7 @@ point and re-exports what tpch.py and tpch22.py import from it):
                 (fmt_ms, fmt_run, fmt_speedup ...; med, ratio)
   measure.py    timing: Session (a psql session kept open) and measure_sides (the
                 sides of a workload taking turns, within the budget)
-  explain.py    EXPLAIN: plan_shape, explain (Gpu nodes, workers, phase times,
+  explain.py    EXPLAIN: plan_shape, explain (Gpudb nodes, workers, phase times,
                 buffers), analyze_reps, kernel_ms
   data.py       the tables: synthetic and flights builds, their marks and reuse,
                 drop_table, table_info, cache_load, column_bytes

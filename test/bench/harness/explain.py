@@ -1,4 +1,4 @@
-"""EXPLAIN: a plan's shape and Gpu nodes, EXPLAIN (ANALYZE) numbers per phase and
+"""EXPLAIN: a plan's shape and Gpudb nodes, EXPLAIN (ANALYZE) numbers per phase and
 buffers (explain), the EXPLAIN ANALYZE runs that fit the budget (analyze_reps),
 and the kernels' share of the device time (kernel_ms)."""
 import json
@@ -33,7 +33,7 @@ def plan_shape(plan):
 
 
 def _walk(plan, found):
-    if plan.get("Node Type") == "Custom Scan" and str(plan.get("Custom Plan Provider", "")).startswith("Gpu"):
+    if plan.get("Node Type") == "Custom Scan" and str(plan.get("Custom Plan Provider", "")).startswith("Gpudb"):
         found["nodes"].append(plan["Custom Plan Provider"])
         for k in NODE_NUMBERS:
             if isinstance(plan.get(k), (int, float)):
@@ -49,13 +49,13 @@ def _walk(plan, found):
 
 
 def explain(setup, query, analyze_runs=0, buffers=False, statio=None):
-    """The Gpu nodes, parallel workers and shape (plan_shape) of query's plan;
+    """The Gpudb nodes, parallel workers and shape (plan_shape) of query's plan;
     with analyze_runs, the medians over that many EXPLAIN (ANALYZE, FORMAT
-    JSON) of the Gpu nodes' numbers (summed over the nodes of a plan), of the
+    JSON) of the Gpudb nodes' numbers (summed over the nodes of a plan), of the
     workers PostgreSQL's Gather launched, and of the execution time.
     buffers (with analyze_runs): BUFFERS too, and the shared blocks hit and
     read that the first run's top node reports ("shared_hit", "shared_read":
-    a Gather's include its workers', and so do a Gpu node's, whose heap
+    a Gather's include its workers', and so do a Gpudb node's, whose heap
     readers pass their buffer use back to the leader).
     statio (a table): that table's heap blocks hit and read by every process
     over the runs ("table_hit", "table_read"): pg_statio_all_tables before

@@ -97,7 +97,7 @@ def buffers_state(rec):
 
 
 def nodes_cell(r):
-    """The Gpu nodes of gpudb's plan; 'none (same plan)' where it ran PostgreSQL's plan, as off did."""
+    """The Gpudb nodes of gpudb's plan; 'none (same plan)' where it ran PostgreSQL's plan, as off did."""
     if r.get("nodes"):
         return ",".join(r["nodes"])
     return "none (same plan)" if r.get("same_plan") else "none"

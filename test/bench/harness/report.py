@@ -143,7 +143,7 @@ def heap_buffers_text(res):
            "every server)." % (WARM_QUERY.format(t=info["table"]), WARM_SETUP.rstrip(";"), HEAP_FIT), "",
            "Hit / read: shared blocks found in shared_buffers / read into them, from one EXPLAIN (ANALYZE, "
            "BUFFERS) of each side in that state: first as its top node reports them (PostgreSQL's Gather "
-           "includes its workers', and so does a Gpu node, whose heap readers pass their buffer use back to "
+           "includes its workers', and so does a Gpudb node, whose heap readers pass their buffer use back to "
            "the leader; in results at 55212c2 and before, the leader's share alone), then, in brackets, t's "
            "heap blocks hit / read by "
            "every process over that run (pg_statio_all_tables before and after it)."]
@@ -191,7 +191,7 @@ def markdown(res):
            "(cancelled)\": one run took longer than --max-run and was cancelled. PostgreSQL (gpudb.enabled = off) ran with "
            "max_parallel_workers_per_gather = %d and each table's parallel_workers = %d; the Workers "
            "column is what its plan asked for. Device times: gpu_last_execution() (CUDA events), per phase "
-           "from EXPLAIN (ANALYZE, FORMAT JSON) of the Gpu nodes (median of up to %d, as many as fit in "
+           "from EXPLAIN (ANALYZE, FORMAT JSON) of the Gpudb nodes (median of up to %d, as many as fit in "
            "the budget; of up to %d for the cached B1 and B2, whose phase times give the kernel bandwidth)."
            % (m["reps"], m["budget_s"], m["workers"], m["workers"], m["explain_reps"],
               m.get("kernel_reps", m["explain_reps"])), "",
@@ -263,7 +263,7 @@ def markdown(res):
                     r["workers_off"] if r["workers_off"] is not None else "-", speedup_cell(r)))
             withex = [r for r in rows if r.get("explain")]
             if withex:
-                out += ["", "Where the time goes (gpudb on; ms; EXPLAIN ANALYZE of the Gpu nodes, psql's end to "
+                out += ["", "Where the time goes (gpudb on; ms; EXPLAIN ANALYZE of the Gpudb nodes, psql's end to "
                         "end median beside it). Planning and Execution: EXPLAIN ANALYZE's own (Execution holds the "
                         "node's Run Time and the forming of the result rows, not their sending: psql less the two "
                         "is the protocol, the client, and the result rows' output functions). Run Time: the node's "
@@ -285,8 +285,8 @@ def markdown(res):
     if res["heap"] or res.get("heap_buffers"):
         out += ["## Uncached (gpudb.use_cache = off) vs PostgreSQL", "",
                 "Both sides measured here, taking turns (on, off, off, on, on, off, ... after a warm-up of each). Workers "
-                "launched: from one EXPLAIN ANALYZE a side (gpudb's heap readers where a Gpu node ran, else "
-                "PostgreSQL's Gather); device ms: the Gpu nodes' Device Time there, summed over batches.", ""]
+                "launched: from one EXPLAIN ANALYZE a side (gpudb's heap readers where a Gpudb node ran, else "
+                "PostgreSQL's Gather); device ms: the Gpudb nodes' Device Time there, summed over batches.", ""]
         out += heap_buffers_text(res) + [""]
         out += ["| workload | rows | buffers | mode | nodes | gpudb on ms | workers launched | device ms "
                 "| hit / read | PostgreSQL ms | workers launched | hit / read | speedup |",

@@ -174,7 +174,7 @@ def run_heap(args, res, table, rows, save=None):
                 rec["same_plan"] = bool(not nodes and rec["plan_on"] and rec["plan_on"] == rec["plan_off"])
                 # one EXPLAIN (ANALYZE, BUFFERS) a side in each state: the
                 # workers each launched (gpudb's heap readers, PostgreSQL's
-                # Gather), the device time of the Gpu nodes, and the blocks
+                # Gather), the device time of the Gpudb nodes, and the blocks
                 # found in shared_buffers and read into them
                 if med(on) is not None:
                     rec["explain"] = explain(setup + (" SET gpudb.explain_hardware = on;" if nodes else ""), query,
