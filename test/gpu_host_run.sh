@@ -5,7 +5,12 @@
 #   bash test/gpu_host_run.sh [suites|bench|all|bench-start|bench-wait [SECONDS]|tpch [SF]|tpch-start [SF]|tpch-wait [SECONDS]
 #                              |tpch22 [SF]|tpch22-start [SF]]
 #
-# Starts the bundled PostgreSQL 15 with gpudb preloaded and gpudb.device = gpu,
+# GPUDB_BUNDLE names the bundle (default .gpu-bundle): another PostgreSQL
+# version's, made by GPUDB_PG_PREFIX=PREFIX ../shared/gpu-host/bundle.sh . DIR
+# (README "On a GPU host").  A server of another bundle still running on a
+# warm machine is stopped first.
+#
+# Starts the bundled PostgreSQL with gpudb preloaded and gpudb.device = gpu,
 # runs the device self-test (GPU path against the CPU path), the pg_regress
 # and pgTAP suites, and optionally the benchmark; logs go to $OUT (or ./gpu-logs).
 #
@@ -49,13 +54,20 @@ if [ "$what" = suites ] || [ "$what" = all ]; then
     fi
 fi
 
-# a warm machine may still run the last call's server
+# a warm machine may still run the last call's server: kept if it is this
+# bundle's, else stopped and its files removed
+BUNDLE=${GPUDB_BUNDLE:-.gpu-bundle}
+if [ -f /tmp/gpudb-pg/bundle ] && [ "$(cat /tmp/gpudb-pg/bundle)" != "$(md5sum < "$BUNDLE/pg.tgz")" ]; then
+    su gpudb -s /bin/bash -c "source /tmp/gpudb-pg/env.sh; pg_ctl -D /tmp/gpudb-pg/data stop -m fast" >/dev/null 2>&1
+    rm -rf /tmp/gpudb-pg
+fi
 [ -f /tmp/gpudb-pg/env.sh ] && (source /tmp/gpudb-pg/env.sh; psql -X -Atqc 'SELECT 1' >/dev/null 2>&1) ||
-bash .gpu-bundle/start.sh "gpudb.device = gpu" "shared_buffers = '16GB'" \
+bash "$BUNDLE/start.sh" "gpudb.device = gpu" "shared_buffers = '16GB'" \
     "max_parallel_workers_per_gather = 16" "max_worker_processes = 32" "max_parallel_workers = 32" \
     "work_mem = '1GB'" "max_wal_size = '8GB'" > "$OUT/start.log" 2>&1 || { cat "$OUT/start.log"; exit 1; }
 # (max_wal_size: the benchmark's builds write ~25 GB of heap, flights_300m 18 GB
 # of it; at the default 1GB a checkpoint came every few hundred MB of it)
+[ -f /tmp/gpudb-pg/bundle ] || md5sum < "$BUNDLE/pg.tgz" > /tmp/gpudb-pg/bundle
 # shellcheck disable=SC1091
 source /tmp/gpudb-pg/env.sh
 chmod -R a+rwX . 2>/dev/null   # the server runs as user gpudb; pg_regress writes results/
