@@ -18,8 +18,8 @@
  * parallel workers that read a heap of at least
  * gpudb.min_parallel_table_size)
  *	 total	 = startup + rows_out * cpu_tuple_cost (+ CPU quals per row)
- *			   (GpudbScan and GpudbSort: + rows_out * 1000 * gpudb.gpu_tuple_cost,
- *			   GPUDB_RESULT_ROW_FACTOR)
+ *			   (GpudbScan and GpudbSort: + rows_out * 1000 *
+ *			   gpudb.gpu_tuple_cost, GPUDB_RESULT_ROW_FACTOR)
  * where work is 1 for a selection, 1 + aggregates/4 + keys for a group-by
  * and 2 per sort key for a sort.  The node produces every row before the
  * first, so it is all startup cost.  The planner's enable_* switches add

@@ -5,14 +5,18 @@
  *	  cannot know until it runs: a computed numeric value is 64-bit fixed
  *	  point, which stops at 10^18 at its scale, where PostgreSQL's numeric
  *	  goes on; and timestamp with time zone is computed in the session's
- *	  time zone at execution, which must then have a fixed offset.  A GpudbAgg or GpudbSort whose expressions do numeric arithmetic
+ *	  time zone at execution, which must then have a fixed offset.  A
+ *	  GpudbAgg or GpudbSort whose expressions do numeric arithmetic
  *	  carries, as its one custom path, a plain (non-parallel) path of
  *	  PostgreSQL's for the same relation and target: an Agg over the input
  *	  relation's cheapest path for GpudbAgg, a Sort (and a projection) for
- *	  GpudbSort.  The executor (custom_scan_exec.c) runs the device request
- *	  in a subtransaction; when it fails with the fixed-point error alone,
- *	  it rolls that back and returns the fallback plan's rows instead, so
- *	  the answer is PostgreSQL's, never that error.
+ *	  GpudbSort; a GpudbJoin always carries one, serial where the join
+ *	  relation still has a serial path, else its cheapest (which may hold a
+ *	  Gather).  The executor (custom_scan_exec.c) runs the device request
+ *	  in a subtransaction; when it fails with the fixed-point error alone
+ *	  (or, for a GpudbJoin, a duplicate build key or build sides that do
+ *	  not fit the device), it rolls that back and returns the fallback
+ *	  plan's rows instead, so the answer is PostgreSQL's, never that error.
  *
  * The fallback path is built here rather than taken from the relation's
  * path list: add_path may free a path that ours dominates, and the

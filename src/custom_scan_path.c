@@ -3,8 +3,8 @@
  * custom_scan_path.c
  *	  The planner side of the custom scan provider: set_rel_pathlist_hook
  *	  offers GpudbScan for a base relation, create_upper_paths_hook offers
- *	  GpudbAgg (UPPERREL_GROUP_AGG) and GpudbSort (UPPERREL_ORDERED) for queries
- *	  over one table, and at UPPERREL_ORDERED a GpudbAgg that orders its
+ *	  GpudbAgg (UPPERREL_GROUP_AGG) and GpudbSort (UPPERREL_ORDERED) for
+ *	  queries over one table, and at UPPERREL_ORDERED a GpudbAgg that orders its
  *	  groups on the device and cuts them to the LIMIT (gdb_try_gpuagg_ordered);
  *	  the cost model decides against PostgreSQL's own paths, and
  *	  PlanCustomPath turns a chosen path into a CustomScan.
@@ -320,9 +320,9 @@ device_prefix_of(Relation rel, List *ordered, bool error_free, bool scan,
 		req->ntables = 0;		/* as a request of this clause alone */
 
 		/*
-		 * A GpudbScan has no PostgreSQL plan behind it (custom_scan_fallback.c):
-		 * numeric arithmetic, whose value may pass the fixed point, stays on
-		 * the CPU
+		 * A GpudbScan has no PostgreSQL plan behind it
+		 * (custom_scan_fallback.c): numeric arithmetic, whose value may pass
+		 * the fixed point, stays on the CPU
 		 */
 		if (scan && gdb_fixed_point_arithmetic((Node *) clause))
 		{
