@@ -7,7 +7,7 @@ import re
 
 from rq.exprs import (CMP, QRng, atom, const, flag_of, gen_expr_agg, gen_filter, gen_value, keyable,
                       pick_col)
-from rq.query import ALL_ENABLE_GUCS, Query, order_item
+from rq.query import ALL_ENABLE_GUCS, Query, group_order_by, order_item
 from rq.tables import FIXED, INTS, NUMS, TEXTS, TIMES, Col, Table, is_float
 
 # 2-4 tables in a star (a fact table and dimensions) or a chain (each table
@@ -371,14 +371,8 @@ def jagg_query(rng, rels, cols, frm, wsql):
     if rng.random() < 0.15:
         sql += ' HAVING count(*) > %d' % rng.randint(0, 3)
     ordered = bool(keys) and rng.random() < 0.5
-    if ordered:         # the keys make the order total
-        items = [str(i + 1) for i in range(len(keys))]
-        rng.shuffle(items)
-        if rng.random() < 0.5:
-            items.insert(0, str(len(keys) + rng.randint(1, len(aggs))))
-        sql += ' ORDER BY ' + ', '.join(order_item(rng, k) for k in items)
-        if rng.random() < 0.7:
-            sql += ' LIMIT %d' % rng.choice([1, 3, 10, 100])
+    if ordered:
+        sql += group_order_by(rng, len(keys), len(aggs), 0.5, 0.7)
     return Query('join', sql, [f for _, f in keys] + [f for _, f in aggs], ordered)
 
 def jsel_query(rng, rels, cols, frm, wsql, bound):

@@ -24,3 +24,16 @@ class Query:
 def order_item(rng, name):
     return name + rng.choice(['', ' ASC', ' DESC']) + rng.choice(['', '', ' NULLS FIRST',
                                                                    ' NULLS LAST'])
+
+def group_order_by(rng, nkeys, naggs, agg_first, limit):
+    """' ORDER BY' the nkeys group keys (output positions 1..nkeys, which make
+    the order total) in a random order, with probability agg_first behind one
+    of the naggs aggregates' positions, and with probability limit a LIMIT."""
+    items = [str(i + 1) for i in range(nkeys)]
+    rng.shuffle(items)
+    if rng.random() < agg_first:
+        items.insert(0, str(nkeys + rng.randint(1, naggs)))
+    sql = ' ORDER BY ' + ', '.join(order_item(rng, k) for k in items)
+    if rng.random() < limit:
+        sql += ' LIMIT %d' % rng.choice([1, 3, 10, 100])
+    return sql

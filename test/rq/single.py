@@ -7,7 +7,7 @@ import random
 from rq.exprs import (CMP, QRng, atom, cmp_ok, const, flag_of, gen_expr_agg, gen_filter, gen_num,
                       gen_value, keyable, noted, num_const_like, pick_col, sum_exact)
 from rq.joins import gen_join
-from rq.query import ENABLE_GUCS, PG_TOGGLES, Query, order_item
+from rq.query import ENABLE_GUCS, PG_TOGGLES, Query, group_order_by, order_item
 from rq.tables import FIXED, FLOATS, INTS, NUMS, SUPPORTED, TEXTS, VARIANCE, is_float
 
 def where(rng, t, p):
@@ -203,13 +203,7 @@ def gen_xagg(rng, t):
         sql += ' HAVING ' + h
     ordered = bool(keys) and rng.random() < 0.35
     if ordered:
-        items = [str(i + 1) for i in range(len(keys))]
-        rng.shuffle(items)
-        if rng.random() < 0.3:
-            items.insert(0, str(len(keys) + rng.randint(1, len(aggs))))
-        sql += ' ORDER BY ' + ', '.join(order_item(rng, k) for k in items)
-        if rng.random() < 0.5:
-            sql += ' LIMIT %d' % rng.choice([1, 3, 10, 100])
+        sql += group_order_by(rng, len(keys), len(aggs), 0.3, 0.5)
     return Query('xagg', sql, floats, ordered)
 
 Q1_AGGS = [('sum(l_quantity)', False), ('sum(l_extendedprice)', False),
