@@ -108,9 +108,6 @@ typedef struct GdbScanState
 	/* GpudbJoin: its build sides, and the range table's names for labels */
 	GdbJoinState *join;
 	List	   *deparse_cxt;
-	bool		in_subxact;		/* the request runs in run_or_fall_back's
-								 * subtransaction: a duplicate build key
-								 * is rolled back, not checked before */
 	bool		join_needs_rollback;	/* may meet the fixed point or the
 										 * time zone (gdb_needs_fallback) */
 } GdbScanState;
@@ -461,14 +458,17 @@ gdb_begin(CustomScanState *node, EState *estate, int eflags)
 }
 
 /*
- * The node's request: a GpudbJoin's build sides first (false, with
- * s->fallback_why, when one is not unique on its keys), then the query.
+ * The node's request: a GpudbJoin's build sides first, then the query.
+ * Outside a subtransaction (in_subxact false) the build sides are checked
+ * for duplicate keys first (false, with s->fallback_why, when one is not
+ * unique); inside one the request's own build reports them, and the
+ * caller rolls that back.
  */
 static bool
-run_query(GdbScanState *s)
+run_query(GdbScanState *s, bool in_subxact)
 {
 	if (s->join != NULL &&
-		!gdb_join_build(s->join, &s->q, !s->in_subxact, (const char **) &s->fallback_why))
+		!gdb_join_build(s->join, &s->q, !in_subxact, (const char **) &s->fallback_why))
 		return false;
 	gdb_query_run(&s->q, &s->info);
 	return true;
@@ -505,11 +505,11 @@ run_or_fall_back(GdbScanState *s)
 	bool		left_parallel_mode = false;
 
 	if (cscan->custom_plans == NIL)
-		return run_query(s);
+		return run_query(s, false);
 	if (IsInParallelMode())
 	{
 		if (s->join != NULL && !s->join_needs_rollback)
-			return run_query(s);
+			return run_query(s, false);
 		if (!GDB_SUBXACT_IN_PARALLEL_MODE)
 		{
 			if (ParallelContextActive())
@@ -523,11 +523,9 @@ run_or_fall_back(GdbScanState *s)
 	}
 	BeginInternalSubTransaction(NULL);
 	MemoryContextSwitchTo(cxt);
-	s->in_subxact = true;
 	PG_TRY();
 	{
-		ok = run_query(s);
-		s->in_subxact = false;
+		ok = run_query(s, true);
 		ReleaseCurrentSubTransaction();
 		MemoryContextSwitchTo(cxt);
 		CurrentResourceOwner = owner;
@@ -539,7 +537,6 @@ run_or_fall_back(GdbScanState *s)
 		ErrorData  *edata;
 
 		MemoryContextSwitchTo(cxt);
-		s->in_subxact = false;
 		edata = CopyErrorData();
 		FlushErrorState();
 		RollbackAndReleaseCurrentSubTransaction();

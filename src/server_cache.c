@@ -1257,7 +1257,7 @@ srv_handle_cache_groupby(int s, char *payload, size_t len)
 		if (cq->join_text[i] != 0)
 			break;
 	join_text = i < req->njoins && i < GDB_MAX_JOINS;
-	if (join_text && !intern_strings(e, p, end, cq->ntext, NULL))
+	if (join_text && !intern_strings(e, p, end, cq->ntext, codes))
 	{
 		srv_reply_error(s, GDB_ERR_BAD_REQUEST, "malformed text constants");
 		return true;
@@ -1272,7 +1272,8 @@ srv_handle_cache_groupby(int s, char *payload, size_t len)
 		p += sizeof(uint32);
 		if (l > (uint64) (end - p))
 			break;
-		codes[i] = e->dict ? gdb_dict_lookup(e->dict, p, l) : -1;
+		if (!join_text)			/* (interned: their codes are set) */
+			codes[i] = e->dict ? gdb_dict_lookup(e->dict, p, l) : -1;
 		consts[i] = cstring_to_text_with_len(p, (int) l);
 		p += l;
 	}
