@@ -167,6 +167,7 @@ gdb_hash_join_step(GdbRun *r, GdbBatch *view, GdbError *err)
 	size_t		colbytes = (size_t) (gdb_align_up(n * 8) + gdb_align_up(n));
 	size_t		pbytes = (size_t) req->ninstr * sizeof(GdbInstr);
 	size_t		slots_at;
+	size_t		build_at[GDB_MAX_JOINS];
 	size_t		slot_off[GDB_MAX_JOINS];
 	size_t		dup_at;
 	size_t		jf_at;
@@ -191,12 +192,16 @@ gdb_hash_join_step(GdbRun *r, GdbBatch *view, GdbError *err)
 	 * and its payload and keep columns.  The tables' sizes come from the
 	 * build sides' headers (host copies).
 	 */
-	slots_at = (size_t) gdb_align_up(req->njoin_bytes);
+	slots_at = 0;
+	for (j = 0; j < req->njoins; j++)
+	{
+		build_at[j] = slots_at;
+		slots_at += (size_t) gdb_align_up(req->joins[j].build_bytes);
+	}
 	total = slots_at;
 	for (j = 0; j < req->njoins; j++)
 	{
-		const GdbBatch *b = (const GdbBatch *) ((const char *) req->join_data +
-												req->joins[j].build_off);
+		const GdbBatch *b = gdb_join_build_side(req, j);
 
 		nbuild[j] = b->nrows;
 		slot_off[j] = total;
@@ -223,9 +228,13 @@ gdb_hash_join_step(GdbRun *r, GdbBatch *view, GdbError *err)
 	d_data = (char *) scr;
 	if (!reuse)
 	{
-		GDB_CUDA_CHECK(err, cudaMemcpyAsync(d_data, req->join_data, req->njoin_bytes,
-											cudaMemcpyHostToDevice, s));
-		r->to_device += req->njoin_bytes;
+		for (j = 0; j < req->njoins; j++)
+		{
+			GDB_CUDA_CHECK(err, cudaMemcpyAsync(d_data + build_at[j], gdb_join_build_side(req, j),
+												req->joins[j].build_bytes,
+												cudaMemcpyHostToDevice, s));
+			r->to_device += req->joins[j].build_bytes;
+		}
 	}
 	if (pbytes > 0)
 	{
@@ -262,7 +271,7 @@ gdb_hash_join_step(GdbRun *r, GdbBatch *view, GdbError *err)
 		GdbHashSide *side = &a.sides[j];
 
 		a.joins[j] = *spec;
-		side->build = (const GdbBatch *) (d_data + spec->build_off);
+		side->build = (const GdbBatch *) (d_data + build_at[j]);
 		side->slots = (const uint32_t *) ((char *) scr + slot_off[j]);
 		side->mask = gdb_hj_slot_count(nbuild[j]) - 1;
 		if (nbuild[j] == 0 || reuse)
@@ -285,8 +294,7 @@ gdb_hash_join_step(GdbRun *r, GdbBatch *view, GdbError *err)
 	for (j = 0; j < req->njoins; j++)
 	{
 		const GdbJoinSpec *spec = &req->joins[j];
-		const GdbBatch *b = (const GdbBatch *) ((const char *) req->join_data +
-												spec->build_off);
+		const GdbBatch *b = gdb_join_build_side(req, j);
 
 		for (uint32_t p = 0; p < spec->npayload; p++)
 		{
@@ -353,6 +361,7 @@ gdb_hash_join_step(GdbRun *r, GdbBatch *view, GdbError *err)
 	jr->join_filter = 0;
 	jr->njoin_bytes = 0;
 	jr->join_data = NULL;
+	memset(jr->build_sides, 0, sizeof(jr->build_sides));
 	r->joined_req = jr;
 	r->req = jr;
 	r->input = view;

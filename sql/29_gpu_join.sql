@@ -503,8 +503,43 @@ SET gpudb.use_cache = off;
 SELECT * FROM gpu_diff($$
 SELECT d3.cat, f.k3, count(*) FROM f JOIN d3 ON f.k3 = d3.code GROUP BY 1, 2$$);
 RESET gpudb.use_cache;
+-- a cached build side stays in the GPU server (server_join_keep.c) for the
+-- probe: its text codes re-encoded there into the probe relation's copy;
+-- released once the probe has run
+SELECT gpu_cache_load('d3') > 0 AS loaded;
+SELECT l FROM gpu_analyze($$
+SELECT d3.cat, count(*) FROM f JOIN d3 ON f.k3 = d3.code GROUP BY d3.cat$$) l
+WHERE l ~ 'Source|Cache';
+SELECT * FROM gpu_diff($$
+SELECT d3.cat, f.k3, count(*), sum(f.v) FROM f JOIN d3 ON f.k3 = d3.code GROUP BY 1, 2$$);
+SELECT * FROM gpu_diff($$
+SELECT sum(CASE WHEN d3.cat = 'bb' THEN 1 ELSE 0 END),
+       sum(CASE WHEN d3.cat <> 'zzz' AND d3.cat LIKE 'c%' THEN f.v ELSE 0 END)
+FROM f JOIN d3 ON f.k3 = d3.code JOIN d1 ON f.k1 = d1.id WHERE d1.grp < 12$$);
+SELECT * FROM gpu_diff($$
+SELECT d3.cat, count(*), count(d3.code) FROM f LEFT JOIN d3 ON f.k3 = d3.code
+GROUP BY d3.cat$$);
+SELECT * FROM gpu_diff($$
+SELECT count(*), sum(f.v) FROM f WHERE NOT EXISTS (SELECT 1 FROM d3 WHERE d3.code = f.k3)$$);
+SELECT coalesce(kept_bytes, 0) AS kept_bytes FROM gpu_server_status();
+-- the probe relation changed in this transaction: the probe reads the heap,
+-- and the build sides kept with the cache's text codes come to the backend
+BEGIN;
+UPDATE f SET v = v + 1 WHERE id % 5 = 0;
+SELECT l FROM gpu_analyze($$
+SELECT d3.cat, d1.grp, count(*), sum(f.v) FROM f JOIN d3 ON f.k3 = d3.code
+JOIN d1 ON f.k1 = d1.id GROUP BY 1, 2$$) l
+WHERE l ~ 'Source|Cache';
+SELECT * FROM gpu_diff($$
+SELECT d3.cat, d1.grp, count(*), sum(f.v) FROM f JOIN d3 ON f.k3 = d3.code
+JOIN d1 ON f.k1 = d1.id GROUP BY 1, 2$$);
+ROLLBACK;
+-- an error after the build sides were kept: the transaction's end frees them
+SELECT d1.grp, sum(f.v / (d1.grp - d1.grp)) FROM f JOIN d1 ON f.k1 = d1.id GROUP BY 1;
+SELECT coalesce(kept_bytes, 0) AS kept_bytes FROM gpu_server_status();
 SELECT gpu_cache_drop('d1');
 SELECT gpu_cache_drop('d2');
+SELECT gpu_cache_drop('d3');
 SELECT gpu_cache_drop('f');
 
 -- ---------------------------------------------------------------------------

@@ -199,12 +199,14 @@ REVOKE EXECUTE ON FUNCTION gpu_debug_fault(text, int, int) FROM PUBLIC;
  * gpu_server_status() -> one row asked from the GPU server: mode ('gpu',
  * 'cpu'; 'none' without a server, the rest NULL), device name (NULL in CPU
  * mode), bytes held by the cache and by the device scratch of queries,
- * requests served by the current server process, and server processes
- * started since PostgreSQL started (a restart after a fault adds one).
+ * requests served by the current server process, server processes
+ * started since PostgreSQL started (a restart after a fault adds one), and
+ * bytes of GpudbJoin build sides the server keeps for running queries.
  */
 CREATE FUNCTION gpu_server_status(
     OUT mode text, OUT device text, OUT cache_bytes bigint,
-    OUT scratch_bytes bigint, OUT requests bigint, OUT process_starts int)
+    OUT scratch_bytes bigint, OUT requests bigint, OUT process_starts int,
+    OUT kept_bytes bigint)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'gpu_server_status'
 LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED

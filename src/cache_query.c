@@ -79,6 +79,8 @@ join_text_columns(const GdbQuery *q, uint64 *mask)
 		const GdbJoinSpec *spec = &q->req->joins[j];
 
 		mask[j] = 0;
+		if (spec->build_keep != 0)
+			continue;			/* kept: the server's own codes */
 		for (k = 0; k < spec->nkeys && k < GDB_MAX_JOIN_KEYS; k++)
 			if (gdb_column_is_text(&q->cs, spec->probe_cols[k]))
 				mask[j] |= UINT64CONST(1) << k;
@@ -105,6 +107,7 @@ gdb_cache_groupby(GdbQuery *q, GdbStats *stats, int *cache_state)
 	char	   *end;
 
 	*cache_state = GDB_CACHE_ABSENT;
+	q->kept = false;
 	if (!gpudb_use_cache || !gpudb_enabled || !gpudb_preloaded)
 		return NULL;
 
@@ -168,6 +171,12 @@ gdb_cache_groupby(GdbQuery *q, GdbStats *stats, int *cache_state)
 		cq->key_is_text[i] = gdb_column_is_text(&q->cs, src);
 	}
 	cq->req = *q->req;
+	cq->keep_id = q->keep_id;
+	if (q->keep_id != 0)
+	{
+		cq->keep_for.dbid = MyDatabaseId;
+		cq->keep_for.relid = q->keep_for;
+	}
 
 	/*
 	 * a join probe's text keys and payload: codes of this query's
@@ -262,6 +271,14 @@ gdb_cache_groupby(GdbQuery *q, GdbStats *stats, int *cache_state)
 	result = MemoryContextAllocHuge(CurrentMemoryContext, r->status->result_bytes);
 	memcpy(result, r->rest, r->status->result_bytes);
 	*stats = r->status->stats;
+	if (q->keep_id != 0 && r->status->value == 1)
+	{
+		/* kept by the server: only its header came (GdbCacheQuery) */
+		if (r->status->result_bytes != sizeof(GdbBatch))
+			elog(ERROR, "gpudb: malformed cache reply");
+		q->kept = true;
+		return result;
+	}
 
 	/* text keys: the server's codes become codes of this query's dictionary */
 	p = r->rest + r->status->result_bytes;
@@ -292,4 +309,17 @@ gdb_cache_groupby(GdbQuery *q, GdbStats *stats, int *cache_state)
 		}
 	}
 	return result;
+}
+
+/* see groupby.h */
+void
+gdb_cache_release_kept(const uint64 *ids, int n)
+{
+	GdbMsgPart	part;
+
+	if (n <= 0)
+		return;
+	part.data = (const char *) ids;
+	part.len = sizeof(uint64) * n;
+	(void) gdb_server_try_call(GDB_MSG_JOIN_RELEASE, &part, 1, -1);
 }

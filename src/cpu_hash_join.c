@@ -69,9 +69,10 @@ gdb_cpu_validate_joins(const GdbRequest *req, GdbBatch *shape, GdbError *err)
 							 "request has %u joins with %u payload columns (at most %d and %d)",
 							 (unsigned) req->njoins, (unsigned) req->njoin_cols,
 							 GDB_MAX_JOINS, GDB_MAX_JOIN_COLS);
-	if (req->join_data == NULL)
-		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
-							 "request has joins but no address for their build sides");
+	for (j = 0; j < req->njoins; j++)
+		if (req->build_sides[j] == NULL && req->join_data == NULL)
+			return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
+								 "request has joins but no address for their build sides");
 	if ((req->oper != GDB_OPER_GROUPBY && req->oper != GDB_OPER_SELECT) ||
 		req->input_is_states)
 		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
@@ -101,15 +102,22 @@ gdb_cpu_validate_joins(const GdbRequest *req, GdbBatch *shape, GdbError *err)
 								 "join %u's payload columns [%u, +%u) do not follow the earlier joins' within %u",
 								 j, (unsigned) spec->payload_first,
 								 (unsigned) spec->npayload, (unsigned) req->njoin_cols);
-		if (spec->build_off % 8 != 0 || spec->build_bytes < sizeof(GdbBatch) ||
-			spec->build_off > req->njoin_bytes ||
-			spec->build_bytes > req->njoin_bytes - spec->build_off)
+		if (spec->build_keep != 0)
+			return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
+								 "join %u's build side %llu, kept by the server, is not bound",
+								 j, (unsigned long long) spec->build_keep);
+		if (req->build_sides[j] != NULL ?
+			((uintptr_t) req->build_sides[j] % 8 != 0 ||
+			 spec->build_bytes < sizeof(GdbBatch)) :
+			(spec->build_off % 8 != 0 || spec->build_bytes < sizeof(GdbBatch) ||
+			 spec->build_off > req->njoin_bytes ||
+			 spec->build_bytes > req->njoin_bytes - spec->build_off))
 			return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 								 "join %u's build side (%llu bytes at %llu) is not within the %llu bytes",
 								 j, (unsigned long long) spec->build_bytes,
 								 (unsigned long long) spec->build_off,
 								 (unsigned long long) req->njoin_bytes);
-		b = (const GdbBatch *) ((const char *) req->join_data + spec->build_off);
+		b = gdb_join_build_side(req, j);
 		if (gdb_cpu_validate_batch(b, &berr) != GDB_OK ||
 			b->total_bytes > spec->build_bytes)
 			return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
@@ -202,8 +210,7 @@ gdb_cpu_join_build(const GdbRequest *req, GdbHashSide *sides, GdbError *err)
 		/* this query's tables, built for an earlier batch */
 		for (j = 0; j < req->njoins; j++)
 		{
-			sides[j].build = (const GdbBatch *) ((const char *) req->join_data +
-												 req->joins[j].build_off);
+			sides[j].build = gdb_join_build_side(req, j);
 			sides[j].slots = join_cache.slots[j];
 			sides[j].mask = join_cache.mask[j];
 		}
@@ -212,8 +219,7 @@ gdb_cpu_join_build(const GdbRequest *req, GdbHashSide *sides, GdbError *err)
 	for (j = 0; j < req->njoins; j++)
 	{
 		const GdbJoinSpec *spec = &req->joins[j];
-		const GdbBatch *b = (const GdbBatch *) ((const char *) req->join_data +
-												spec->build_off);
+		const GdbBatch *b = gdb_join_build_side(req, j);
 		uint64_t	nslots = gdb_hj_slot_count(b->nrows);
 		uint32_t   *slots = (uint32_t *) calloc((size_t) nslots, sizeof(uint32_t));
 		uint64_t	r;

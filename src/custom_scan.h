@@ -102,6 +102,10 @@ typedef struct GdbJoinBuild
 	double		ms;				/* reading it (its query), wall clock */
 	bool		from_cache;
 	int			cache_state;
+	bool		kept;			/* the GPU server kept it (EXPLAIN) */
+	uint64		kept_id;		/* kept by the GPU server under this id
+								 * (GdbQuery.keep_id) until released; 0: its
+								 * rows are in the request's join_data */
 	struct GdbJoinState *sub;	/* a nested tree's build sides, or NULL */
 } GdbJoinBuild;
 
@@ -142,6 +146,13 @@ extern GdbJoinState *gdb_join_begin(GdbQuery *q, List *join, Index scanrelid,
  */
 extern bool gdb_join_build(GdbJoinState *js, GdbQuery *q, bool check_unique,
 						   const char **why);
+
+/*
+ * gdb_join_release: free the build sides of js (nested trees included) that
+ * the GPU server keeps (GdbJoinBuild.kept_id), once the query that probes
+ * them has run.  Raises only what an interrupt raises.
+ */
+extern void gdb_join_release(GdbJoinState *js);
 
 /*
  * gdb_join_exprs: the expressions of a plan's join tree (GDB_PRIV_JOIN; NIL

@@ -471,6 +471,7 @@ run_query(GdbScanState *s, bool in_subxact)
 		!gdb_join_build(s->join, &s->q, !in_subxact, (const char **) &s->fallback_why))
 		return false;
 	gdb_query_run(&s->q, &s->info);
+	gdb_join_release(s->join);
 	return true;
 }
 
@@ -834,7 +835,8 @@ explain_joins(GdbJoinState *js, const char *prefix, bool built, ExplainState *es
 		{
 			ExplainPropertyInteger(psprintf("%s Build Rows", name), NULL, (int64) b->rows, es);
 			ExplainPropertyText(psprintf("%s Source", name),
-								b->from_cache ? "cache" : "heap", es);
+								!b->from_cache ? "heap" :
+								b->kept ? "cache, kept by the GPU server" : "cache", es);
 			if (gdb_explain_hardware(es, gpudb_explain_hardware))
 			{
 				ExplainPropertyInteger(psprintf("%s Hash Table", name), "bytes",

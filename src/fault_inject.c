@@ -134,7 +134,7 @@ gpu_debug_fault(PG_FUNCTION_ARGS)
 
 /*
  * gpu_server_status() -> one row (mode, device, cache_bytes, scratch_bytes,
- * requests, process_starts), asked from the GPU server at each call.
+ * requests, process_starts, kept_bytes), asked from the GPU server at each call.
  * mode is 'gpu' or 'cpu'; without the server, one row with mode 'none' and
  * the rest NULL.  Raises 08006 only when the server goes away mid-call.
  */
@@ -143,8 +143,8 @@ Datum
 gpu_server_status(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	Datum		values[6];
-	bool		nulls[6];
+	Datum		values[7];
+	bool		nulls[7];
 
 	InitMaterializedSRF(fcinfo, 0);
 	memset(nulls, true, sizeof(nulls));
@@ -169,6 +169,7 @@ gpu_server_status(PG_FUNCTION_ARGS)
 		values[3] = Int64GetDatum((int64) ss.scratch_bytes);
 		values[4] = Int64GetDatum((int64) ss.requests);
 		values[5] = Int32GetDatum(ss.process_starts);
+		values[6] = Int64GetDatum((int64) ss.kept_bytes);
 	}
 	else
 	{

@@ -349,6 +349,7 @@ handle_server_status(int s)
 	ss.cache_bytes = srv_cache_bytes(NULL);
 	ss.scratch_bytes = srv_use_gpu ? gdb_cuda_scratch_bytes(srv_exec) : 0;
 	ss.requests = requests_served;
+	ss.kept_bytes = srv_kept_bytes();
 	if (srv_use_gpu)
 		strlcpy(ss.device, hello.devs[0].name, sizeof(ss.device));
 	srv_reply(s, &st, &ss, sizeof(ss), NULL, 0);
@@ -473,12 +474,19 @@ serve(int s)
 					srv_reply_error(s, GDB_ERR_BAD_REQUEST, "malformed request");
 				else
 				{
+					char		why[128] = "";
+
 					req->table_words = req->ntable_words > 0 ?
 						(const uint64 *) (payload + sizeof(GdbRequest)) : NULL;
 					req->join_data = req->njoin_bytes > 0 ?
 						(const void *) (payload + sizeof(GdbRequest) +
 										req->ntable_words * sizeof(uint64)) : NULL;
-					handle_groupby(s, req, fd);
+					/* kept build sides: only those without text codes */
+					if (srv_bind_kept(req, 0, why, sizeof(why)) != 0)
+						srv_reply_error(s, GDB_ERR_BAD_REQUEST, "%s",
+										why[0] ? why : "a kept build side with text codes probed by a heap batch");
+					else
+						handle_groupby(s, req, fd);
 				}
 			}
 			break;
@@ -516,6 +524,9 @@ serve(int s)
 			break;
 		case GDB_MSG_FAULT:
 			handle_fault(s, payload, hdr.payload_len);
+			break;
+		case GDB_MSG_JOIN_RELEASE:
+			srv_handle_join_release(s, payload, hdr.payload_len);
 			break;
 		case GDB_MSG_SERVER_STATUS:
 			handle_server_status(s);

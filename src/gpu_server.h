@@ -116,4 +116,37 @@ extern void srv_cache_drop_all(const char *why);
 /* A backend went away: drop its uncommitted loads, close its socket. */
 extern void srv_client_gone(int s);
 
+/* ---- server_join_keep.c: build sides kept for a query's probe ---- */
+
+/* Whether a build side of bytes bytes may be kept under id (unused, within
+ * GPUDB_JOIN_KEPT_BYTES).  Never raises. */
+extern bool srv_keep_possible(uint64 id, uint64 bytes);
+
+/*
+ * Keep a copy of result under id for backend socket s; coded_for is the
+ * cache entry whose dictionary codes its text columns hold (0: none).
+ * false (nothing kept) when srv_keep_possible says no or memory is short.
+ * Never raises.
+ */
+extern bool srv_keep_build(int s, uint64 id, const GdbBatch *result, int64 coded_for);
+
+/*
+ * Bind req's kept build sides (GdbJoinSpec.build_keep) for a request over
+ * cache entry entry_id (0: a heap batch): build_sides[] and build_bytes
+ * set, build_keep cleared; every other build_sides[] entry set NULL.
+ * Returns 0, 1 when one holds text codes of another entry (the backend
+ * answers from the heap), or -1 with why when one is not kept (a bad
+ * request).  Never raises.
+ */
+extern int	srv_bind_kept(GdbRequest *req, int64 entry_id, char *why, size_t whylen);
+
+/* JOIN_RELEASE: free the listed kept build sides of backend s. */
+extern void srv_handle_join_release(int s, char *payload, size_t len);
+
+/* A backend went away: free its kept build sides. */
+extern void srv_kept_client_gone(int s);
+
+/* Bytes of every kept build side. */
+extern uint64 srv_kept_bytes(void);
+
 #endif							/* GPUDB_GPU_SERVER_H */

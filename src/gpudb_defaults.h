@@ -105,6 +105,13 @@
 #define GPUDB_JOIN_REBUILD_FACTOR		2.0
 
 /*
+ * Not a GUC: the most bytes of GpudbJoin build sides the GPU server keeps
+ * at once for the queries of every backend (server_join_keep.c); a build
+ * side past it travels through its backend instead.
+ */
+#define GPUDB_JOIN_KEPT_BYTES			((uint64) 16 * 1024 * 1024 * 1024)
+
+/*
  * Not a GUC: what each row GpudbScan or GpudbSort returns costs on top of
  * cpu_tuple_cost, in gpudb.gpu_tuple_cost units (so that zeroing the cost
  * GUCs still forces the nodes): its values are rebuilt from the result

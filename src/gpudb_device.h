@@ -476,6 +476,13 @@ typedef struct GdbJoinSpec
 	uint32_t	qual_expr;
 	uint64_t	build_off;
 	uint64_t	build_bytes;
+	/*
+	 * nonzero: the build side is one the GPU server kept from an earlier
+	 * request of the query (server_protocol.h, GdbCacheQuery.keep_id), not
+	 * in join_data; the server binds it (build_sides[], build_bytes) before
+	 * the request reaches a path, which never sees the id
+	 */
+	uint64_t	build_keep;
 } GdbJoinSpec;
 
 /*
@@ -583,6 +590,13 @@ typedef struct GdbRequest
 	 */
 	uint64_t	join_id;
 	const void *join_data;
+	/*
+	 * bound, like join_data: join j's build side at build_sides[j] (of
+	 * joins[j].build_bytes bytes) instead of at join_data + build_off;
+	 * NULL for the build sides in join_data.  A receiver sets them NULL or
+	 * to its own addresses (gdb_join_build_side reads them).
+	 */
+	const void *build_sides[GDB_MAX_JOINS];
 } GdbRequest;
 
 /*
@@ -851,6 +865,18 @@ static inline uint64_t
 gdb_align_up(uint64_t n)
 {
 	return (n + GDB_BATCH_ALIGN - 1) & ~((uint64_t) GDB_BATCH_ALIGN - 1);
+}
+
+/*
+ * gdb_join_build_side: join j's build side batch: build_sides[j] where
+ * bound, else join_data + joins[j].build_off (the caller validated it).
+ */
+static inline const GdbBatch *
+gdb_join_build_side(const GdbRequest *req, uint32_t j)
+{
+	if (req->build_sides[j] != NULL)
+		return (const GdbBatch *) req->build_sides[j];
+	return (const GdbBatch *) ((const char *) req->join_data + req->joins[j].build_off);
 }
 
 static inline uint64_t

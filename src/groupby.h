@@ -85,6 +85,24 @@ typedef struct GdbQuery
 								 * NULL before, or without such aggregates */
 	Snapshot	snapshot;		/* what the query reads under: a plan node's
 								 * es_snapshot; NULL: the active snapshot */
+
+	/*
+	 * A GpudbJoin's build side: with keep_id, a SELECT answered from the
+	 * cache stays in the GPU server under that id (kept set, the result
+	 * only its header), its text codes those of keep_for's cached copy,
+	 * the relation that probes it (server_join_keep.c)
+	 */
+	uint64		keep_id;
+	Oid			keep_for;
+	bool		kept;
+
+	/*
+	 * A probe over kept build sides with text codes of the cache: called
+	 * (once) before the query reads the heap instead, to lay those build
+	 * sides out in join_data (join_build.c)
+	 */
+	void		(*unkeep) (struct GdbQuery *q, void *arg);
+	void	   *unkeep_arg;
 } GdbQuery;
 
 /* The snapshot q reads under (see GdbQuery.snapshot). */
@@ -274,6 +292,13 @@ extern void gdb_check_privileges(const GdbQuery *q);
  */
 extern GdbBatch *gdb_cache_groupby(GdbQuery *q, GdbStats *stats,
 								   int *cache_state);
+
+/*
+ * gdb_cache_release_kept (cache_query.c): free the build sides the GPU
+ * server keeps under ids[n] (GdbQuery.keep_id) for this backend.  Never
+ * raises but what an interrupt raises; a lost connection freed them.
+ */
+extern void gdb_cache_release_kept(const uint64 *ids, int n);
 
 /*
  * gdb_cache_capture_entry (cache.c): for change capture, the server's

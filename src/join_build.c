@@ -26,6 +26,7 @@
  */
 #include "postgres.h"
 
+#include "access/xact.h"
 #include "catalog/pg_type.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
@@ -41,6 +42,8 @@
 
 #include "cpu_hash_join.h"
 #include "custom_scan.h"
+#include "gpudb_defaults.h"
+#include "server_client.h"
 
 /* see gpudb.h */
 int
@@ -459,9 +462,111 @@ rescale_numeric_key(GdbBatch *b, uint32 col, int from, int to)
 	}
 }
 
+/*
+ * The build sides the GPU server keeps for this backend (GdbQuery.keep_id),
+ * until their node releases them (gdb_join_release) or the transaction
+ * ends; at most GDB_MAX_KEPT at once, past which build sides travel
+ * through the backend.
+ */
+#define GDB_MAX_KEPT 256
+static uint64 kept_ids[GDB_MAX_KEPT];
+static int	nkept;
+static bool kept_callback_registered;
+
+/* Forget id (released). */
+static void
+kept_forget(uint64 id)
+{
+	int			i;
+
+	for (i = 0; i < nkept; i++)
+		if (kept_ids[i] == id)
+		{
+			kept_ids[i] = kept_ids[--nkept];
+			return;
+		}
+}
+
+/*
+ * At the end of a transaction (an error that skipped gdb_join_release):
+ * the server frees what it still keeps for us.  Never raises; the wait is
+ * bounded (a lost connection freed them anyway).
+ */
+static void
+kept_xact_callback(XactEvent event, void *arg)
+{
+	GdbMsgPart	part;
+
+	if (nkept == 0 || (event != XACT_EVENT_ABORT && event != XACT_EVENT_COMMIT))
+		return;
+	part.data = (const char *) kept_ids;
+	part.len = sizeof(uint64) * nkept;
+	(void) gdb_server_bounded_call(GDB_MSG_JOIN_RELEASE, &part, 1, GPUDB_XACT_END_WAIT_MS);
+	nkept = 0;
+}
+
+/*
+ * Does join j's build side b need its numeric keys rescaled to the probe
+ * keys' scale (spec's probe columns in q)?  For key column c: *from and *to.
+ */
+static bool
+key_rescale(const GdbJoinBuild *b, const GdbQuery *q, const GdbJoinSpec *spec,
+			uint32 c, int *from, int *to)
+{
+	int32		bsrc = b->q.req->out_cols[c];
+	int32		psrc = spec->probe_cols[c];
+
+	return b->q.cs.typids[bsrc] == NUMERICOID && q->cs.typids[psrc] == NUMERICOID &&
+		gdb_numeric_typmod_scale(b->q.cs.typmods[bsrc], from) &&
+		gdb_numeric_typmod_scale(q->cs.typmods[psrc], to) && *from != *to;
+}
+
+/* Does b's result have a text column? */
+static bool
+build_has_text(const GdbJoinBuild *b)
+{
+	uint32		c;
+
+	for (c = 0; c < b->q.req->nout; c++)
+		if (gdb_column_is_text(&b->q.cs, b->q.req->out_cols[c]))
+			return true;
+	return false;
+}
+
+static bool build_sides(GdbJoinState *js, GdbQuery *q, bool check_unique, bool keep,
+						const char **why);
+
+/*
+ * GdbQuery.unkeep of a probe over kept build sides with text codes of the
+ * cache, about to read the heap: every build side again, through the
+ * backend (the kept ones are released with the node's others).
+ */
+static void
+unkeep_build_sides(GdbQuery *q, void *arg)
+{
+	const char *why = NULL;
+
+	(void) build_sides((GdbJoinState *) arg, q, false, false, &why);
+}
+
 /* see custom_scan.h */
 bool
 gdb_join_build(GdbJoinState *js, GdbQuery *q, bool check_unique, const char **why)
+{
+	/*
+	 * Build sides the server may keep: answered from the cache, and not
+	 * needed here (a uniqueness check outside a subtransaction)
+	 */
+	return build_sides(js, q, check_unique, !check_unique && gpudb_use_cache, why);
+}
+
+/*
+ * gdb_join_build's work; with keep, a build side answered from the cache
+ * whose keys need no rescaling stays in the GPU server (GdbJoinSpec.
+ * build_keep) instead of coming here.
+ */
+static bool
+build_sides(GdbJoinState *js, GdbQuery *q, bool check_unique, bool keep, const char **why)
 {
 	GdbBatch   *parts[GDB_MAX_JOINS];
 	uint64		total = 0;
@@ -469,62 +574,101 @@ gdb_join_build(GdbJoinState *js, GdbQuery *q, bool check_unique, const char **wh
 	bool		unique_needed = false;
 	int			j;
 
+	q->unkeep = NULL;
 	for (j = 0; j < js->njoins; j++)
 	{
 		GdbJoinBuild *b = &js->builds[j];
 		GdbJoinSpec *spec = &q->req->joins[j];
 		GdbRunInfo	info;
 		uint32		c;
+		int			bs,
+					ps;
+		bool		keep_this = keep && nkept < GDB_MAX_KEPT;
+		uint64		keep_id;
 		instr_time	start,
 					elapsed;
 
 		/* a nested tree: its own build sides first */
 		INSTR_TIME_SET_CURRENT(start);
-		if (b->sub != NULL && !gdb_join_build(b->sub, &b->q, check_unique, why))
+		if (b->sub != NULL && !build_sides(b->sub, &b->q, check_unique, keep, why))
 			return false;
+		for (c = 0; c < spec->nkeys && keep_this; c++)
+			if (key_rescale(b, q, spec, c, &bs, &ps))
+				keep_this = false;
+		keep_id = keep_this ? new_join_id() : 0;
+		spec->build_keep = 0;
+		b->kept_id = 0;
+		b->kept = false;
+		b->q.keep_id = keep_id;
+		b->q.keep_for = RelationGetRelid(q->rel);
 		gdb_query_run_source(&b->q, &info, GDB_SOURCE_ANY);
+		b->q.keep_id = 0;
 		if (info.batches == NIL)
 			elog(ERROR, "gpudb: a join's build side returned no result");
 		b->from_cache = info.from_cache;
 		b->cache_state = info.cache_state;
-		parts[j] = list_length(info.batches) == 1 ?
-			(GdbBatch *) linitial(info.batches) : gdb_concat_batches(NULL, info.batches);
-		b->rows = parts[j]->nrows;
-		/* text keys and payload: codes of the probe query's dictionary */
-		for (c = 0; c < parts[j]->ncols; c++)
-			if (gdb_column_is_text(&b->q.cs, b->q.req->out_cols[c]))
-			{
-				if (q->cs.dict == NULL)
-					q->cs.dict = gdb_dict_create();
-				recode_text(parts[j], c, b->q.cs.dict, q->cs.dict);
-			}
-		/* numeric keys of another scale than the probe key's: rescaled */
-		for (c = 0; c < spec->nkeys && c < parts[j]->ncols; c++)
+		if (b->q.kept)
 		{
-			int32		bsrc = b->q.req->out_cols[c];
-			int32		psrc = spec->probe_cols[c];
-			int			bs,
-						ps;
+			/* kept by the server: only its header came back */
+			const GdbBatch *hdr = (const GdbBatch *) linitial(info.batches);
 
-			if (b->q.cs.typids[bsrc] == NUMERICOID && q->cs.typids[psrc] == NUMERICOID &&
-				gdb_numeric_typmod_scale(b->q.cs.typmods[bsrc], &bs) &&
-				gdb_numeric_typmod_scale(q->cs.typmods[psrc], &ps) && bs != ps)
-				rescale_numeric_key(parts[j], c, bs, ps);
+			if (!kept_callback_registered)
+			{
+				RegisterXactCallback(kept_xact_callback, NULL);
+				kept_callback_registered = true;
+			}
+			kept_ids[nkept++] = keep_id;
+			b->kept_id = keep_id;
+			b->kept = true;
+			spec->build_keep = keep_id;
+			parts[j] = NULL;
+			b->rows = hdr->nrows;
+			b->bytes = hdr->total_bytes + gdb_hj_slot_count(hdr->nrows) * sizeof(uint32);
+			/* its text codes are the probe relation's cached copy's */
+			if (build_has_text(b))
+			{
+				q->unkeep = unkeep_build_sides;
+				q->unkeep_arg = js;
+			}
 		}
-		spec->build_off = total;
-		spec->build_bytes = parts[j]->total_bytes;
-		total += gdb_align_up(parts[j]->total_bytes);
-		b->bytes = parts[j]->total_bytes +
-			gdb_hj_slot_count(parts[j]->nrows) * sizeof(uint32);
+		else
+		{
+			parts[j] = list_length(info.batches) == 1 ?
+				(GdbBatch *) linitial(info.batches) : gdb_concat_batches(NULL, info.batches);
+			b->rows = parts[j]->nrows;
+			/* text keys and payload: codes of the probe query's dictionary */
+			for (c = 0; c < parts[j]->ncols; c++)
+				if (gdb_column_is_text(&b->q.cs, b->q.req->out_cols[c]))
+				{
+					if (q->cs.dict == NULL)
+						q->cs.dict = gdb_dict_create();
+					recode_text(parts[j], c, b->q.cs.dict, q->cs.dict);
+				}
+			/* numeric keys of another scale than the probe key's: rescaled */
+			for (c = 0; c < spec->nkeys && c < parts[j]->ncols; c++)
+				if (key_rescale(b, q, spec, c, &bs, &ps))
+					rescale_numeric_key(parts[j], c, bs, ps);
+			b->bytes = parts[j]->total_bytes +
+				gdb_hj_slot_count(parts[j]->nrows) * sizeof(uint32);
+		}
 		INSTR_TIME_SET_CURRENT(elapsed);
 		INSTR_TIME_SUBTRACT(elapsed, start);
 		b->ms = INSTR_TIME_GET_MILLISEC(elapsed);
 		if (check_unique && (b->type == GDB_JOIN_INNER || b->type == GDB_JOIN_LEFT))
 			unique_needed = true;
 	}
+	for (j = 0; j < js->njoins; j++)
+	{
+		GdbJoinSpec *spec = &q->req->joins[j];
+
+		spec->build_off = total;
+		spec->build_bytes = parts[j] ? parts[j]->total_bytes : 0;
+		total += gdb_align_up(spec->build_bytes);
+	}
 	data = MemoryContextAllocHuge(CurrentMemoryContext, Max(total, 1));
 	for (j = 0; j < js->njoins; j++)
-		memcpy(data + q->req->joins[j].build_off, parts[j], parts[j]->total_bytes);
+		if (parts[j])
+			memcpy(data + q->req->joins[j].build_off, parts[j], parts[j]->total_bytes);
 	q->req->join_data = data;
 	q->req->njoin_bytes = total;
 	/* these build sides' identity: equal bytes wherever the id goes */
@@ -552,4 +696,29 @@ gdb_join_build(GdbJoinState *js, GdbQuery *q, bool check_unique, const char **wh
 		gdb_cpu_join_free(sides);
 	}
 	return true;
+}
+
+/* see custom_scan.h */
+void
+gdb_join_release(GdbJoinState *js)
+{
+	uint64		ids[GDB_MAX_JOINS * 8];
+	int			n = 0;
+	int			j;
+
+	if (js == NULL)
+		return;
+	for (j = 0; j < js->njoins; j++)
+	{
+		GdbJoinBuild *b = &js->builds[j];
+
+		gdb_join_release(b->sub);
+		if (b->kept_id != 0 && n < lengthof(ids))
+		{
+			ids[n++] = b->kept_id;
+			kept_forget(b->kept_id);
+			b->kept_id = 0;
+		}
+	}
+	gdb_cache_release_kept(ids, n);
 }

@@ -792,6 +792,14 @@ gdb_query_run_source(GdbQuery *q, GdbRunInfo *info, GdbRunSource source)
 	}
 	else if (source != GDB_SOURCE_CACHE)
 	{
+		/* build sides kept with the cache's text codes: into join_data */
+		if (q->unkeep != NULL)
+		{
+			void		(*unkeep) (GdbQuery *q, void *arg) = q->unkeep;
+
+			q->unkeep = NULL;
+			unkeep(q, q->unkeep_arg);
+		}
 		bind_text_constants(q);
 		ex = gdb_executor_begin();
 		info->batches = run_heap(q, ex, &info->nbatches, &info->workers_planned,

@@ -1076,7 +1076,7 @@ recode_join_text(GdbRequest *req, const GdbCacheQuery *cq, const int64 *codes)
 		GdbBatch   *b;
 		uint64		r;
 
-		if (cq->join_text[j] == 0)
+		if (cq->join_text[j] == 0 || req->build_sides[j] != NULL)
 			continue;
 		if (req->joins[j].build_off + sizeof(GdbBatch) > req->njoin_bytes)
 			return false;
@@ -1102,6 +1102,89 @@ recode_join_text(GdbRequest *req, const GdbCacheQuery *cq, const int64 *codes)
 			}
 		}
 	}
+	return true;
+}
+
+/*
+ * Keep result, the build side of a GpudbJoin (cq->keep_id), in the server
+ * (server_join_keep.c) and reply with its header only; its text columns'
+ * codes of e's dictionary are re-encoded into the dictionary of the entry
+ * of cq->keep_for, the probe relation, its strings interned there.  false
+ * (nothing kept, nothing replied) when it cannot be kept: over the limit,
+ * or text without the probe relation's entry ready.
+ */
+static bool
+keep_result(int s, const GdbCacheQuery *cq, CacheEntry *e, GdbBatch *result,
+			GdbStatusReply *st)
+{
+	CacheEntry *to = NULL;
+	bool		has_text = false;
+	uint32		i;
+
+	for (i = 0; i < GDB_MAX_COLUMNS && i < result->ncols; i++)
+		if (cq->key_is_text[i])
+			has_text = true;
+	if (has_text)
+	{
+		for (to = entries; to; to = to->next)
+			if (to->key.dbid == cq->keep_for.dbid && to->key.relid == cq->keep_for.relid &&
+				to->state == GDB_CACHE_STATE_READY)
+				break;
+		if (to == NULL || e->dict == NULL)
+			return false;
+	}
+	if (!srv_keep_possible(cq->keep_id, result->total_bytes))
+		return false;
+	if (has_text && to != e)
+	{
+		int64		ncodes = gdb_dict_size(e->dict);
+		int64	   *map = MemoryContextAllocExtended(CurrentMemoryContext,
+													 sizeof(int64) * Max(ncodes, 1),
+													 MCXT_ALLOC_HUGE);
+		MemoryContext old = MemoryContextSwitchTo(to->mcxt);
+
+		if (to->dict == NULL)
+			to->dict = gdb_dict_create();
+		memset(map, 0xff, sizeof(int64) * Max(ncodes, 1));
+		for (i = 0; i < GDB_MAX_COLUMNS && i < result->ncols; i++)
+		{
+			int64	   *vals = GDB_COL_PTR(result, result, i, int64);
+			const uint8 *nulls = GDB_NULL_PTR(result, result, i);
+			uint64		r;
+
+			if (!cq->key_is_text[i])
+				continue;
+			for (r = 0; r < result->nrows; r++)
+			{
+				int64		c = vals[r];
+
+				if ((nulls && nulls[r]) || c < 0 || c >= ncodes)
+					continue;
+				if (map[c] < 0)
+				{
+					text	   *t = DatumGetTextPP(gdb_dict_datum(e->dict, c));
+
+					map[c] = gdb_dict_intern(to->dict, VARDATA_ANY(t),
+											 VARSIZE_ANY_EXHDR(t));
+				}
+				vals[r] = map[c];
+			}
+		}
+		pfree(map);
+		MemoryContextSwitchTo(old);
+	}
+	if (!srv_keep_build(s, cq->keep_id, result, has_text ? to->id : 0))
+	{
+		srv_reply_error(s, GDB_ERR_OUT_OF_MEMORY,
+						"out of memory for a kept build side of %llu bytes",
+						(unsigned long long) result->total_bytes);
+		return true;
+	}
+	st->cache_state = GDB_CACHE_USED;
+	st->value = 1;
+	st->result_bytes = sizeof(GdbBatch);
+	st->strings_bytes = 0;
+	srv_reply(s, st, result, sizeof(GdbBatch), NULL, 0);
 	return true;
 }
 
@@ -1242,6 +1325,23 @@ srv_handle_cache_groupby(int s, char *payload, size_t len)
 		if (req->eprogram[i].op == GDB_OP_PUSH_COL &&
 			req->eprogram[i].arg >= 0 && (uint32) req->eprogram[i].arg < cq->ncols)
 			req->eprogram[i].arg = map[req->eprogram[i].arg];
+	/* build sides kept by an earlier request of the query */
+	{
+		char		why[128] = "";
+		int			bound = srv_bind_kept(req, e->id, why, sizeof(why));
+
+		if (bound < 0)
+		{
+			srv_reply_error(s, GDB_ERR_BAD_REQUEST, "%s", why);
+			return true;
+		}
+		if (bound > 0)
+		{
+			st.cache_state = GDB_CACHE_JOIN_KEPT;
+			srv_reply(s, &st, NULL, 0, NULL, 0);
+			return true;
+		}
+	}
 	codes = palloc(sizeof(int64) * Max(cq->ntext, 1));
 	consts = palloc(sizeof(text *) * Max(cq->ntext, 1));
 	p = payload + sizeof(GdbCacheQuery) + cq->snapshot.nxip * sizeof(uint32);
@@ -1382,6 +1482,10 @@ srv_handle_cache_groupby(int s, char *payload, size_t len)
 	e->hits++;
 	e->last_use = GetCurrentTimestamp();
 
+	/* a GpudbJoin's build side the server keeps for the probe */
+	if (cq->keep_id != 0 && keep_result(s, cq, e, result, &st))
+		return true;
+
 	/* the strings of text group keys, row by row */
 	initStringInfo(&strings);
 	for (i = 0; i < GDB_MAX_COLUMNS && i < result->ncols; i++)
@@ -1429,6 +1533,7 @@ srv_client_gone(int s)
 			entry_unlink(e, true);
 	}
 	srv_forget_batches(s);
+	srv_kept_client_gone(s);
 	close(s);
 }
 

@@ -45,7 +45,9 @@ typedef enum GdbMsgType
 	GDB_MSG_CACHE_CHANGES,		/* GdbCacheChanges + fd(inserted rows) */
 	GDB_MSG_REPLY,				/* every reply */
 	GDB_MSG_FAULT,				/* GdbFaultRequest -> GdbStatusReply */
-	GDB_MSG_SERVER_STATUS		/* -> GdbServerStatus */
+	GDB_MSG_SERVER_STATUS,		/* -> GdbServerStatus */
+	GDB_MSG_JOIN_RELEASE		/* uint64 kept build side ids ->
+								 * GdbStatusReply(value: how many freed) */
 } GdbMsgType;
 
 typedef struct GdbMsgHeader
@@ -96,6 +98,9 @@ typedef struct GdbStatusReply
 									 * (its build sides' strings) passes
 									 * GDB_CACHE_TEXT_PART_LIMIT bytes
 									 * (backend only) */
+#define GDB_CACHE_JOIN_KEPT		11	/* a kept build side holds text codes
+									 * of another cached copy (one loaded
+									 * again meanwhile) */
 
 /* The most bytes of strings one cache query carries (its text part). */
 #define GDB_CACHE_TEXT_PART_LIMIT	((size_t) 512 * 1024 * 1024)
@@ -223,6 +228,17 @@ typedef struct GdbCacheQuery
 	 * its entry's dictionary (server_cache.c)
 	 */
 	uint64_t	join_text[GDB_MAX_JOINS];
+
+	/*
+	 * nonzero: a GpudbJoin's build side (a SELECT): the server keeps the
+	 * result under this id (server_join_keep.c), its text codes re-encoded
+	 * into the dictionary of keep_for's cache entry (the relation that
+	 * will probe it), and replies USED with value 1 and only the result's
+	 * GdbBatch header; or, where it cannot keep it (the limit, text
+	 * without keep_for's entry ready), replies as to any SELECT, value 0
+	 */
+	uint64_t	keep_id;
+	GdbCacheKey keep_for;
 	GdbSnapshotInfo snapshot;	/* the query's */
 	GdbRequest	req;
 } GdbCacheQuery;
@@ -291,6 +307,7 @@ typedef struct GdbServerStatus
 	uint64_t	cache_bytes;	/* every cache entry's store */
 	uint64_t	scratch_bytes;	/* device scratch of the executor (0 in CPU mode) */
 	uint64_t	requests;		/* requests this process served, this one included */
+	uint64_t	kept_bytes;		/* GpudbJoin build sides kept (server_join_keep.c) */
 	char		device[256];	/* device name; empty in CPU mode */
 } GdbServerStatus;
 

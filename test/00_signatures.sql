@@ -157,7 +157,7 @@ SELECT function_returns('public', 'gpu_server_status', ARRAY[]::name[], 'setof r
                         'gpu_server_status returns setof record');
 SELECT is(pg_get_function_arguments('public.gpu_server_status()'::regprocedure),
           'OUT mode text, OUT device text, OUT cache_bytes bigint, OUT scratch_bytes bigint, '
-          'OUT requests bigint, OUT process_starts integer',
+          'OUT requests bigint, OUT process_starts integer, OUT kept_bytes bigint',
           'gpu_server_status OUT columns');
 SELECT volatility_is('public', 'gpu_server_status', ARRAY[]::name[], 'volatile',
                      'gpu_server_status is volatile');

@@ -1,0 +1,181 @@
+/*-------------------------------------------------------------------------
+ *
+ * server_join_keep.c
+ *	  Build sides the GPU server keeps for a query: the result of a
+ *	  GpudbJoin's build-side SELECT answered from the column cache stays in
+ *	  the server, under an id the backend chose (GdbCacheQuery.keep_id),
+ *	  instead of travelling to the backend and back with the probe request
+ *	  (and again with every heap batch of the probe).  A later request of
+ *	  the query names it in GdbJoinSpec.build_keep; srv_bind_kept points
+ *	  the request's build_sides[] at it before any path runs.  Runs in the
+ *	  GPU server process only.
+ *
+ * A kept build side whose columns hold text codes holds codes of one
+ * cache entry's dictionary (the probe relation's, server_cache.c
+ * re-encodes them when it keeps the batch): it binds only to a request
+ * over that entry.  A kept build side lives until its backend releases
+ * it (GDB_MSG_JOIN_RELEASE, after the query's probe) or disconnects; at
+ * most GPUDB_JOIN_KEPT_BYTES are kept at once over all backends, past
+ * which the backend gets the rows as before.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "utils/memutils.h"
+
+#include "gpudb.h"
+#include "gpudb_defaults.h"
+#include "gpu_server.h"
+
+typedef struct KeptBuild
+{
+	uint64		id;
+	int			owner;			/* the backend's socket */
+	int64		coded_for;		/* text codes of this cache entry; 0: no text */
+	GdbBatch   *batch;			/* in TopMemoryContext, huge */
+	struct KeptBuild *next;
+} KeptBuild;
+
+static KeptBuild *kept;
+static uint64 kept_bytes;
+
+static KeptBuild *
+find_kept(uint64 id)
+{
+	KeptBuild  *k;
+
+	for (k = kept; k; k = k->next)
+		if (k->id == id)
+			return k;
+	return NULL;
+}
+
+/* see gpu_server.h */
+bool
+srv_keep_possible(uint64 id, uint64 bytes)
+{
+	return id != 0 && find_kept(id) == NULL &&
+		kept_bytes + bytes <= GPUDB_JOIN_KEPT_BYTES;
+}
+
+/* see gpu_server.h */
+bool
+srv_keep_build(int s, uint64 id, const GdbBatch *result, int64 coded_for)
+{
+	KeptBuild  *k;
+	GdbBatch   *copy;
+
+	if (!srv_keep_possible(id, result->total_bytes))
+		return false;
+	copy = MemoryContextAllocExtended(TopMemoryContext, Max(result->total_bytes, 1),
+									  MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
+	k = MemoryContextAllocExtended(TopMemoryContext, sizeof(KeptBuild),
+								   MCXT_ALLOC_NO_OOM);
+	if (copy == NULL || k == NULL)
+	{
+		if (copy)
+			pfree(copy);
+		if (k)
+			pfree(k);
+		return false;
+	}
+	memcpy(copy, result, result->total_bytes);
+	k->id = id;
+	k->owner = s;
+	k->coded_for = coded_for;
+	k->batch = copy;
+	k->next = kept;
+	kept = k;
+	kept_bytes += copy->total_bytes;
+	return true;
+}
+
+/* see gpu_server.h */
+int
+srv_bind_kept(GdbRequest *req, int64 entry_id, char *why, size_t whylen)
+{
+	uint32		j;
+
+	memset(req->build_sides, 0, sizeof(req->build_sides));
+	for (j = 0; j < req->njoins && j < GDB_MAX_JOINS; j++)
+	{
+		GdbJoinSpec *spec = &req->joins[j];
+		KeptBuild  *k;
+
+		if (spec->build_keep == 0)
+			continue;
+		k = find_kept(spec->build_keep);
+		if (k == NULL)
+		{
+			snprintf(why, whylen, "join %u's kept build side %llu is gone", j,
+					 (unsigned long long) spec->build_keep);
+			return -1;
+		}
+		if (k->coded_for != 0 && k->coded_for != entry_id)
+			return 1;
+		req->build_sides[j] = k->batch;
+		spec->build_bytes = k->batch->total_bytes;
+		spec->build_off = 0;
+		spec->build_keep = 0;
+	}
+	return 0;
+}
+
+static void
+free_kept(KeptBuild **link)
+{
+	KeptBuild  *k = *link;
+
+	*link = k->next;
+	kept_bytes -= k->batch->total_bytes;
+	pfree(k->batch);
+	pfree(k);
+}
+
+/* see gpu_server.h */
+void
+srv_handle_join_release(int s, char *payload, size_t len)
+{
+	GdbStatusReply st;
+	const uint64 *ids = (const uint64 *) payload;
+	size_t		n = len / sizeof(uint64);
+	size_t		i;
+
+	memset(&st, 0, sizeof(st));
+	for (i = 0; i < n; i++)
+	{
+		KeptBuild **link;
+
+		for (link = &kept; *link; link = &(*link)->next)
+			if ((*link)->id == ids[i] && (*link)->owner == s)
+			{
+				free_kept(link);
+				st.value++;
+				break;
+			}
+	}
+	srv_reply(s, &st, NULL, 0, NULL, 0);
+}
+
+/* see gpu_server.h */
+void
+srv_kept_client_gone(int s)
+{
+	KeptBuild **link = &kept;
+
+	while (*link)
+	{
+		if ((*link)->owner == s)
+			free_kept(link);
+		else
+			link = &(*link)->next;
+	}
+}
+
+/* see gpu_server.h */
+uint64
+srv_kept_bytes(void)
+{
+	return kept_bytes;
+}
