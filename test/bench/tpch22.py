@@ -484,6 +484,8 @@ def prepare_time(args, res, queries):
     for t in TABLES:
         psql("ALTER TABLE %s SET (parallel_workers = %d)" % (t, args.workers))
     res["cache"] = {}
+    if args.no_uncached:
+        res["notes"].append("Uncached gpudb side: left out (--no-uncached).")
     if args.no_cache:
         res["notes"].append("Cached side: left out (--no-cache).")
     elif psql("SELECT current_setting('shared_preload_libraries') LIKE '%gpudb%'") != "t":
@@ -510,7 +512,8 @@ def prepare_time(args, res, queries):
 
 
 def run_time(args, res, q, tmp):
-    sides = [(k, setup) for k, _, setup in tpch.SIDES if k != "cache" or res["cache"]]
+    sides = [(k, setup) for k, _, setup in tpch.SIDES
+             if (k != "cache" or res["cache"]) and (k != "heap" or not args.no_uncached)]
     par = "SET max_parallel_workers_per_gather = %d;" % args.workers
     q["sides"] = {}
     for key, setup in sides:
@@ -709,6 +712,7 @@ def main():
     ap.add_argument("--cache-size", default=os.environ.get("BENCH_CACHE_SIZE", ""),
                     help="set gpudb.cache_size (ALTER SYSTEM, reload) first, e.g. 32GB")
     ap.add_argument("--no-cache", action="store_true", help="time: leave out the cached side")
+    ap.add_argument("--no-uncached", action="store_true", help="time: leave out the uncached gpudb side")
     ap.add_argument("--no-prewarm", action="store_true", help="time: do not read the tables into shared_buffers")
     ap.add_argument("--jobs", type=int, default=min(16, os.cpu_count() or 1),
                     help="dbgen chunks and COPY sessions at once (default min(16, CPUs))")
