@@ -115,13 +115,15 @@
 
 /*
  * What the build sides of a join tree cost (prepare_tree): reading them,
- * and the bytes of their rows' keys and payload (9 a column) that pass
- * through the backend (gpudb_defaults.h, GPUDB_JOIN_BUILD_FACTOR).
+ * and the bytes of their rows' keys and payload (9 a column), which pass
+ * through the backend (GPUDB_JOIN_BUILD_FACTOR) or, read from the cache,
+ * stay in the GPU server (GPUDB_JOIN_KEPT_FACTOR; gpudb_defaults.h).
  */
 typedef struct JoinCost
 {
 	Cost		read;
-	double		bytes;
+	double		bytes;			/* build sides read from the heap */
+	double		kept_bytes;		/* build sides read from the cache */
 } JoinCost;
 
 /* One join of the tree, as the walk finds it. */
@@ -444,6 +446,19 @@ walk_join(PlannerInfo *root, Path *path, JoinTree *tree, const char **why)
 		else if (!jp->inner_unique && is_leaf(inner) && is_join_path(outer) &&
 				 outer->param_info == NULL)
 			swap = true;
+
+		/*
+		 * a table unique on the keys that probes the hash of a join of
+		 * others whose rows are not (TPC-H Q9's orders over lineitem's join
+		 * to its dimensions, Q10's customer over lineitem's to orders): it
+		 * is hashed instead, and that join's tree probes it, one more step
+		 * keyed by that join's columns
+		 */
+		else if (!jp->inner_unique && is_leaf(outer) && is_join_path(inner) &&
+				 outer->param_info == NULL && inner->param_info == NULL &&
+				 innerrel_is_unique(root, path->parent->relids, inner->parent->relids,
+									outer->parent, JOIN_INNER, rinfos, false))
+			swap = true;
 		if (swap)
 		{
 			Path	   *t = outer;
@@ -683,6 +698,7 @@ prepare_tree(PlannerInfo *root, JoinTree *tree, List *needed, List **join,
 		List	   *sublist = NIL;
 		List	   *st;
 		Bitmapset  *battnums = NULL;
+		bool		bcached;
 		int			t;
 
 		/* (a semi or anti join's columns: only its own qual reads them) */
@@ -789,12 +805,13 @@ prepare_tree(PlannerInfo *root, JoinTree *tree, List *needed, List **join,
 						battnums = bms_add_member(battnums, list_nth_int(s2->quads, t + 1));
 			}
 		}
+		bcached = gdb_cache_plan_covers(breloid, battnums);
 		jc->read += gdb_device_cost(brel, breloid, list_length(step->quads) / 4 +
-									list_length(payload) / 2,
-									gdb_cache_plan_covers(breloid, battnums),
+									list_length(payload) / 2, bcached,
 									1.0 + (step->sub ? list_length(step->sub->steps) : 0));
-		jc->bytes += brel->rows * 9.0 * (list_length(step->quads) / 4 +
-										  list_length(payload) / 2);
+		/* a cached one stays in the GPU server (server_join_keep.c) */
+		*(bcached ? &jc->kept_bytes : &jc->bytes) +=
+			brel->rows * 9.0 * (list_length(step->quads) / 4 + list_length(payload) / 2);
 
 		/* a nested tree outputs this join's build keys and payload */
 		if (step->sub)
@@ -862,7 +879,7 @@ gdb_try_gpujoin(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 	Relation	probe_relation;
 	CustomPath *path;
 	Cost		startup;
-	JoinCost	jc = {0, 0};
+	JoinCost	jc = {0, 0, 0};
 	bool		probe_cached;
 	double		rebuilds = 0;
 	Cost		disabled;
@@ -1132,6 +1149,7 @@ gdb_try_gpujoin(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 							  probe_cached, work) +
 		jc.read + jc.bytes * gpudb_gpu_transfer_cost * GPUDB_JOIN_BUILD_FACTOR *
 		(1.0 + rebuilds * GPUDB_JOIN_REBUILD_FACTOR) +
+		jc.kept_bytes * gpudb_gpu_transfer_cost * GPUDB_JOIN_KEPT_FACTOR +
 		disabled;
 	if (startup >= gdb_cheapest_existing(output_rel))
 	{

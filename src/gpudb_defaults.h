@@ -105,6 +105,18 @@
 #define GPUDB_JOIN_REBUILD_FACTOR		2.0
 
 /*
+ * Not a GUC: the same for a build side read from the column cache, which
+ * the GPU server keeps (server_join_keep.c): its bytes go from the device
+ * to the server's memory and back, once per query (a heap probe's batches
+ * bind the kept copy).  From the H100 TPC-H SF 10 run at 3c7edaa: Q4's
+ * ~38M one-column build rows (341 MB) took 463 ms to keep, Q12's 15M rows
+ * of two columns (270 MB, one of text codes re-encoded) 527 ms, where
+ * PostgreSQL's plans run ~740 units a ms: ~0.001 to 0.0014 units a byte,
+ * gpudb.gpu_transfer_cost (0.0006) twice.
+ */
+#define GPUDB_JOIN_KEPT_FACTOR			2.0
+
+/*
  * Not a GUC: the most bytes of GpudbJoin build sides the GPU server keeps
  * at once for the queries of every backend (server_join_keep.c); a build
  * side past it travels through its backend instead.
