@@ -55,9 +55,13 @@ if [ "$what" = suites ] || [ "$what" = all ]; then
 fi
 
 # a warm machine may still run the last call's server: kept if it is this
-# bundle's, else stopped and its files removed
+# bundle's and this script started it (with the settings below), else
+# stopped and its files removed (a server start.sh started by hand runs
+# PostgreSQL's defaults: 128MB shared_buffers, 4MB work_mem, 8 parallel
+# workers, which no benchmark may compare against)
 BUNDLE=${GPUDB_BUNDLE:-.gpu-bundle}
-if [ -f /tmp/gpudb-pg/bundle ] && [ "$(cat /tmp/gpudb-pg/bundle)" != "$(md5sum < "$BUNDLE/pg.tgz")" ]; then
+if [ -d /tmp/gpudb-pg ] && { [ ! -f /tmp/gpudb-pg/bundle ] ||
+     [ "$(cat /tmp/gpudb-pg/bundle)" != "$(md5sum < "$BUNDLE/pg.tgz")" ]; }; then
     su gpudb -s /bin/bash -c "source /tmp/gpudb-pg/env.sh; pg_ctl -D /tmp/gpudb-pg/data stop -m fast" >/dev/null 2>&1
     rm -rf /tmp/gpudb-pg
 fi
