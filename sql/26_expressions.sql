@@ -290,8 +290,12 @@ FROM (VALUES ('q < 24'), ('q <= 24'), ('24 > q'), ('q >= 0.05'), ('q <> 3'),
 DROP TABLE dt_bounds;
 
 -- still PostgreSQL's plan: division of numerics, arms of different scales
+-- anywhere but directly under sum (avg's, or inside a product)
 SET gpudb.debug_unsupported = on;
 EXPLAIN (COSTS OFF) SELECT sum(l_extendedprice / 3) FROM lineitem;
+EXPLAIN (COSTS OFF) SELECT avg(CASE WHEN l_tax > 0 THEN 1.5 ELSE 2 END) FROM lineitem;
+EXPLAIN (COSTS OFF) SELECT sum(l_tax * CASE WHEN l_tax > 0 THEN 1.5 ELSE 2 END) FROM lineitem;
+-- (directly under sum: on the device, see below)
 EXPLAIN (COSTS OFF) SELECT sum(CASE WHEN l_tax > 0 THEN 1.5 ELSE 2 END) FROM lineitem;
 EXPLAIN (COSTS OFF) SELECT extract(epoch FROM l_shipdate), count(*) FROM lineitem GROUP BY 1;
 -- extract(year) on the device, PostgreSQL's plan behind the node: an
@@ -311,6 +315,21 @@ SELECT l FROM gpu_analyze($$SELECT extract(year FROM l_shipdate), count(*) FROM 
 WHERE l ~ 'GpudbAgg|Fallback';
 SELECT * FROM gpu_diff($$SELECT extract(year FROM l_shipdate), count(*) FROM lineitem GROUP BY 1$$);
 ROLLBACK;
+
+-- sum over a CASE whose arms are numeric of different scales (TPC-H Q8 and
+-- Q14): computed at the largest scale, shown at the largest display scale
+-- of the values each group added ('0' where every row took ELSE 0); a NULL
+-- arm adds nothing and sets no scale; the NaN row (-1) too
+EXPLAIN (COSTS OFF)
+SELECT l_returnflag, sum(CASE WHEN l_shipmode = 'MAIL' THEN l_extendedprice * (1 - l_discount) ELSE 0 END)
+FROM lineitem GROUP BY 1;
+SELECT q, d.* FROM (VALUES
+  ($$SELECT l_orderkey % 5 AS g, sum(CASE WHEN l_shipmode = 'MAIL' AND l_orderkey % 5 <> 2 THEN l_extendedprice * (1 - l_discount) ELSE 0 END) FROM lineitem GROUP BY 1$$),
+  ($$SELECT l_orderkey % 5 AS g, sum(CASE WHEN l_orderkey % 5 = 1 THEN l_extendedprice WHEN l_orderkey % 5 = 2 THEN NULL WHEN l_orderkey % 5 = 3 THEN l_discount * l_tax ELSE 1.5 END) FROM lineitem GROUP BY 1$$),
+  ($$SELECT 100.00 * sum(CASE WHEN l_shipmode = 'MAIL' THEN l_extendedprice * (1 - l_discount) ELSE 0 END) / sum(l_extendedprice * (1 - l_discount)) FROM lineitem WHERE l_orderkey > 0$$),
+  ($$SELECT l_orderkey % 5 AS g, sum(CASE l_orderkey % 5 WHEN 1 THEN l_extendedprice WHEN 2 THEN 7 END), sum(CASE WHEN l_orderkey % 5 = 4 THEN l_tax * l_discount ELSE l_quantity END) FROM lineitem GROUP BY 1$$),
+  ($$SELECT l_returnflag, sum(CASE WHEN l_quantity > 40 THEN l_quantity ELSE 0.125 END) FROM lineitem GROUP BY 1$$)
+) v(q), LATERAL gpu_diff(q) d;
 
 DROP TABLE lineitem;
 DROP FUNCTION gpu_diff(text, bool);

@@ -537,10 +537,27 @@ ROLLBACK;
 -- an error after the build sides were kept: the transaction's end frees them
 SELECT d1.grp, sum(f.v / (d1.grp - d1.grp)) FROM f JOIN d1 ON f.k1 = d1.id GROUP BY 1;
 SELECT coalesce(kept_bytes, 0) AS kept_bytes FROM gpu_server_status();
+-- cached build sides under a probe read from the heap, in small batches:
+-- each batch's request names the kept build sides (the GPU server binds
+-- them) or, where the backend runs the batches itself (the CPU path) or
+-- they hold the cache's text codes, they come to the backend first
+SELECT gpu_cache_drop('f');
+SET gpudb.batch_rows = 1024;
+SELECT l FROM gpu_analyze($$
+SELECT d1.grp, d2.region, count(*), sum(f.v) FROM f JOIN d1 ON f.k1 = d1.id
+JOIN d2 ON f.k2 = d2.id GROUP BY 1, 2$$) l
+WHERE l ~ '^\s+(Source|Cache|Batches):';
+SELECT * FROM gpu_diff($$
+SELECT d1.grp, d2.region, count(*), sum(f.v) FROM f JOIN d1 ON f.k1 = d1.id
+JOIN d2 ON f.k2 = d2.id GROUP BY 1, 2$$);
+SELECT * FROM gpu_diff($$
+SELECT d3.cat, d1.grp, count(*), sum(f.v) FROM f JOIN d3 ON f.k3 = d3.code
+JOIN d1 ON f.k1 = d1.id GROUP BY 1, 2$$);
+RESET gpudb.batch_rows;
+SELECT coalesce(kept_bytes, 0) AS kept_bytes FROM gpu_server_status();
 SELECT gpu_cache_drop('d1');
 SELECT gpu_cache_drop('d2');
 SELECT gpu_cache_drop('d3');
-SELECT gpu_cache_drop('f');
 
 -- ---------------------------------------------------------------------------
 -- extract(year) over a join (TPC-H Q7-Q9's group keys): the node carries

@@ -1061,7 +1061,9 @@ gdb_try_gpujoin(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 			if (!vars_visible(arg, tree.visible, &why))
 				goto refused;
 			if (!IsA(fc_strip_relabel(arg), Var))
-				exprs = lappend(exprs, arg);
+				exprs = list_concat(exprs,
+									gdb_sum_arg_exprs(arg, fn == GDB_FN_SUM &&
+													  exprType(arg) == NUMERICOID));
 		}
 		if (!gdb_aggregate_kind((GdbAggFunc) fn, arg ? exprType(arg) : InvalidOid,
 								&kind, &rtype) || rtype != ag->aggtype)

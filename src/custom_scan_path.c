@@ -760,13 +760,16 @@ aggref_ok(Aggref *aggref, Index relid, Oid reloid, List **aggs,
 			/* an expression: a computed column of the request */
 			Oid			argtype = exprType((Node *) te->expr);
 			char	   *reason = NULL;
+			ListCell   *lc;
 
-			if (!gdb_expr_columns_ok((Node *) te->expr, relid, reloid, attnums, &reason))
-			{
-				*why = psprintf("an aggregate's argument cannot be computed on the device: %s",
-								reason);
-				return false;
-			}
+			foreach(lc, gdb_sum_arg_exprs((Node *) te->expr,
+										  fn == GDB_FN_SUM && argtype == NUMERICOID))
+				if (!gdb_expr_columns_ok((Node *) lfirst(lc), relid, reloid, attnums, &reason))
+				{
+					*why = psprintf("an aggregate's argument cannot be computed on the device: %s",
+									reason);
+					return false;
+				}
 			if (!gdb_aggregate_kind((GdbAggFunc) fn, argtype, &kind, &rtype) ||
 				rtype != aggref->aggtype)
 			{
@@ -962,7 +965,9 @@ try_gpuagg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 				ag->args != NIL ? (Node *) linitial_node(TargetEntry, ag->args)->expr : NULL;
 
 			if (arg != NULL && !IsA(arg, Var))
-				exprs = lappend(exprs, arg);
+				exprs = list_concat(exprs,
+									gdb_sum_arg_exprs(arg, fn == GDB_FN_SUM &&
+													  exprType(arg) == NUMERICOID));
 		}
 		if (!gdb_exprs_fit(exprs, rte->relid, &why))
 			goto refused;

@@ -272,6 +272,115 @@ gdb_numeric_digits(Node *node)
 	}
 }
 
+/* One arm of gdb_numeric_case_rescaled's display-scale CASE. */
+static Node *
+dscale_arm(Node *arm, int s)
+{
+	Node	   *a = fc_strip_relabel(arm);
+	NullTest   *nt;
+	CaseExpr   *ce;
+	CaseWhen   *w;
+
+	if (s == GDB_SCALE_ANY)
+		return (Node *) makeNullConst(INT4OID, -1, InvalidOid);
+	if (IsA(a, Const))
+		return (Node *) makeConst(INT4OID, -1, InvalidOid, sizeof(int32),
+								  Int32GetDatum(s), false, true);
+	/* CASE WHEN arm IS NOT NULL THEN s END */
+	nt = makeNode(NullTest);
+	nt->arg = (Expr *) copyObject(arm);
+	nt->nulltesttype = IS_NOT_NULL;
+	nt->argisrow = false;
+	nt->location = -1;
+	w = makeNode(CaseWhen);
+	w->expr = (Expr *) nt;
+	w->result = (Expr *) makeConst(INT4OID, -1, InvalidOid, sizeof(int32),
+								   Int32GetDatum(s), false, true);
+	w->location = -1;
+	ce = makeNode(CaseExpr);
+	ce->casetype = INT4OID;
+	ce->casecollid = InvalidOid;
+	ce->args = list_make1(w);
+	ce->defresult = (Expr *) makeNullConst(INT4OID, -1, InvalidOid);
+	ce->location = -1;
+	return (Node *) ce;
+}
+
+/* see expr_compile.h */
+Node *
+gdb_numeric_case_rescaled(Node *expr, Node **dscale)
+{
+	Node	   *e = fc_strip_relabel(expr);
+	CaseExpr   *ce;
+	CaseExpr   *out;
+	CaseExpr   *ds;
+	List	   *arms = NIL;
+	ListCell   *lc;
+	int			max = -1;
+
+	if (exprType(e) != NUMERICOID || !IsA(e, CaseExpr) || gdb_numeric_scale(e) != -1)
+		return NULL;
+	ce = (CaseExpr *) e;
+	foreach(lc, ce->args)
+		arms = lappend(arms, lfirst_node(CaseWhen, lc)->result);
+	arms = lappend(arms, ce->defresult);
+	foreach(lc, arms)
+	{
+		int			s = lfirst(lc) ? gdb_numeric_scale((Node *) lfirst(lc)) : GDB_SCALE_ANY;
+
+		if (s == -1)
+			return NULL;
+		max = Max(max, s);
+	}
+	if (max < 0 || max > 18)
+		return NULL;
+
+	/* the value at scale max, and each row's own display scale */
+	out = copyObject(ce);
+	ds = copyObject(ce);
+	ds->casetype = INT4OID;
+	ds->casecollid = InvalidOid;
+	for (int i = 0; i <= list_length(ce->args); i++)
+	{
+		Node	   *arm = (Node *) list_nth(arms, i);
+		int			s = arm ? gdb_numeric_scale(arm) : GDB_SCALE_ANY;
+		Node	   *val = arm;
+		Node	   *d = dscale_arm(arm, s);
+
+		if (s != GDB_SCALE_ANY && s < max)
+			val = (Node *) makeFuncExpr(F_ROUND_NUMERIC_INT4, NUMERICOID,
+										list_make2(copyObject(arm),
+												   makeConst(INT4OID, -1, InvalidOid,
+															 sizeof(int32), Int32GetDatum(max),
+															 false, true)),
+										InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL);
+		if (i < list_length(ce->args))
+		{
+			list_nth_node(CaseWhen, out->args, i)->result = (Expr *) val;
+			list_nth_node(CaseWhen, ds->args, i)->result = (Expr *) d;
+		}
+		else
+		{
+			out->defresult = (Expr *) val;
+			ds->defresult = (Expr *) d;
+		}
+	}
+	if (gdb_numeric_scale((Node *) out) != max)
+		return NULL;
+	*dscale = (Node *) ds;
+	return (Node *) out;
+}
+
+/* see expr_compile.h */
+List *
+gdb_sum_arg_exprs(Node *arg, bool is_numeric_sum)
+{
+	Node	   *dscale = NULL;
+	Node	   *rescaled = is_numeric_sum ? gdb_numeric_case_rescaled(arg, &dscale) : NULL;
+
+	return rescaled ? list_make2(rescaled, dscale) : list_make1(arg);
+}
+
 /* see expr_compile.h */
 int
 gdb_numeric_scale(Node *node)

@@ -77,6 +77,26 @@ extern void fc_compile_const(FilterCompiler *fc, Const *c);
 extern int	gdb_numeric_scale(Node *node);
 
 /*
+ * gdb_numeric_case_rescaled: for sum(expr) whose expr is a CASE whose arms
+ * are numeric of different scales (TPC-H Q8 and Q14: THEN a price times a
+ * discount, ELSE 0), the same CASE with every arm rounded up to the
+ * largest scale s (round(arm, s): the same value), which gpudb computes as
+ * fixed point, and in *dscale an integer CASE over the same conditions
+ * giving each row's own display scale (NULL where the arm is NULL):
+ * PostgreSQL's numeric sum shows the largest display scale of the values
+ * it added, which MAX of *dscale per group gives back.  NULL (and *dscale
+ * untouched) for any other expr.  Never raises.
+ */
+extern Node *gdb_numeric_case_rescaled(Node *expr, Node **dscale);
+
+/*
+ * gdb_sum_arg_exprs: the computed columns of the argument arg of a sum
+ * (is_numeric_sum) or other aggregate: arg, or gdb_numeric_case_rescaled's
+ * two expressions.  Never raises.
+ */
+extern List *gdb_sum_arg_exprs(Node *arg, bool is_numeric_sum);
+
+/*
  * gdb_numeric_digits: a bound, in decimal digits, of the fixed-point value
  * (the value times 10^gdb_numeric_scale) of numeric expression node and of
  * every intermediate value computing it needs, from the columns'

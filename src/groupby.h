@@ -57,6 +57,13 @@ typedef struct GdbAggregate
 								 * MAX_INT that finds a NaN input of a
 								 * numeric sum or avg), or -1; set by
 								 * gdb_query_prepare */
+	int			dscale_col;		/* a numeric sum over a CASE of arms of
+								 * different scales: the computed column of
+								 * each row's display scale
+								 * (gdb_numeric_case_rescaled), or -1 */
+	int			dscale_companion;	/* req->aggs index of the MAX_INT state
+									 * over dscale_col (gdb_query_prepare),
+									 * or -1 */
 	double		fraction;		/* percentile_cont/disc: the constant f */
 	bool		fraction_null;	/* percentile_cont/disc: f is NULL */
 } GdbAggregate;
@@ -97,12 +104,14 @@ typedef struct GdbQuery
 	bool		kept;
 
 	/*
-	 * A probe over kept build sides with text codes of the cache: called
-	 * (once) before the query reads the heap instead, to lay those build
-	 * sides out in join_data (join_build.c)
+	 * A probe over kept build sides: called (once) before the query reads
+	 * the heap instead, where they hold text codes of the cache
+	 * (kept_text) or the backend runs the batches itself, to lay every
+	 * build side out in join_data (join_build.c)
 	 */
 	void		(*unkeep) (struct GdbQuery *q, void *arg);
 	void	   *unkeep_arg;
+	bool		kept_text;
 } GdbQuery;
 
 /* The snapshot q reads under (see GdbQuery.snapshot). */

@@ -196,6 +196,8 @@ gdb_query_add_ordered_set_expr(GdbQuery *q, GdbAggFunc fn, AttrNumber attnum,
 
 	agg->fn = fn;
 	agg->companion = -1;
+	agg->dscale_col = -1;
+	agg->dscale_companion = -1;
 	agg->label = pstrdup(label);
 	agg->attnum = expr ? 0 : attnum;	/* 0: a computed column */
 	agg->argtype = argtype;
@@ -470,6 +472,8 @@ run_histogram(GdbQuery *q, int col, int pass, GdbRunSource source,
 	memset(&hq.aggs[0], 0, sizeof(GdbAggregate));
 	hq.aggs[0].fn = GDB_FN_COUNT_STAR;
 	hq.aggs[0].companion = -1;
+	hq.aggs[0].dscale_col = -1;
+	hq.aggs[0].dscale_companion = -1;
 	hq.aggs[0].label = "count(*)";
 	hq.req = histogram_request(q, col);
 	gdb_query_run_source(&hq, &hinfo, source);

@@ -33,6 +33,7 @@
 
 #include "nodes/nodeFuncs.h"
 
+#include "expr_compile.h"
 #include "groupby.h"
 
 /* Resolve a column name of q->rel; raises 42703 if there is none. */
@@ -311,6 +312,8 @@ gdb_query_add_aggregate(GdbQuery *q, GdbAggFunc fn, AttrNumber attnum,
 						   GDB_MAX_AGGREGATES)));
 	agg->fn = fn;
 	agg->companion = -1;
+	agg->dscale_col = -1;
+	agg->dscale_companion = -1;
 	agg->label = pstrdup(label);
 	agg->attnum = attnum;
 	agg->argtype = attnum > 0 ?
@@ -340,11 +343,26 @@ gdb_query_add_aggregate_expr(GdbQuery *q, GdbAggFunc fn, Node *expr,
 						   GDB_MAX_AGGREGATES)));
 	agg->fn = fn;
 	agg->companion = -1;
+	agg->dscale_col = -1;
+	agg->dscale_companion = -1;
 	agg->label = pstrdup(label);
 	agg->attnum = 0;
 	agg->argtype = exprType(expr);
 	aggregate_types(agg, &kind);
 	spec->kind = kind;
+	if (fn == GDB_FN_SUM && agg->argtype == NUMERICOID)
+	{
+		/* a CASE of arms of different scales: at the largest (TPC-H Q14) */
+		Node	   *dscale = NULL;
+		Node	   *rescaled = gdb_numeric_case_rescaled(expr, &dscale);
+
+		if (rescaled != NULL)
+		{
+			expr = rescaled;
+			agg->dscale_col = gdb_columnset_add_expr(&q->cs, q->rel, dscale, q->req,
+													 "GpudbAgg");
+		}
+	}
 	spec->input_col = gdb_columnset_add_expr(&q->cs, q->rel, expr, q->req,
 											 "GpudbAgg");
 	q->naggs++;

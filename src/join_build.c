@@ -575,6 +575,7 @@ build_sides(GdbJoinState *js, GdbQuery *q, bool check_unique, bool keep, const c
 	int			j;
 
 	q->unkeep = NULL;
+	q->kept_text = false;
 	for (j = 0; j < js->njoins; j++)
 	{
 		GdbJoinBuild *b = &js->builds[j];
@@ -625,11 +626,10 @@ build_sides(GdbJoinState *js, GdbQuery *q, bool check_unique, bool keep, const c
 			b->rows = hdr->nrows;
 			b->bytes = hdr->total_bytes + gdb_hj_slot_count(hdr->nrows) * sizeof(uint32);
 			/* its text codes are the probe relation's cached copy's */
+			q->unkeep = unkeep_build_sides;
+			q->unkeep_arg = js;
 			if (build_has_text(b))
-			{
-				q->unkeep = unkeep_build_sides;
-				q->unkeep_arg = js;
-			}
+				q->kept_text = true;
 		}
 		else
 		{

@@ -353,13 +353,27 @@ finish_aggregate(const GdbQuery *q, int j, const GdbBatch *res, uint64 row,
 
 	if (gdb_aggregate_nan_companion(agg->fn, agg->argtype))
 	{
+		Datum		v;
+
 		if (agg->companion < 0)
 			elog(ERROR, "gpudb: numeric %s without its NaN check", agg->label);
-		return finish_numeric_sum(agg, s,
-								  &GDB_COL_PTR(res, res, q->nkeys + agg->companion,
-											   GdbAggState)[row],
-								  gdb_column_numeric_scale(&q->cs,
-														   q->req->aggs[j].input_col));
+		v = finish_numeric_sum(agg, s,
+							   &GDB_COL_PTR(res, res, q->nkeys + agg->companion,
+											GdbAggState)[row],
+							   gdb_column_numeric_scale(&q->cs, q->req->aggs[j].input_col));
+		if (agg->dscale_companion >= 0)
+		{
+			/*
+			 * the largest display scale of the values added: the digits
+			 * past it are zeros, so rounding to it only sets the scale
+			 */
+			const GdbAggState *d = &GDB_COL_PTR(res, res, q->nkeys + agg->dscale_companion,
+												GdbAggState)[row];
+
+			if (d->count > 0 && !numeric_is_nan(DatumGetNumeric(v)))
+				v = DirectFunctionCall2(numeric_round, v, Int32GetDatum((int32) d->i0));
+		}
+		return v;
 	}
 
 	switch (agg->fn)
@@ -703,6 +717,44 @@ add_companions(GdbQuery *q, bool (*needs) (const GdbQuery *q, int j),
 	}
 }
 
+/*
+ * A numeric sum over a CASE of arms of different scales (GdbAggregate.
+ * dscale_col) needs the largest display scale of its values: a MAX_INT
+ * state over dscale_col.
+ */
+static void
+add_dscale_companions(GdbQuery *q)
+{
+	GdbRequest *req = q->req;
+	uint32		a;
+	int			j;
+
+	for (j = 0; req->oper == GDB_OPER_GROUPBY && j < q->naggs; j++)
+	{
+		GdbAggregate *agg = &q->aggs[j];
+
+		if (agg->dscale_col < 0 || agg->dscale_companion >= 0)
+			continue;
+		for (a = 0; a < req->naggs; a++)
+			if (req->aggs[a].kind == GDB_AGG_MAX_INT &&
+				req->aggs[a].input_col == agg->dscale_col)
+				break;
+		if (a == req->naggs)
+		{
+			if (req->naggs >= GDB_MAX_AGGREGATES)
+				ereport(ERROR,
+						(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+						 errmsg("too many aggregates"),
+						 errdetail("gpudb accepts at most %d aggregates; a numeric sum over a CASE of arms of different scales counts three times.",
+								   GDB_MAX_AGGREGATES)));
+			req->aggs[a].kind = GDB_AGG_MAX_INT;
+			req->aggs[a].input_col = agg->dscale_col;
+			req->naggs++;
+		}
+		agg->dscale_companion = (int) a;
+	}
+}
+
 /* An integer variance needs the sum of its input (a SUM_INT companion). */
 static bool
 needs_sum_companion(const GdbQuery *q, int j)
@@ -748,6 +800,7 @@ gdb_query_prepare(GdbQuery *q)
 	add_companions(q, needs_sum_companion, GDB_AGG_SUM_INT,
 				   "an integer variance or stddev");
 	add_companions(q, needs_nan_companion, GDB_AGG_MAX_INT, "a numeric sum or avg");
+	add_dscale_companions(q);
 	if (req->oper != GDB_OPER_SORT)
 		return;
 
@@ -792,8 +845,14 @@ gdb_query_run_source(GdbQuery *q, GdbRunInfo *info, GdbRunSource source)
 	}
 	else if (source != GDB_SOURCE_CACHE)
 	{
-		/* build sides kept with the cache's text codes: into join_data */
-		if (q->unkeep != NULL)
+		ex = gdb_executor_begin();
+
+		/*
+		 * build sides the GPU server keeps: into join_data where they hold
+		 * the cache's text codes, or where the backend runs the batches
+		 * itself (the CPU path without the server)
+		 */
+		if (q->unkeep != NULL && (q->kept_text || !ex->use_gpu))
 		{
 			void		(*unkeep) (GdbQuery *q, void *arg) = q->unkeep;
 
@@ -801,7 +860,6 @@ gdb_query_run_source(GdbQuery *q, GdbRunInfo *info, GdbRunSource source)
 			unkeep(q, q->unkeep_arg);
 		}
 		bind_text_constants(q);
-		ex = gdb_executor_begin();
 		info->batches = run_heap(q, ex, &info->nbatches, &info->workers_planned,
 								 &info->workers_launched);
 		info->stats = ex->stats;
