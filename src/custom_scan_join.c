@@ -115,15 +115,18 @@
 
 /*
  * What the build sides of a join tree cost (prepare_tree): reading them,
- * and the bytes of their rows' keys and payload (9 a column), which pass
+ * the bytes of their rows' keys and payload (9 a column), which pass
  * through the backend (GPUDB_JOIN_BUILD_FACTOR) or, read from the cache,
- * stay in the GPU server (GPUDB_JOIN_KEPT_FACTOR; gpudb_defaults.h).
+ * stay in the GPU server (GPUDB_JOIN_KEPT_FACTOR), and the distinct strings
+ * of their text payload, each re-encoded into the probe's dictionary
+ * (GPUDB_JOIN_TEXT_VALUE_FACTOR; gpudb_defaults.h).
  */
 typedef struct JoinCost
 {
 	Cost		read;
 	double		bytes;			/* build sides read from the heap */
 	double		kept_bytes;		/* build sides read from the cache */
+	double		text_values;	/* distinct strings of their text payload */
 } JoinCost;
 
 /* One join of the tree, as the walk finds it. */
@@ -743,6 +746,13 @@ prepare_tree(PlannerInfo *root, JoinTree *tree, List *needed, List **join,
 			rel = table_open(reloid, NoLock);	/* the planner holds a lock */
 			(void) gdb_columnset_add_join_col(*tmpl, rel, varno, attnum);
 			table_close(rel, NoLock);
+			/* a text column's strings are re-encoded, each distinct one */
+			if (gdb_type_class(typid) == GDB_TYPE_TEXT)
+				jc->text_values +=
+					estimate_num_groups(root, list_make1(makeVar(varno, attnum, typid, typmod,
+																 collid, 0)),
+										Max(root->simple_rel_array[varno]->rows, 1.0),
+										NULL, NULL);
 		}
 
 		/* the build side's (or its tree's probe relation's) quals */
@@ -879,7 +889,7 @@ gdb_try_gpujoin(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 	Relation	probe_relation;
 	CustomPath *path;
 	Cost		startup;
-	JoinCost	jc = {0, 0, 0};
+	JoinCost	jc = {0, 0, 0, 0};
 	bool		probe_cached;
 	double		rebuilds = 0;
 	Cost		disabled;
@@ -1152,6 +1162,7 @@ gdb_try_gpujoin(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 		jc.read + jc.bytes * gpudb_gpu_transfer_cost * GPUDB_JOIN_BUILD_FACTOR *
 		(1.0 + rebuilds * GPUDB_JOIN_REBUILD_FACTOR) +
 		jc.kept_bytes * gpudb_gpu_transfer_cost * GPUDB_JOIN_KEPT_FACTOR +
+		jc.text_values * gpudb_gpu_transfer_cost * GPUDB_JOIN_TEXT_VALUE_FACTOR +
 		disabled;
 	if (startup >= gdb_cheapest_existing(output_rel))
 	{

@@ -117,6 +117,17 @@
 #define GPUDB_JOIN_KEPT_FACTOR			2.0
 
 /*
+ * Not a GUC: what one distinct string of a build side's text payload
+ * costs, in bytes at gpudb.gpu_transfer_cost (re-encoded, string by
+ * string, into the probe relation's dictionary; its groups' strings
+ * decoded again for the result).  From the same H100 run at 2b8873b:
+ * Q10's customer build side, four text columns of ~1.5M distinct strings
+ * each, made the query ~2.9 s where the device took 61 ms and PostgreSQL
+ * 2.4 s: ~0.3 microseconds a string, ~0.25 units, 400 bytes at 0.0006.
+ */
+#define GPUDB_JOIN_TEXT_VALUE_FACTOR	400.0
+
+/*
  * Not a GUC: the most bytes of GpudbJoin build sides the GPU server keeps
  * at once for the queries of every backend (server_join_keep.c); a build
  * side past it travels through its backend instead.
