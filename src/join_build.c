@@ -555,15 +555,51 @@ gdb_join_build(GdbJoinState *js, GdbQuery *q, bool check_unique, const char **wh
 {
 	/*
 	 * Build sides the server may keep: answered from the cache, and not
-	 * needed here (a uniqueness check outside a subtransaction)
+	 * needed here (an inner or left join's, checked for uniqueness here
+	 * outside a subtransaction)
 	 */
-	return build_sides(js, q, check_unique, !check_unique && gpudb_use_cache, why);
+	return build_sides(js, q, check_unique, gpudb_use_cache, why);
+}
+
+/*
+ * Is join j's build side part (in the backend) unique on its keys?  The CPU
+ * path's own table of that one join, as the request would build it.
+ * Raises what building it raises (out of memory).
+ */
+static bool
+build_side_unique(const GdbRequest *req, int j, const GdbBatch *part)
+{
+	GdbRequest *one = palloc0(sizeof(GdbRequest));
+	GdbHashSide sides[GDB_MAX_JOINS];
+	GdbError	err;
+	int			st;
+
+	one->njoins = 1;
+	one->joins[0] = req->joins[j];
+	one->joins[0].build_off = 0;
+	one->joins[0].build_bytes = part->total_bytes;
+	one->joins[0].build_keep = 0;
+	one->join_data = part;
+	one->njoin_bytes = part->total_bytes;
+	memset(&err, 0, sizeof(err));
+	st = gdb_cpu_join_build(one, sides, &err);
+	pfree(one);
+	if (st == GDB_ERR_JOIN_DUPLICATE)
+		return false;
+	if (st != GDB_OK)
+	{
+		err.status = st;
+		gdb_raise_status(&err);
+	}
+	gdb_cpu_join_free(sides);
+	return true;
 }
 
 /*
  * gdb_join_build's work; with keep, a build side answered from the cache
- * whose keys need no rescaling stays in the GPU server (GdbJoinSpec.
- * build_keep) instead of coming here.
+ * whose keys need no rescaling, and that check_unique does not need here
+ * (a semi or anti join's, or any without check_unique), stays in the GPU
+ * server (GdbJoinSpec.build_keep) instead of coming here.
  */
 static bool
 build_sides(GdbJoinState *js, GdbQuery *q, bool check_unique, bool keep, const char **why)
@@ -584,7 +620,8 @@ build_sides(GdbJoinState *js, GdbQuery *q, bool check_unique, bool keep, const c
 		uint32		c;
 		int			bs,
 					ps;
-		bool		keep_this = keep && nkept < GDB_MAX_KEPT;
+		bool		keep_this = keep && nkept < GDB_MAX_KEPT &&
+			(!check_unique || b->type == GDB_JOIN_SEMI || b->type == GDB_JOIN_ANTI);
 		uint64		keep_id;
 		instr_time	start,
 					elapsed;
@@ -675,26 +712,13 @@ build_sides(GdbJoinState *js, GdbQuery *q, bool check_unique, bool keep, const c
 	q->req->join_id = new_join_id();
 
 	/* an INNER or LEFT join expands no row: its keys must be unique */
-	if (unique_needed)
-	{
-		GdbHashSide sides[GDB_MAX_JOINS];
-		GdbError	err;
-		int			st;
-
-		memset(&err, 0, sizeof(err));
-		st = gdb_cpu_join_build(q->req, sides, &err);
-		if (st == GDB_ERR_JOIN_DUPLICATE)
+	for (j = 0; unique_needed && j < js->njoins; j++)
+		if ((js->builds[j].type == GDB_JOIN_INNER || js->builds[j].type == GDB_JOIN_LEFT) &&
+			parts[j] != NULL && !build_side_unique(q->req, j, parts[j]))
 		{
 			*why = GDB_JOIN_DUPLICATE_MESSAGE;
 			return false;
 		}
-		if (st != GDB_OK)
-		{
-			err.status = st;
-			gdb_raise_status(&err);
-		}
-		gdb_cpu_join_free(sides);
-	}
 	return true;
 }
 
