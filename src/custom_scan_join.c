@@ -1084,6 +1084,10 @@ gdb_try_gpujoin(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 		}
 		nstates += gdb_aggregate_states((GdbAggFunc) fn, arg ? exprType(arg) : InvalidOid,
 										kind);
+		/* (a sum over a CASE of two scales: its display scale's state) */
+		if (arg != NULL)
+			nstates += list_length(gdb_sum_arg_exprs(arg, fn == GDB_FN_SUM &&
+													 exprType(arg) == NUMERICOID)) - 1;
 		aggs = lappend_int(aggs, fn);
 		aggs = lappend_int(aggs, arg ? GDB_ATTNUM_EXPR : 0);
 		aggrefs = lappend(aggrefs, ag);

@@ -779,7 +779,10 @@ aggref_ok(Aggref *aggref, Index relid, Oid reloid, List **aggs,
 			}
 			*aggs = lappend_int(*aggs, fn);
 			*aggs = lappend_int(*aggs, GDB_ATTNUM_EXPR);
-			*nstates += gdb_aggregate_states((GdbAggFunc) fn, argtype, kind);
+			/* (a sum over a CASE of two scales: its display scale's state) */
+			*nstates += gdb_aggregate_states((GdbAggFunc) fn, argtype, kind) +
+				list_length(gdb_sum_arg_exprs((Node *) te->expr,
+											  fn == GDB_FN_SUM && argtype == NUMERICOID)) - 1;
 			return true;
 		}
 		arg = (Var *) te->expr;

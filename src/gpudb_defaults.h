@@ -129,8 +129,9 @@
 
 /*
  * Not a GUC: the most bytes of GpudbJoin build sides the GPU server keeps
- * at once for the queries of every backend (server_join_keep.c); a build
- * side past it travels through its backend instead.
+ * at once for the queries of every backend (server_join_keep.c), and half
+ * of gpudb.cache_size if that is less; a build side past it travels
+ * through its backend instead.
  */
 #define GPUDB_JOIN_KEPT_BYTES			((uint64) 16 * 1024 * 1024 * 1024)
 

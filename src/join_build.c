@@ -497,7 +497,8 @@ kept_xact_callback(XactEvent event, void *arg)
 {
 	GdbMsgPart	part;
 
-	if (nkept == 0 || (event != XACT_EVENT_ABORT && event != XACT_EVENT_COMMIT))
+	if (nkept == 0 || (event != XACT_EVENT_ABORT && event != XACT_EVENT_COMMIT &&
+					   event != XACT_EVENT_PREPARE))
 		return;
 	part.data = (const char *) kept_ids;
 	part.len = sizeof(uint64) * nkept;
@@ -546,6 +547,7 @@ unkeep_build_sides(GdbQuery *q, void *arg)
 {
 	const char *why = NULL;
 
+	gdb_join_release((GdbJoinState *) arg);
 	(void) build_sides((GdbJoinState *) arg, q, false, false, &why);
 }
 
@@ -620,8 +622,7 @@ build_sides(GdbJoinState *js, GdbQuery *q, bool check_unique, bool keep, const c
 		uint32		c;
 		int			bs,
 					ps;
-		bool		keep_this = keep && nkept < GDB_MAX_KEPT &&
-			(!check_unique || b->type == GDB_JOIN_SEMI || b->type == GDB_JOIN_ANTI);
+		bool		keep_this;
 		uint64		keep_id;
 		instr_time	start,
 					elapsed;
@@ -630,10 +631,23 @@ build_sides(GdbJoinState *js, GdbQuery *q, bool check_unique, bool keep, const c
 		INSTR_TIME_SET_CURRENT(start);
 		if (b->sub != NULL && !build_sides(b->sub, &b->q, check_unique, keep, why))
 			return false;
+		/* (after the nested tree's own, which may have kept some) */
+		keep_this = keep && nkept < GDB_MAX_KEPT &&
+			(!check_unique || b->type == GDB_JOIN_SEMI || b->type == GDB_JOIN_ANTI);
 		for (c = 0; c < spec->nkeys && keep_this; c++)
 			if (key_rescale(b, q, spec, c, &bs, &ps))
 				keep_this = false;
 		keep_id = keep_this ? new_join_id() : 0;
+		if (keep_id != 0)
+		{
+			/* noted first: an error from here on still frees it */
+			if (!kept_callback_registered)
+			{
+				RegisterXactCallback(kept_xact_callback, NULL);
+				kept_callback_registered = true;
+			}
+			kept_ids[nkept++] = keep_id;
+		}
 		spec->build_keep = 0;
 		b->kept_id = 0;
 		b->kept = false;
@@ -645,17 +659,13 @@ build_sides(GdbJoinState *js, GdbQuery *q, bool check_unique, bool keep, const c
 			elog(ERROR, "gpudb: a join's build side returned no result");
 		b->from_cache = info.from_cache;
 		b->cache_state = info.cache_state;
+		if (keep_id != 0 && !b->q.kept)
+			kept_forget(keep_id);
 		if (b->q.kept)
 		{
 			/* kept by the server: only its header came back */
 			const GdbBatch *hdr = (const GdbBatch *) linitial(info.batches);
 
-			if (!kept_callback_registered)
-			{
-				RegisterXactCallback(kept_xact_callback, NULL);
-				kept_callback_registered = true;
-			}
-			kept_ids[nkept++] = keep_id;
 			b->kept_id = keep_id;
 			b->kept = true;
 			spec->build_keep = keep_id;

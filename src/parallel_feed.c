@@ -410,6 +410,19 @@ send_results(shm_mq_handle *mqh, List *parts, const GdbColumnSet *cs,
 	send_bytes(mqh, strings, slen);
 }
 
+
+/* Does req name a build side the GPU server keeps (GdbJoinSpec.build_keep)? */
+static bool
+request_has_kept(const GdbRequest *req)
+{
+	uint32		j;
+
+	for (j = 0; req != NULL && j < req->njoins && j < GDB_MAX_JOINS; j++)
+		if (req->joins[j].build_keep != 0)
+			return true;
+	return false;
+}
+
 /* see parallel_feed.h */
 void
 gdb_parallel_feed_main(dsm_segment *seg, shm_toc *toc)
@@ -474,12 +487,24 @@ gdb_parallel_feed_main(dsm_segment *seg, shm_toc *toc)
 	}
 
 	ex = gdb_executor_begin();
-	reader = gdb_heap_reader_begin_parallel(rel, &cs, pscan);
 	h.times.ready_at = since_launch_ms(fs->launched_at);
-	parts = feed_share(ex, reader, &cs, req,
-					   fs->has_combine ? &fs->combine : NULL, fs->capacity,
-					   false, NULL, &nbatches, &h.times);
-	gdb_heap_reader_end(reader);
+	if (!ex->use_gpu && request_has_kept(req))
+	{
+		/*
+		 * build sides kept by the GPU server, which this worker cannot
+		 * reach: it reads no block, the others read them all
+		 */
+		parts = NIL;
+		nbatches = 0;
+	}
+	else
+	{
+		reader = gdb_heap_reader_begin_parallel(rel, &cs, pscan);
+		parts = feed_share(ex, reader, &cs, req,
+						   fs->has_combine ? &fs->combine : NULL, fs->capacity,
+						   false, NULL, &nbatches, &h.times);
+		gdb_heap_reader_end(reader);
+	}
 	h.times.done_at = since_launch_ms(fs->launched_at);
 	h.nbatches = nbatches;
 	h.stats = ex->stats;

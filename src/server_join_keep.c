@@ -15,8 +15,8 @@
  * re-encodes them when it keeps the batch): it binds only to a request
  * over that entry.  A kept build side lives until its backend releases
  * it (GDB_MSG_JOIN_RELEASE, after the query's probe) or disconnects; at
- * most GPUDB_JOIN_KEPT_BYTES are kept at once over all backends, past
- * which the backend gets the rows as before.
+ * most half of gpudb.cache_size (GPUDB_JOIN_KEPT_BYTES at most) is kept at
+ * once over all backends, past which the backend gets the rows as before.
  *
  *-------------------------------------------------------------------------
  */
@@ -51,12 +51,21 @@ find_kept(uint64 id)
 	return NULL;
 }
 
+/*
+ * The most bytes kept at once: half of gpudb.cache_size (host memory of
+ * the server, outside the cache's budget), GPUDB_JOIN_KEPT_BYTES at most.
+ */
+static uint64
+kept_limit(void)
+{
+	return Min((uint64) gpudb_cache_size_kb * 1024 / 2, GPUDB_JOIN_KEPT_BYTES);
+}
+
 /* see gpu_server.h */
 bool
 srv_keep_possible(uint64 id, uint64 bytes)
 {
-	return id != 0 && find_kept(id) == NULL &&
-		kept_bytes + bytes <= GPUDB_JOIN_KEPT_BYTES;
+	return id != 0 && find_kept(id) == NULL && kept_bytes + bytes <= kept_limit();
 }
 
 /* see gpu_server.h */
