@@ -537,6 +537,23 @@ ROLLBACK;
 -- an error after the build sides were kept: the transaction's end frees them
 SELECT d1.grp, sum(f.v / (d1.grp - d1.grp)) FROM f JOIN d1 ON f.k1 = d1.id GROUP BY 1;
 SELECT coalesce(kept_bytes, 0) AS kept_bytes FROM gpu_server_status();
+-- in parallel mode a join that needs no rollback runs without a
+-- subtransaction: its inner join's build side comes to the backend, which
+-- checks it for duplicate keys, its semi join's stays kept
+SELECT set_config(name, 'on', false) FROM pg_settings
+WHERE name IN ('force_parallel_mode', 'debug_parallel_query');
+SET max_parallel_workers_per_gather = 2;
+SELECT l FROM gpu_analyze($$
+SELECT d1.grp, count(*) FROM f JOIN d1 ON f.k1 = d1.id
+WHERE EXISTS (SELECT 1 FROM d3 WHERE d3.lim = f.k1 AND d3.code <> f.k3) GROUP BY d1.grp$$) l
+WHERE l ~ 'Join \d+:|Source';
+SELECT * FROM gpu_diff($$
+SELECT d1.grp, count(*) FROM f JOIN d1 ON f.k1 = d1.id
+WHERE EXISTS (SELECT 1 FROM d3 WHERE d3.lim = f.k1 AND d3.code <> f.k3) GROUP BY d1.grp$$);
+SELECT set_config(name, reset_val, false) FROM pg_settings
+WHERE name IN ('force_parallel_mode', 'debug_parallel_query');
+SET max_parallel_workers_per_gather = 0;
+SELECT coalesce(kept_bytes, 0) AS kept_bytes FROM gpu_server_status();
 -- cached build sides under a probe read from the heap, in small batches:
 -- each batch's request names the kept build sides (the GPU server binds
 -- them) or, where the backend runs the batches itself (the CPU path) or
