@@ -3,7 +3,7 @@
 # project root, after ../shared/gpu-host/bundle.sh made .gpu-bundle/ here.
 #
 #   bash test/gpu_host_run.sh [suites|bench|all|bench-start|bench-wait [SECONDS]|tpch [SF]|tpch-start [SF]|tpch-wait [SECONDS]
-#                              |tpch22 [SF]|tpch22-start [SF]]
+#                              |tpch22 [SF]|tpch22-start [SF]|ssb [SF]|ssb-start [SF]]
 #
 # GPUDB_BUNDLE names the bundle (default .gpu-bundle): another PostgreSQL
 # version's, made by GPUDB_PG_PREFIX=PREFIX ../shared/gpu-host/bundle.sh . DIR
@@ -265,6 +265,18 @@ tpch22_command() {   # MODE SF
             "$2" "${BENCH_CACHE_SIZE:-32GB}" "${TPCH22_ARGS:-}"
     fi
 }
+# ssb (the differential) and ssb-start (the timing): test/bench/ssb.py, SSB's
+# 13 queries over the TPC-H tables (tpch22's, built or reused) rearranged
+# into schema ssb; SSB_ARGS more ssb.py arguments.
+ssb_command() {   # MODE SF
+    if [ "$1" = diff ]; then
+        printf 'python3 test/bench/ssb.py diff --sf %q --cache --cache-size %q %s' \
+            "$2" "${BENCH_CACHE_SIZE:-32GB}" "${SSB_ARGS:-}"
+    else
+        printf 'python3 test/bench/ssb.py time --sf %q --workers 16 --max-run 120 --cache-size %q %s' \
+            "$2" "${BENCH_CACHE_SIZE:-32GB}" "${SSB_ARGS:-}"
+    fi
+}
 tpch_summary() {   # LOG: the lines that say how it went
     grep -E "^\[ *[0-9]+ s\] (lineitem|  [0-9]+ rows|  VACUUM|cache load|Q[0-9]|  (PostgreSQL|gpudb|spec)|target|data:)|^tpch(22)?:|^(query  |Q[0-9]+ )" "$1" | tail -n 80
 }
@@ -282,13 +294,21 @@ if [ "$what" = tpch22 ]; then
         > "$OUT/tpch22.log" 2>&1 || status=1
     tpch_summary "$OUT/tpch22.log"
 fi
-if [ "$what" = tpch-start ] || [ "$what" = tpch22-start ]; then
+if [ "$what" = ssb ]; then
+    rm -rf "$OUT/ssb"
+    PYTHONUNBUFFERED=1 bash -c "$(ssb_command diff "${2:-1}") --out $(printf %q "$OUT/ssb")" \
+        > "$OUT/ssb.log" 2>&1 || status=1
+    tpch_summary "$OUT/ssb.log"
+fi
+if [ "$what" = tpch-start ] || [ "$what" = tpch22-start ] || [ "$what" = ssb-start ]; then
     if [ -f $TPCH_DIR/pid ] && [ ! -f $TPCH_DIR/rc ] && kill -0 "$(cat $TPCH_DIR/pid)" 2>/dev/null; then
         echo "$what: a run is going on already (pid $(cat $TPCH_DIR/pid)); follow it with tpch-wait"
     else
         rm -rf $TPCH_DIR && mkdir -p $TPCH_DIR
         if [ "$what" = tpch-start ]; then
             cmd="$(tpch_command "${2:-10}") --out $TPCH_DIR/out"
+        elif [ "$what" = ssb-start ]; then
+            cmd="$(ssb_command time "${2:-10}") --out $TPCH_DIR/out"
         else
             cmd="$(tpch22_command time "${2:-10}") --out $TPCH_DIR/out"
         fi

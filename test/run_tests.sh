@@ -53,6 +53,8 @@
 #     bench_smoke      [preload] only: test/bench/bench.py at a tiny scale
 #     tpch22_diff      [preload] only, where TPC-H's dbgen source is at hand:
 #                      the 22 TPC-H queries, gpudb against PostgreSQL, SF 0.01
+#     ssb_diff         the same for SSB's 13 queries over those tables
+#                      rearranged (test/bench/ssb.py), cached sides too
 #     server_process   [preload] only, last (it restarts the cluster):
 #                      test/server_process.sh, the GPU server process maps no
 #                      PostgreSQL shared memory, logs its own PID, and dies
@@ -237,6 +239,16 @@ if [ "${1:-}" = "--inside" ]; then
             result PASS tpch22_diff
         else
             result FAIL tpch22_diff
+        fi
+        # SSB's 13 star joins over the same tables, the cached sides too
+        section "SSB 13 queries differential (SF 0.01)"
+        if ! python3 -c 'import sys; sys.path.insert(0, "test/bench"); import tpch; tpch.dbgen_source("")' \
+                >/dev/null 2>&1; then
+            echo "ssb: skipped (no dbgen source: ../shared/tpch-dbgen or \$TPCH_DBGEN_SRC)"
+        elif python3 test/bench/ssb.py diff --sf 0.01 --cache --out "$(mktemp -d)"; then
+            result PASS ssb_diff
+        else
+            result FAIL ssb_diff
         fi
 
         # last: its kill -9 of the GPU server worker restarts the cluster

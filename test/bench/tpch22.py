@@ -169,6 +169,11 @@ DDL = {
     "lineitem": tpch.LINEITEM_DDL,
 }
 TABLES = list(DDL)
+
+# The benchmark the shared functions below run (query_columns, prepare_time,
+# spec_check, markdown, chart): TPC-H's 22 queries over the eight tables,
+# or the Star Schema Benchmark's 13 over its five (test/bench/ssb.py sets it)
+BENCH = {"name": "TPC-H", "queries": "the 22 queries", "tables": TABLES, "ddl": DDL}
 # rows per SF (dbgen's: base x SF), and the tables of fixed size
 ROWS_PER_SF = {"part": 200000, "partsupp": 800000, "supplier": 10000, "customer": 150000, "orders": 1500000}
 FIXED_ROWS = {"nation": 25, "region": 5}
@@ -201,7 +206,7 @@ def query_columns(table, queries):
     passes the cache's 1 GB dictionary limit (gpu_cache_load raises 54000).
     """
     text = "\n".join(q["prelude"] + q["sql"] for q in queries)
-    names = re.findall(r"^\s+([a-z_]+)\s", DDL[table].split("(", 1)[1], re.M)
+    names = re.findall(r"^\s+([a-z_]+)\s", BENCH["ddl"][table].split("(", 1)[1], re.M)
     return [c for c in names if re.search(r"\b%s\b" % c, text)]
 
 
@@ -384,7 +389,7 @@ def nodes_label(nodes):
 
 def spec_check(res, q, output):
     """At SF 1: PostgreSQL's output against answers/q<n>.out."""
-    if res["meta"]["sf"] != 1:
+    if res["meta"]["sf"] != 1 or BENCH["name"] != "TPC-H":
         return
     ok, why = tpch.spec_answer_check(res["meta"]["dbgen_source"], "q%d.out" % q["n"], output, bool(q["ties"]))
     q["spec_answer"] = {"ok": ok, "why": why}
@@ -481,7 +486,7 @@ def diff_table(res, markdown):
 
 def prepare_time(args, res, queries):
     """The tables' parallel_workers, the column cache, shared_buffers."""
-    for t in TABLES:
+    for t in BENCH["tables"]:
         psql("ALTER TABLE %s SET (parallel_workers = %d)" % (t, args.workers))
     res["cache"] = {}
     if args.no_uncached:
@@ -491,7 +496,7 @@ def prepare_time(args, res, queries):
     elif psql("SELECT current_setting('shared_preload_libraries') LIKE '%gpudb%'") != "t":
         res["notes"].append("Cached side: not run (gpudb is not in shared_preload_libraries: no column cache).")
     else:
-        for t in [t for t in TABLES if query_columns(t, queries)]:
+        for t in [t for t in BENCH["tables"] if query_columns(t, queries)]:
             c = res["cache"][t] = tpch.cache_load(query_columns(t, queries), t)
             log("cache load of %s: %s" % (t, c.get("error") or "%s ms, %d rows, %.3f GB" % (
                 fmt_ms(c["ms"]), c["rows"], max(c["device_bytes"], c["host_bytes"]) / 1e9)))
@@ -499,13 +504,13 @@ def prepare_time(args, res, queries):
                 res["notes"].append("Cached side: not run: %s failed: %s." % (c["call"], c["error"]))
                 res["cache"] = {}
                 break
-    heaps = [bench.heap_buffers_info(t) for t in TABLES]
+    heaps = [bench.heap_buffers_info(t) for t in BENCH["tables"]]
     total = sum(h["heap_bytes"] for h in heaps)
     fits = total < bench.HEAP_FIT * heaps[0]["shared_buffers_bytes"]
     res["buffers"] = {"heap_bytes": total, "shared_buffers_bytes": heaps[0]["shared_buffers_bytes"], "fits": fits,
                       "warm_ms": None}
     if fits and not args.no_prewarm:
-        warm = [bench.warm_shared_buffers(t) for t in TABLES]
+        warm = [bench.warm_shared_buffers(t) for t in BENCH["tables"]]
         res["buffers"]["warm_ms"] = sum(w.get("ms") or 0 for w in warm)
         res["buffers"]["warm_errors"] = [w["error"] for w in warm if w.get("error")]
         log("the eight tables read into shared_buffers: %s ms" % fmt_ms(res["buffers"]["warm_ms"]))
@@ -579,8 +584,8 @@ def time_table(res):
 
 def markdown(res):
     m, d = res["meta"], res["data"]
-    out = ["# gpudb TPC-H, the 22 queries (%s) — SF %s, %s, commit %s, %s" % (
-        m["mode"], sf_label(m["sf"]), m["device"], m["commit"], m["date"]), ""]
+    out = ["# gpudb %s, %s (%s) — SF %s, %s, commit %s, %s" % (
+        BENCH["name"], BENCH["queries"], m["mode"], sf_label(m["sf"]), m["device"], m["commit"], m["date"]), ""]
     if not m.get("finished"):
         out += ["**Unfinished: written while the run went on (or after it was cut short).**", ""]
     out += ["`%s` on %s (gpudb path `%s`); %s." % (m["command"], m["host"], m["path"], m["pg_version"]),
@@ -668,8 +673,8 @@ def chart(res, path):
     ax.set_ylabel("ms, end to end in psql (median)")
     ax.legend(fontsize=8)
     m = res["meta"]
-    ax.set_title("gpudb TPC-H SF %s on %s, commit %s; PostgreSQL with %d workers" % (
-        sf_label(m["sf"]), m["device"], m["commit"], m["workers"]), fontsize=9)
+    ax.set_title("gpudb %s SF %s on %s, commit %s; PostgreSQL with %d workers" % (
+        BENCH["name"], sf_label(m["sf"]), m["device"], m["commit"], m["workers"]), fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
