@@ -12,7 +12,12 @@ MODULE_big   = gpudb
 DATA         = sql/gpudb--$(EXTVERSION).sql
 PG_CONFIG   ?= pg_config
 
-SRC_C        = $(filter-out src/cuda_absent.c,$(wildcard src/*.c))
+# src/ by layer: the module's entry and the boundary and semantics headers
+# at its top; planner, executor, cache, server, heap (readers), cpu (the
+# CPU path, plain C) and common (dictionary, fixed point, code tables)
+SRC_DIRS     = planner executor cache server heap cpu common
+SRC_C        = $(filter-out src/cpu/cuda_absent.c,$(wildcard src/*.c $(addsuffix /*.c,$(addprefix src/,$(SRC_DIRS)))))
+SRC_H        = $(wildcard src/*.h $(addsuffix /*.h,$(addprefix src/,$(SRC_DIRS))))
 OBJS         = $(SRC_C:.c=.o)
 
 # pg_regress suite: sql/<name>.sql against expected/<name>.out
@@ -43,10 +48,10 @@ NVCC_FLAGS  ?= -O3 -std=c++17 $(CUDA_ARCH) -Xcompiler -fPIC -Xcompiler -fvisibil
                -Isrc --expt-relaxed-constexpr
 SHLIB_LINK  += $(CUDA_OBJS) -L$(CUDA_HOME)/lib64 -lcudart_static -lrt -ldl -lpthread -lstdc++
 else
-OBJS        += src/cuda_absent.o
+OBJS        += src/cpu/cuda_absent.o
 endif
 
-PG_CPPFLAGS += -Isrc
+PG_CPPFLAGS += -Isrc $(addprefix -Isrc/,$(SRC_DIRS))
 # a function used without its header is an error, not a symbol missing at load time
 PG_CFLAGS   += -Werror=implicit-function-declaration
 
@@ -89,10 +94,10 @@ $(CUDA_STAMP):
 cuda/%.o: cuda/%.cu $(CUDA_STAMP) src/gpudb_device.h src/gpudb_semantics.h src/expr_semantics.h src/column_store.h $(wildcard cuda/*.cuh)
 	$(NVCC) $(NVCC_FLAGS) -c $< -o $@
 
-$(OBJS): $(wildcard src/*.h) $(BUILD_STAMP)
+$(OBJS): $(SRC_H) $(BUILD_STAMP)
 # the LLVM bitcode that PGXS builds and installs next to the objects when
 # PostgreSQL has --with-llvm (Debian's 15 has)
-$(OBJS:.o=.bc): $(wildcard src/*.h) $(BUILD_STAMP)
+$(OBJS:.o=.bc): $(SRC_H) $(BUILD_STAMP)
 
 # The CUDA objects are not in OBJS (no bitcode for them), so the module
 # depends on them explicitly.
@@ -104,10 +109,10 @@ $(MODULE_big)$(DLSUFFIX): $(BUILD_STAMP)
 # The device self-test: GPU path against the CPU path on random batches.
 # Always relinked, so that switching WITH_CUDA never leaves a stale binary.
 .PHONY: test/device_selftest
-SELFTEST_C   = src/cpu_path.c src/cpu_hash_join.c src/cpu_select_sort.c src/cpu_store.c
+SELFTEST_C   = src/cpu/cpu_path.c src/cpu/cpu_hash_join.c src/cpu/cpu_select_sort.c src/cpu/cpu_store.c
 test/device_selftest: test/device_selftest.c test/splitmix64.h $(SELFTEST_C) src/column_store.h $(CUDA_OBJS)
-	$(CC) -O2 -Isrc -o $@ test/device_selftest.c $(SELFTEST_C) $(CUDA_OBJS) \
-	    $(if $(filter 1,$(WITH_CUDA)),-L$(CUDA_HOME)/lib64 -lcudart_static -lrt -ldl -lpthread -lstdc++,src/cuda_absent.c) -lm
+	$(CC) -O2 -Isrc -Isrc/cpu -o $@ test/device_selftest.c $(SELFTEST_C) $(CUDA_OBJS) \
+	    $(if $(filter 1,$(WITH_CUDA)),-L$(CUDA_HOME)/lib64 -lcudart_static -lrt -ldl -lpthread -lstdc++,src/cpu/cuda_absent.c) -lm
 
 .PHONY: selftest
 selftest: test/device_selftest
@@ -117,12 +122,12 @@ selftest: test/device_selftest
 # (test/bench/kernel_bw.c; device only, prints timings).
 .PHONY: test/bench/kernel_bw
 test/bench/kernel_bw: test/bench/kernel_bw.c test/bench/store_bench.h test/splitmix64.h $(SELFTEST_C) $(CUDA_OBJS)
-	$(CC) -O2 -Isrc -o $@ test/bench/kernel_bw.c $(SELFTEST_C) $(CUDA_OBJS) \
+	$(CC) -O2 -Isrc -Isrc/cpu -o $@ test/bench/kernel_bw.c $(SELFTEST_C) $(CUDA_OBJS) \
 	    -L$(CUDA_HOME)/lib64 -lcudart_static -lrt -ldl -lpthread -lstdc++ -lm
 
 # Device time by phase of TPC-H Q1's request shape over a cached store
 # (test/bench/q1_phases.c; device only, prints timings).
 .PHONY: test/bench/q1_phases
 test/bench/q1_phases: test/bench/q1_phases.c test/bench/store_bench.h test/splitmix64.h $(SELFTEST_C) $(CUDA_OBJS)
-	$(CC) -O2 -Isrc -o $@ test/bench/q1_phases.c $(SELFTEST_C) $(CUDA_OBJS) \
+	$(CC) -O2 -Isrc -Isrc/cpu -o $@ test/bench/q1_phases.c $(SELFTEST_C) $(CUDA_OBJS) \
 	    -L$(CUDA_HOME)/lib64 -lcudart_static -lrt -ldl -lpthread -lstdc++ -lm

@@ -5,7 +5,7 @@
  *	  (gdb_cuda_store_*): a relation's columns resident in device memory,
  *	  appended to batch by batch and grouped without copying them again.
  *	  gdb_store_rows / gdb_store_bytes, shared with the CPU store, are in
- *	  src/cpu_store.c.  No PostgreSQL header.
+ *	  src/cpu/cpu_store.c.  No PostgreSQL header.
  *
  * Layout (struct GdbStore, src/column_store.h): one device buffer in the
  * GdbBatch layout of header.capacity rows, whose first sizeof(GdbBatch)

@@ -583,7 +583,7 @@ extern "C" int gdb_cuda_last_path(void);	/* GDB_PATH_* of the last group-by */
 extern "C" void gdb_cuda_set_fused(int mode);	/* fused pass: 1 on, 0 off, -1 env */
 extern "C" int gdb_cuda_last_fused(void);	/* 1: the last group-by ran it */
 
-/* Shared with the CPU path (src/cpu_path.c). */
+/* Shared with the CPU path (src/cpu/cpu_path.c). */
 extern "C" int gdb_cpu_validate_request(const GdbRequest *req,
 										const GdbBatch *input, GdbError *err);
 extern "C" const char *gdb_cpu_status_text(int status);

@@ -2,7 +2,7 @@
  *
  * groupby_kernels.cu
  *	  gdb_cuda_groupby: the group-by of gpudb_device.h on a CUDA device.
- *	  Same contract and same output as gdb_cpu_groupby (src/cpu_path.c):
+ *	  Same contract and same output as gdb_cpu_groupby (src/cpu/cpu_path.c):
  *	  groups ascending by the key encodings of gpudb_semantics.h, NULL after
  *	  every value per key, each group's key values taken from its first row
  *	  in input order, aggregate states folded with gdb_state_combine.

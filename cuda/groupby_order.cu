@@ -5,7 +5,7 @@
  *	  keys and maybe a limit) on a CUDA device: after any group-by pipeline
  *	  has built its unordered result batch in device memory, order the
  *	  groups and copy back only the first limit of them.  Same result as
- *	  gdb_cpu_order_groups (src/cpu_select_sort.c).
+ *	  gdb_cpu_order_groups (src/cpu/cpu_select_sort.c).
  *
  * Algorithm (gdb_order_groups), on the execution's stream:
  *	 1. gdb_order_check_kernel: every state of every aggregate whose

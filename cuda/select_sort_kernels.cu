@@ -4,7 +4,7 @@
  *	  The SELECT (selection + projection) and SORT (stable ordered
  *	  selection, optional top-k) operators of gpudb_device.h on a CUDA
  *	  device.  Same contract and byte-identical result (values and NULL
- *	  flags) as gdb_cpu_select_sort (src/cpu_select_sort.c).
+ *	  flags) as gdb_cpu_select_sort (src/cpu/cpu_select_sort.c).
  *
  * Pipeline (all on the execution's one stream; nsel = selected rows):
  *

@@ -3,7 +3,7 @@
  * column_store.h
  *	  Internal to the two implementations of the column store of
  *	  gpudb_device.h: the layout of struct GdbStore (shared by the CPU store,
- *	  src/cpu_store.c, and the CUDA store, cuda/column_store.cu) and the
+ *	  src/cpu/cpu_store.c, and the CUDA store, cuda/column_store.cu) and the
  *	  helpers both use.  Plain C99; no PostgreSQL or CUDA header, so gcc and
  *	  nvcc both compile it.  The PostgreSQL side sees GdbStore as opaque and
  *	  must not include this header.
@@ -99,7 +99,7 @@ extern int	gdb_store_scatter_check(const GdbStore *store, uint32_t col,
 									uint64_t n, const char *what, GdbError *err);
 
 /*
- * Shared with the CPU path (src/cpu_path.c): gdb_cpu_validate_batch checks
+ * Shared with the CPU path (src/cpu/cpu_path.c): gdb_cpu_validate_batch checks
  * a batch header (magic, ncols, nrows <= capacity, every column's arrays
  * within total_bytes); GDB_OK or GDB_ERR_BAD_REQUEST.
  */

@@ -21,7 +21,7 @@
  * per aggregate.  A result batch can be fed back as input (with
  * req->input_is_states set) to combine partial results of several batches.
  *
- * Two implementations sit behind this header: the CPU path (src/cpu_path.c,
+ * Two implementations sit behind this header: the CPU path (src/cpu/cpu_path.c,
  * plain C, always built) and the CUDA path (the .cu files in cuda/, built when nvcc is
  * found).  Both evaluate the filter and combine transition states with the
  * same code, gpudb_semantics.h.
@@ -173,7 +173,7 @@ typedef struct GdbBatch
 
 /*
  * The opcode table: one X-macro list serves the expression compiler
- * (src/filter_compile.c) and the interpreter run by the CPU path and the
+ * (src/planner/filter_compile.c) and the interpreter run by the CPU path and the
  * device (gpudb_semantics.h).  X(name, stack effect, raises, description):
  * raises is 1 for the opcodes that can raise an SQL error (overflow,
  * division by zero).
@@ -344,7 +344,7 @@ typedef struct GdbSortKey
 
 /*
  * What the PostgreSQL side computes for each string of a dictionary to
- * fill a code table (src/text_tables.c), so that the row-level work on
+ * fill a code table (src/common/text_tables.c), so that the row-level work on
  * the device reads codes only.  The device never interprets these: it
  * reads a bit (TEXT_IN_SET) or a word (TEXT_MAP) per code.
  *	 LIKE			textlike(s, pattern): bit (bpcharlike is textlike too)
@@ -851,7 +851,7 @@ typedef struct GdbDeviceInfo
 /*
  * gdb_error_set: set err (when not NULL) to status and a printf-style
  * message, NUL-terminated; returns status.  One helper for both paths
- * (defined in src/cpu_path.c, which every build links).
+ * (defined in src/cpu/cpu_path.c, which every build links).
  */
 extern int	gdb_error_set(GdbError *err, int status, const char *fmt,...)
 			__attribute__((format(printf, 3, 4)));

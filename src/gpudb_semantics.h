@@ -2,7 +2,7 @@
  *
  * gpudb_semantics.h
  *	  The meaning of every opcode and aggregate transition, written once and
- *	  compiled twice: by gcc for the CPU path (src/cpu_path.c) and by nvcc
+ *	  compiled twice: by gcc for the CPU path (src/cpu/cpu_path.c) and by nvcc
  *	  for the device kernels (cuda/).  Plain C99, no PostgreSQL or CUDA
  *	  header; GDB_HOSTDEV marks each function __host__ __device__ under
  *	  nvcc.

@@ -2,7 +2,7 @@
  *
  * join_semantics.h
  *	  The hash join probe step of a request (GdbJoinSpec, gpudb_device.h),
- *	  written once for the CPU path (src/cpu_hash_join.c) and the device
+ *	  written once for the CPU path (src/cpu/cpu_hash_join.c) and the device
  *	  (cuda/hash_join.cu): the hash of a key tuple, the open-addressing
  *	  table's layout and lookup, and what one probe row does.
  *
