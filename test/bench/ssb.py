@@ -26,17 +26,12 @@ cache loads of the columns the queries name, the timing (medians of
 """
 import argparse
 import os
-import shlex
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-import bench  # noqa: E402
-import tpch  # noqa: E402
 import tpch22  # noqa: E402  (the data, the sides, the comparison, the results)
 from bench import log, psql, sql_literal  # noqa: E402
 from tpch import sf_label  # noqa: E402
@@ -272,23 +267,10 @@ def main():
     if args.max_run is None:
         args.max_run = 600 if args.mode == "diff" else 0
 
-    psql("CREATE EXTENSION IF NOT EXISTS gpudb")
-    if args.cache_size:
-        psql("ALTER SYSTEM SET gpudb.cache_size = %s" % sql_literal(args.cache_size))
-        psql("SELECT pg_reload_conf()")
-        time.sleep(1)
-    device, path, commit, date = bench.run_identity()
-    outdir, stem = tpch.results_dir(args.out, "%s-%s-%s-ssb-%s-sf%s" % (date, device, commit, args.mode,
-                                                                       sf_label(args.sf)))
-    res = {"meta": {"mode": args.mode, "date": date, "device": device, "path": path, "commit": commit, "stem": stem,
-                    "sf": args.sf, "command": shlex.join(["python3", "test/bench/ssb.py"] + sys.argv[1:]),
-                    "host": "%s, %d CPUs" % (os.uname().nodename, os.cpu_count() or 0),
-                    "pg_version": psql("SELECT version()").split(",")[0],
-                    "settings": tpch.server_settings(args.workers), "workers": args.workers, "reps": args.reps},
-           "data": None, "queries": [], "notes": [],
-           "sides": tpch22.diff_sides(args) if args.mode == "diff" else None}
+    res, outdir, stem = tpch22.start_run(args, "ssb")
+    m = res["meta"]
     log("gpudb SSB, the 13 queries, %s at SF %s: %s, path %s, commit %s; results to %s" % (
-        args.mode, sf_label(args.sf), device, path, commit, outdir))
+        args.mode, sf_label(args.sf), m["device"], m["path"], m["commit"], outdir))
     progs = []
 
     def programs():
@@ -303,40 +285,7 @@ def main():
     with open(os.path.join(outdir, stem + "-queries.sql"), "w") as f:
         for q in queries:
             f.write("-- %s\n%s%s;\n\n" % (q["id"], q["prelude"], q["sql"]))
-    if args.mode == "diff":
-        for t in TABLES:
-            psql("ALTER TABLE %s RESET (parallel_workers)" % t)
-        if args.cache:
-            for t in TABLES:
-                c = tpch.cache_load(tpch22.query_columns(t, queries), t)
-                if c.get("error"):
-                    sys.exit("ssb: --cache: %s failed: %s" % (c["call"], c["error"]))
-            log("the five tables loaded into the column cache (the queries' columns)")
-    else:
-        tpch22.prepare_time(args, res, queries)
-    t0 = time.time()
-    tmp = tempfile.mkdtemp(prefix="ssb-out-")
-    os.chmod(tmp, 0o755)
-    try:
-        for q in queries:
-            log("%s:" % q["id"])
-            res["queries"].append(q)
-            if args.mode == "diff":
-                tpch22.run_diff(args, res, q, outdir)
-            else:
-                tpch22.run_time(args, res, q, tmp)
-            res["meta"]["queries_s"] = round(time.time() - t0, 1)
-            tpch22.write_results(res, outdir)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    base = tpch22.write_results(res, outdir, final=True)
-    print("\n".join(tpch22.diff_table(res, False) if args.mode == "diff" else tpch22.time_summary(res)), flush=True)
-    bad = [q["id"] for q in res["queries"] if not q["ok"]]
-    print("ssb: %s: %d queries in %.0f s; wrote %s.md%s" % (
-        args.mode, len(res["queries"]), res["meta"]["queries_s"], base,
-        "; gpudb's results DIFFER from PostgreSQL's or failed: %s" % ", ".join(bad) if bad else
-        "; every gpudb result is PostgreSQL's"), flush=True)
-    sys.exit(1 if bad else 0)
+    sys.exit(1 if tpch22.run_queries(args, res, queries, outdir, "ssb") else 0)
 
 
 if __name__ == "__main__":

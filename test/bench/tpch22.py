@@ -698,6 +698,68 @@ def write_results(res, outdir, final=False):
     return base
 
 
+def start_run(args, script):
+    """The gpudb extension, --cache-size, and the run's record: (res, outdir, stem) for
+    test/bench/<script>.py's results (<date>-<device>-<commit>-<script>-<mode>-sf<SF>)."""
+    psql("CREATE EXTENSION IF NOT EXISTS gpudb")
+    if args.cache_size:
+        psql("ALTER SYSTEM SET gpudb.cache_size = %s" % sql_literal(args.cache_size))
+        psql("SELECT pg_reload_conf()")
+        time.sleep(1)
+    device, path, commit, date = bench.run_identity()
+    outdir, stem = tpch.results_dir(args.out, "%s-%s-%s-%s-%s-sf%s" % (date, device, commit, script, args.mode,
+                                                                      sf_label(args.sf)))
+    res = {"meta": {"mode": args.mode, "date": date, "device": device, "path": path, "commit": commit, "stem": stem,
+                    "sf": args.sf, "command": shlex.join(["python3", "test/bench/%s.py" % script] + sys.argv[1:]),
+                    "host": "%s, %d CPUs" % (os.uname().nodename, os.cpu_count() or 0),
+                    "pg_version": psql("SELECT version()").split(",")[0],
+                    "settings": tpch.server_settings(args.workers), "workers": args.workers, "reps": args.reps},
+           "data": None, "queries": [], "notes": [], "sides": diff_sides(args) if args.mode == "diff" else None}
+    return res, outdir, stem
+
+
+def run_queries(args, res, queries, outdir, script):
+    """The queries over BENCH's tables: diff (their parallel_workers reset; with --cache the columns the
+    queries name loaded first) or time (prepare_time), the results written after each query and at
+    the end, the summary printed; returns the ids of the queries whose gpudb side differed or failed."""
+    if args.mode == "diff":
+        # PostgreSQL's own choice of workers by table size (a time run, or
+        # tpch.py's lineitem, leaves parallel_workers set, and plans change)
+        for t in BENCH["tables"]:
+            psql("ALTER TABLE %s RESET (parallel_workers)" % t)
+        if args.cache:
+            for t in [t for t in BENCH["tables"] if query_columns(t, queries)]:
+                c = tpch.cache_load(query_columns(t, queries), t)
+                if c.get("error"):
+                    sys.exit("%s: --cache: %s failed: %s" % (script, c["call"], c["error"]))
+            log("the tables loaded into the column cache (the queries' columns)")
+    else:
+        prepare_time(args, res, queries)
+    t0 = time.time()
+    tmp = tempfile.mkdtemp(prefix="%s-out-" % script)
+    os.chmod(tmp, 0o755)
+    try:
+        for q in queries:
+            log("%s:" % q["id"])
+            res["queries"].append(q)
+            if args.mode == "diff":
+                run_diff(args, res, q, outdir)
+            else:
+                run_time(args, res, q, tmp)
+            res["meta"]["queries_s"] = round(time.time() - t0, 1)
+            write_results(res, outdir)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    base = write_results(res, outdir, final=True)
+    print("\n".join(diff_table(res, False) if args.mode == "diff" else time_summary(res)), flush=True)
+    bad = [q["id"] for q in res["queries"] if not q["ok"]]
+    print("%s: %s: %d queries in %.0f s; wrote %s.md%s" % (
+        script, args.mode, len(res["queries"]), res["meta"]["queries_s"], base,
+        "; gpudb's results DIFFER from PostgreSQL's or failed: %s" % ", ".join(bad) if bad else
+        "; every gpudb result is PostgreSQL's"), flush=True)
+    return bad
+
+
 def main():
     ap = argparse.ArgumentParser(description="The 22 TPC-H queries: gpudb's results against PostgreSQL's (diff) "
                                              "or their times (time); the module docstring says more")
@@ -744,22 +806,11 @@ def main():
     if args.max_run is None:
         args.max_run = 600 if args.mode == "diff" else 0
 
-    psql("CREATE EXTENSION IF NOT EXISTS gpudb")
-    if args.cache_size:
-        psql("ALTER SYSTEM SET gpudb.cache_size = %s" % sql_literal(args.cache_size))
-        psql("SELECT pg_reload_conf()")
-        time.sleep(1)
-    device, path, commit, date = bench.run_identity()
-    outdir, stem = tpch.results_dir(args.out, "%s-%s-%s-tpch22-%s-sf%s" % (date, device, commit, args.mode,
-                                                                          sf_label(args.sf)))
-    res = {"meta": {"mode": args.mode, "date": date, "device": device, "path": path, "commit": commit, "stem": stem,
-                    "sf": args.sf, "command": shlex.join(["python3", "test/bench/tpch22.py"] + sys.argv[1:]),
-                    "host": "%s, %d CPUs" % (os.uname().nodename, os.cpu_count() or 0),
-                    "pg_version": psql("SELECT version()").split(",")[0],
-                    "settings": tpch.server_settings(args.workers), "workers": args.workers, "reps": args.reps},
-           "data": None, "queries": [], "notes": [], "sides": diff_sides(args) if args.mode == "diff" else None}
+    res, outdir, stem = start_run(args, "tpch22")
+    m = res["meta"]
     log("gpudb TPC-H, %s of the 22 queries, %s at SF %s: %s, path %s, commit %s; results to %s" % (
-        "all" if len(numbers) == 22 else len(numbers), args.mode, sf_label(args.sf), device, path, commit, outdir))
+        "all" if len(numbers) == 22 else len(numbers), args.mode, sf_label(args.sf), m["device"], m["path"],
+        m["commit"], outdir))
     progs = []
 
     def programs():
@@ -779,43 +830,10 @@ def main():
     if args.load_only:
         log("--load-only: data ready")
         return
-    if args.mode == "diff":
-        # PostgreSQL's own choice of workers by table size (a time run, or
-        # tpch.py's lineitem, leaves parallel_workers set, and plans change)
-        for t in TABLES:
-            psql("ALTER TABLE %s RESET (parallel_workers)" % t)
-        if args.cache:
-            for t in [t for t in TABLES if query_columns(t, queries)]:
-                c = tpch.cache_load(query_columns(t, queries), t)
-                if c.get("error"):
-                    sys.exit("tpch22: --cache: %s failed: %s" % (c["call"], c["error"]))
-            log("the tables loaded into the column cache (the queries' columns)")
-    else:
-        prepare_time(args, res, queries)
-    t0 = time.time()
-    tmp = tempfile.mkdtemp(prefix="tpch22-out-")
-    os.chmod(tmp, 0o755)
-    try:
-        for q in queries:
-            log("%s:" % q["id"])
-            res["queries"].append(q)
-            if args.mode == "diff":
-                run_diff(args, res, q, outdir)
-            else:
-                run_time(args, res, q, tmp)
-            res["meta"]["queries_s"] = round(time.time() - t0, 1)
-            write_results(res, outdir)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    base = write_results(res, outdir, final=True)
-    print("\n".join(diff_table(res, False) if args.mode == "diff" else time_summary(res)), flush=True)
-    bad = [q["id"] for q in res["queries"] if not q["ok"]]
+    bad = run_queries(args, res, queries, outdir, "tpch22")
     wrong = [q["id"] for q in res["queries"] if q.get("spec_answer") and q["spec_answer"]["ok"] is False]
-    print("tpch22: %s: %d queries in %.0f s; wrote %s.md%s%s" % (
-        args.mode, len(res["queries"]), res["meta"]["queries_s"], base,
-        "; gpudb's results DIFFER from PostgreSQL's or failed: %s" % ", ".join(bad) if bad else
-        "; every gpudb result is PostgreSQL's",
-        "; PostgreSQL's answers differ from the spec's: %s" % ", ".join(wrong) if wrong else ""), flush=True)
+    if wrong:
+        print("tpch22: PostgreSQL's answers differ from the spec's: %s" % ", ".join(wrong), flush=True)
     sys.exit(1 if bad or wrong else 0)
 
 
