@@ -295,44 +295,15 @@ aggregate_types(GdbAggregate *agg, uint32 *kind)
 					 "bigint and numeric.")));
 }
 
-/* see groupby.h */
-void
-gdb_query_add_aggregate(GdbQuery *q, GdbAggFunc fn, AttrNumber attnum,
-						const char *label)
+/*
+ * The next aggregate of q, fn over an argument of type argtype (InvalidOid
+ * for count(*)), its kind set; the caller sets its input column, then
+ * counts it.  Raises 54000 past GDB_MAX_AGGREGATES.
+ */
+static GdbAggregate *
+next_aggregate(GdbQuery *q, GdbAggFunc fn, Oid argtype, const char *label)
 {
 	GdbAggregate *agg = &q->aggs[q->naggs];
-	GdbAggSpec *spec = &q->req->aggs[q->naggs];
-	uint32		kind;
-
-	if (q->naggs >= GDB_MAX_AGGREGATES)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("too many aggregates: %d", q->naggs + 1),
-				 errdetail("gpudb accepts at most %d aggregates.",
-						   GDB_MAX_AGGREGATES)));
-	agg->fn = fn;
-	agg->companion = -1;
-	agg->dscale_col = -1;
-	agg->dscale_companion = -1;
-	agg->label = pstrdup(label);
-	agg->attnum = attnum;
-	agg->argtype = attnum > 0 ?
-		TupleDescAttr(RelationGetDescr(q->rel), attnum - 1)->atttypid : InvalidOid;
-	aggregate_types(agg, &kind);
-	spec->kind = kind;
-	spec->input_col = attnum > 0 ?
-		gdb_columnset_add(&q->cs, q->rel, attnum, fn == GDB_FN_COUNT) : -1;
-	q->naggs++;
-	q->req->naggs = q->naggs;
-}
-
-/* see groupby.h */
-void
-gdb_query_add_aggregate_expr(GdbQuery *q, GdbAggFunc fn, Node *expr,
-							 const char *label)
-{
-	GdbAggregate *agg = &q->aggs[q->naggs];
-	GdbAggSpec *spec = &q->req->aggs[q->naggs];
 	uint32		kind;
 
 	if (q->naggs >= GDB_MAX_AGGREGATES)
@@ -347,9 +318,36 @@ gdb_query_add_aggregate_expr(GdbQuery *q, GdbAggFunc fn, Node *expr,
 	agg->dscale_companion = -1;
 	agg->label = pstrdup(label);
 	agg->attnum = 0;
-	agg->argtype = exprType(expr);
+	agg->argtype = argtype;
 	aggregate_types(agg, &kind);
-	spec->kind = kind;
+	q->req->aggs[q->naggs].kind = kind;
+	return agg;
+}
+
+/* see groupby.h */
+void
+gdb_query_add_aggregate(GdbQuery *q, GdbAggFunc fn, AttrNumber attnum,
+						const char *label)
+{
+	GdbAggregate *agg = next_aggregate(q, fn, attnum > 0 ?
+									   TupleDescAttr(RelationGetDescr(q->rel),
+													 attnum - 1)->atttypid : InvalidOid,
+									   label);
+
+	agg->attnum = attnum;
+	q->req->aggs[q->naggs].input_col = attnum > 0 ?
+		gdb_columnset_add(&q->cs, q->rel, attnum, fn == GDB_FN_COUNT) : -1;
+	q->naggs++;
+	q->req->naggs = q->naggs;
+}
+
+/* see groupby.h */
+void
+gdb_query_add_aggregate_expr(GdbQuery *q, GdbAggFunc fn, Node *expr,
+							 const char *label)
+{
+	GdbAggregate *agg = next_aggregate(q, fn, exprType(expr), label);
+
 	if (fn == GDB_FN_SUM && agg->argtype == NUMERICOID)
 	{
 		/* a CASE of arms of different scales: at the largest (TPC-H Q14) */
@@ -363,8 +361,8 @@ gdb_query_add_aggregate_expr(GdbQuery *q, GdbAggFunc fn, Node *expr,
 													 "GpudbAgg");
 		}
 	}
-	spec->input_col = gdb_columnset_add_expr(&q->cs, q->rel, expr, q->req,
-											 "GpudbAgg");
+	q->req->aggs[q->naggs].input_col = gdb_columnset_add_expr(&q->cs, q->rel, expr, q->req,
+															  "GpudbAgg");
 	q->naggs++;
 	q->req->naggs = q->naggs;
 }
