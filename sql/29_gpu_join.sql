@@ -389,12 +389,10 @@ RESET gpudb.min_parallel_table_size;
 RESET gpudb.parallel_workers;
 RESET gpudb.batch_rows;
 -- in parallel mode (a Gather in PostgreSQL's plan behind the node, or
--- force_parallel_mode): a GpudbJoin whose expressions cannot pass the fixed
--- point runs as it is (its build sides' uniqueness is checked before the
--- request); one whose can leaves parallel mode for its request's
+-- force_parallel_mode): the request leaves parallel mode for its
 -- subtransaction while no parallel workers run (from 17 on a
 -- subtransaction may start in parallel mode), and a value past the fixed
--- point gives PostgreSQL's plan's answer
+-- point or a build side's duplicate key gives PostgreSQL's plan's answer
 -- (named debug_parallel_query from 16 on)
 SELECT set_config(name, 'on', false) FROM pg_settings
 WHERE name IN ('force_parallel_mode', 'debug_parallel_query');
@@ -537,9 +535,8 @@ ROLLBACK;
 -- an error after the build sides were kept: the transaction's end frees them
 SELECT d1.grp, sum(f.v / (d1.grp - d1.grp)) FROM f JOIN d1 ON f.k1 = d1.id GROUP BY 1;
 SELECT coalesce(kept_bytes, 0) AS kept_bytes FROM gpu_server_status();
--- in parallel mode a join that needs no rollback runs without a
--- subtransaction: its inner join's build side comes to the backend, which
--- checks it for duplicate keys, its semi join's stays kept
+-- in parallel mode too the build sides stay kept (the request's own build
+-- checks the inner join's for duplicate keys, in its subtransaction)
 SELECT set_config(name, 'on', false) FROM pg_settings
 WHERE name IN ('force_parallel_mode', 'debug_parallel_query');
 SET max_parallel_workers_per_gather = 2;

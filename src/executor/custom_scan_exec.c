@@ -486,15 +486,16 @@ run_query(GdbScanState *s, bool in_subxact)
  * build side that is not unique on its keys returns false too.
  *
  * Parallel mode (a Gather anywhere in the plan, PostgreSQL's plan behind
- * the node included, or debug_parallel_query): a GpudbJoin whose expressions
- * cannot meet the fixed point or the time zone runs as it is, its build
- * sides' uniqueness checked before the request.  Otherwise, before 17 no
- * subtransaction can start in parallel mode: while no parallel workers run
- * (no ParallelContext: the node runs before the Gathers below it start),
- * the request leaves parallel mode for the subtransaction and enters it
- * again after, which is safe because parallel mode only guards state the
- * workers share; while workers run, PostgreSQL's plan answers at once.
- * From 17 on an internal subtransaction may start in parallel mode.
+ * the node included, or debug_parallel_query): before 17 no subtransaction
+ * can start in parallel mode.  While no parallel workers run (no
+ * ParallelContext: the node runs before the Gathers below it start), the
+ * request leaves parallel mode for the subtransaction and enters it again
+ * after, which is safe because parallel mode only guards state the workers
+ * share.  While workers run, a GpudbJoin whose expressions cannot meet the
+ * fixed point or the time zone runs as it is, its inner and left joins'
+ * build sides checked for duplicate keys in the backend before the
+ * request, and any other node answers with PostgreSQL's plan at once.  From
+ * 17 on an internal subtransaction may start in parallel mode.
  */
 static bool
 run_or_fall_back(GdbScanState *s)
@@ -507,20 +508,17 @@ run_or_fall_back(GdbScanState *s)
 
 	if (cscan->custom_plans == NIL)
 		return run_query(s, false);
-	if (IsInParallelMode())
+	if (IsInParallelMode() && !GDB_SUBXACT_IN_PARALLEL_MODE)
 	{
-		if (s->join != NULL && !s->join_needs_rollback)
-			return run_query(s, false);
-		if (!GDB_SUBXACT_IN_PARALLEL_MODE)
+		if (ParallelContextActive())
 		{
-			if (ParallelContextActive())
-			{
-				s->fallback_why = pstrdup("parallel workers are running: the request cannot run in a subtransaction");
-				return false;
-			}
-			ExitParallelMode();
-			left_parallel_mode = true;
+			if (s->join != NULL && !s->join_needs_rollback)
+				return run_query(s, false);
+			s->fallback_why = pstrdup("parallel workers are running: the request cannot run in a subtransaction");
+			return false;
 		}
+		ExitParallelMode();
+		left_parallel_mode = true;
 	}
 	BeginInternalSubTransaction(NULL);
 	MemoryContextSwitchTo(cxt);
