@@ -3,8 +3,9 @@
  * server_cache.c
  *	  The GPU server's column cache: entries (one per cached relation),
  *	  loading, the memory budget with least-recently-used eviction, captured
- *	  changes, per-row visibility against each query's snapshot, and group-
- *	  bys answered from the cache.  Runs in the GPU server process only;
+ *	  changes and per-row visibility against each query's snapshot (the
+ *	  queries answered from it: server_cache_query.c).  Runs in the GPU
+ *	  server process only;
  *	  gpu_server.c dispatches the requests here.  The backend side is
  *	  cache.c (loading, queries) and cache_capture.c (change capture).
  *
@@ -25,45 +26,8 @@
 
 #include "gpudb.h"
 #include "gpu_server.h"
+#include "server_cache_internal.h"
 
-typedef struct CacheEntry
-{
-	int64		id;
-	GdbCacheKey key;
-	uint32		relfilenode;
-	uint32		state;			/* GDB_CACHE_STATE_* */
-	int			owner;			/* loading client's socket, -1 once committed */
-	uint32		ncols;
-	int16		attnums[GDB_MAX_COLUMNS];
-	uint32		typids[GDB_MAX_COLUMNS];
-	int32		typmods[GDB_MAX_COLUMNS];	/* see GdbCacheCreate */
-	uint32		kinds[GDB_MAX_COLUMNS];
-	uint32		has_nulls[GDB_MAX_COLUMNS];
-	uint64		change_count;
-	GdbSnapshotInfo snap;		/* the load's */
-	uint32	   *xip;
-	MemoryContext mcxt;
-	GdbStore   *store;			/* ncols columns + the visibility column */
-	uint32		vis_col;		/* = ncols: 1 visible, 0 not, per row */
-	GdbDictionary *dict;
-	GdbTableMemo *tables;		/* code tables evaluated over dict (text
-								 * operations of queries), NULL until one */
-	uint64	   *ctids;			/* heap address of every row, host memory */
-	uint64		nctids;
-	uint64		cap_ctids;
-	uint64		est_rows;		/* the load's estimate: ctids' first size */
-	uint64		nloaded;		/* rows 0..nloaded-1: loaded, ctids ascending */
-	HTAB	   *inserted;		/* ctid -> row, for rows appended by changes */
-	HTAB	   *pending;		/* row -> (xmin, xmax) while they matter */
-	uint8	   *dead;			/* bit per row: invisible to every snapshot */
-	bool		has_invisible;	/* some row's visibility column is 0 */
-	double		load_ms;
-	TimestampTz load_start;
-	TimestampTz loaded_at;
-	TimestampTz last_use;
-	int64		hits;
-	struct CacheEntry *next;
-} CacheEntry;
 
 /* A row whose visibility still depends on the snapshot. */
 #define GDB_MAX_DELETERS 4		/* xmax candidates kept for one row version */
@@ -183,6 +147,19 @@ make_room(uint64 need, const CacheEntry *keep)
 	return true;
 }
 
+
+/* see server_cache_internal.h */
+CacheEntry *
+srv_cache_entry_for(const GdbCacheKey *key, bool ready_only)
+{
+	CacheEntry *e;
+
+	for (e = entries; e; e = e->next)
+		if (e->key.dbid == key->dbid && e->key.relid == key->relid &&
+			(!ready_only || e->state == GDB_CACHE_STATE_READY))
+			return e;
+	return NULL;
+}
 static CacheEntry *
 find_entry_by_id(int64 id)
 {
@@ -397,13 +374,9 @@ srv_handle_cache_append(int s, char *payload, size_t len, int fd)
 		entry_unlink(e, true);
 }
 
-/*
- * Intern n strings (uint32 length + bytes each, from p up to end) into e's
- * dictionary, creating it if needed; codes (may be NULL) receives each
- * string's code.  false if the strings run past end.
- */
-static bool
-intern_strings(CacheEntry *e, const char *p, const char *end, uint64 n,
+/* see server_cache_internal.h */
+bool
+srv_cache_intern_strings(CacheEntry *e, const char *p, const char *end, uint64 n,
 			   int64 *codes)
 {
 	MemoryContext old = MemoryContextSwitchTo(e->mcxt);
@@ -445,7 +418,7 @@ srv_handle_cache_finish(int s, char *payload, size_t len)
 		srv_reply_error(s, GDB_ERR_BAD_REQUEST, "no cache entry being loaded by this session");
 		return;
 	}
-	if (!intern_strings(e, payload + sizeof(GdbCacheRef), end, ref->nstrings, NULL))
+	if (!srv_cache_intern_strings(e, payload + sizeof(GdbCacheRef), end, ref->nstrings, NULL))
 	{
 		srv_reply_error(s, GDB_ERR_BAD_REQUEST, "malformed dictionary");
 		return;
@@ -587,16 +560,9 @@ xid_precedes(uint32 a, uint32 b)
 	return (int32) (a - b) < 0;
 }
 
-/*
- * Does a query snapshot q see every transaction the load saw as committed?
- * The load held a lock that excluded writers, so every change in the cache
- * was committed before the load's snapshot; later changes bump the change
- * counter.  q must therefore see all xids the load saw finished: q.xmax is
- * not before the load's xmax, and every xid q still sees running below the
- * load's xmax was running for the load too.
- */
-static bool
-snapshot_covers_load(const CacheEntry *e, const GdbSnapshotInfo *q, const uint32 *qxip)
+/* see server_cache_internal.h */
+bool
+srv_cache_snapshot_covers(const CacheEntry *e, const GdbSnapshotInfo *q, const uint32 *qxip)
 {
 	uint32		i;
 
@@ -850,7 +816,7 @@ srv_handle_cache_changes(int s, char *payload, size_t len, int fd)
 			continue;
 		/* the statement's strings, as codes of this entry's dictionary */
 		codes = repalloc0_codes(codes, ch->nstrings);
-		if (!intern_strings(e, p, end, ch->nstrings, codes))
+		if (!srv_cache_intern_strings(e, p, end, ch->nstrings, codes))
 		{
 			if (batch)
 				munmap(batch, blen);
@@ -921,16 +887,9 @@ seen(GdbXidStatus st)
 	return st == GDB_XID_VISIBLE || st == GDB_XID_ALL_VISIBLE;
 }
 
-/*
- * Rows changed since the load: ask the querying backend what its snapshot
- * makes of their xids (a NEED_XIDS srv_reply, answered by CACHE_XIDS), set
- * their visibility column for this query, and fold what no snapshot can
- * see differently any more (committed before every snapshot's horizon, or
- * aborted).  Returns 1 to go on, 0 when it has replied itself (the query
- * must read the heap), -1 when the connection broke.
- */
-static int
-resolve_pending(int s, CacheEntry *e)
+/* see server_cache_internal.h */
+int
+srv_cache_resolve_pending(int s, CacheEntry *e)
 {
 	GdbStatusReply st;
 	HASH_SEQ_STATUS seq;
@@ -1058,466 +1017,6 @@ resolve_pending(int s, CacheEntry *e)
 	return 1;
 }
 
-
-/*
- * Re-encode the text columns of req's build sides (cq->join_text) from
- * codes of the query's dictionary into the entry's: codes[i] is the
- * entry's code of the query's string i (interned first).  false for a
- * build side outside join_data or a code outside the query's dictionary.
- */
-static bool
-recode_join_text(GdbRequest *req, const GdbCacheQuery *cq, const int64 *codes)
-{
-	uint32		j,
-				c;
-
-	for (j = 0; j < req->njoins && j < GDB_MAX_JOINS; j++)
-	{
-		GdbBatch   *b;
-		uint64		r;
-
-		if (cq->join_text[j] == 0 || req->build_sides[j] != NULL)
-			continue;
-		if (req->joins[j].build_off + sizeof(GdbBatch) > req->njoin_bytes)
-			return false;
-		b = (GdbBatch *) ((char *) req->join_data + req->joins[j].build_off);
-		if (req->joins[j].build_off + b->total_bytes > req->njoin_bytes)
-			return false;
-		for (c = 0; c < b->ncols && c < 64; c++)
-		{
-			int64	   *vals;
-			const uint8 *nulls;
-
-			if (!(cq->join_text[j] & (UINT64CONST(1) << c)))
-				continue;
-			vals = GDB_COL_PTR(b, b, c, int64);
-			nulls = GDB_NULL_PTR(b, b, c);
-			for (r = 0; r < b->nrows; r++)
-			{
-				if (nulls && nulls[r])
-					continue;
-				if (vals[r] < 0 || (uint64) vals[r] >= cq->ntext)
-					return false;
-				vals[r] = codes[vals[r]];
-			}
-		}
-	}
-	return true;
-}
-
-/*
- * Keep result, the build side of a GpudbJoin (cq->keep_id), in the server
- * (server_join_keep.c) and reply with its header only; its text columns'
- * codes of e's dictionary are re-encoded into the dictionary of the entry
- * of cq->keep_for, the probe relation, its strings interned there.  false
- * (nothing kept, nothing replied) when it cannot be kept: over the limit,
- * or text without the probe relation's entry ready.
- */
-static bool
-keep_result(int s, const GdbCacheQuery *cq, CacheEntry *e, GdbBatch *result,
-			GdbStatusReply *st)
-{
-	CacheEntry *to = NULL;
-	bool		has_text = false;
-	uint32		i;
-
-	for (i = 0; i < GDB_MAX_COLUMNS && i < result->ncols; i++)
-		if (cq->key_is_text[i])
-			has_text = true;
-	if (has_text)
-	{
-		for (to = entries; to; to = to->next)
-			if (to->key.dbid == cq->keep_for.dbid && to->key.relid == cq->keep_for.relid &&
-				to->state == GDB_CACHE_STATE_READY)
-				break;
-		if (to == NULL || e->dict == NULL)
-			return false;
-	}
-	if (!srv_keep_possible(cq->keep_id, result->total_bytes))
-		return false;
-	if (has_text && to != e)
-	{
-		int64		ncodes = gdb_dict_size(e->dict);
-		int64	   *map = MemoryContextAllocExtended(CurrentMemoryContext,
-													 sizeof(int64) * Max(ncodes, 1),
-													 MCXT_ALLOC_HUGE);
-		MemoryContext old = MemoryContextSwitchTo(to->mcxt);
-
-		if (to->dict == NULL)
-			to->dict = gdb_dict_create();
-		memset(map, 0xff, sizeof(int64) * Max(ncodes, 1));
-		for (i = 0; i < GDB_MAX_COLUMNS && i < result->ncols; i++)
-		{
-			int64	   *vals = GDB_COL_PTR(result, result, i, int64);
-			const uint8 *nulls = GDB_NULL_PTR(result, result, i);
-			uint64		r;
-
-			if (!cq->key_is_text[i])
-				continue;
-			for (r = 0; r < result->nrows; r++)
-			{
-				int64		c = vals[r];
-
-				if ((nulls && nulls[r]) || c < 0 || c >= ncodes)
-					continue;
-				if (map[c] < 0)
-				{
-					text	   *t = DatumGetTextPP(gdb_dict_datum(e->dict, c));
-
-					map[c] = gdb_dict_intern(to->dict, VARDATA_ANY(t),
-											 VARSIZE_ANY_EXHDR(t));
-				}
-				vals[r] = map[c];
-			}
-		}
-		pfree(map);
-		MemoryContextSwitchTo(old);
-	}
-	if (!srv_keep_build(s, cq->keep_id, result, has_text ? to->id : 0))
-	{
-		srv_reply_error(s, GDB_ERR_OUT_OF_MEMORY,
-						"out of memory for a kept build side of %llu bytes",
-						(unsigned long long) result->total_bytes);
-		return true;
-	}
-	st->cache_state = GDB_CACHE_USED;
-	st->value = 1;
-	st->result_bytes = sizeof(GdbBatch);
-	st->strings_bytes = 0;
-	srv_reply(s, st, result, sizeof(GdbBatch), NULL, 0);
-	return true;
-}
-
-/*
- * Put the visibility test in front of the filter: vis, JUMP_IF_FALSE past
- * the end, the program (jump targets moved by two), AND.  false if it does
- * not fit.
- */
-static bool
-prefix_visibility(GdbRequest *req, uint32 vis_col)
-{
-	uint32		n = req->ninstr;
-	uint32		i;
-
-	if (n == 0)
-	{
-		memset(&req->program[0], 0, sizeof(GdbInstr));
-		req->program[0].op = GDB_OP_PUSH_COL;
-		req->program[0].arg = vis_col;
-		req->ninstr = 1;
-		return true;
-	}
-	if (n + 3 > GDB_MAX_INSTR)
-		return false;
-	memmove(&req->program[2], &req->program[0], sizeof(GdbInstr) * n);
-	for (i = 2; i < n + 2; i++)
-		if (gdb_op_is_jump(req->program[i].op))
-			req->program[i].arg += 2;
-	memset(&req->program[0], 0, sizeof(GdbInstr) * 2);
-	req->program[0].op = GDB_OP_PUSH_COL;
-	req->program[0].arg = vis_col;
-	req->program[1].op = GDB_OP_JUMP_IF_FALSE;
-	req->program[1].arg = n + 3;
-	memset(&req->program[n + 2], 0, sizeof(GdbInstr));
-	req->program[n + 2].op = GDB_OP_AND;
-	req->ninstr = n + 3;
-	return true;
-}
-
-bool
-srv_handle_cache_groupby(int s, char *payload, size_t len)
-{
-	GdbCacheQuery *cq = (GdbCacheQuery *) payload;
-	GdbStatusReply st;
-	CacheEntry *e;
-	const uint32 *qxip;
-	char	   *p;
-	char	   *end = payload + len;
-	int			map[GDB_MAX_COLUMNS];
-	int64	   *codes;
-	const text **consts;
-	bool		join_text;
-	uint32		i,
-				c;
-	GdbRequest *req;
-	GdbBatch   *result = NULL;
-	int			rc;
-	StringInfoData strings;
-
-	memset(&st, 0, sizeof(st));
-	if (len < sizeof(GdbCacheQuery) || cq->ncols > GDB_MAX_COLUMNS ||
-		cq->snapshot.nxip > GDB_MAX_XIP ||
-		len < sizeof(GdbCacheQuery) + cq->snapshot.nxip * sizeof(uint32))
-	{
-		srv_reply_error(s, GDB_ERR_BAD_REQUEST, "malformed cache query");
-		return true;
-	}
-	qxip = (const uint32 *) (payload + sizeof(GdbCacheQuery));
-
-	for (e = entries; e; e = e->next)
-		if (e->key.dbid == cq->key.dbid && e->key.relid == cq->key.relid &&
-			e->state == GDB_CACHE_STATE_READY)
-			break;
-	if (e == NULL)
-	{
-		for (e = entries; e; e = e->next)
-			if (e->key.dbid == cq->key.dbid && e->key.relid == cq->key.relid)
-				break;
-		st.cache_state = e ? GDB_CACHE_NOT_READY : GDB_CACHE_ABSENT;
-		srv_reply(s, &st, NULL, 0, NULL, 0);
-		return true;
-	}
-	if (e->relfilenode != cq->relfilenode || e->change_count != cq->change_count)
-	{
-		st.cache_state = GDB_CACHE_STALE;
-		srv_reply(s, &st, NULL, 0, NULL, 0);
-		return true;
-	}
-	for (i = 0; i < cq->ncols; i++)
-	{
-		map[i] = -1;
-		for (c = 0; c < e->ncols; c++)
-			if (e->attnums[c] == cq->attnums[i] && e->typids[c] == cq->typids[i] &&
-				e->typmods[c] == cq->typmods[i])
-				map[i] = c;
-		if (map[i] < 0)
-		{
-			st.cache_state = GDB_CACHE_ABSENT;
-			srv_reply(s, &st, NULL, 0, NULL, 0);
-			return true;
-		}
-	}
-	if (!snapshot_covers_load(e, &cq->snapshot, qxip))
-	{
-		st.cache_state = GDB_CACHE_SNAPSHOT;
-		srv_reply(s, &st, NULL, 0, NULL, 0);
-		return true;
-	}
-
-	/* map the request's columns onto the store's and bind text constants */
-	req = &cq->req;
-	if (req->nkeys > GDB_MAX_GROUP_KEYS || req->naggs > GDB_MAX_AGGREGATES ||
-		req->ninstr > GDB_MAX_INSTR || req->nout > GDB_MAX_COLUMNS ||
-		req->nsort > GDB_MAX_SORT_KEYS)
-	{
-		srv_reply_error(s, GDB_ERR_BAD_REQUEST, "malformed request");
-		return true;
-	}
-	for (i = 0; i < req->nkeys; i++)
-		if (req->key_cols[i] >= 0 && (uint32) req->key_cols[i] < cq->ncols)
-			req->key_cols[i] = map[req->key_cols[i]];
-	for (i = 0; i < req->naggs; i++)
-		if (req->aggs[i].input_col >= 0 && (uint32) req->aggs[i].input_col < cq->ncols)
-			req->aggs[i].input_col = map[req->aggs[i].input_col];
-	for (i = 0; i < req->nout; i++)
-		if (req->out_cols[i] >= 0 && (uint32) req->out_cols[i] < cq->ncols)
-			req->out_cols[i] = map[req->out_cols[i]];
-	/* a group-by's sort keys name result columns, not the query's columns */
-	for (i = 0; req->oper == GDB_OPER_SORT && i < req->nsort; i++)
-		if (req->sort_keys[i].col >= 0 && (uint32) req->sort_keys[i].col < cq->ncols)
-			req->sort_keys[i].col = map[req->sort_keys[i].col];
-	for (i = 0; i < req->ninstr; i++)
-		if (req->program[i].op == GDB_OP_PUSH_COL &&
-			req->program[i].arg >= 0 && (uint32) req->program[i].arg < cq->ncols)
-			req->program[i].arg = map[req->program[i].arg];
-	/* the computed columns' programs (their own indexes need no map) */
-	for (i = 0; i < req->neinstr && i < GDB_MAX_EXPR_INSTR; i++)
-		if (req->eprogram[i].op == GDB_OP_PUSH_COL &&
-			req->eprogram[i].arg >= 0 && (uint32) req->eprogram[i].arg < cq->ncols)
-			req->eprogram[i].arg = map[req->eprogram[i].arg];
-	/* build sides kept by an earlier request of the query */
-	{
-		char		why[128] = "";
-		int			bound = srv_bind_kept(req, e->id, why, sizeof(why));
-
-		if (bound < 0)
-		{
-			srv_reply_error(s, GDB_ERR_BAD_REQUEST, "%s", why);
-			return true;
-		}
-		if (bound > 0)
-		{
-			st.cache_state = GDB_CACHE_JOIN_KEPT;
-			srv_reply(s, &st, NULL, 0, NULL, 0);
-			return true;
-		}
-	}
-	codes = palloc(sizeof(int64) * Max(cq->ntext, 1));
-	consts = palloc(sizeof(text *) * Max(cq->ntext, 1));
-	p = payload + sizeof(GdbCacheQuery) + cq->snapshot.nxip * sizeof(uint32);
-
-	/*
-	 * a join with text keys or payload: every string of the query's
-	 * dictionary is interned into the entry's first, so that the build
-	 * sides' codes (re-encoded below) and the constants meet the cached
-	 * column's codes, and the result's strings decode through one
-	 * dictionary
-	 */
-	for (i = 0; i < req->njoins && i < GDB_MAX_JOINS; i++)
-		if (cq->join_text[i] != 0)
-			break;
-	join_text = i < req->njoins && i < GDB_MAX_JOINS;
-	if (join_text && !intern_strings(e, p, end, cq->ntext, codes))
-	{
-		srv_reply_error(s, GDB_ERR_BAD_REQUEST, "malformed text constants");
-		return true;
-	}
-	for (i = 0; i < cq->ntext; i++)
-	{
-		uint32		l;
-
-		if (p + sizeof(uint32) > end)
-			break;
-		memcpy(&l, p, sizeof(uint32));
-		p += sizeof(uint32);
-		if (l > (uint64) (end - p))
-			break;
-		if (!join_text)			/* (interned: their codes are set) */
-			codes[i] = e->dict ? gdb_dict_lookup(e->dict, p, l) : -1;
-		consts[i] = cstring_to_text_with_len(p, (int) l);
-		p += l;
-	}
-	if (i != cq->ntext || gdb_request_bind_text(req, codes, cq->ntext) != GDB_OK)
-	{
-		srv_reply_error(s, GDB_ERR_BAD_REQUEST, "malformed text constants");
-		return true;
-	}
-
-	/*
-	 * a join probe (GpudbJoin): its build sides follow the text constants;
-	 * its probe keys that are the relation's columns map onto the store's
-	 * (payload columns keep their GDB_JOIN_COL indexes)
-	 */
-	req->join_data = NULL;
-	if (req->njoins > GDB_MAX_JOINS || (uint64) (end - p) != req->njoin_bytes)
-	{
-		srv_reply_error(s, GDB_ERR_BAD_REQUEST, "malformed join build sides");
-		return true;
-	}
-	if (req->njoins > 0)
-	{
-		/* aligned for the batches' columns; past 1 GB for large build sides */
-		char	   *data = MemoryContextAllocHuge(CurrentMemoryContext,
-												  Max(req->njoin_bytes, 1));
-
-		memcpy(data, p, req->njoin_bytes);
-		req->join_data = data;
-		if (join_text && !recode_join_text(req, cq, codes))
-		{
-			srv_reply_error(s, GDB_ERR_BAD_REQUEST, "malformed join build sides");
-			return true;
-		}
-		for (i = 0; i < req->njoins; i++)
-			for (c = 0; c < req->joins[i].nkeys && c < GDB_MAX_JOIN_KEYS; c++)
-				if (req->joins[i].probe_cols[c] >= 0 &&
-					(uint32) req->joins[i].probe_cols[c] < cq->ncols)
-					req->joins[i].probe_cols[c] = map[req->joins[i].probe_cols[c]];
-	}
-
-	/*
-	 * text operations (LIKE, comparisons, lengths): their code tables over
-	 * the cached strings, evaluated once per string and kept with the
-	 * entry for the next queries (text_tables.c)
-	 */
-	req->ntable_words = 0;
-	req->table_words = NULL;
-	if (req->ntables > 0)
-	{
-		char		msg[256];
-		MemoryContext old;
-
-		if (!gdb_tables_server_ok(req))
-		{
-			st.cache_state = GDB_CACHE_TEXT_COLLATION;
-			srv_reply(s, &st, NULL, 0, NULL, 0);
-			return true;
-		}
-		if (e->tables == NULL)
-		{
-			old = MemoryContextSwitchTo(e->mcxt);
-			e->tables = gdb_table_memo_create();
-			MemoryContextSwitchTo(old);
-		}
-		if (!gdb_tables_bind_server(e->tables, e->dict, req, consts, cq->ntext,
-									msg, sizeof(msg)))
-		{
-			srv_reply_error(s, GDB_ERR_BAD_REQUEST, "code tables: %s", msg);
-			return true;
-		}
-	}
-
-	/* rows changed since the load: their visibility for this snapshot */
-	if (hash_get_num_entries(e->pending) > 0)
-	{
-		int			go = resolve_pending(s, e);
-
-		if (go <= 0)
-			return go == 0;
-	}
-	if (e->has_invisible && !prefix_visibility(req, e->vis_col))
-	{
-		st.cache_state = GDB_CACHE_ABSENT;
-		srv_reply(s, &st, NULL, 0, NULL, 0);
-		return true;
-	}
-
-	rc = srv_fault_request(&st.err);
-	if (rc == GDB_OK)
-		rc = srv_check_scratch(gdb_store_rows(e->store), req->naggs, &st.err);
-	if (rc != GDB_OK)
-		;
-	else if (srv_use_gpu)
-		rc = gdb_cuda_store_groupby(srv_exec, e->store, req, srv_request_alloc, NULL,
-									&result, &st.stats, &st.err);
-	else
-		rc = gdb_cpu_store_groupby(e->store, req, srv_request_alloc, NULL,
-								   &result, &st.stats, &st.err);
-	st.err.status = rc;
-	srv_check_device(rc);
-	if (rc != GDB_OK)
-	{
-		srv_reply(s, &st, NULL, 0, NULL, 0);
-		return true;
-	}
-	e->hits++;
-	e->last_use = GetCurrentTimestamp();
-
-	/* a GpudbJoin's build side the server keeps for the probe */
-	if (cq->keep_id != 0 && keep_result(s, cq, e, result, &st))
-		return true;
-
-	/* the strings of text group keys, row by row */
-	initStringInfo(&strings);
-	for (i = 0; i < GDB_MAX_COLUMNS && i < result->ncols; i++)
-	{
-		const int64 *vals = GDB_COL_PTR(result, result, i, int64);
-		const uint8_t *nulls = GDB_NULL_PTR(result, result, i);
-		uint64		r;
-
-		if (!cq->key_is_text[i])
-			continue;
-		for (r = 0; r < result->nrows; r++)
-		{
-			uint32		l = 0xFFFFFFFF;
-
-			if (nulls && nulls[r])
-				appendBinaryStringInfo(&strings, (char *) &l, sizeof(l));
-			else
-			{
-				text	   *t = DatumGetTextPP(gdb_dict_datum(e->dict, vals[r]));
-
-				l = VARSIZE_ANY_EXHDR(t);
-				appendBinaryStringInfo(&strings, (char *) &l, sizeof(l));
-				appendBinaryStringInfo(&strings, VARDATA_ANY(t), l);
-			}
-		}
-	}
-	st.cache_state = GDB_CACHE_USED;
-	st.result_bytes = result->total_bytes;
-	st.strings_bytes = strings.len;
-	srv_reply(s, &st, result, result->total_bytes, strings.data, strings.len);
-	return true;
-}
 
 /* A backend went away: drop what it was loading and had not committed. */
 void
