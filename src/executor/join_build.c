@@ -736,7 +736,7 @@ build_sides(GdbJoinState *js, GdbQuery *q, bool check_unique, bool keep, const c
 void
 gdb_join_release(GdbJoinState *js)
 {
-	uint64		ids[GDB_MAX_JOINS * 8];
+	uint64		ids[GDB_MAX_JOINS];
 	int			n = 0;
 	int			j;
 

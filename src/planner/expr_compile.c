@@ -315,6 +315,7 @@ gdb_numeric_case_rescaled(Node *expr, Node **dscale)
 	CaseExpr   *out;
 	CaseExpr   *ds;
 	List	   *arms = NIL;
+	List	   *scales = NIL;
 	ListCell   *lc;
 	int			max = -1;
 
@@ -331,6 +332,7 @@ gdb_numeric_case_rescaled(Node *expr, Node **dscale)
 		if (s == -1)
 			return NULL;
 		max = Max(max, s);
+		scales = lappend_int(scales, s);
 	}
 	if (max < 0 || max > 18)
 		return NULL;
@@ -343,7 +345,7 @@ gdb_numeric_case_rescaled(Node *expr, Node **dscale)
 	for (int i = 0; i <= list_length(ce->args); i++)
 	{
 		Node	   *arm = (Node *) list_nth(arms, i);
-		int			s = arm ? gdb_numeric_scale(arm) : GDB_SCALE_ANY;
+		int			s = list_nth_int(scales, i);
 		Node	   *val = arm;
 		Node	   *d = dscale_arm(arm, s);
 

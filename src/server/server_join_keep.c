@@ -11,7 +11,7 @@
  *	  GPU server process only.
  *
  * A kept build side whose columns hold text codes holds codes of one
- * cache entry's dictionary (the probe relation's, server_cache.c
+ * cache entry's dictionary (the probe relation's, server_cache_query.c
  * re-encodes them when it keeps the batch): it binds only to a request
  * over that entry.  A kept build side lives until its backend releases
  * it (GDB_MSG_JOIN_RELEASE, after the query's probe) or disconnects; at

@@ -225,7 +225,7 @@ typedef struct GdbCacheQuery
 	 * per join (GdbRequest.joins), bit c: build column c (a key, or a
 	 * payload column) holds codes of the query's dictionary, whose strings
 	 * are the text part (ntext of them); the server re-encodes them into
-	 * its entry's dictionary (server_cache.c)
+	 * its entry's dictionary (server_cache_query.c)
 	 */
 	uint64_t	join_text[GDB_MAX_JOINS];
 
