@@ -111,7 +111,25 @@ struct GdbCudaExec
 	 * scratch holds, built and checked (hash_join.cu), or 0
 	 */
 	uint64_t	join_id;
+	/*
+	 * gdb_cuda_keep_result's mode (kept_result.cu): keep_result set, the
+	 * next unordered result is laid out at kept (a cudaMalloc of
+	 * kept_bytes) by gdb_result_alloc, and kept_done set once
+	 * gdb_result_finish wrote its header there instead of copying it back
+	 */
+	int			keep_result;
+	int			kept_done;
+	void	   *kept;
+	size_t		kept_bytes;
 };
+
+/*
+ * gdb_kept_result_alloc (kept_result.cu): in gdb_cuda_keep_result's mode,
+ * a device allocation of total bytes of its own for the result, recorded
+ * in ex; NULL outside the mode, after a result was kept already, or when
+ * the allocation fails (the caller uses scratch then).
+ */
+char	   *gdb_kept_result_alloc(GdbCudaExec *ex, size_t total);
 
 /*
  * gdb_cuda_epoch: how many times gdb_cuda_recover has reset device ordinal

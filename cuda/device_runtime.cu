@@ -362,6 +362,7 @@ gdb_cuda_close(GdbCudaExec *exec)
 	(void) cudaSetDevice(exec->ordinal);
 	if (exec->stream)
 		(void) cudaStreamSynchronize(exec->stream);
+	gdb_cuda_keep_result(exec, 0);	/* a kept result nobody took */
 	for (i = 0; i < GDB_SCR__COUNT; i++)
 		if (exec->scratch[i])
 			(void) cudaFree(exec->scratch[i]);

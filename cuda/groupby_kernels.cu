@@ -801,8 +801,11 @@ gdb_result_alloc(GdbRun *r, uint64_t ngroups, GdbAllocFn alloc, void *alloc_arg,
 		has_nulls[c] = src >= 0 ? in->cols[src].has_nulls : 0;
 	}
 	total = gdb_batch_layout(NULL, nout, kinds, has_nulls, ngroups);
+	/* a result kept on the device has an allocation of its own */
+	*d_res = gdb_request_ordered(req) ? NULL : gdb_kept_result_alloc(r->ex, (size_t) total);
 	/* the device copy first: growing it may wait for the stream */
-	GDB_TRY(gdb_cuda_scratch(r->ex, GDB_SCR_RESULT, (size_t) total, (void **) d_res, err));
+	if (*d_res == NULL)
+		GDB_TRY(gdb_cuda_scratch(r->ex, GDB_SCR_RESULT, (size_t) total, (void **) d_res, err));
 	if (gdb_request_ordered(req))
 	{
 		/* ordered: a header only; gdb_order_groups allocates the cut result */
@@ -836,6 +839,16 @@ gdb_result_finish(GdbRun *r, GdbBatch *host, const char *d_res, GdbError *err)
 	if (host == &r->order_hdr)
 		return gdb_phase_end(r, err);	/* ordered: gdb_order_groups goes on */
 	GDB_TRY(gdb_phase_begin(r, GDB_PHASE_TRANSFER_OUT, err));
+	if (d_res != NULL && d_res == r->ex->kept)
+	{
+		/* kept on the device: its header joins it there, nothing comes back */
+		GDB_CUDA_CHECK(err, cudaMemcpyAsync((char *) d_res, host, sizeof(GdbBatch),
+											cudaMemcpyHostToDevice, r->ex->stream));
+		GDB_CUDA_CHECK(err, cudaStreamSynchronize(r->ex->stream));
+		r->to_device += sizeof(GdbBatch);
+		r->ex->kept_done = 1;
+		return gdb_phase_end(r, err);
+	}
 	if (host->total_bytes > hdr)
 	{
 		GDB_CUDA_CHECK(err, cudaMemcpyAsync((char *) host + hdr, d_res + hdr,

@@ -34,8 +34,11 @@
  * sequential scan report it.  The build sides and tables stay in the JOIN
  * scratch after a request: the next one of the same join_id (the next
  * batch of the query) neither copies nor builds them again, unless another
- * request's join used the scratch meanwhile (GdbCudaExec.join_id).  Build and probe time count under the
- * FILTER phase, the copy of the build sides under TRANSFER_IN.
+ * request's join used the scratch meanwhile (GdbCudaExec.join_id).  A
+ * build side the GPU server keeps on the device (build_sides_dev,
+ * kept_result.cu) is read where it is, never copied.  Build and probe time
+ * count under the JOIN phase, the copy of the build sides under
+ * TRANSFER_IN.
  *
  *-------------------------------------------------------------------------
  */
@@ -196,7 +199,9 @@ gdb_hash_join_step(GdbRun *r, GdbBatch *view, GdbError *err)
 	for (j = 0; j < req->njoins; j++)
 	{
 		build_at[j] = slots_at;
-		slots_at += (size_t) gdb_align_up(req->joins[j].build_bytes);
+		/* (a build side the server keeps on the device is read there) */
+		if (req->build_sides_dev[j] == NULL)
+			slots_at += (size_t) gdb_align_up(req->joins[j].build_bytes);
 	}
 	total = slots_at;
 	for (j = 0; j < req->njoins; j++)
@@ -230,6 +235,8 @@ gdb_hash_join_step(GdbRun *r, GdbBatch *view, GdbError *err)
 	{
 		for (j = 0; j < req->njoins; j++)
 		{
+			if (req->build_sides_dev[j] != NULL)
+				continue;
 			GDB_CUDA_CHECK(err, cudaMemcpyAsync(d_data + build_at[j], gdb_join_build_side(req, j),
 												req->joins[j].build_bytes,
 												cudaMemcpyHostToDevice, s));
@@ -271,7 +278,9 @@ gdb_hash_join_step(GdbRun *r, GdbBatch *view, GdbError *err)
 		GdbHashSide *side = &a.sides[j];
 
 		a.joins[j] = *spec;
-		side->build = (const GdbBatch *) (d_data + build_at[j]);
+		side->build = req->build_sides_dev[j] != NULL ?
+			(const GdbBatch *) req->build_sides_dev[j] :
+			(const GdbBatch *) (d_data + build_at[j]);
 		side->slots = (const uint32_t *) ((char *) scr + slot_off[j]);
 		side->mask = gdb_hj_slot_count(nbuild[j]) - 1;
 		if (nbuild[j] == 0 || reuse)
@@ -362,6 +371,7 @@ gdb_hash_join_step(GdbRun *r, GdbBatch *view, GdbError *err)
 	jr->njoin_bytes = 0;
 	jr->join_data = NULL;
 	memset(jr->build_sides, 0, sizeof(jr->build_sides));
+	memset(jr->build_sides_dev, 0, sizeof(jr->build_sides_dev));
 	r->joined_req = jr;
 	r->req = jr;
 	r->input = view;

@@ -597,6 +597,15 @@ typedef struct GdbRequest
 	 * to its own addresses (gdb_join_build_side reads them).
 	 */
 	const void *build_sides[GDB_MAX_JOINS];
+	/*
+	 * bound by the GPU server only: join j's build side kept in device
+	 * memory (gdb_cuda_take_result), header included, at this device
+	 * address; build_sides[j] then points at a host copy of its header
+	 * alone (its arrays are not there: only the device path may run such
+	 * a request).  NULL for every other build side.  A receiver sets them
+	 * NULL before it binds its own.
+	 */
+	const void *build_sides_dev[GDB_MAX_JOINS];
 } GdbRequest;
 
 /*
@@ -1178,6 +1187,48 @@ extern int	gdb_cuda_recover(GdbCudaExec *exec, GdbError *err);
  * CUDA.
  */
 extern uint64_t gdb_cuda_scratch_bytes(GdbCudaExec *exec);
+
+/*
+ * A result batch kept in device memory of its own (a GpudbJoin's build
+ * side the GPU server keeps for the probe, so that it never crosses PCIe).
+ */
+typedef struct GdbDeviceBuffer GdbDeviceBuffer;
+
+/*
+ * gdb_cuda_keep_result: with on = 1, the next result of exec's
+ * gdb_cuda_groupby or gdb_cuda_store_groupby (a SELECT or an unordered
+ * GROUP BY; an ordered one is returned as usual) is written to a device
+ * allocation of its own and not copied back: the host result batch holds
+ * its header only (its total_bytes those of the whole batch, its arrays
+ * unwritten).  If that allocation fails, the result is copied back as
+ * usual.  on = 0 ends the mode and frees a kept result not taken.
+ */
+extern void gdb_cuda_keep_result(GdbCudaExec *exec, int on);
+
+/*
+ * gdb_cuda_take_result: the result kept by the last call in
+ * gdb_cuda_keep_result's mode (header included, total_bytes bytes), now
+ * the caller's to free with gdb_cuda_buffer_free; NULL when that call
+ * failed or copied its result back.
+ */
+extern GdbDeviceBuffer *gdb_cuda_take_result(GdbCudaExec *exec);
+
+/*
+ * gdb_cuda_buffer_address: buf's device address, or NULL when a device
+ * reset (gdb_cuda_recover) lost it.
+ */
+extern const void *gdb_cuda_buffer_address(const GdbDeviceBuffer *buf);
+
+/*
+ * gdb_cuda_buffer_to_host: copy buf's arrays (all but the header) into
+ * host, a batch of buf's layout whose header is written; waits for the
+ * copy.  GDB_ERR_DEVICE when the copy fails or buf was lost.
+ */
+extern int	gdb_cuda_buffer_to_host(GdbCudaExec *exec, const GdbDeviceBuffer *buf,
+									GdbBatch *host, GdbError *err);
+
+/* gdb_cuda_buffer_free: release buf (NULL allowed; waits for the device). */
+extern void gdb_cuda_buffer_free(GdbDeviceBuffer *buf);
 
 #ifdef __cplusplus
 }

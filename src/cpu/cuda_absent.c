@@ -211,3 +211,45 @@ gdb_cuda_scratch_bytes(GdbCudaExec *exec)
 	(void) exec;
 	return 0;
 }
+
+/* gdb_cuda_keep_result: nothing to do (no CUDA executor in this build). */
+void
+gdb_cuda_keep_result(GdbCudaExec *exec, int on)
+{
+	(void) exec;
+	(void) on;
+}
+
+/* gdb_cuda_take_result: NULL (no result can stay on a device). */
+GdbDeviceBuffer *
+gdb_cuda_take_result(GdbCudaExec *exec)
+{
+	(void) exec;
+	return NULL;
+}
+
+/* gdb_cuda_buffer_address: NULL (no device buffer can exist). */
+const void *
+gdb_cuda_buffer_address(const GdbDeviceBuffer *buf)
+{
+	(void) buf;
+	return NULL;
+}
+
+/* gdb_cuda_buffer_to_host: GDB_ERR_NO_DEVICE. */
+int
+gdb_cuda_buffer_to_host(GdbCudaExec *exec, const GdbDeviceBuffer *buf,
+						GdbBatch *host, GdbError *err)
+{
+	(void) exec;
+	(void) buf;
+	(void) host;
+	return gdb_no_cuda(err);
+}
+
+/* gdb_cuda_buffer_free: nothing to free. */
+void
+gdb_cuda_buffer_free(GdbDeviceBuffer *buf)
+{
+	(void) buf;
+}

@@ -125,10 +125,13 @@ extern bool srv_keep_possible(uint64 id, uint64 bytes);
 /*
  * Keep a copy of result under id for backend socket s; coded_for is the
  * cache entry whose dictionary codes its text columns hold (0: none).
- * false (nothing kept) when srv_keep_possible says no or memory is short.
- * Never raises.
+ * With dev (the result kept on the device, gdb_cuda_take_result), only
+ * result's header is copied and dev becomes the kept build side's (freed
+ * with it).  false (nothing kept, dev still the caller's) when
+ * srv_keep_possible says no or memory is short.  Never raises.
  */
-extern bool srv_keep_build(int s, uint64 id, const GdbBatch *result, int64 coded_for);
+extern bool srv_keep_build(int s, uint64 id, const GdbBatch *result, int64 coded_for,
+						   GdbDeviceBuffer *dev);
 
 /*
  * Bind req's kept build sides (GdbJoinSpec.build_keep) for a request over

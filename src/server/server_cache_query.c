@@ -69,13 +69,16 @@ recode_join_text(GdbRequest *req, const GdbCacheQuery *cq, const int64 *codes)
  * Keep result, the build side of a GpudbJoin (cq->keep_id), in the server
  * (server_join_keep.c) and reply with its header only; its text columns'
  * codes of e's dictionary are re-encoded into the dictionary of the entry
- * of cq->keep_for, the probe relation, its strings interned there.  false
- * (nothing kept, nothing replied) when it cannot be kept: over the limit,
- * or text without the probe relation's entry ready.
+ * of cq->keep_for, the probe relation, its strings interned there.  dev:
+ * result's arrays kept on the device (result holds the header alone;
+ * never with text), which the kept build side takes.  false (nothing
+ * kept, nothing replied) when it cannot be kept: over the limit, or text
+ * without the probe relation's entry ready (never with dev: the caller
+ * checked the limit).
  */
 static bool
 keep_result(int s, const GdbCacheQuery *cq, CacheEntry *e, GdbBatch *result,
-			GdbStatusReply *st)
+			GdbDeviceBuffer *dev, GdbStatusReply *st)
 {
 	CacheEntry *to = NULL;
 	bool		has_text = false;
@@ -130,8 +133,9 @@ keep_result(int s, const GdbCacheQuery *cq, CacheEntry *e, GdbBatch *result,
 		pfree(map);
 		MemoryContextSwitchTo(old);
 	}
-	if (!srv_keep_build(s, cq->keep_id, result, has_text ? to->id : 0))
+	if (!srv_keep_build(s, cq->keep_id, result, has_text ? to->id : 0, dev))
 	{
+		gdb_cuda_buffer_free(dev);
 		srv_reply_error(s, GDB_ERR_OUT_OF_MEMORY,
 						"out of memory for a kept build side of %llu bytes",
 						(unsigned long long) result->total_bytes);
@@ -198,6 +202,8 @@ srv_handle_cache_groupby(int s, char *payload, size_t len)
 				c;
 	GdbRequest *req;
 	GdbBatch   *result = NULL;
+	GdbDeviceBuffer *dev = NULL;
+	bool		keep_on_device;
 	int			rc;
 	StringInfoData strings;
 
@@ -413,14 +419,41 @@ srv_handle_cache_groupby(int s, char *payload, size_t len)
 		return true;
 	}
 
+	/*
+	 * a GpudbJoin's build side without text, to be kept: on a GPU it stays
+	 * in device memory where the device produces it
+	 */
+	keep_on_device = srv_use_gpu && cq->keep_id != 0 && srv_keep_possible(cq->keep_id, 0);
+	for (i = 0; i < GDB_MAX_COLUMNS; i++)
+		if (cq->key_is_text[i])
+			keep_on_device = false;
+
 	rc = srv_fault_request(&st.err);
 	if (rc == GDB_OK)
 		rc = srv_check_scratch(gdb_store_rows(e->store), req->naggs, &st.err);
 	if (rc != GDB_OK)
 		;
 	else if (srv_use_gpu)
+	{
+		if (keep_on_device)
+			gdb_cuda_keep_result(srv_exec, 1);
 		rc = gdb_cuda_store_groupby(srv_exec, e->store, req, srv_request_alloc, NULL,
 									&result, &st.stats, &st.err);
+		if (keep_on_device)
+		{
+			dev = gdb_cuda_take_result(srv_exec);
+			gdb_cuda_keep_result(srv_exec, 0);
+		}
+		/* kept on the device but not keepable after all: its arrays come here */
+		if (rc == GDB_OK && dev != NULL &&
+			!srv_keep_possible(cq->keep_id, result->total_bytes))
+			rc = gdb_cuda_buffer_to_host(srv_exec, dev, result, &st.err);
+		if (rc != GDB_OK || !srv_keep_possible(cq->keep_id, result->total_bytes))
+		{
+			gdb_cuda_buffer_free(dev);
+			dev = NULL;
+		}
+	}
 	else
 		rc = gdb_cpu_store_groupby(e->store, req, srv_request_alloc, NULL,
 								   &result, &st.stats, &st.err);
@@ -435,8 +468,9 @@ srv_handle_cache_groupby(int s, char *payload, size_t len)
 	e->last_use = GetCurrentTimestamp();
 
 	/* a GpudbJoin's build side the server keeps for the probe */
-	if (cq->keep_id != 0 && keep_result(s, cq, e, result, &st))
+	if (cq->keep_id != 0 && keep_result(s, cq, e, result, dev, &st))
 		return true;
+	Assert(dev == NULL);
 
 	/* the strings of text group keys, row by row */
 	initStringInfo(&strings);

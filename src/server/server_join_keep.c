@@ -10,6 +10,11 @@
  *	  the request's build_sides[] at it before any path runs.  Runs in the
  *	  GPU server process only.
  *
+ * On a GPU, a build side without text stays in device memory where the
+ * device produced it (gdb_cuda_keep_result, kept_result.cu): the server
+ * holds its header, and the probe's hash table is built from it in place
+ * (GdbRequest.build_sides_dev), so that its rows never cross PCIe.
+ *
  * A kept build side whose columns hold text codes holds codes of one
  * cache entry's dictionary (the probe relation's, server_cache_query.c
  * re-encodes them when it keeps the batch): it binds only to a request
@@ -33,7 +38,9 @@ typedef struct KeptBuild
 	uint64		id;
 	int			owner;			/* the backend's socket */
 	int64		coded_for;		/* text codes of this cache entry; 0: no text */
-	GdbBatch   *batch;			/* in TopMemoryContext, huge */
+	GdbBatch   *batch;			/* in TopMemoryContext, huge; with dev, its
+								 * header alone */
+	GdbDeviceBuffer *dev;		/* the batch in device memory, or NULL */
 	struct KeptBuild *next;
 } KeptBuild;
 
@@ -52,8 +59,9 @@ find_kept(uint64 id)
 }
 
 /*
- * The most bytes kept at once: half of gpudb.cache_size (host memory of
- * the server, outside the cache's budget), GPUDB_JOIN_KEPT_BYTES at most.
+ * The most bytes kept at once: half of gpudb.cache_size (host or device
+ * memory of the server, outside the cache's budget), GPUDB_JOIN_KEPT_BYTES
+ * at most.
  */
 static uint64
 kept_limit(void)
@@ -70,14 +78,16 @@ srv_keep_possible(uint64 id, uint64 bytes)
 
 /* see gpu_server.h */
 bool
-srv_keep_build(int s, uint64 id, const GdbBatch *result, int64 coded_for)
+srv_keep_build(int s, uint64 id, const GdbBatch *result, int64 coded_for,
+			   GdbDeviceBuffer *dev)
 {
 	KeptBuild  *k;
 	GdbBatch   *copy;
+	size_t		bytes = dev != NULL ? sizeof(GdbBatch) : result->total_bytes;
 
 	if (!srv_keep_possible(id, result->total_bytes))
 		return false;
-	copy = MemoryContextAllocExtended(TopMemoryContext, Max(result->total_bytes, 1),
+	copy = MemoryContextAllocExtended(TopMemoryContext, Max(bytes, 1),
 									  MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
 	k = MemoryContextAllocExtended(TopMemoryContext, sizeof(KeptBuild),
 								   MCXT_ALLOC_NO_OOM);
@@ -89,11 +99,12 @@ srv_keep_build(int s, uint64 id, const GdbBatch *result, int64 coded_for)
 			pfree(k);
 		return false;
 	}
-	memcpy(copy, result, result->total_bytes);
+	memcpy(copy, result, bytes);
 	k->id = id;
 	k->owner = s;
 	k->coded_for = coded_for;
 	k->batch = copy;
+	k->dev = dev;
 	k->next = kept;
 	kept = k;
 	kept_bytes += copy->total_bytes;
@@ -107,6 +118,7 @@ srv_bind_kept(GdbRequest *req, int64 entry_id, char *why, size_t whylen)
 	uint32		j;
 
 	memset(req->build_sides, 0, sizeof(req->build_sides));
+	memset(req->build_sides_dev, 0, sizeof(req->build_sides_dev));
 	for (j = 0; j < req->njoins && j < GDB_MAX_JOINS; j++)
 	{
 		GdbJoinSpec *spec = &req->joins[j];
@@ -123,6 +135,17 @@ srv_bind_kept(GdbRequest *req, int64 entry_id, char *why, size_t whylen)
 		}
 		if (k->coded_for != 0 && k->coded_for != entry_id)
 			return 1;
+		if (k->dev != NULL)
+		{
+			/* on the device: a request the device path runs reads it there */
+			req->build_sides_dev[j] = gdb_cuda_buffer_address(k->dev);
+			if (!srv_use_gpu || req->build_sides_dev[j] == NULL)
+			{
+				snprintf(why, whylen, "join %u's build side %llu, kept on the device, was lost in a device reset",
+						 j, (unsigned long long) spec->build_keep);
+				return -1;
+			}
+		}
 		req->build_sides[j] = k->batch;
 		spec->build_bytes = k->batch->total_bytes;
 		spec->build_off = 0;
@@ -138,6 +161,7 @@ free_kept(KeptBuild **link)
 
 	*link = k->next;
 	kept_bytes -= k->batch->total_bytes;
+	gdb_cuda_buffer_free(k->dev);
 	pfree(k->batch);
 	pfree(k);
 }
