@@ -106,15 +106,17 @@
 
 /*
  * Not a GUC: the same for a build side read from the column cache, which
- * the GPU server keeps (server_join_keep.c): its bytes go from the device
- * to the server's memory and back, once per query (a heap probe's batches
- * bind the kept copy).  From the H100 TPC-H SF 10 run at 3c7edaa: Q4's
- * ~38M one-column build rows (341 MB) took 463 ms to keep, Q12's 15M rows
- * of two columns (270 MB, one of text codes re-encoded) 527 ms, where
- * PostgreSQL's plans run ~740 units a ms: ~0.001 to 0.0014 units a byte,
- * gpudb.gpu_transfer_cost (0.0006) twice.
+ * the GPU server keeps (server_join_keep.c), on a GPU in device memory
+ * where the device selected it (kept_result.cu): its bytes never cross
+ * PCIe, its cost is the device's select and hash build.  From the H100
+ * TPC-H SF 10 run at ee2da7a: Q4's ~38M one-column build rows (341 MB)
+ * took 2.75 ms (575 ms before, through host memory), Q21's 60M rows of
+ * two columns (1.08 GB) 1.76 ms, where PostgreSQL's plans run ~740 units
+ * a ms: ~0.000006 units a byte, a hundredth of gpudb.gpu_transfer_cost
+ * (0.0006); twice that here for the per-query allocation and the text
+ * columns' re-encoding.
  */
-#define GPUDB_JOIN_KEPT_FACTOR			2.0
+#define GPUDB_JOIN_KEPT_FACTOR			0.02
 
 /*
  * Not a GUC: what one distinct string of a build side's text payload

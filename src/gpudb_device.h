@@ -1227,6 +1227,28 @@ extern const void *gdb_cuda_buffer_address(const GdbDeviceBuffer *buf);
 extern int	gdb_cuda_buffer_to_host(GdbCudaExec *exec, const GdbDeviceBuffer *buf,
 									GdbBatch *host, GdbError *err);
 
+/*
+ * gdb_cuda_buffer_codes: set bit c of bitmap (host, (ncodes + 7) / 8
+ * bytes, bit c at byte c / 8, mask 1 << (c % 8)) for every code c in
+ * [0, ncodes) that column col of buf holds in a row that is not NULL
+ * (other bits are left as they are); hdr is buf's header (host copy).
+ * Waits for the device.  GDB_ERR_DEVICE or GDB_ERR_OUT_OF_MEMORY.
+ */
+extern int	gdb_cuda_buffer_codes(GdbCudaExec *exec, const GdbDeviceBuffer *buf,
+								  const GdbBatch *hdr, uint32_t col, uint64_t ncodes,
+								  uint8_t *bitmap, GdbError *err);
+
+/*
+ * gdb_cuda_buffer_recode: in column col of buf (header hdr), replace
+ * every value from[i] of a row that is not NULL by to[i]; from holds n
+ * ascending codes (host arrays); other values are left as they are.
+ * Binary search per row.  Waits for the device.  GDB_ERR_DEVICE or
+ * GDB_ERR_OUT_OF_MEMORY.
+ */
+extern int	gdb_cuda_buffer_recode(GdbCudaExec *exec, const GdbDeviceBuffer *buf,
+								   const GdbBatch *hdr, uint32_t col, const int64_t *from,
+								   const int64_t *to, uint64_t n, GdbError *err);
+
 /* gdb_cuda_buffer_free: release buf (NULL allowed; waits for the device). */
 extern void gdb_cuda_buffer_free(GdbDeviceBuffer *buf);
 

@@ -253,3 +253,34 @@ gdb_cuda_buffer_free(GdbDeviceBuffer *buf)
 {
 	(void) buf;
 }
+
+/* gdb_cuda_buffer_codes: GDB_ERR_NO_DEVICE. */
+int
+gdb_cuda_buffer_codes(GdbCudaExec *exec, const GdbDeviceBuffer *buf,
+					  const GdbBatch *hdr, uint32_t col, uint64_t ncodes,
+					  uint8_t *bitmap, GdbError *err)
+{
+	(void) exec;
+	(void) buf;
+	(void) hdr;
+	(void) col;
+	(void) ncodes;
+	(void) bitmap;
+	return gdb_no_cuda(err);
+}
+
+/* gdb_cuda_buffer_recode: GDB_ERR_NO_DEVICE. */
+int
+gdb_cuda_buffer_recode(GdbCudaExec *exec, const GdbDeviceBuffer *buf,
+					   const GdbBatch *hdr, uint32_t col, const int64_t *from,
+					   const int64_t *to, uint64_t n, GdbError *err)
+{
+	(void) exec;
+	(void) buf;
+	(void) hdr;
+	(void) col;
+	(void) from;
+	(void) to;
+	(void) n;
+	return gdb_no_cuda(err);
+}

@@ -66,15 +66,84 @@ recode_join_text(GdbRequest *req, const GdbCacheQuery *cq, const int64 *codes)
 }
 
 /*
+ * Re-encode the text columns of a build side kept on the device (dev,
+ * header result) from codes of e's dictionary into codes of to's: the
+ * codes present (gdb_cuda_buffer_codes), each string interned into to's
+ * dictionary once, then every row mapped on the device
+ * (gdb_cuda_buffer_recode), so that the host's work is per distinct
+ * string, not per row.  false with st's error set on a failure.
+ */
+static bool
+recode_kept_on_device(const GdbCacheQuery *cq, CacheEntry *e, CacheEntry *to,
+					  const GdbBatch *result, GdbDeviceBuffer *dev, GdbStatusReply *st)
+{
+	int64		ncodes = gdb_dict_size(e->dict);
+	uint8	   *bitmap;
+	int64	   *from;
+	int64	   *into;
+	uint64		n = 0;
+	int64		c;
+	uint32		i;
+	int			rc = GDB_OK;
+	MemoryContext old;
+
+	bitmap = MemoryContextAllocExtended(CurrentMemoryContext, (ncodes + 7) / 8 + 1,
+										MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	for (i = 0; i < GDB_MAX_COLUMNS && i < result->ncols && rc == GDB_OK; i++)
+		if (cq->key_is_text[i])
+			rc = gdb_cuda_buffer_codes(srv_exec, dev, result, i, (uint64) ncodes, bitmap,
+									   &st->err);
+	if (rc != GDB_OK)
+	{
+		st->err.status = rc;
+		srv_check_device(rc);
+		return false;
+	}
+	for (c = 0; c < ncodes; c++)
+		if (bitmap[c / 8] & (1 << (c % 8)))
+			n++;
+	from = MemoryContextAllocExtended(CurrentMemoryContext, sizeof(int64) * Max(n, 1),
+									  MCXT_ALLOC_HUGE);
+	into = MemoryContextAllocExtended(CurrentMemoryContext, sizeof(int64) * Max(n, 1),
+									  MCXT_ALLOC_HUGE);
+	old = MemoryContextSwitchTo(to->mcxt);
+	if (to->dict == NULL)
+		to->dict = gdb_dict_create();
+	n = 0;
+	for (c = 0; c < ncodes; c++)
+		if (bitmap[c / 8] & (1 << (c % 8)))
+		{
+			text	   *t = DatumGetTextPP(gdb_dict_datum(e->dict, c));
+
+			from[n] = c;
+			into[n++] = gdb_dict_intern(to->dict, VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t));
+		}
+	MemoryContextSwitchTo(old);
+	for (i = 0; i < GDB_MAX_COLUMNS && i < result->ncols && rc == GDB_OK; i++)
+		if (cq->key_is_text[i])
+			rc = gdb_cuda_buffer_recode(srv_exec, dev, result, i, from, into, n, &st->err);
+	pfree(bitmap);
+	pfree(from);
+	pfree(into);
+	if (rc != GDB_OK)
+	{
+		st->err.status = rc;
+		srv_check_device(rc);
+		return false;
+	}
+	return true;
+}
+
+/*
  * Keep result, the build side of a GpudbJoin (cq->keep_id), in the server
  * (server_join_keep.c) and reply with its header only; its text columns'
  * codes of e's dictionary are re-encoded into the dictionary of the entry
- * of cq->keep_for, the probe relation, its strings interned there.  dev:
- * result's arrays kept on the device (result holds the header alone;
- * never with text), which the kept build side takes.  false (nothing
- * kept, nothing replied) when it cannot be kept: over the limit, or text
- * without the probe relation's entry ready (never with dev: the caller
- * checked the limit).
+ * of cq->keep_for, the probe relation, its strings interned there (on the
+ * device when dev is there).  dev: result's arrays kept on the device
+ * (result holds the header alone), which the kept build side takes.
+ * false (nothing kept, nothing replied; dev's arrays copied into result
+ * and dev freed) when it cannot be kept: over the limit, or text without
+ * the probe relation's entry ready.
  */
 static bool
 keep_result(int s, const GdbCacheQuery *cq, CacheEntry *e, GdbBatch *result,
@@ -88,14 +157,31 @@ keep_result(int s, const GdbCacheQuery *cq, CacheEntry *e, GdbBatch *result,
 		if (cq->key_is_text[i])
 			has_text = true;
 	if (has_text)
-	{
 		to = srv_cache_entry_for(&cq->keep_for, true);
-		if (to == NULL || e->dict == NULL)
+	if ((has_text && (to == NULL || e->dict == NULL)) ||
+		!srv_keep_possible(cq->keep_id, result->total_bytes))
+	{
+		int			rc = dev ? gdb_cuda_buffer_to_host(srv_exec, dev, result, &st->err) :
+			GDB_OK;
+
+		gdb_cuda_buffer_free(dev);
+		if (rc == GDB_OK)
 			return false;
+		st->err.status = rc;
+		srv_check_device(rc);
+		srv_reply(s, st, NULL, 0, NULL, 0);
+		return true;
 	}
-	if (!srv_keep_possible(cq->keep_id, result->total_bytes))
-		return false;
-	if (has_text && to != e)
+	if (has_text && to != e && dev != NULL)
+	{
+		if (!recode_kept_on_device(cq, e, to, result, dev, st))
+		{
+			gdb_cuda_buffer_free(dev);
+			srv_reply(s, st, NULL, 0, NULL, 0);
+			return true;
+		}
+	}
+	else if (has_text && to != e)
 	{
 		int64		ncodes = gdb_dict_size(e->dict);
 		int64	   *map = MemoryContextAllocExtended(CurrentMemoryContext,
@@ -420,13 +506,14 @@ srv_handle_cache_groupby(int s, char *payload, size_t len)
 	}
 
 	/*
-	 * a GpudbJoin's build side without text, to be kept: on a GPU it stays
-	 * in device memory where the device produces it
+	 * a GpudbJoin's build side to be kept: on a GPU it stays in device
+	 * memory where the device produces it
 	 */
 	keep_on_device = srv_use_gpu && cq->keep_id != 0 && srv_keep_possible(cq->keep_id, 0);
-	for (i = 0; i < GDB_MAX_COLUMNS; i++)
-		if (cq->key_is_text[i])
-			keep_on_device = false;
+	for (i = 0; i < GDB_MAX_COLUMNS && keep_on_device; i++)
+		if (cq->key_is_text[i] &&
+			(e->dict == NULL || srv_cache_entry_for(&cq->keep_for, true) == NULL))
+			keep_on_device = false; /* (keep_result could not re-encode it) */
 
 	rc = srv_fault_request(&st.err);
 	if (rc == GDB_OK)
@@ -444,11 +531,7 @@ srv_handle_cache_groupby(int s, char *payload, size_t len)
 			dev = gdb_cuda_take_result(srv_exec);
 			gdb_cuda_keep_result(srv_exec, 0);
 		}
-		/* kept on the device but not keepable after all: its arrays come here */
-		if (rc == GDB_OK && dev != NULL &&
-			!srv_keep_possible(cq->keep_id, result->total_bytes))
-			rc = gdb_cuda_buffer_to_host(srv_exec, dev, result, &st.err);
-		if (rc != GDB_OK || !srv_keep_possible(cq->keep_id, result->total_bytes))
+		if (rc != GDB_OK)
 		{
 			gdb_cuda_buffer_free(dev);
 			dev = NULL;
@@ -470,7 +553,7 @@ srv_handle_cache_groupby(int s, char *payload, size_t len)
 	/* a GpudbJoin's build side the server keeps for the probe */
 	if (cq->keep_id != 0 && keep_result(s, cq, e, result, dev, &st))
 		return true;
-	Assert(dev == NULL);
+	/* (not kept: keep_result brought dev's arrays into result, freed dev) */
 
 	/* the strings of text group keys, row by row */
 	initStringInfo(&strings);

@@ -10,7 +10,7 @@
  *	  the request's build_sides[] at it before any path runs.  Runs in the
  *	  GPU server process only.
  *
- * On a GPU, a build side without text stays in device memory where the
+ * On a GPU, a build side stays in device memory where the
  * device produced it (gdb_cuda_keep_result, kept_result.cu): the server
  * holds its header, and the probe's hash table is built from it in place
  * (GdbRequest.build_sides_dev), so that its rows never cross PCIe.
