@@ -150,6 +150,17 @@
 #define GPUDB_RESULT_ROW_FACTOR			1000.0
 
 /*
+ * Not a GUC: what each text group key of each group a GpudbJoin returns
+ * costs, in bytes at gpudb.gpu_transfer_cost: the GPU server decodes its
+ * string from the dictionary into the reply, and the backend rebuilds it
+ * into the group's tuple.  From the H100 TPC-H SF 10 run at 34482bc: Q10's
+ * 381,105 groups of five text keys (1.9M strings) took ~1,080 ms of its
+ * request beyond the device's 42 ms: ~0.57 us a string, ~0.42 units at
+ * ~740 units a ms, 700 bytes at 0.0006.
+ */
+#define GPUDB_RESULT_TEXT_VALUE_FACTOR	700.0
+
+/*
  * Not a GUC: how many times gpudb.gpu_tuple_cost a row costs when the nodes
  * run on the CPU path (gpudb.device = cpu): the CPU path is one backend's
  * loop, slower per row than PostgreSQL's own plans, so it only wins when the

@@ -240,6 +240,14 @@ extern Cost gdb_device_row_cost(void);
 extern Cost gdb_result_row_cost(void);
 
 /*
+ * gdb_text_result_cost: what ngroups result groups cost for the text
+ * values of their group keys key_exprs (a List of Expr; those of a text
+ * type count), decoded for each group: GPUDB_RESULT_TEXT_VALUE_FACTOR
+ * bytes at gpudb.gpu_transfer_cost each.
+ */
+extern Cost gdb_text_result_cost(List *key_exprs, double ngroups);
+
+/*
  * gdb_device_cost: startup cost of reading baserel's (relation relid's)
  * ncols columns with work units per row (baserel->tuples rows, at least
  * 1).  An uncached heap adds GPUDB_UNCACHED_SETUP_FACTOR setups, its pages

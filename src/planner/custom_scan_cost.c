@@ -34,6 +34,7 @@
  */
 #include "postgres.h"
 
+#include "nodes/nodeFuncs.h"
 #include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/tlist.h"
@@ -68,6 +69,19 @@ Cost
 gdb_result_row_cost(void)
 {
 	return cpu_tuple_cost + GPUDB_RESULT_ROW_FACTOR * gpudb_gpu_tuple_cost;
+}
+
+/* see custom_scan.h */
+Cost
+gdb_text_result_cost(List *key_exprs, double ngroups)
+{
+	int			ntext = 0;
+	ListCell   *lc;
+
+	foreach(lc, key_exprs)
+		if (gdb_type_class(exprType((Node *) lfirst(lc))) == GDB_TYPE_TEXT)
+			ntext++;
+	return ngroups * ntext * GPUDB_RESULT_TEXT_VALUE_FACTOR * gpudb_gpu_transfer_cost;
 }
 
 /* see custom_scan.h */

@@ -1168,13 +1168,15 @@ gdb_try_gpujoin(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 		jc.kept_bytes * gpudb_gpu_transfer_cost * GPUDB_JOIN_KEPT_FACTOR +
 		jc.text_values * gpudb_gpu_transfer_cost * GPUDB_JOIN_TEXT_VALUE_FACTOR +
 		disabled;
+	/* the groups' text keys, decoded for the result */
+	ngroups = gdb_grouped_rows(root, input_rel->rows);
+	startup += gdb_text_result_cost(key_exprs, ngroups);
 	if (startup >= gdb_cheapest_existing(output_rel))
 	{
 		/* said, as the join tree could run: the cost model's choice */
-		why = "its cost (the probe relation's pass and every build side read whole, from the cache or the heap) is not below PostgreSQL's cheapest plan's";
+		why = "its cost (the probe relation's pass, every build side read whole, from the cache or the heap, and the groups' text keys decoded) is not below PostgreSQL's cheapest plan's";
 		goto refused;
 	}
-	ngroups = gdb_grouped_rows(root, input_rel->rows);
 	cost_qual_eval(&having_cost, having, root);
 	startup += having_cost.startup;
 
