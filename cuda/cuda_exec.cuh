@@ -120,14 +120,16 @@ struct GdbCudaExec
 	int			keep_result;
 	int			kept_done;
 	void	   *kept;
+	struct GdbDeviceBuffer *kept_buf;	/* kept's handle, made before it */
 	size_t		kept_bytes;
 };
 
 /*
  * gdb_kept_result_alloc (kept_result.cu): in gdb_cuda_keep_result's mode,
- * a device allocation of total bytes of its own for the result, recorded
- * in ex; NULL outside the mode, after a result was kept already, or when
- * the allocation fails (the caller uses scratch then).
+ * a device allocation of total bytes of its own for a SELECT's result
+ * (the caller checks the operator), recorded in ex; NULL outside the mode,
+ * after a result was kept already, or when the allocation fails (the
+ * caller uses scratch then).
  */
 char	   *gdb_kept_result_alloc(GdbCudaExec *ex, size_t total);
 

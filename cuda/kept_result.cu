@@ -63,7 +63,9 @@ gdb_kept_drop(GdbCudaExec *ex)
 		cudaSetDevice(ex->ordinal);
 		(void) cudaFree(ex->kept);
 	}
+	free(ex->kept_buf);
 	ex->kept = NULL;
+	ex->kept_buf = NULL;
 	ex->kept_bytes = 0;
 	ex->kept_done = 0;
 }
@@ -72,16 +74,27 @@ gdb_kept_drop(GdbCudaExec *ex)
 char *
 gdb_kept_result_alloc(GdbCudaExec *ex, size_t total)
 {
+	GdbDeviceBuffer *buf;
 	void	   *p = NULL;
 
 	if (!ex->keep_result || ex->kept != NULL)
 		return NULL;
+	/* the handle first: once the result is there, taking it cannot fail */
+	buf = (GdbDeviceBuffer *) malloc(sizeof(GdbDeviceBuffer));
+	if (buf == NULL)
+		return NULL;
 	if (cudaMalloc(&p, total) != cudaSuccess)
 	{
 		(void) cudaGetLastError();	/* not sticky: the scratch path goes on */
+		free(buf);
 		return NULL;
 	}
+	buf->ptr = p;
+	buf->bytes = total;
+	buf->ordinal = ex->ordinal;
+	buf->epoch = ex->epoch;
 	ex->kept = p;
+	ex->kept_buf = buf;
 	ex->kept_bytes = total;
 	ex->kept_done = 0;
 	return (char *) p;
@@ -105,16 +118,14 @@ gdb_cuda_take_result(GdbCudaExec *exec)
 
 	if (exec == NULL || exec->kept == NULL)
 		return NULL;
-	if (!exec->kept_done || (buf = (GdbDeviceBuffer *) malloc(sizeof(GdbDeviceBuffer))) == NULL)
+	if (!exec->kept_done)
 	{
 		gdb_kept_drop(exec);
 		return NULL;
 	}
-	buf->ptr = exec->kept;
-	buf->bytes = exec->kept_bytes;
-	buf->ordinal = exec->ordinal;
-	buf->epoch = exec->epoch;
+	buf = exec->kept_buf;
 	exec->kept = NULL;
+	exec->kept_buf = NULL;
 	exec->kept_bytes = 0;
 	exec->kept_done = 0;
 	return buf;

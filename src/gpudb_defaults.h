@@ -119,6 +119,17 @@
 #define GPUDB_JOIN_KEPT_FACTOR			0.02
 
 /*
+ * Not a GUC: the same where the GPU server runs the CPU path (no GPU, or
+ * gpudb.device = cpu): a kept build side stays in its host memory, and
+ * its bytes are copied and hashed there.  From the H100 TPC-H SF 10 run
+ * at 3c7edaa, when build sides were kept in host memory on a GPU too:
+ * Q4's ~38M one-column build rows (341 MB) took 463 ms to keep, Q12's 15M
+ * rows of two columns (270 MB, one of text codes re-encoded) 527 ms, at
+ * ~740 units a ms: ~0.001 to 0.0014 units a byte, gpu_transfer_cost twice.
+ */
+#define GPUDB_JOIN_KEPT_HOST_FACTOR		2.0
+
+/*
  * Not a GUC: what one distinct string of a build side's text payload
  * costs, in bytes at gpudb.gpu_transfer_cost (re-encoded, string by
  * string, into the probe relation's dictionary; its groups' strings

@@ -1196,8 +1196,8 @@ typedef struct GdbDeviceBuffer GdbDeviceBuffer;
 
 /*
  * gdb_cuda_keep_result: with on = 1, the next result of exec's
- * gdb_cuda_groupby or gdb_cuda_store_groupby (a SELECT or an unordered
- * GROUP BY; an ordered one is returned as usual) is written to a device
+ * gdb_cuda_groupby or gdb_cuda_store_groupby (a SELECT's; any other is
+ * returned as usual) is written to a device
  * allocation of its own and not copied back: the host result batch holds
  * its header only (its total_bytes those of the whole batch, its arrays
  * unwritten).  If that allocation fails, the result is copied back as

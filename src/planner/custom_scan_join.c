@@ -1165,7 +1165,8 @@ gdb_try_gpujoin(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 							  probe_cached, work) +
 		jc.read + jc.bytes * gpudb_gpu_transfer_cost * GPUDB_JOIN_BUILD_FACTOR *
 		(1.0 + rebuilds * GPUDB_JOIN_REBUILD_FACTOR) +
-		jc.kept_bytes * gpudb_gpu_transfer_cost * GPUDB_JOIN_KEPT_FACTOR +
+		jc.kept_bytes * gpudb_gpu_transfer_cost *
+		(gdb_plan_on_gpu() ? GPUDB_JOIN_KEPT_FACTOR : GPUDB_JOIN_KEPT_HOST_FACTOR) +
 		jc.text_values * gpudb_gpu_transfer_cost * GPUDB_JOIN_TEXT_VALUE_FACTOR +
 		disabled;
 	/* the groups' text keys, decoded for the result */

@@ -563,6 +563,19 @@ gdb_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 					"PostgreSQL's parallel plan aggregates above this scan in its workers; a GpudbScan would leave the aggregate to one process");
 		return;
 	}
+	/*
+	 * Nor in a subquery, where PostgreSQL could run it in parallel workers:
+	 * a SubPlan holding a GpudbScan is not parallel-safe, and the outer
+	 * query's scan that evaluates it then runs in one process.  TPC-H Q16
+	 * at SF 10 on the H100 (91cfaa5): a GpudbScan of supplier in the NOT IN
+	 * subquery made partsupp's scan serial, 5.6 s against 1.05 s.
+	 */
+	if (root->query_level > 1 && rel->consider_parallel)
+	{
+		gdb_not_offered(GDB_NODE_SCAN,
+					"in a subquery PostgreSQL could run in parallel workers, a GpudbScan would keep the outer query's scan in one process");
+		return;
+	}
 	if (!gdb_vars_ok(rel->reltarget->exprs, rel->relid, &attnums, &why))
 	{
 		gdb_not_offered(GDB_NODE_SCAN, why);

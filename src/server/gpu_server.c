@@ -371,12 +371,12 @@ srv_check_scratch(uint64 nrows, uint32 naggs, GdbError *err)
 		return GDB_ERR_OUT_OF_MEMORY;
 	if (!srv_use_gpu || limit == 0)
 		return GDB_OK;
-	used = srv_cache_bytes(NULL);
+	used = srv_cache_bytes(NULL) + srv_kept_bytes(); /* build sides kept too */
 	if (used + need <= limit)
 		return GDB_OK;
 	err->status = GDB_ERR_OUT_OF_MEMORY;
 	snprintf(err->message, sizeof(err->message),
-			 "the query needs about " UINT64_FORMAT " MB of device memory; the cache holds "
+			 "the query needs about " UINT64_FORMAT " MB of device memory; the cache and kept join build sides hold "
 			 UINT64_FORMAT " MB of gpudb.device_memory_limit (" UINT64_FORMAT " MB)",
 			 need >> 20, used >> 20, limit >> 20);
 	return GDB_ERR_OUT_OF_MEMORY;
