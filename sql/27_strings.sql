@@ -234,6 +234,17 @@ SELECT q, d.node, d.nrows > 0 AS has_rows, d.on_minus_off, d.off_minus_on, d.err
 ) v(q), LATERAL gpu_diff(q) d;
 SELECT * FROM gpu_diff($$SELECT lower(t), count(*) FROM st GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 5$$, true);
 
+-- text-valued functions compared with text constants (=, <>, IN, NOT IN),
+-- either side: the codes of their results and of the constants, in one
+-- dictionary (TPC-H Q22's substring(c_phone from 1 for 2) IN (...))
+SELECT q, d.node, d.nrows, d.on_minus_off, d.off_minus_on, d.error FROM (VALUES
+  ($$SELECT g, count(*) FROM st WHERE substring(t from 1 for 2) IN ('ap', 'ba', '10', 'la') GROUP BY g$$),
+  ($$SELECT id FROM st WHERE lower(t) = 'apple' OR upper(v) <> 'FOO'$$),
+  ($$SELECT substr(t, 1, 1), count(*) FROM st WHERE left(tc, 1) NOT IN ('a', 'b', 'L') GROUP BY 1$$),
+  ($$SELECT id FROM st WHERE lower(c::text) = 'ab'$$),
+  ($$SELECT count(*) FROM st WHERE 'apple' = lower(t) AND right(v, 1) <> 'o'$$)
+) v(q), LATERAL gpu_diff(q) d;
+
 -- many batches: strings first seen in a later batch, in every operator
 SET gpudb.batch_rows = 1024;
 -- (how many rows lower, upper and ILIKE of non-ASCII letters give depends on

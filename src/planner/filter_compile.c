@@ -367,10 +367,12 @@ fc_compile_const(FilterCompiler *fc, Const *c)
 }
 
 /*
- * texteq / textne: both sides are text columns or text constants, at least
- * one a column.  Constants are interned into the shared dictionary, so the
- * comparison is of codes, which is byte equality: the equality of every
- * deterministic collation.
+ * texteq / textne: both sides are text columns, text-valued functions of
+ * a column (lower, upper, substr, left, right: the codes of their results,
+ * string_compile.c) or text constants, at least one not a constant.
+ * Constants are interned into the shared dictionary, so the comparison is
+ * of codes, which is byte equality: the equality of every deterministic
+ * collation.
  */
 static void
 compile_text_compare(FilterCompiler *fc, const FuncMap *m, List *args,
@@ -441,6 +443,17 @@ compile_text_compare(FilterCompiler *fc, const FuncMap *m, List *args,
 		{
 			fc_emit(fc, GDB_OP_PUSH_COL, 0, fc_var_column(fc, (Var *) a, false),
 					0, 0.0);
+			nvars++;
+		}
+		else if (fc_text_valued(a) && padlen < 0 &&
+				 exprType((Node *) lfirst(lc)) != BPCHAROID)
+		{
+			/*
+			 * lower, upper, substr, left or right of a column: the code of
+			 * its result, in the same dictionary as the constants' codes
+			 * (string_compile.c), so that equal codes are equal strings
+			 */
+			fc_compile_node(fc, a);
 			nvars++;
 		}
 		else if (!IsA(a, Const) ||
