@@ -44,8 +44,12 @@ EXTRA_CLEAN += $(CUDA_OBJS)
 CUDA_ARCH   ?= -gencode arch=compute_80,code=sm_80 \
                -gencode arch=compute_90,code=sm_90 \
                -gencode arch=compute_90,code=compute_90
+# -fmad=false: no multiply-add contraction, so that the device rounds every
+# float product and sum as gcc's code for the same semantics header
+# (gpudb_semantics.h, expr_semantics.h) and PostgreSQL's float8 operators
+# do: the variance step b.f * n - r.f, a * b + c in expressions.
 NVCC_FLAGS  ?= -O3 -std=c++17 $(CUDA_ARCH) -Xcompiler -fPIC -Xcompiler -fvisibility=hidden \
-               -Isrc --expt-relaxed-constexpr
+               -fmad=false -Isrc --expt-relaxed-constexpr
 SHLIB_LINK  += $(CUDA_OBJS) -L$(CUDA_HOME)/lib64 -lcudart_static -lrt -ldl -lpthread -lstdc++
 else
 OBJS        += src/cpu/cuda_absent.o

@@ -396,7 +396,8 @@ gdb_long_segment_fold_kernel(int kind, int input_is_states, const void *col,
 		GdbAggState acc = gdb_state_identity(kind);
 		GdbAggState total;
 
-		for (uint32_t i = offsets[g] + threadIdx.x; i < end; i += blockDim.x)
+		/* (64-bit: a 32-bit i + blockDim.x wraps for a segment ending near 2^32) */
+		for (uint64_t i = offsets[g] + (uint64_t) threadIdx.x; i < end; i += blockDim.x)
 			acc = gdb_state_combine(kind, acc,
 									gdb_row_state(kind, input_is_states, col, nulls, perm[i]));
 		total = BlockReduce(tmp).Reduce(acc, op);
