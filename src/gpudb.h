@@ -264,6 +264,15 @@ typedef struct GdbColumnSet
 	int			njoincols;
 	Index		joinvarnos[GDB_MAX_JOIN_COLS];
 	Index		probe_varno;
+
+	/*
+	 * The values of the quals' parameters (param_values.c): params a List
+	 * of Param, param_values the List of Const of each, set by the
+	 * executor before it compiles the quals at the node's first run; NIL
+	 * while planning and at the node's start (placeholders then).
+	 */
+	List	   *params;
+	List	   *param_values;
 } GdbColumnSet;
 
 /*
@@ -449,6 +458,18 @@ extern void gdb_compile_filter(const char *filter, Relation rel,
 extern bool gdb_compile_quals(List *quals, Relation rel, GdbColumnSet *cs,
 							  GdbRequest *req, const char *fname, bool soft,
 							  char **why);
+
+/*
+ * param_values.c: parameters ($n, a top-level InitPlan's output) compared
+ * with a column in device quals.  gdb_quals_param_values: a copy of quals
+ * with each such Param replaced by its value in cs->param_values or a
+ * placeholder constant of its type; gdb_quals_params: those Params, each
+ * once (a List of Param); gdb_contains_param: whether node holds any
+ * Param.  None raises.
+ */
+extern List *gdb_quals_param_values(List *quals, const GdbColumnSet *cs);
+extern List *gdb_quals_params(List *quals);
+extern bool gdb_contains_param(Node *node);
 
 /*
  * gdb_columnset_add_expr (expr_compile.c): the batch column holding the

@@ -417,4 +417,14 @@ gdb_ctype_is_c(Oid collid)
 #define PG_SIG_DFL	SIG_DFL
 #endif
 
+/*
+ * 18: get_op_btree_interpretation became get_op_index_interpretation (the
+ * same List of the btree opfamilies an operator is a comparison of)
+ */
+#if PG_VERSION_NUM >= 180000
+#define gdb_op_btree_interpretation(opno) get_op_index_interpretation(opno)
+#else
+#define gdb_op_btree_interpretation(opno) get_op_btree_interpretation(opno)
+#endif
+
 #endif							/* GPUDB_PG_COMPAT_H */

@@ -80,7 +80,10 @@ overflow), NaN/Infinity/-0 and huge/tiny floats, infinite and BC dates, small
 text domains, char(n) values with trailing blanks, dead tuples (DELETE/UPDATE
 after load).  Filters nest AND/OR/NOT
 over comparisons (also cross-type and column-vs-column), arithmetic that may
-overflow or divide by zero, IS [NOT] NULL/TRUE/FALSE/DISTINCT FROM, IN, BETWEEN.
+overflow or divide by zero, IS [NOT] NULL/TRUE/FALSE/DISTINCT FROM, IN, BETWEEN,
+and now and then a column against a scalar subquery over its own table
+(min, max or avg: at the top level an InitPlan, whose output the device
+quals take as a parameter).
 Join queries (jstar-agg, jstar-sel, jchain-agg, jchain-sel; "join" in the
 summary): 2-4 of the join tables, a star (rq.jf or rq.jg and 1-3 others,
 each joined to it) or a chain (each joined to the one before, a table may

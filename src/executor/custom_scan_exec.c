@@ -44,6 +44,7 @@
 #include "pgtime.h"
 #include "rewrite/rewriteManip.h"
 #include "utils/builtins.h"
+#include "utils/datum.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -65,6 +66,8 @@ typedef struct GdbScanState
 	GdbNodeKind kind;
 	GdbQuery	q;
 	List	   *device_quals;	/* for EXPLAIN */
+	List	   *params;			/* custom_exprs: the quals' parameters */
+	List	   *param_states;	/* their ExprStates */
 	int			nout;
 	AttrNumber	out_attnums[GDB_MAX_COLUMNS];	/* SCAN/SORT: slot columns */
 	char	   *sort_labels[GDB_MAX_SORT_KEYS];
@@ -451,6 +454,9 @@ gdb_begin(CustomScanState *node, EState *estate, int eflags)
 								 gdb_scan_methods[s->kind].CustomName, false, NULL);
 		q->cs.njoincols = njoincols;
 	}
+	/* parameters the quals compare with: evaluated at the first run */
+	s->params = cscan->custom_exprs;
+	s->param_states = ExecInitExprList(cscan->custom_exprs, &s->css.ss.ps);
 	natts = gdb_query_natts(q);
 	s->values = palloc(sizeof(Datum) * Max(natts, 1));
 	s->nulls = palloc(sizeof(bool) * Max(natts, 1));
@@ -629,6 +635,47 @@ fallback_next(GdbScanState *s)
 	return ExecCopySlot(out, s->fallback_slot);
 }
 
+/*
+ * The quals' parameters (param_values.c) evaluated now, at the node's
+ * first run (an InitPlan behind one runs here), and the quals compiled
+ * again with their values in place of the placeholders they were compiled
+ * with at the start.  They cannot change while the query runs (the
+ * planner takes no other parameter), so a rescan reuses the result.
+ */
+static void
+bind_params(GdbScanState *s)
+{
+	ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
+	GdbQuery   *q = &s->q;
+	List	   *values = NIL;
+	ListCell   *lp,
+			   *ls;
+	int			njoincols = q->cs.njoincols;
+
+	forboth(lp, s->params, ls, s->param_states)
+	{
+		Param	   *p = (Param *) lfirst(lp);
+		bool		isnull;
+		Datum		v;
+		int16		typlen;
+		bool		typbyval;
+
+		v = ExecEvalExprSwitchContext((ExprState *) lfirst(ls), econtext, &isnull);
+		get_typlenbyval(p->paramtype, &typlen, &typbyval);
+		values = lappend(values,
+						 makeConst(p->paramtype, p->paramtypmod, p->paramcollid, typlen,
+								   isnull ? (Datum) 0 : datumCopy(v, typbyval, typlen),
+								   isnull, typbyval));
+	}
+	q->cs.params = s->params;
+	q->cs.param_values = values;
+	q->cs.njoincols = 0;		/* the probe relation's own columns, as at the start */
+	(void) gdb_compile_quals(s->device_quals, q->rel, &q->cs, q->req,
+							 gdb_scan_methods[s->kind].CustomName, false, NULL);
+	q->cs.njoincols = njoincols;
+	ResetExprContext(econtext);
+}
+
 /* The next result row into the scan slot, or an empty slot at the end. */
 static TupleTableSlot *
 gdb_next(ScanState *ss)
@@ -646,6 +693,8 @@ gdb_next(ScanState *ss)
 		ListCell   *lc;
 
 		old = MemoryContextSwitchTo(s->run_cxt);
+		if (s->params != NIL)
+			bind_params(s);
 		if (!run_or_fall_back(s))
 		{
 			/* gdb_exec hands out the fallback plan's rows instead */

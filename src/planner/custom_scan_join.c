@@ -756,6 +756,11 @@ prepare_tree(PlannerInfo *root, JoinTree *tree, List *needed, List **join,
 		}
 
 		/* the build side's (or its tree's probe relation's) quals */
+		if (gdb_contains_param((Node *) brel->baserestrictinfo))
+		{
+			*why = "a build side's qual compares with a parameter";
+			return false;
+		}
 		if (!gdb_base_rel_ok(root, brel, false, why) ||
 			!gdb_all_quals_on_device(root, brel, breloid, &battnums, &quals, why))
 			return false;

@@ -434,6 +434,8 @@ gdb_all_quals_on_device(PlannerInfo *root, RelOptInfo *baserel, Oid relid,
 		*why = "a qual does not depend on the table's rows";
 		return false;
 	}
+	if (!gdb_params_fixed(root, ordered, why))
+		return false;
 	relation = table_open(relid, NoLock);
 	ndev = device_prefix(relation, ordered, false, why);
 	table_close(relation, NoLock);
@@ -584,6 +586,11 @@ gdb_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 
 	quals = real_quals(rel->baserestrictinfo, &has_pseudo);
 	ordered = gdb_order_quals(root, quals);
+	if (!gdb_params_fixed(root, ordered, &why))
+	{
+		gdb_not_offered(GDB_NODE_SCAN, why);
+		return;
+	}
 	relation = table_open(rte->relid, NoLock);
 	ndev = device_prefix(relation, ordered, true, &why);
 	table_close(relation, NoLock);
@@ -1130,6 +1137,8 @@ gdb_plan_custom_path(PlannerInfo *root, RelOptInfo *rel,
 
 	cscan->scan.plan.targetlist = tlist;
 	cscan->scan.scanrelid = baserelid;
+	/* the parameters the device quals compare with (param_values.c) */
+	cscan->custom_exprs = gdb_quals_params(device);
 	/* PostgreSQL's plan behind the node (custom_scan_fallback.c), if any */
 	cscan->custom_plans = custom_plans;
 	cscan->flags = best_path->flags;

@@ -33,6 +33,13 @@ typedef enum GdbPathField
 extern void gdb_not_offered(GdbNodeKind kind, const char *why);
 
 /*
+ * gdb_params_fixed (param_values.c): false with *why when quals hold a
+ * Param that can change while the query runs (only a $n and a top-level
+ * InitPlan's output are fixed).  Never raises.
+ */
+extern bool gdb_params_fixed(PlannerInfo *root, List *quals, const char **why);
+
+/*
  * May the planner offer device nodes now (gpudb.enabled; gpudb.device gpu
  * or cpu, or auto with the GPU server in GPU mode)?  Else *why.
  */

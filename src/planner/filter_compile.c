@@ -1374,7 +1374,9 @@ compile_quals(FilterCompiler *fc, List *quals)
  * errors propagate.  Text operations add code tables to req (see
  * string_compile.c); compiling the same quals again reuses them.  Without soft,
  * those errors are raised.  Returns true when compiled.  Nothing is
- * evaluated: the planner has folded constants already.
+ * evaluated: the planner has folded constants already, and a parameter
+ * compared with a column is its value from cs->param_values or a
+ * placeholder of its type (param_values.c).
  */
 bool
 gdb_compile_quals(List *quals, Relation rel, GdbColumnSet *cs,
@@ -1386,6 +1388,8 @@ gdb_compile_quals(List *quals, Relation rel, GdbColumnSet *cs,
 	uint32		saved_ntables = req->ntables;
 	volatile bool ok = true;
 
+	/* parameters compared with columns: their values, or placeholders */
+	quals = gdb_quals_param_values(quals, cs);
 	memset(&fc, 0, sizeof(fc));
 	fc.varno = 0;
 	fc.rel = rel;

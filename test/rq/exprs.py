@@ -94,6 +94,14 @@ def atom(rng, t):
         return gen_cond(rng, t, rng.randint(0, 2))
     c = pick_col(rng, t)
     ty, fam = c.ty, c.family
+    if ty in NUMS + TIMES + FIXED and rng.random() < 0.04:
+        # a scalar subquery: at the top level an InitPlan, whose output the
+        # device quals compare with (a Param, param_values.c)
+        noted(rng)
+        # (avg only of integers and fixed point: floats may be extreme)
+        aggs = ['min', 'max'] + (['avg'] if ty in INTS + FIXED else [])
+        return '%s %s (SELECT %s(p.%s) FROM %s p)' % (
+            c.name, rng.choice(CMP), rng.choice(aggs), c.name, t.name)
     r = rng.random()
     if r < 0.04:        # constructs beyond plain comparisons
         noted(rng)

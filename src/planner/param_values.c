@@ -1,0 +1,315 @@
+/*-------------------------------------------------------------------------
+ *
+ * param_values.c
+ *	  Parameters in device quals: a prepared statement's $n (PARAM_EXTERN)
+ *	  and the output of an InitPlan of the top query level (PARAM_EXEC, as
+ *	  TPC-H Q22's c_acctbal > (SELECT avg(c_acctbal) ...)), compared with
+ *	  a column by a btree comparison operator.  Both are fixed for one run
+ *	  of the query.  The filter compiler only knows constants: while
+ *	  planning, and when the node starts, each such parameter is replaced
+ *	  by a placeholder constant of its type (so that the quals compile as
+ *	  they will with any value); at the node's first run the executor
+ *	  evaluates the parameters (custom_exprs: the InitPlan runs then) and
+ *	  compiles the quals again with their values (gdb_compile_quals reads
+ *	  them from GdbColumnSet.param_values).
+ *
+ * A parameter anywhere else (an argument of arithmetic, of a function,
+ * of LIKE), of another type (text included: its comparisons depend on the
+ * value's bytes in ways the compiler refuses for some values), or that
+ * can change while the query runs (a correlated subquery's reference to
+ * the outer row, an InitPlan below the top level) stays a Param, which
+ * the compiler refuses ("a parameter"): the query keeps PostgreSQL's plan.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "nodes/pathnodes.h"
+#include "utils/builtins.h"
+#include "utils/datum.h"
+#include "utils/lsyscache.h"
+#include "utils/numeric.h"
+
+#include "gpudb.h"
+#include "custom_scan_path.h"
+#include "pg_compat.h"
+
+/* Is param's type one whose comparisons compile for every value? */
+static bool
+param_type_ok(Oid typid)
+{
+	switch (typid)
+	{
+		case INT2OID:
+		case INT4OID:
+		case INT8OID:
+		case FLOAT4OID:
+		case FLOAT8OID:
+		case NUMERICOID:
+		case DATEOID:
+		case TIMESTAMPOID:
+		case TIMESTAMPTZOID:
+			return true;
+		default:
+			return false;
+	}
+}
+
+/*
+ * The Param that is one operand of a btree comparison (below relabelling
+ * of the Param), its other operand not a Param; NULL for anything else.
+ */
+static Param *
+compared_param(Node *node, Node *other)
+{
+	while (node && IsA(node, RelabelType))
+		node = (Node *) ((RelabelType *) node)->arg;
+	if (node == NULL || !IsA(node, Param) || IsA(other, Param))
+		return NULL;
+	if (((Param *) node)->paramkind != PARAM_EXTERN &&
+		((Param *) node)->paramkind != PARAM_EXEC)
+		return NULL;
+	return param_type_ok(((Param *) node)->paramtype) ? (Param *) node : NULL;
+}
+
+/* Is expr a comparison of two operands by a btree operator? */
+static bool
+is_btree_comparison(Node *node)
+{
+	OpExpr	   *op;
+
+	if (!IsA(node, OpExpr))
+		return false;
+	op = (OpExpr *) node;
+	return list_length(op->args) == 2 && op->opresulttype == BOOLOID &&
+		gdb_op_btree_interpretation(op->opno) != NIL;
+}
+
+/* A placeholder constant of param's type: a value every compiler takes. */
+static Const *
+placeholder(const Param *p)
+{
+	Datum		v;
+	int16		typlen;
+	bool		typbyval;
+
+	switch (p->paramtype)
+	{
+		case INT2OID:
+			v = Int16GetDatum(0);
+			break;
+		case INT4OID:
+		case DATEOID:
+			v = Int32GetDatum(0);
+			break;
+		case FLOAT4OID:
+			v = Float4GetDatum(0.0f);
+			break;
+		case FLOAT8OID:
+			v = Float8GetDatum(0.0);
+			break;
+		case NUMERICOID:
+			v = NumericGetDatum(int64_to_numeric(0));
+			break;
+		default:				/* INT8, TIMESTAMP, TIMESTAMPTZ */
+			v = Int64GetDatum(0);
+			break;
+	}
+	get_typlenbyval(p->paramtype, &typlen, &typbyval);
+	return makeConst(p->paramtype, p->paramtypmod, p->paramcollid, typlen, v,
+					 false, typbyval);
+}
+
+typedef struct ParamMutator
+{
+	const GdbColumnSet *cs;
+} ParamMutator;
+
+/* The value of p in cs->param_values, or a placeholder. */
+static Node *
+param_value(const Param *p, const GdbColumnSet *cs)
+{
+	ListCell   *lk,
+			   *lv;
+
+	if (cs != NULL)
+		forboth(lk, cs->params, lv, cs->param_values)
+		{
+			const Param *k = (const Param *) lfirst(lk);
+
+			if (k->paramkind == p->paramkind && k->paramid == p->paramid)
+				return (Node *) copyObject(lfirst(lv));
+		}
+	return (Node *) placeholder(p);
+}
+
+static Node *
+param_mutator(Node *node, ParamMutator *m)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, RestrictInfo))
+	{
+		/* the planner's qual: a flat copy around the clause's copy */
+		RestrictInfo *ri = palloc(sizeof(RestrictInfo));
+
+		memcpy(ri, node, sizeof(RestrictInfo));
+		ri->clause = (Expr *) param_mutator((Node *) ri->clause, m);
+		return (Node *) ri;
+	}
+	if (is_btree_comparison(node))
+	{
+		OpExpr	   *op = (OpExpr *) copyObject(node);
+		Node	   *a = (Node *) linitial(op->args);
+		Node	   *b = (Node *) lsecond(op->args);
+		Param	   *pa = compared_param(a, b);
+		Param	   *pb = compared_param(b, a);
+
+		linitial(op->args) = pa ? param_value(pa, m->cs) : param_mutator(a, m);
+		lsecond(op->args) = pb ? param_value(pb, m->cs) : param_mutator(b, m);
+		return (Node *) op;
+	}
+	return expression_tree_mutator(node, param_mutator, (void *) m);
+}
+
+/*
+ * gdb_quals_param_values: a copy of quals (a List of Expr) in which every
+ * parameter that param_values.c takes (see the file header) is its value
+ * in cs->param_values, or a placeholder constant of its type where cs is
+ * NULL or holds none for it; the other nodes as they are.
+ */
+List *
+gdb_quals_param_values(List *quals, const GdbColumnSet *cs)
+{
+	ParamMutator m;
+
+	m.cs = cs;
+	return (List *) param_mutator((Node *) quals, &m);
+}
+
+static bool
+collect_walker(Node *node, List **params)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, RestrictInfo))
+		return collect_walker((Node *) ((RestrictInfo *) node)->clause, params);
+	if (is_btree_comparison(node))
+	{
+		OpExpr	   *op = (OpExpr *) node;
+		Node	   *a = (Node *) linitial(op->args);
+		Node	   *b = (Node *) lsecond(op->args);
+		Param	   *pa = compared_param(a, b);
+		Param	   *pb = compared_param(b, a);
+		ListCell   *lc;
+
+		foreach(lc, list_make2(pa, pb))
+		{
+			Param	   *p = (Param *) lfirst(lc);
+			ListCell   *lc2;
+			bool		seen = false;
+
+			if (p == NULL)
+				continue;
+			foreach(lc2, *params)
+				if (((Param *) lfirst(lc2))->paramkind == p->paramkind &&
+					((Param *) lfirst(lc2))->paramid == p->paramid)
+					seen = true;
+			if (!seen)
+				*params = lappend(*params, copyObject(p));
+		}
+	}
+	return expression_tree_walker(node, collect_walker, (void *) params);
+}
+
+/*
+ * gdb_quals_params: the distinct parameters of quals (a List of Expr)
+ * that gdb_quals_param_values replaces, in order of appearance: a List of
+ * Param, the CustomScan's custom_exprs (so that PostgreSQL's executor
+ * knows the node depends on them, and the node evaluates them).
+ */
+List *
+gdb_quals_params(List *quals)
+{
+	List	   *params = NIL;
+
+	(void) collect_walker((Node *) quals, &params);
+	return params;
+}
+
+typedef struct FixedContext
+{
+	PlannerInfo *root;
+	const char *why;
+} FixedContext;
+
+static bool
+fixed_walker(Node *node, FixedContext *c)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, RestrictInfo))
+		return fixed_walker((Node *) ((RestrictInfo *) node)->clause, c);
+	if (IsA(node, Param))
+	{
+		Param	   *p = (Param *) node;
+		ListCell   *lc;
+
+		if (p->paramkind == PARAM_EXTERN)
+			return false;
+		if (p->paramkind == PARAM_EXEC && c->root->query_level == 1)
+			foreach(lc, c->root->init_plans)
+			{
+				SubPlan    *sp = (SubPlan *) lfirst(lc);
+
+				if (list_member_int(sp->setParam, p->paramid))
+					return false;
+			}
+		c->why = "a parameter that can change while the query runs (a correlated subquery's reference to the outer query)";
+		return true;
+	}
+	return expression_tree_walker(node, fixed_walker, (void *) c);
+}
+
+/*
+ * gdb_params_fixed: false with *why when quals (a List of Expr) hold a
+ * Param that can change while the query runs: anything but a PARAM_EXTERN
+ * and a PARAM_EXEC that an InitPlan of the top query level sets.
+ */
+bool
+gdb_params_fixed(PlannerInfo *root, List *quals, const char **why)
+{
+	FixedContext c;
+
+	c.root = root;
+	c.why = NULL;
+	if (!fixed_walker((Node *) quals, &c))
+		return true;
+	*why = c.why;
+	return false;
+}
+
+static bool
+any_param_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, RestrictInfo))
+		return any_param_walker((Node *) ((RestrictInfo *) node)->clause, context);
+	if (IsA(node, Param))
+		return true;
+	return expression_tree_walker(node, any_param_walker, context);
+}
+
+/*
+ * gdb_contains_param: does node (an expression tree, or a List of them or
+ * of RestrictInfos) hold a Param?
+ */
+bool
+gdb_contains_param(Node *node)
+{
+	return any_param_walker(node, NULL);
+}
