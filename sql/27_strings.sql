@@ -343,6 +343,10 @@ SELECT gpu_plan_nodes($$SELECT id FROM st_nd WHERE t LIKE 'a%'$$) IN ('PostgreSQ
 -- is no GPU server and no cache)
 SELECT gpu_cache_load('st') > 0 AS loaded;
 SELECT gpu_cache_load('st_other') > 0 AS loaded;
+-- the first query of the loaded table compares text-valued functions with
+-- constants its dictionary does not hold yet ('ap'): the server interns
+-- them before the functions' results, so that they meet
+SELECT * FROM gpu_diff($$SELECT count(*) FROM st WHERE substr(t, 1, 2) IN ('ap', 'zz-none') OR lower(v) = 'foo'$$);
 SELECT * FROM gpu_explain($$SELECT count(*) FROM st WHERE t LIKE '%b%' AND tc ILIKE 'a%'$$);
 -- ILIKE under a collation whose LC_CTYPE is not C: the server has no
 -- catalog to fold case with, so the heap is read

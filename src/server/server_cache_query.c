@@ -283,7 +283,7 @@ srv_handle_cache_groupby(int s, char *payload, size_t len)
 	int			map[GDB_MAX_COLUMNS];
 	int64	   *codes;
 	const text **consts;
-	bool		join_text;
+	bool		intern_text;
 	uint32		i,
 				c;
 	GdbRequest *req;
@@ -400,8 +400,18 @@ srv_handle_cache_groupby(int s, char *payload, size_t len)
 	for (i = 0; i < req->njoins && i < GDB_MAX_JOINS; i++)
 		if (cq->join_text[i] != 0)
 			break;
-	join_text = i < req->njoins && i < GDB_MAX_JOINS;
-	if (join_text && !srv_cache_intern_strings(e, p, end, cq->ntext, codes))
+	intern_text = i < req->njoins && i < GDB_MAX_JOINS;
+
+	/*
+	 * so too where a text-valued function (lower, substr, ...) is compared
+	 * with a constant: its code table interns its results into the entry's
+	 * dictionary, and a constant found absent here would not meet them
+	 * (a first query after the load would match no row)
+	 */
+	for (i = 0; i < req->ntables && i < GDB_MAX_CODE_TABLES && !intern_text; i++)
+		if (GDB_TFN_IS_TEXT(req->tables[i].fn) && cq->ntext > 0)
+			intern_text = true;
+	if (intern_text && !srv_cache_intern_strings(e, p, end, cq->ntext, codes))
 	{
 		srv_reply_error(s, GDB_ERR_BAD_REQUEST, "malformed text constants");
 		return true;
@@ -416,7 +426,7 @@ srv_handle_cache_groupby(int s, char *payload, size_t len)
 		p += sizeof(uint32);
 		if (l > (uint64) (end - p))
 			break;
-		if (!join_text)			/* (interned: their codes are set) */
+		if (!intern_text)		/* (interned: their codes are set) */
 			codes[i] = e->dict ? gdb_dict_lookup(e->dict, p, l) : -1;
 		consts[i] = cstring_to_text_with_len(p, (int) l);
 		p += l;
@@ -446,7 +456,7 @@ srv_handle_cache_groupby(int s, char *payload, size_t len)
 
 		memcpy(data, p, req->njoin_bytes);
 		req->join_data = data;
-		if (join_text && !recode_join_text(req, cq, codes))
+		if (intern_text && !recode_join_text(req, cq, codes))
 		{
 			srv_reply_error(s, GDB_ERR_BAD_REQUEST, "malformed join build sides");
 			return true;
