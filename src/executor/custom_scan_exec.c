@@ -926,13 +926,22 @@ gdb_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 							gdb_plan_device_label(), es);
 	if (s->device_quals != NIL)
 	{
-		List	   *ctx = deparse_context_for(RelationGetRelationName(rel),
-											  RelationGetRelid(rel));
+		Node	   *quals = (Node *) make_ands_explicit(s->device_quals);
+		List	   *ctx;
 
-		ExplainPropertyText("GPU Filter",
-							deparse_expression((Node *) make_ands_explicit(s->device_quals),
-											   ctx, false, false),
-							es);
+		if (s->params != NIL)
+		{
+			/*
+			 * an InitPlan's output names its plan (18: "(InitPlan 1).col1"):
+			 * the plan's own context, the quals over its scan relation
+			 */
+			quals = copyObject(quals);
+			ChangeVarNodes(quals, 1, ((Scan *) node->ss.ps.plan)->scanrelid, 0);
+			ctx = set_deparse_context_plan(es->deparse_cxt, node->ss.ps.plan, ancestors);
+		}
+		else
+			ctx = deparse_context_for(RelationGetRelationName(rel), RelationGetRelid(rel));
+		ExplainPropertyText("GPU Filter", deparse_expression(quals, ctx, false, false), es);
 	}
 	if (s->join != NULL)
 		explain_joins(s->join, "Join ", es->analyze && s->ran && s->q.req->join_data != NULL,
