@@ -77,13 +77,21 @@ DEALLOCATE ps;
 DEALLOCATE pj;
 RESET plan_cache_mode;
 
--- InitPlan outputs (TPC-H Q22's c_acctbal > (SELECT avg(c_acctbal) ...))
+-- InitPlan outputs (TPC-H Q22's c_acctbal > (SELECT avg(c_acctbal) ...)).
+-- The node evaluates them at its first run, PostgreSQL only when a row
+-- reaches the qual: only an InitPlan that returns one row and cannot raise
+-- (an aggregate over one table of comparisons: the first, fourth and fifth
+-- queries) is taken; one with arithmetic that may overflow (max(d) - 3,
+-- min(n) + 2) or that is not an aggregate keeps PostgreSQL's plan for the
+-- outer scan, so that the last query returns its 0 rows where evaluating
+-- the subquery would raise "more than one row returned"
 SELECT q, d.node, d.nrows, d.on_minus_off, d.off_minus_on, d.error FROM (VALUES
   ($$SELECT g, count(*), sum(v) FROM pt WHERE v > (SELECT avg(v) FROM pt WHERE g = 1) GROUP BY g$$),
   ($$SELECT id FROM pt WHERE d >= (SELECT max(d) - 3 FROM pt) AND n < (SELECT min(n) + 2 FROM pt)$$),
   ($$SELECT count(*) FROM pt WHERE f > (SELECT f FROM pt WHERE id = -1)$$),
   ($$SELECT pd.name, sum(pt.v) FROM pt JOIN pd ON pt.n = pd.k WHERE pt.v < (SELECT avg(v) FROM pt) GROUP BY pd.name$$),
-  ($$SELECT g, count(*) FROM pt WHERE NOT EXISTS (SELECT 1 FROM pd WHERE pd.k = pt.n) AND v > (SELECT avg(v) FROM pt) GROUP BY g$$)
+  ($$SELECT g, count(*) FROM pt WHERE NOT EXISTS (SELECT 1 FROM pd WHERE pd.k = pt.n) AND v > (SELECT avg(v) FROM pt) GROUP BY g$$),
+  ($$SELECT count(*) FROM pt WHERE n < 0 AND v > (SELECT v FROM pt WHERE g = 1)$$)
 ) v(q), LATERAL gpu_diff(q) d;
 -- a correlated subquery's reference to the outer row keeps PostgreSQL's plan
 -- for the subquery's scan

@@ -19,6 +19,9 @@
  * can change while the query runs (a correlated subquery's reference to
  * the outer row, an InitPlan below the top level) stays a Param, which
  * the compiler refuses ("a parameter"): the query keeps PostgreSQL's plan.
+ * So does an InitPlan that could raise an error or change something
+ * (initplan_safe): PostgreSQL runs an InitPlan only when a row reaches
+ * its qual, the node at its first run whatever the rows.
  *
  *-------------------------------------------------------------------------
  */
@@ -28,6 +31,7 @@
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "nodes/pathnodes.h"
+#include "optimizer/optimizer.h"
 #include "utils/builtins.h"
 #include "utils/datum.h"
 #include "utils/lsyscache.h"
@@ -240,6 +244,122 @@ gdb_quals_params(List *quals)
 	return params;
 }
 
+/* Can evaluating node, per row of the InitPlan's one table, raise? */
+static bool
+initplan_expr_may_raise(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	switch (nodeTag(node))
+	{
+		case T_Var:
+		case T_Const:
+		case T_RelabelType:
+		case T_BoolExpr:
+		case T_NullTest:
+		case T_BooleanTest:
+		case T_List:
+		case T_TargetEntry:
+			break;
+		case T_Aggref:
+			{
+				/* count, min, max; sum and avg of integers and numeric */
+				Aggref	   *ag = (Aggref *) node;
+				char	   *name = get_func_name(ag->aggfnoid);
+				Oid			argtype = ag->aggargtypes != NIL ?
+					linitial_oid(ag->aggargtypes) : InvalidOid;
+
+				if (ag->aggfilter != NULL || ag->aggorder != NIL || ag->aggdistinct != NIL)
+					return true;
+				if (strcmp(name, "count") != 0 && strcmp(name, "min") != 0 &&
+					strcmp(name, "max") != 0 &&
+					!((strcmp(name, "sum") == 0 || strcmp(name, "avg") == 0) &&
+					  (argtype == INT2OID || argtype == INT4OID || argtype == INT8OID ||
+					   argtype == NUMERICOID)))
+					return true;
+			}
+			break;
+		case T_OpExpr:
+		case T_ScalarArrayOpExpr:
+			{
+				/* comparisons (a btree's, or text equality) raise nothing */
+				Oid			opno = IsA(node, OpExpr) ? ((OpExpr *) node)->opno :
+					((ScalarArrayOpExpr *) node)->opno;
+
+				if (gdb_op_btree_interpretation(opno) == NIL)
+					return true;
+			}
+			break;
+		case T_FuncExpr:
+			{
+				/*
+				 * substr/substring of a constant start and length >= 0, and
+				 * char(n)'s cast to text
+				 */
+				FuncExpr   *f = (FuncExpr *) node;
+				char	   *name = get_func_name(f->funcid);
+				ListCell   *lc;
+
+				if (strcmp(name, "text") == 0 && list_length(f->args) == 1 &&
+					exprType((Node *) linitial(f->args)) == BPCHAROID)
+					break;
+				if (strcmp(name, "substr") != 0 && strcmp(name, "substring") != 0)
+					return true;
+				if (exprType((Node *) linitial(f->args)) != TEXTOID &&
+					exprType((Node *) linitial(f->args)) != BPCHAROID)
+					return true;
+				for_each_from(lc, f->args, 1)
+				{
+					Const	   *c = (Const *) lfirst(lc);
+
+					if (!IsA(c, Const) || c->consttype != INT4OID || c->constisnull ||
+						DatumGetInt32(c->constvalue) < 0)
+						return true;
+				}
+			}
+			break;
+		default:
+			return true;
+	}
+	return expression_tree_walker(node, initplan_expr_may_raise, context);
+}
+
+/*
+ * Is an InitPlan over query sure to return one row without raising an
+ * error or changing anything?  The node evaluates it at its first run,
+ * where PostgreSQL evaluates it only when a row reaches the qual: it must
+ * not matter whether it runs.  Only a plain aggregate (no GROUP BY,
+ * HAVING, LIMIT, set operation, window or set-returning function) over
+ * one table, with no volatile function, whose quals and result
+ * expressions are comparisons, boolean logic, char(n) cast to text and
+ * substr of constant bounds, and whose aggregates cannot overflow (count, min, max; sum and
+ * avg of integers and numeric): TPC-H Q22's avg(c_acctbal).
+ */
+static bool
+initplan_safe(Query *query)
+{
+	RangeTblEntry *rte;
+
+	if (query == NULL || query->commandType != CMD_SELECT || !query->hasAggs ||
+		query->groupClause != NIL || query->groupingSets != NIL ||
+		query->havingQual != NULL || query->limitCount != NULL ||
+		query->limitOffset != NULL || query->setOperations != NULL ||
+		query->hasWindowFuncs || query->hasTargetSRFs || query->hasSubLinks ||
+		query->distinctClause != NIL || query->cteList != NIL ||
+		list_length(query->rtable) != 1 || query->jointree == NULL ||
+		list_length(query->jointree->fromlist) != 1 ||
+		!IsA(linitial(query->jointree->fromlist), RangeTblRef))
+		return false;
+	rte = linitial_node(RangeTblEntry, query->rtable);
+	if (rte->rtekind != RTE_RELATION || rte->tablesample != NULL)
+		return false;
+	if (contain_volatile_functions((Node *) query->targetList) ||
+		contain_volatile_functions(query->jointree->quals))
+		return false;
+	return !initplan_expr_may_raise((Node *) query->targetList, NULL) &&
+		!initplan_expr_may_raise(query->jointree->quals, NULL);
+}
+
 typedef struct FixedContext
 {
 	PlannerInfo *root;
@@ -264,9 +384,16 @@ fixed_walker(Node *node, FixedContext *c)
 			foreach(lc, c->root->init_plans)
 			{
 				SubPlan    *sp = (SubPlan *) lfirst(lc);
+				PlannerInfo *sub;
 
-				if (list_member_int(sp->setParam, p->paramid))
+				if (!list_member_int(sp->setParam, p->paramid))
+					continue;
+				sub = sp->plan_id >= 1 && sp->plan_id <= list_length(c->root->glob->subroots) ?
+					(PlannerInfo *) list_nth(c->root->glob->subroots, sp->plan_id - 1) : NULL;
+				if (sub != NULL && initplan_safe(sub->parse))
 					return false;
+				c->why = "a subquery whose evaluation could raise an error or change something: the node would evaluate it where PostgreSQL may not";
+				return true;
 			}
 		c->why = "a parameter that can change while the query runs (a correlated subquery's reference to the outer query)";
 		return true;
