@@ -84,7 +84,8 @@ RESET plan_cache_mode;
 -- queries) is taken; one with arithmetic that may overflow (max(d) - 3,
 -- min(n) + 2) or that is not an aggregate keeps PostgreSQL's plan for the
 -- outer scan, so that the last query returns its 0 rows where evaluating
--- the subquery would raise "more than one row returned"
+-- the subquery would raise "more than one row returned" (a GpudbScan runs
+-- the quals before that one, PostgreSQL the rest)
 SELECT q, d.node, d.nrows, d.on_minus_off, d.off_minus_on, d.error FROM (VALUES
   ($$SELECT g, count(*), sum(v) FROM pt WHERE v > (SELECT avg(v) FROM pt WHERE g = 1) GROUP BY g$$),
   ($$SELECT id FROM pt WHERE d >= (SELECT max(d) - 3 FROM pt) AND n < (SELECT min(n) + 2 FROM pt)$$),

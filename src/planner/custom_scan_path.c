@@ -532,6 +532,7 @@ gdb_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	bool		has_pseudo;
 	bool		cached;
 	int			ndev;
+	int			nfixed;
 	double		dev_rows;
 	QualCost	cpu_cost;
 	Cost		startup;
@@ -586,13 +587,21 @@ gdb_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 
 	quals = real_quals(rel->baserestrictinfo, &has_pseudo);
 	ordered = gdb_order_quals(root, quals);
-	if (!gdb_params_fixed(root, ordered, &why))
+	/*
+	 * the device takes the quals before the first one with a parameter
+	 * that can change while the query runs (that one and the rest stay
+	 * with the scan's CPU quals)
+	 */
+	nfixed = 0;
+	foreach(lc, ordered)
 	{
-		gdb_not_offered(GDB_NODE_SCAN, why);
-		return;
+		if (!gdb_params_fixed(root, list_make1(lfirst(lc)), &why))
+			break;
+		nfixed++;
 	}
 	relation = table_open(rte->relid, NoLock);
-	ndev = device_prefix(relation, ordered, true, &why);
+	ndev = nfixed == 0 ? 0 :
+		device_prefix(relation, list_truncate(list_copy(ordered), nfixed), true, &why);
 	table_close(relation, NoLock);
 	if (ndev == 0)
 	{
