@@ -278,6 +278,23 @@ session_zone_fixed(void)
  * Build the query from the plan: the same GdbQuery the SQL functions
  * build, so both run through the same code.
  */
+/*
+ * The device quals into the request's filter program (with the values of
+ * their parameters where q->cs holds them, param_values.c): the probe
+ * relation's own columns only, not a GpudbJoin's payload.
+ */
+static void
+compile_device_quals(GdbScanState *s)
+{
+	GdbQuery   *q = &s->q;
+	int			njoincols = q->cs.njoincols;
+
+	q->cs.njoincols = 0;
+	(void) gdb_compile_quals(s->device_quals, q->rel, &q->cs, q->req,
+							 gdb_scan_methods[s->kind].CustomName, false, NULL);
+	q->cs.njoincols = njoincols;
+}
+
 static void
 gdb_begin(CustomScanState *node, EState *estate, int eflags)
 {
@@ -445,15 +462,7 @@ gdb_begin(CustomScanState *node, EState *estate, int eflags)
 	}
 	q->req->limit = q->req->nsort > 0 ?
 		(uint64) strtoull(strVal(list_nth(priv, GDB_PRIV_LIMIT)), NULL, 10) : 0;
-	{
-		/* the probe relation's quals read its own columns only */
-		int			njoincols = q->cs.njoincols;
-
-		q->cs.njoincols = 0;
-		(void) gdb_compile_quals(s->device_quals, rel, &q->cs, q->req,
-								 gdb_scan_methods[s->kind].CustomName, false, NULL);
-		q->cs.njoincols = njoincols;
-	}
+	compile_device_quals(s);
 	/* parameters the quals compare with: evaluated at the first run */
 	s->params = cscan->custom_exprs;
 	s->param_states = ExecInitExprList(cscan->custom_exprs, &s->css.ss.ps);
@@ -650,7 +659,6 @@ bind_params(GdbScanState *s)
 	List	   *values = NIL;
 	ListCell   *lp,
 			   *ls;
-	int			njoincols = q->cs.njoincols;
 
 	forboth(lp, s->params, ls, s->param_states)
 	{
@@ -669,10 +677,7 @@ bind_params(GdbScanState *s)
 	}
 	q->cs.params = s->params;
 	q->cs.param_values = values;
-	q->cs.njoincols = 0;		/* the probe relation's own columns, as at the start */
-	(void) gdb_compile_quals(s->device_quals, q->rel, &q->cs, q->req,
-							 gdb_scan_methods[s->kind].CustomName, false, NULL);
-	q->cs.njoincols = njoincols;
+	compile_device_quals(s);
 	ResetExprContext(econtext);
 }
 

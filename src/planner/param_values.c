@@ -41,6 +41,28 @@
 #include "custom_scan_path.h"
 #include "pg_compat.h"
 
+static bool
+any_param_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, RestrictInfo))
+		return any_param_walker((Node *) ((RestrictInfo *) node)->clause, context);
+	if (IsA(node, Param))
+		return true;
+	return expression_tree_walker(node, any_param_walker, context);
+}
+
+/*
+ * gdb_contains_param: does node (an expression tree, or a List of them or
+ * of RestrictInfos) hold a Param?
+ */
+bool
+gdb_contains_param(Node *node)
+{
+	return any_param_walker(node, NULL);
+}
+
 /* Is param's type one whose comparisons compile for every value? */
 static bool
 param_type_ok(Oid typid)
@@ -155,15 +177,6 @@ param_mutator(Node *node, ParamMutator *m)
 {
 	if (node == NULL)
 		return NULL;
-	if (IsA(node, RestrictInfo))
-	{
-		/* the planner's qual: a flat copy around the clause's copy */
-		RestrictInfo *ri = palloc(sizeof(RestrictInfo));
-
-		memcpy(ri, node, sizeof(RestrictInfo));
-		ri->clause = (Expr *) param_mutator((Node *) ri->clause, m);
-		return (Node *) ri;
-	}
 	if (is_btree_comparison(node))
 	{
 		OpExpr	   *op = (OpExpr *) copyObject(node);
@@ -180,16 +193,19 @@ param_mutator(Node *node, ParamMutator *m)
 }
 
 /*
- * gdb_quals_param_values: a copy of quals (a List of Expr) in which every
- * parameter that param_values.c takes (see the file header) is its value
- * in cs->param_values, or a placeholder constant of its type where cs is
- * NULL or holds none for it; the other nodes as they are.
+ * gdb_quals_param_values: a copy of quals (a List of Expr, not of
+ * RestrictInfo) in which every parameter that param_values.c takes (see
+ * the file header) is its value in cs->param_values, or a placeholder
+ * constant of its type where cs is NULL or holds none for it; the other
+ * nodes as they are.  quals itself when it holds no Param.
  */
 List *
 gdb_quals_param_values(List *quals, const GdbColumnSet *cs)
 {
 	ParamMutator m;
 
+	if (!gdb_contains_param((Node *) quals))
+		return quals;			/* (most quals: no copy) */
 	m.cs = cs;
 	return (List *) param_mutator((Node *) quals, &m);
 }
@@ -199,8 +215,6 @@ collect_walker(Node *node, List **params)
 {
 	if (node == NULL)
 		return false;
-	if (IsA(node, RestrictInfo))
-		return collect_walker((Node *) ((RestrictInfo *) node)->clause, params);
 	if (is_btree_comparison(node))
 	{
 		OpExpr	   *op = (OpExpr *) node;
@@ -230,7 +244,8 @@ collect_walker(Node *node, List **params)
 }
 
 /*
- * gdb_quals_params: the distinct parameters of quals (a List of Expr)
+ * gdb_quals_params: the distinct parameters of quals (a List of Expr, not
+ * of RestrictInfo)
  * that gdb_quals_param_values replaces, in order of appearance: a List of
  * Param, the CustomScan's custom_exprs (so that PostgreSQL's executor
  * knows the node depends on them, and the node evaluates them).
@@ -419,24 +434,3 @@ gdb_params_fixed(PlannerInfo *root, List *quals, const char **why)
 	return false;
 }
 
-static bool
-any_param_walker(Node *node, void *context)
-{
-	if (node == NULL)
-		return false;
-	if (IsA(node, RestrictInfo))
-		return any_param_walker((Node *) ((RestrictInfo *) node)->clause, context);
-	if (IsA(node, Param))
-		return true;
-	return expression_tree_walker(node, any_param_walker, context);
-}
-
-/*
- * gdb_contains_param: does node (an expression tree, or a List of them or
- * of RestrictInfos) hold a Param?
- */
-bool
-gdb_contains_param(Node *node)
-{
-	return any_param_walker(node, NULL);
-}

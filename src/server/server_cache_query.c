@@ -66,6 +66,41 @@ recode_join_text(GdbRequest *req, const GdbCacheQuery *cq, const int64 *codes)
 }
 
 /*
+ * The code in to's dictionary (interned now if new) of e's string c; the
+ * caller is in to's memory context, to->dict made.
+ */
+static int64
+intern_code(CacheEntry *e, CacheEntry *to, int64 c)
+{
+	text	   *t = DatumGetTextPP(gdb_dict_datum(e->dict, c));
+
+	return gdb_dict_intern(to->dict, VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t));
+}
+
+/*
+ * The entry whose dictionary a kept build side's text columns are
+ * re-encoded into (cq->keep_for's, the probe relation's) in *to, and
+ * whether the result has text columns in *has_text; false when it has
+ * text that cannot be re-encoded (that entry not ready, or e without a
+ * dictionary).
+ */
+static bool
+keep_text_ready(const GdbCacheQuery *cq, CacheEntry *e, CacheEntry **to, bool *has_text)
+{
+	uint32		i;
+
+	*to = NULL;
+	*has_text = false;
+	for (i = 0; i < GDB_MAX_COLUMNS; i++)
+		if (cq->key_is_text[i])
+			*has_text = true;
+	if (!*has_text)
+		return true;
+	*to = srv_cache_entry_for(&cq->keep_for, true);
+	return *to != NULL && e->dict != NULL;
+}
+
+/*
  * Re-encode the text columns of a build side kept on the device (dev,
  * header result) from codes of e's dictionary into codes of to's: the
  * codes present (gdb_cuda_buffer_codes), each string interned into to's
@@ -113,10 +148,8 @@ recode_kept_on_device(const GdbCacheQuery *cq, CacheEntry *e, CacheEntry *to,
 	for (c = 0; c < ncodes; c++)
 		if (bitmap[c / 8] & (1 << (c % 8)))
 		{
-			text	   *t = DatumGetTextPP(gdb_dict_datum(e->dict, c));
-
 			from[n] = c;
-			into[n++] = gdb_dict_intern(to->dict, VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t));
+			into[n++] = intern_code(e, to, c);
 		}
 	MemoryContextSwitchTo(old);
 	for (i = 0; i < GDB_MAX_COLUMNS && i < result->ncols && rc == GDB_OK; i++)
@@ -149,16 +182,11 @@ static bool
 keep_result(int s, const GdbCacheQuery *cq, CacheEntry *e, GdbBatch *result,
 			GdbDeviceBuffer *dev, GdbStatusReply *st)
 {
-	CacheEntry *to = NULL;
-	bool		has_text = false;
+	CacheEntry *to;
+	bool		has_text;
 	uint32		i;
 
-	for (i = 0; i < GDB_MAX_COLUMNS && i < result->ncols; i++)
-		if (cq->key_is_text[i])
-			has_text = true;
-	if (has_text)
-		to = srv_cache_entry_for(&cq->keep_for, true);
-	if ((has_text && (to == NULL || e->dict == NULL)) ||
+	if (!keep_text_ready(cq, e, &to, &has_text) ||
 		!srv_keep_possible(cq->keep_id, result->total_bytes))
 	{
 		int			rc = dev ? gdb_cuda_buffer_to_host(srv_exec, dev, result, &st->err) :
@@ -207,12 +235,7 @@ keep_result(int s, const GdbCacheQuery *cq, CacheEntry *e, GdbBatch *result,
 				if ((nulls && nulls[r]) || c < 0 || c >= ncodes)
 					continue;
 				if (map[c] < 0)
-				{
-					text	   *t = DatumGetTextPP(gdb_dict_datum(e->dict, c));
-
-					map[c] = gdb_dict_intern(to->dict, VARDATA_ANY(t),
-											 VARSIZE_ANY_EXHDR(t));
-				}
+					map[c] = intern_code(e, to, c);
 				vals[r] = map[c];
 			}
 		}
@@ -519,11 +542,14 @@ srv_handle_cache_groupby(int s, char *payload, size_t len)
 	 * a GpudbJoin's build side to be kept: on a GPU it stays in device
 	 * memory where the device produces it
 	 */
-	keep_on_device = srv_use_gpu && cq->keep_id != 0 && srv_keep_possible(cq->keep_id, 0);
-	for (i = 0; i < GDB_MAX_COLUMNS && keep_on_device; i++)
-		if (cq->key_is_text[i] &&
-			(e->dict == NULL || srv_cache_entry_for(&cq->keep_for, true) == NULL))
-			keep_on_device = false; /* (keep_result could not re-encode it) */
+	{
+		CacheEntry *to;
+		bool		has_text;
+
+		/* (not where keep_result could not re-encode its text) */
+		keep_on_device = srv_use_gpu && cq->keep_id != 0 &&
+			srv_keep_possible(cq->keep_id, 0) && keep_text_ready(cq, e, &to, &has_text);
+	}
 
 	rc = srv_fault_request(&st.err);
 	if (rc == GDB_OK)
