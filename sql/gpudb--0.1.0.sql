@@ -141,13 +141,16 @@ SET search_path = pg_catalog, pg_temp;
  * the caller may read (SELECT on the table or on any column): relation,
  * cached columns, rows, bytes on the device and in host memory, load time
  * (ms), state ('loading', 'ready', 'stale'), hits, last use, load time
- * stamp.  No rows without the GPU server.
+ * stamp, and per shard of the rows (gpudb.cache_shards; one element each,
+ * in row order) its CUDA device ordinal (NULL in CPU mode), rows and
+ * bytes.  No rows without the GPU server.
  */
 CREATE FUNCTION gpu_cache_status(
     OUT relation regclass, OUT columns name[], OUT rows bigint,
     OUT device_bytes bigint, OUT host_bytes bigint, OUT load_ms float8,
     OUT state text, OUT hits bigint, OUT last_use timestamptz,
-    OUT loaded_at timestamptz)
+    OUT loaded_at timestamptz, OUT shard_devices int[], OUT shard_rows bigint[],
+    OUT shard_bytes bigint[])
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'gpu_cache_status'
 LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED

@@ -32,6 +32,8 @@ int			gpudb_batch_rows = GPUDB_DEFAULT_BATCH_ROWS;
 bool		gpudb_use_cache = GPUDB_DEFAULT_USE_CACHE;
 int			gpudb_cache_size_kb = GPUDB_DEFAULT_CACHE_SIZE_KB;
 int			gpudb_device_memory_limit_kb = GPUDB_DEFAULT_DEVICE_MEMORY_LIMIT_KB;
+char	   *gpudb_devices = NULL;
+int			gpudb_cache_shards = GPUDB_DEFAULT_CACHE_SHARDS;
 bool		gpudb_enable_gpuscan = GPUDB_DEFAULT_ENABLE_GPUSCAN;
 bool		gpudb_enable_gpuagg = GPUDB_DEFAULT_ENABLE_GPUAGG;
 bool		gpudb_enable_gpusort = GPUDB_DEFAULT_ENABLE_GPUSORT;
@@ -53,6 +55,54 @@ static const struct config_enum_entry device_mode_options[] = {
 };
 
 void		_PG_init(void);
+
+/* see gpudb.h */
+int
+gdb_parse_devices(const char *list, int *ordinals, int max)
+{
+	const char *p = list ? list : "";
+	int			n = 0;
+
+	for (;;)
+	{
+		long		v;
+		char	   *end;
+
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p == '\0' && n == 0)
+			return 0;
+		if (*p < '0' || *p > '9')
+			return -1;
+		v = strtol(p, &end, 10);
+		if (v > GDB_MAX_DEVICE_ORDINAL || n >= max)
+			return -1;
+		ordinals[n++] = (int) v;
+		p = end;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p == '\0')
+			return n;
+		if (*p != ',')
+			return -1;
+		p++;
+	}
+}
+
+/* gpudb.devices: a comma-separated list of device ordinals, or empty. */
+static bool
+check_devices(char **newval, void **extra, GucSource source)
+{
+	int			ords[GPUDB_MAX_CACHE_SHARDS];
+
+	if (gdb_parse_devices(*newval, ords, lengthof(ords)) < 0)
+	{
+		GUC_check_errdetail("gpudb.devices takes up to %d comma-separated CUDA device ordinals (0..%d), or an empty string for every device.",
+							GPUDB_MAX_CACHE_SHARDS, GDB_MAX_DEVICE_ORDINAL);
+		return false;
+	}
+	return true;
+}
 
 /* Register the GPU server; the postmaster restarts it alone if it dies. */
 static void
@@ -142,6 +192,26 @@ _PG_init(void)
 							INT_MAX,
 							PGC_SIGHUP,
 							GUC_UNIT_KB,
+							NULL, NULL, NULL);
+
+	DefineCustomStringVariable("gpudb.devices",
+							   "CUDA devices the GPU server uses, as comma-separated ordinals; empty for all.",
+							   "An ordinal may repeat: each entry is a logical device with its own stream.",
+							   &gpudb_devices,
+							   GPUDB_DEFAULT_DEVICES,
+							   PGC_POSTMASTER,
+							   0,
+							   check_devices, NULL, NULL);
+
+	DefineCustomIntVariable("gpudb.cache_shards",
+							"Shards each cached relation is split into over the GPU server's devices.",
+							"0 for one per device (one in CPU mode).",
+							&gpudb_cache_shards,
+							GPUDB_DEFAULT_CACHE_SHARDS,
+							0,
+							GPUDB_MAX_CACHE_SHARDS,
+							PGC_POSTMASTER,
+							0,
 							NULL, NULL, NULL);
 
 	DefineCustomBoolVariable("gpudb.enable_gpuscan",

@@ -42,6 +42,19 @@ extern int	gpudb_batch_rows;
 extern bool gpudb_use_cache;
 extern int	gpudb_cache_size_kb;
 extern int	gpudb_device_memory_limit_kb;
+extern char *gpudb_devices;
+extern int	gpudb_cache_shards;
+
+/* Highest CUDA device ordinal gpudb.devices accepts. */
+#define GDB_MAX_DEVICE_ORDINAL 63
+
+/*
+ * gdb_parse_devices: the ordinals of gpudb.devices' list (comma-separated
+ * integers 0..GDB_MAX_DEVICE_ORDINAL, blanks allowed) into ordinals[],
+ * at most max of them; returns how many (0 for an empty list), or -1 for
+ * a malformed or too long list.  Raises nothing.
+ */
+extern int	gdb_parse_devices(const char *list, int *ordinals, int max);
 extern bool gpudb_enable_gpuscan;
 extern bool gpudb_enable_gpuagg;
 extern bool gpudb_enable_gpusort;

@@ -32,6 +32,22 @@
 #define GPUDB_DEFAULT_DEVICE_MEMORY_LIMIT_KB 0
 
 /*
+ * gpudb.devices: the CUDA device ordinals the GPU server uses, comma
+ * separated; empty for every visible device.  An ordinal may repeat: each
+ * entry is a logical device (its own execution state and stream), so that
+ * the sharded cache can be tested over several logical devices of one GPU.
+ */
+#define GPUDB_DEFAULT_DEVICES		""
+
+/*
+ * gpudb.cache_shards: shards a cached relation's rows are split into, shard
+ * s on logical device s % (number of devices); 0 for one per logical
+ * device (one in CPU mode)
+ */
+#define GPUDB_DEFAULT_CACHE_SHARDS	0
+#define GPUDB_MAX_CACHE_SHARDS		16
+
+/*
  * gpudb.enable_gpuscan / enable_gpuagg / enable_gpusort / enable_gpujoin:
  * offer the plan nodes
  */

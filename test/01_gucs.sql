@@ -17,7 +17,7 @@ BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS gpudb;
 
-SELECT plan(60);
+SELECT plan(63);
 
 SELECT set_eq($$SELECT name::text FROM pg_settings WHERE name LIKE 'gpudb.%'$$,
               ARRAY['gpudb.enabled', 'gpudb.device', 'gpudb.batch_rows',
@@ -25,8 +25,20 @@ SELECT set_eq($$SELECT name::text FROM pg_settings WHERE name LIKE 'gpudb.%'$$,
                     'gpudb.enable_gpuscan', 'gpudb.enable_gpuagg', 'gpudb.enable_gpusort',
                     'gpudb.enable_gpujoin', 'gpudb.gpu_setup_cost', 'gpudb.gpu_tuple_cost', 'gpudb.gpu_transfer_cost',
                     'gpudb.explain_hardware', 'gpudb.debug_unsupported',
-                    'gpudb.parallel_workers', 'gpudb.min_parallel_table_size'],
-              'the GUCs are exactly the seventeen documented ones');
+                    'gpudb.parallel_workers', 'gpudb.min_parallel_table_size',
+                    'gpudb.devices', 'gpudb.cache_shards'],
+              'the GUCs are exactly the nineteen documented ones');
+
+-- the GPU server's devices and shards: fixed at server start
+SELECT is((SELECT string_agg(name || '=' || boot_val || ':' || vartype || ':' || coalesce(min_val, '') || ':' ||
+                             coalesce(max_val, '') || ':' || context, ' ' ORDER BY name)
+             FROM pg_settings WHERE name IN ('gpudb.devices', 'gpudb.cache_shards')),
+          'gpudb.cache_shards=0:integer:0:16:postmaster gpudb.devices=:string:::postmaster',
+          'gpudb.devices defaults to every device, gpudb.cache_shards to one shard per device; both at server start');
+SELECT throws_ok($$SET gpudb.devices = '0'$$, '55P02', NULL,
+                 'gpudb.devices cannot change while the server runs');
+SELECT is((SELECT count(*)::int FROM pg_settings WHERE name = 'gpudb.devices' AND setting ~ '^[0-9, ]*$'), 1,
+          'gpudb.devices as configured is a list of ordinals (or empty)');
 
 -- the planner's GUCs: user-settable, defaults from gpudb_defaults.h
 SELECT is((SELECT string_agg(name || '=' || boot_val || ':' || vartype || ':' || context, ' ' ORDER BY name)
@@ -91,7 +103,7 @@ SELECT ok((SELECT enumvals IS NULL FROM pg_settings WHERE name = 'gpudb.batch_ro
 
 -- every GUC has a description
 SELECT is((SELECT count(*)::int FROM pg_settings WHERE name LIKE 'gpudb.%' AND coalesce(short_desc, '') <> ''),
-          17, 'every gpudb GUC has a description');
+          19, 'every gpudb GUC has a description');
 
 -- the parallel heap read: workers 0..1024 (8), threshold in blocks (8MB)
 SELECT is((SELECT vartype || ':' || boot_val || ':' || min_val || ':' || max_val || ':' || context

@@ -58,7 +58,8 @@ SELECT function_returns('public', 'gpu_cache_status', ARRAY[]::name[], 'setof re
 SELECT is(pg_get_function_arguments('public.gpu_cache_status()'::regprocedure),
           'OUT relation regclass, OUT columns name[], OUT rows bigint, OUT device_bytes bigint, '
           'OUT host_bytes bigint, OUT load_ms double precision, OUT state text, OUT hits bigint, '
-          'OUT last_use timestamp with time zone, OUT loaded_at timestamp with time zone',
+          'OUT last_use timestamp with time zone, OUT loaded_at timestamp with time zone, '
+          'OUT shard_devices integer[], OUT shard_rows bigint[], OUT shard_bytes bigint[]',
           'gpu_cache_status OUT columns');
 SELECT function_lang_is('public', 'gpu_cache_status', ARRAY[]::name[], 'c', 'gpu_cache_status is written in C');
 SELECT isnt_definer('public', 'gpu_cache_status', ARRAY[]::name[], 'gpu_cache_status is not SECURITY DEFINER');
@@ -94,7 +95,8 @@ SELECT results_eq(
     $$VALUES ('relation', 'regclass'), ('columns', 'name[]'), ('rows', 'bigint'),
              ('device_bytes', 'bigint'), ('host_bytes', 'bigint'), ('load_ms', 'double precision'),
              ('state', 'text'), ('hits', 'bigint'), ('last_use', 'timestamp with time zone'),
-             ('loaded_at', 'timestamp with time zone')$$,
+             ('loaded_at', 'timestamp with time zone'), ('shard_devices', 'integer[]'),
+             ('shard_rows', 'bigint[]'), ('shard_bytes', 'bigint[]')$$,
     'gpu_cache columns and types');
 SELECT ok(EXISTS (SELECT 1 FROM pg_depend
                    WHERE classid = 'pg_class'::regclass AND objid = 'public.gpu_cache'::regclass

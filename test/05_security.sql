@@ -168,7 +168,8 @@ SELECT is((SELECT string_agg(attname || ' ' || format_type(atttypid, atttypmod),
              FROM pg_attribute WHERE attrelid = 'gpu_cache'::regclass AND attnum > 0),
           'relation regclass, columns name[], rows bigint, device_bytes bigint, host_bytes bigint, '
           'load_ms double precision, state text, hits bigint, last_use timestamp with time zone, '
-          'loaded_at timestamp with time zone',
+          'loaded_at timestamp with time zone, shard_devices integer[], shard_rows bigint[], '
+          'shard_bytes bigint[]',
           'gpu_cache shows names, sizes, times and counts: no column holds data values');
 SET LOCAL ROLE :"r_none";
 SELECT lives_ok($$SELECT * FROM gpu_cache$$, 'a role without any privilege may read gpu_cache');

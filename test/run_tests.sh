@@ -80,6 +80,11 @@
 #                      (so CI, which has no GPU, runs with cpu).
 #   GPUDB_SKIP_SETUP=1 do not run test/setup_debian.sh
 #   GPUDB_SKIP_PG_REGRESS=1  do not run test/pg_regress_suite.sh
+#   GPUDB_TEST_SHARDS  gpudb.cache_shards of the [MAJOR/preload] sessions, one
+#                      value per version in PG_VERSIONS' order, cycled
+#                      (default "0 3": the first version's cache unsharded,
+#                      the second's in 3 shards, so that CI's "15 18" runs
+#                      every suite over both; 0 = the server's default)
 #   GPUDB_TEST_TIMEOUT seconds allowed to each cluster session (default 1800)
 #   GPUDB_CACHE, GPUDB_PG_TARBALL_DIR  see test/build_postgres.sh
 #
@@ -412,6 +417,10 @@ test_version() {
     for config in preload nopreload; do
         local gucs=("gpudb.device=$GPUDB_TEST_DEVICE")
         [ "$config" = preload ] && gucs+=("shared_preload_libraries=gpudb")
+        # the version's shards (GPUDB_TEST_SHARDS, cycled over the versions)
+        if [ "$config" = preload ] && [ "$version_shards" != 0 ]; then
+            gucs+=("gpudb.cache_shards=$version_shards")
+        fi
         section "cluster session [$major/$config]: ${gucs[*]}"
         gdb_with_cluster "$timeout_s" "${gucs[@]}" -- bash "$ROOT/test/run_tests.sh" --inside "$major/$config"
         rc=$?
@@ -450,7 +459,12 @@ test_version() {
     fi
 }
 
+read -r -a TEST_SHARDS <<< "${GPUDB_TEST_SHARDS:-0 3}"
+[ "${#TEST_SHARDS[@]}" -gt 0 ] || TEST_SHARDS=(0)
+vi=0
 for v in "${VERSIONS[@]}"; do
+    version_shards="${TEST_SHARDS[$(( vi % ${#TEST_SHARDS[@]} ))]}"
+    vi=$((vi + 1))
     test_version "$v"
 done
 [ "$selftest_done" = 1 ] || { section "device self-test"; echo "skipped: no version built"; result SKIP selftest; }

@@ -28,6 +28,7 @@
 #include "postgres.h"
 
 #include "access/genam.h"
+#include "access/htup_details.h"
 #include "access/relation.h"
 #include "access/stratnum.h"
 #include "access/table.h"
@@ -45,9 +46,12 @@
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
+#include "optimizer/plancat.h"
 #include "parser/parse_func.h"
 #include "port/atomics.h"
 #include "portability/instr_time.h"
+#include "storage/bufmgr.h"
+#include "storage/bufpage.h"
 #include "storage/ipc.h"
 #include "storage/lmgr.h"
 #include "storage/procarray.h"
@@ -801,6 +805,28 @@ load_report(Relation rel, GdbColumnSet *cs, uint64 rows, double total_ms,
 }
 
 /*
+ * The rows rel's heap holds now, as estimated for dividing them into the
+ * GPU server's shards: its blocks now at the density of its statistics
+ * (reltuples / relpages, as the planner scales them), or, never analyzed
+ * or vacuumed, at the density of tuples of its columns' estimated width.
+ * An estimate below the truth only gives the last shard more rows.
+ */
+static uint64
+heap_rows_now(Relation rel)
+{
+	BlockNumber nblocks = RelationGetNumberOfBlocks(rel);
+	double		density;
+
+	if (rel->rd_rel->reltuples > 0 && rel->rd_rel->relpages > 0)
+		density = rel->rd_rel->reltuples / rel->rd_rel->relpages;
+	else
+		density = (double) (BLCKSZ - SizeOfPageHeaderData) /
+			(MAXALIGN(SizeofHeapTupleHeader) + sizeof(ItemIdData) +
+			 get_rel_data_width(rel, NULL));
+	return (uint64) Max(density * nblocks, 1.0);
+}
+
+/*
  * gpu_cache_load(relation regclass, columns name[] DEFAULT NULL) -> bigint
  *
  * Load the given columns (NULL: every column of a supported type) of a
@@ -917,6 +943,7 @@ gpu_cache_load(PG_FUNCTION_ARGS)
 		cc->has_nulls[i] = 1;
 	}
 	cc->est_rows = (uint64) Max(rel->rd_rel->reltuples, 0) + 1024;
+	cc->shard_rows = heap_rows_now(rel);
 	parts[0].data = (const char *) cc;
 	parts[0].len = sizeof(GdbCacheCreate);
 	parts[1].data = xids.data;
@@ -1119,12 +1146,15 @@ current_relfilenode(Oid relid, bool *exists)
 
 /*
  * gpu_cache_status() -> SETOF (relation, columns, rows, device_bytes,
- * host_bytes, load_ms, state, hits, last_use, loaded_at): the entries of
+ * host_bytes, load_ms, state, hits, last_use, loaded_at, shard_devices,
+ * shard_rows, shard_bytes): the entries of
  * this database whose tables the caller may read (SELECT on the table or on
  * any of its columns), behind the gpu_cache view.  state: 'loading' (not
  * committed yet), 'ready', or 'stale' (changed since the load: queries read
- * the heap).  Entries of dropped relations are dropped on the way.  No rows
- * when the server is not running.
+ * the heap).  shard_*: one element per shard of the rows
+ * (gpudb.cache_shards): its CUDA device ordinal (NULL in CPU mode), rows
+ * and bytes.  Entries of dropped relations are dropped on the way.  No
+ * rows when the server is not running.
  */
 PG_FUNCTION_INFO_V1(gpu_cache_status);
 Datum
@@ -1144,8 +1174,14 @@ gpu_cache_status(PG_FUNCTION_ARGS)
 		 (i + 1) * sizeof(GdbCacheInfo) <= r->rest_len; i++)
 	{
 		GdbCacheInfo info;
-		Datum		values[10];
-		bool		nulls[10] = {0};
+		Datum		values[13];
+		bool		nulls[13] = {0};
+		Datum		sdev[GDB_INFO_MAX_SHARDS];
+		bool		sdev_null[GDB_INFO_MAX_SHARDS];
+		Datum		srows[GDB_INFO_MAX_SHARDS];
+		Datum		sbytes[GDB_INFO_MAX_SHARDS];
+		int			dims[1];
+		int			lbs[1] = {1};
 		Datum	   *names;
 		bool		exists;
 		Oid			node;
@@ -1193,6 +1229,22 @@ gpu_cache_status(PG_FUNCTION_ARGS)
 		nulls[8] = info.last_use == 0;
 		values[9] = TimestampTzGetDatum(info.loaded_at);
 		nulls[9] = info.loaded_at == 0;
+		dims[0] = (int) Min(info.nshards, GDB_INFO_MAX_SHARDS);
+		for (c = 0; c < (uint32) dims[0]; c++)
+		{
+			sdev[c] = Int32GetDatum(info.shard_device[c]);
+			sdev_null[c] = info.shard_device[c] < 0;
+			srows[c] = Int64GetDatum((int64) info.shard_rows[c]);
+			sbytes[c] = Int64GetDatum((int64) info.shard_bytes[c]);
+		}
+		values[10] = PointerGetDatum(construct_md_array(sdev, sdev_null, 1, dims, lbs,
+														INT4OID, 4, true, TYPALIGN_INT));
+		values[11] = PointerGetDatum(construct_md_array(srows, NULL, 1, dims, lbs,
+														INT8OID, 8, FLOAT8PASSBYVAL,
+														TYPALIGN_DOUBLE));
+		values[12] = PointerGetDatum(construct_md_array(sbytes, NULL, 1, dims, lbs,
+														INT8OID, 8, FLOAT8PASSBYVAL,
+														TYPALIGN_DOUBLE));
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;

@@ -48,6 +48,7 @@
 
 #include "groupby.h"
 #include "parallel_feed.h"
+#include "partial_results.h"
 #include "server_client.h"
 
 /* see groupby.h */
@@ -88,106 +89,18 @@ gdb_open_scannable_relation(Oid relid, const char *fname)
 	return rel;
 }
 
+/* executor-batch allocator of gdb_concat_batches */
+static void *
+concat_alloc(void *arg, size_t bytes)
+{
+	return gdb_executor_alloc_batch((GdbExecutor *) arg, bytes);
+}
+
 /* see groupby.h */
 GdbBatch *
 gdb_concat_batches(GdbExecutor *ex, List *parts)
 {
-	const GdbBatch *first = (const GdbBatch *) linitial(parts);
-	uint32		kinds[GDB_MAX_COLUMNS];
-	uint32		has_nulls[GDB_MAX_COLUMNS];
-	uint64		rows = 0;
-	uint64		at = 0;
-	GdbBatch	layout;
-	GdbBatch   *out;
-	ListCell   *lc;
-	uint32		c;
-
-	for (c = 0; c < first->ncols; c++)
-	{
-		kinds[c] = first->cols[c].kind;
-		has_nulls[c] = first->cols[c].has_nulls;
-	}
-	foreach(lc, parts)
-	{
-		const GdbBatch *b = (const GdbBatch *) lfirst(lc);
-
-		if (b->ncols != first->ncols)
-			elog(ERROR, "gpudb: partial results of different columns");
-		for (c = 0; c < b->ncols; c++)
-			if (b->cols[c].kind != kinds[c] || b->cols[c].has_nulls != has_nulls[c])
-				elog(ERROR, "gpudb: partial results of different columns");
-		rows += b->nrows;
-	}
-	gdb_batch_layout(&layout, first->ncols, kinds, has_nulls, Max(rows, 1));
-	out = ex ? gdb_executor_alloc_batch(ex, layout.total_bytes) :
-		palloc_extended(layout.total_bytes, MCXT_ALLOC_HUGE);
-	memcpy(out, &layout, sizeof(GdbBatch));
-	out->nrows = rows;
-	foreach(lc, parts)
-	{
-		const GdbBatch *b = (const GdbBatch *) lfirst(lc);
-
-		for (c = 0; c < b->ncols; c++)
-		{
-			uint64		w = gdb_kind_width(kinds[c]);
-
-			memcpy(GDB_COL_PTR(out, out, c, char) + at * w,
-				   GDB_COL_PTR(b, b, c, char), b->nrows * w);
-			if (has_nulls[c])
-				memcpy((char *) out + out->cols[c].nulls_off + at,
-					   (const char *) b + b->cols[c].nulls_off, b->nrows);
-		}
-		at += b->nrows;
-	}
-	return out;
-}
-
-/*
- * The request that combines partial results (keys, then states).  With
- * ordered, it also carries req's order and limit (its sort keys name
- * result columns, which the combine's result has at the same positions):
- * the final combine of an ordered group-by.
- */
-static GdbRequest *
-make_combine_request(const GdbRequest *req, bool ordered)
-{
-	GdbRequest *comb = palloc0(sizeof(GdbRequest));
-	uint32		i;
-
-	comb->nkeys = req->nkeys;
-	comb->naggs = req->naggs;
-	comb->input_is_states = 1;
-	for (i = 0; i < req->nkeys; i++)
-		comb->key_cols[i] = i;
-	for (i = 0; i < req->naggs; i++)
-	{
-		comb->aggs[i].kind = req->aggs[i].kind;
-		comb->aggs[i].input_col = req->nkeys + i;
-	}
-	if (ordered)
-	{
-		comb->nsort = req->nsort;
-		memcpy(comb->sort_keys, req->sort_keys, sizeof(comb->sort_keys));
-		comb->limit = req->limit;
-	}
-	return comb;
-}
-
-/*
- * req without its order and limit: what each batch of a multi-batch
- * ordered group-by runs, so that no group is cut before every partial
- * result has been combined.
- */
-static GdbRequest *
-make_unordered_request(const GdbRequest *req)
-{
-	GdbRequest *u = palloc(sizeof(GdbRequest));
-
-	memcpy(u, req, sizeof(GdbRequest));
-	u->nsort = 0;
-	memset(u->sort_keys, 0, sizeof(u->sort_keys));
-	u->limit = 0;
-	return u;
+	return gdb_batch_concat(parts, ex ? concat_alloc : NULL, ex);
 }
 
 /* A signed 128-bit integer (hi:lo) as numeric (display scale 0). */
@@ -488,36 +401,14 @@ bind_text_constants(GdbQuery *q)
 	pfree(codes);
 }
 
-/*
- * The request that sorts the concatenated partial results of a SORT: the
- * result columns are the input, the sort keys name their positions there.
- */
+/* The re-sort of a SORT's partial results (gdb_resort_request). */
 static GdbRequest *
 make_resort_request(const GdbRequest *req)
 {
-	GdbRequest *rs = palloc0(sizeof(GdbRequest));
-	uint32		i,
-				k;
+	GdbRequest *rs = gdb_resort_request(req);
 
-	rs->oper = GDB_OPER_SORT;
-	rs->nout = req->nout;
-	for (i = 0; i < req->nout; i++)
-		rs->out_cols[i] = (int32) i;
-	rs->nsort = req->nsort;
-	rs->limit = req->limit;
-	for (k = 0; k < req->nsort; k++)
-	{
-		rs->sort_keys[k] = req->sort_keys[k];
-		rs->sort_keys[k].col = -1;
-		for (i = 0; i < req->nout; i++)
-			if (req->out_cols[i] == req->sort_keys[k].col)
-			{
-				rs->sort_keys[k].col = (int32) i;
-				break;
-			}
-		if (rs->sort_keys[k].col < 0)
-			elog(ERROR, "gpudb: sort key %u is not an output column", k);
-	}
+	if (rs == NULL)
+		elog(ERROR, "gpudb: a sort key is not an output column");
 	return rs;
 }
 
@@ -569,10 +460,10 @@ run_heap(GdbQuery *q, GdbExecutor *ex, int *nbatches, int *workers_planned,
 		 int *workers_launched)
 {
 	GdbRequest *combine = q->req->oper == GDB_OPER_GROUPBY ?
-		make_combine_request(q->req, false) : NULL;
+		gdb_combine_request(q->req, false) : NULL;
 	bool		ordered = gdb_request_ordered(q->req);
-	GdbRequest *final_combine = ordered ? make_combine_request(q->req, true) : NULL;
-	GdbRequest *batch_req = ordered ? make_unordered_request(q->req) : q->req;
+	GdbRequest *final_combine = ordered ? gdb_combine_request(q->req, true) : NULL;
+	GdbRequest *batch_req = ordered ? gdb_unordered_request(q->req) : q->req;
 	bool		ordered_done = false;
 	BlockNumber nblocks = RelationGetNumberOfBlocks(q->rel);
 	uint64		capacity;

@@ -91,6 +91,10 @@ static uint64 requests_served = 0;
 static int	fault_count[GDB_FAULT__COUNT];	/* armed by gpu_debug_fault */
 static int	fault_delay_ms = 0;
 GdbCudaExec *srv_exec = NULL;
+GdbCudaExec *srv_execs[SRV_MAX_EXECS];
+int			srv_exec_ordinals[SRV_MAX_EXECS];
+int			srv_nexecs = 0;
+int			srv_nshards = 1;
 static GdbHelloReply hello;
 static MemoryContext request_cxt;
 static pid_t server_parent = 0;	/* the worker that forked this process */
@@ -214,7 +218,10 @@ srv_check_device(int status)
 
 	if (!srv_use_gpu || status != GDB_ERR_DEVICE)
 		return;
-	if (gdb_cuda_recover(srv_exec, &err) != GDB_OK)
+	for (int i = 0; i < srv_nexecs; i++)
+		if (gdb_cuda_recover(srv_execs[i], &err) != GDB_OK)
+			break;
+	if (err.status != GDB_OK)
 	{
 		/*
 		 * The context is lost, and with it the cache.  Some drivers give a
@@ -347,7 +354,8 @@ handle_server_status(int s)
 	ss.use_gpu = srv_use_gpu ? 1 : 0;
 	ss.process_starts = process_starts;
 	ss.cache_bytes = srv_cache_bytes(NULL);
-	ss.scratch_bytes = srv_use_gpu ? gdb_cuda_scratch_bytes(srv_exec) : 0;
+	for (int i = 0; i < srv_nexecs; i++)
+		ss.scratch_bytes += gdb_cuda_scratch_bytes(srv_execs[i]);
 	ss.requests = requests_served;
 	ss.kept_bytes = srv_kept_bytes();
 	if (srv_use_gpu)
@@ -546,14 +554,22 @@ serve(int s)
 	return true;
 }
 
-/* Choose the mode: the first usable device, else the CPU. */
+/*
+ * Choose the mode: the devices of gpudb.devices (every probed one when it
+ * is empty), one execution state per entry, else the CPU; then the shards
+ * of cached relations (gpudb.cache_shards, 0: one per execution state).
+ */
 static void
 choose_mode(void)
 {
 	GdbError	err = {0};
 	int			ndev = 0;
+	int			want[SRV_MAX_EXECS];
+	int			nwant;
+	int			i;
 
 	memset(&hello, 0, sizeof(hello));
+	srv_nshards = gpudb_cache_shards > 0 ? gpudb_cache_shards : 1;
 	if (gpudb_device_mode == GPUDB_DEVICE_CPU)
 	{
 		strlcpy(hello.reason, "gpudb.device is cpu in the server's configuration",
@@ -567,14 +583,36 @@ choose_mode(void)
 		return;
 	}
 	hello.ndev = ndev;
-	if (gdb_cuda_open(hello.devs[0].ordinal, &srv_exec, &err) != GDB_OK)
+	nwant = gdb_parse_devices(gpudb_devices, want, lengthof(want));
+	if (nwant <= 0)
 	{
-		snprintf(hello.reason, sizeof(hello.reason), "device 0 unusable: %s", err.message);
-		srv_exec = NULL;
+		for (nwant = 0; nwant < ndev && nwant < SRV_MAX_EXECS; nwant++)
+			want[nwant] = hello.devs[nwant].ordinal;
+	}
+	for (i = 0; i < nwant; i++)
+	{
+		GdbCudaExec *ex = NULL;
+
+		if (gdb_cuda_open(want[i], &ex, &err) != GDB_OK)
+		{
+			ereport(LOG,
+					(errmsg("gpudb server: CUDA device %d of gpudb.devices is not used: %s",
+							want[i], err.message)));
+			continue;
+		}
+		srv_exec_ordinals[srv_nexecs] = want[i];
+		srv_execs[srv_nexecs++] = ex;
+	}
+	if (srv_nexecs == 0)
+	{
+		snprintf(hello.reason, sizeof(hello.reason), "no device of gpudb.devices is usable: %s",
+				 err.message);
 		return;
 	}
+	srv_exec = srv_execs[0];
 	srv_use_gpu = true;
 	hello.use_gpu = 1;
+	srv_nshards = gpudb_cache_shards > 0 ? gpudb_cache_shards : srv_nexecs;
 }
 
 /* The server process: serve requests until shutdown or postmaster death. */
@@ -708,8 +746,8 @@ server_run(void)
 		}
 	}
 	srv_cache_drop_all("server shutdown");
-	if (srv_exec)
-		gdb_cuda_close(srv_exec);
+	for (int i = 0; i < srv_nexecs; i++)
+		gdb_cuda_close(srv_execs[i]);
 	unlink(GDB_SERVER_SOCKET);
 	srv_capture_stop();
 	_exit(0);

@@ -18,6 +18,19 @@ struct CacheEntry;
 
 extern bool srv_use_gpu;		/* GPU mode (else CPU mode) */
 extern GdbCudaExec *srv_exec;	/* the device execution state in GPU mode */
+
+/*
+ * The execution states of gpudb.devices' entries in GPU mode (srv_exec is
+ * the first), with their device ordinals; srv_nshards is the shards each
+ * cached relation is split into (server_shards.c), shard s on execution
+ * state s % srv_nexecs; in CPU mode srv_nexecs is 0 and the shards are
+ * host stores.
+ */
+#define SRV_MAX_EXECS 16
+extern GdbCudaExec *srv_execs[SRV_MAX_EXECS];
+extern int	srv_exec_ordinals[SRV_MAX_EXECS];
+extern int	srv_nexecs;
+extern int	srv_nshards;
 extern bool srv_restart_pending;	/* end the process after this reply */
 
 /*
@@ -91,6 +104,74 @@ extern bool srv_free_orphan_batch(void);
 
 /* Device scratch of a query over nrows rows within device_memory_limit. */
 extern int	srv_check_scratch(uint64 nrows, uint32 naggs, GdbError *err);
+
+/* ---- server_shards.c: a cached relation's store, split into shards ---- */
+
+/*
+ * The rows of one cache entry: srv_nshards column stores (gpudb_device.h)
+ * of consecutive row ranges, shard s on execution state s % srv_nexecs (or
+ * host stores in CPU mode).  Row numbers are the entry's (its ctids'
+ * index).  The functions return a GdbStatus and raise nothing, unless
+ * said otherwise.
+ */
+typedef struct SrvStore SrvStore;
+
+/*
+ * srv_store_create: empty shards of ncols columns of the given kinds and
+ * NULL flags, each taking shard_rows / srv_nshards rows (rounded up) of a
+ * load before the next takes rows; one shard alone is made with room for
+ * est_rows rows.
+ */
+extern int	srv_store_create(uint32 ncols, const uint32 *kinds, const uint32 *has_nulls,
+							 uint64 est_rows, uint64 shard_rows, SrvStore **out,
+							 GdbError *err);
+
+/* srv_store_append: batch's rows behind the stored ones (split over shards). */
+extern int	srv_store_append(SrvStore *ss, const GdbBatch *batch, GdbStats *stats,
+							 GdbError *err);
+
+/* srv_store_scatter: *_store_scatter's contract over the entry's row numbers. */
+extern int	srv_store_scatter(SrvStore *ss, uint32 col, const uint32 *rows,
+							  const int64 *vals, uint64 n, GdbStats *stats,
+							  GdbError *err);
+
+/*
+ * srv_store_can_run: whether srv_store_run can answer req over ss (a SORT
+ * over several shards needs its sort keys among its output columns, to
+ * sort the shards' rows again).  Never raises.
+ */
+extern bool srv_store_can_run(const SrvStore *ss, const GdbRequest *req);
+
+/*
+ * srv_store_run: gdb_cpu_groupby's contract with every stored row as the
+ * input, on the shards' devices (or the CPU path), their partial results
+ * combined (see the file header).  keep (may be NULL): where the GPU
+ * runs the request over one shard, its result kept in device memory
+ * (gdb_cuda_keep_result; *keep then holds it, result the header), else
+ * *keep is set NULL.  May raise ERROR (out of host memory) while it
+ * combines partial results.
+ */
+extern int	srv_store_run(SrvStore *ss, const GdbRequest *req, GdbAllocFn alloc,
+						  void *alloc_arg, GdbBatch **result, GdbDeviceBuffer **keep,
+						  GdbStats *stats, GdbError *err);
+
+/* Rows and bytes (headers and capacity included) of every shard together. */
+extern uint64 srv_store_rows(const SrvStore *ss);
+extern uint64 srv_store_bytes(const SrvStore *ss);
+
+/* Rows of the largest shard (what one device's scratch must cover). */
+extern uint64 srv_store_max_shard_rows(const SrvStore *ss);
+
+/* Shards, and shard s's device ordinal (-1 in CPU mode), rows and bytes. */
+extern int	srv_store_nshards(const SrvStore *ss);
+extern void srv_store_shard_info(const SrvStore *ss, int s, int *ordinal,
+								 uint64 *rows, uint64 *bytes);
+
+/* srv_store_free: release every shard (NULL allowed). */
+extern void srv_store_free(SrvStore *ss);
+
+/* Whether every execution state is on one device (one address space). */
+extern bool srv_single_device(void);
 
 /* ---- server_cache.c: one handler per cache request ---- */
 

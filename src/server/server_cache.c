@@ -76,20 +76,14 @@ srv_cache_bytes(const CacheEntry *except)
 
 	for (e = entries; e; e = e->next)
 		if (e != except && e->store)
-			sum += gdb_store_bytes(e->store);
+			sum += srv_store_bytes(e->store);
 	return sum;
 }
 
 static void
 entry_free(CacheEntry *e)
 {
-	if (e->store)
-	{
-		if (srv_use_gpu)
-			gdb_cuda_store_free(e->store);
-		else
-			gdb_cpu_store_free(e->store);
-	}
+	srv_store_free(e->store);
 	MemoryContextDelete(e->mcxt);
 }
 
@@ -247,12 +241,9 @@ srv_handle_cache_create(int s, char *payload, size_t len)
 	rc = srv_fault_alloc(&err);
 	if (rc != GDB_OK)
 		;
-	else if (srv_use_gpu)
-		rc = gdb_cuda_store_create(srv_exec, cc->ncols + 1, cc->kinds, cc->has_nulls,
-								   Max(cc->est_rows, 1), &e->store, &err);
 	else
-		rc = gdb_cpu_store_create(cc->ncols + 1, cc->kinds, cc->has_nulls,
-								  Max(cc->est_rows, 1), &e->store, &err);
+		rc = srv_store_create(cc->ncols + 1, cc->kinds, cc->has_nulls,
+							  Max(cc->est_rows, 1), Max(cc->shard_rows, 1), &e->store, &err);
 	if (rc != GDB_OK)
 	{
 		e->store = NULL;
@@ -344,10 +335,8 @@ srv_handle_cache_append(int s, char *payload, size_t len, int fd)
 		rc = srv_fault_alloc(&st.err);
 	if (rc != GDB_OK)
 		;
-	else if (srv_use_gpu)
-		rc = gdb_cuda_store_append(srv_exec, e->store, batch, &st.stats, &st.err);
 	else
-		rc = gdb_cpu_store_append(e->store, batch, &st.err);
+		rc = srv_store_append(e->store, batch, &st.stats, &st.err);
 	if (rc == GDB_OK &&
 		!add_ctids(e, (const uint64 *) ((const char *) batch + batch->total_bytes),
 				   batch->nrows))
@@ -358,13 +347,13 @@ srv_handle_cache_append(int s, char *payload, size_t len, int fd)
 	}
 	srv_unmap_batch(batch);
 	if (rc == GDB_OK && srv_cache_bytes(NULL) > budget_bytes() &&
-		!make_room(gdb_store_bytes(e->store), e))
+		!make_room(srv_store_bytes(e->store), e))
 	{
 		rc = GDB_ERR_OUT_OF_MEMORY;
 		snprintf(st.err.message, sizeof(st.err.message),
 				 "the cache of this relation has grown to " UINT64_FORMAT " MB, over gpudb.cache_size ("
 				 UINT64_FORMAT " MB) with the other entries",
-				 gdb_store_bytes(e->store) >> 20, budget_bytes() >> 20);
+				 srv_store_bytes(e->store) >> 20, budget_bytes() >> 20);
 	}
 	srv_check_device(rc);
 	st.err.status = rc;
@@ -428,7 +417,7 @@ srv_handle_cache_finish(int s, char *payload, size_t len)
 	e->loaded_at = GetCurrentTimestamp();
 	e->load_ms = (double) (e->loaded_at - e->load_start) / 1000.0;
 	memset(&st, 0, sizeof(st));
-	st.value = (int64) gdb_store_rows(e->store);
+	st.value = (int64) srv_store_rows(e->store);
 	srv_reply(s, &st, NULL, 0, NULL, 0);
 }
 
@@ -512,6 +501,7 @@ srv_cache_status_array(uint32 dbid, int *nout)
 	CacheEntry *e;
 	int			n = 0;
 	GdbCacheInfo *info;
+	uint32		c;
 
 	for (e = entries; e; e = e->next)
 		n++;
@@ -528,15 +518,19 @@ srv_cache_status_array(uint32 dbid, int *nout)
 		i->ncols = e->ncols;
 		memcpy(i->attnums, e->attnums, sizeof(i->attnums));
 		i->change_count = e->change_count;
-		i->rows = gdb_store_rows(e->store);
-		i->device_bytes = srv_use_gpu ? gdb_store_bytes(e->store) : 0;
-		i->host_bytes = (srv_use_gpu ? 0 : gdb_store_bytes(e->store)) + e->cap_ctids / 8 +
+		i->rows = srv_store_rows(e->store);
+		i->device_bytes = srv_use_gpu ? srv_store_bytes(e->store) : 0;
+		i->host_bytes = (srv_use_gpu ? 0 : srv_store_bytes(e->store)) + e->cap_ctids / 8 +
 			sizeof(uint64) * e->cap_ctids;
 		i->load_ms = e->load_ms;
 		i->hits = e->hits;
 		i->last_use = e->last_use;
 		i->loaded_at = e->loaded_at;
 		i->relfilenode = e->relfilenode;
+		i->nshards = Min(srv_store_nshards(e->store), GDB_INFO_MAX_SHARDS);
+		for (c = 0; c < i->nshards; c++)
+			srv_store_shard_info(e->store, c, &i->shard_device[c], &i->shard_rows[c],
+								 &i->shard_bytes[c]);
 		n++;
 	}
 	*nout = n;
@@ -657,7 +651,7 @@ apply_changes(CacheEntry *e, const GdbCacheChanges *ch, const uint64 *del,
 	uint64		i,
 				ins = 0;
 	uint32		c;
-	uint64		base = gdb_store_rows(e->store);
+	uint64		base = srv_store_rows(e->store);
 	int			rc;
 
 	if (ch->ninserted > 0)
@@ -694,14 +688,11 @@ apply_changes(CacheEntry *e, const GdbCacheChanges *ch, const uint64 *del,
 		if (rc != GDB_OK)
 			return rc;
 		/* appended invisible; they become rows of the cache in event order */
-		if (srv_use_gpu)
 		{
 			GdbStats	stats = {0};
 
-			rc = gdb_cuda_store_append(srv_exec, e->store, batch, &stats, err);
+			rc = srv_store_append(e->store, batch, &stats, err);
 		}
-		else
-			rc = gdb_cpu_store_append(e->store, batch, err);
 		if (rc != GDB_OK)
 			return rc;
 		if (!add_ctids(e, ins_ctids, ch->ninserted))
@@ -825,7 +816,7 @@ srv_handle_cache_changes(int s, char *payload, size_t len, int fd)
 		}
 		rc = apply_changes(e, ch, del, ins_ctids, ins_xids, codes, batch, &st.err);
 		if (rc == GDB_OK && srv_cache_bytes(NULL) > budget_bytes() &&
-			!make_room(gdb_store_bytes(e->store), e))
+			!make_room(srv_store_bytes(e->store), e))
 		{
 			rc = GDB_ERR_OUT_OF_MEMORY;
 			snprintf(st.err.message, sizeof(st.err.message),
@@ -961,15 +952,11 @@ srv_cache_resolve_pending(int s, CacheEntry *e)
 			e->has_invisible = true;
 		i++;
 	}
-	if (srv_use_gpu)
 	{
 		GdbStats	stats = {0};
 
-		rc = gdb_cuda_store_scatter(srv_exec, e->store, e->vis_col, rows, vals, i,
-									&stats, &err);
+		rc = srv_store_scatter(e->store, e->vis_col, rows, vals, i, &stats, &err);
 	}
-	else
-		rc = gdb_cpu_store_scatter(e->store, e->vis_col, rows, vals, i, &err);
 	if (rc != GDB_OK)
 	{
 		srv_check_device(rc);

@@ -34,7 +34,8 @@ typedef struct CacheEntry
 	GdbSnapshotInfo snap;		/* the load's */
 	uint32	   *xip;
 	MemoryContext mcxt;
-	GdbStore   *store;			/* ncols columns + the visibility column */
+	SrvStore   *store;			/* ncols columns + the visibility column,
+								 * in shards (server_shards.c) */
 	uint32		vis_col;		/* = ncols: 1 visible, 0 not, per row */
 	GdbDictionary *dict;
 	GdbTableMemo *tables;		/* code tables evaluated over dict (text

@@ -547,35 +547,22 @@ srv_handle_cache_groupby(int s, char *payload, size_t len)
 		bool		has_text;
 
 		/* (not where keep_result could not re-encode its text) */
-		keep_on_device = srv_use_gpu && cq->keep_id != 0 &&
+		keep_on_device = srv_use_gpu && srv_single_device() && cq->keep_id != 0 &&
 			srv_keep_possible(cq->keep_id, 0) && keep_text_ready(cq, e, &to, &has_text);
 	}
 
+	if (!srv_store_can_run(e->store, req))
+	{
+		st.cache_state = GDB_CACHE_ABSENT;
+		srv_reply(s, &st, NULL, 0, NULL, 0);
+		return true;
+	}
 	rc = srv_fault_request(&st.err);
 	if (rc == GDB_OK)
-		rc = srv_check_scratch(gdb_store_rows(e->store), req->naggs, &st.err);
-	if (rc != GDB_OK)
-		;
-	else if (srv_use_gpu)
-	{
-		if (keep_on_device)
-			gdb_cuda_keep_result(srv_exec, 1);
-		rc = gdb_cuda_store_groupby(srv_exec, e->store, req, srv_request_alloc, NULL,
-									&result, &st.stats, &st.err);
-		if (keep_on_device)
-		{
-			dev = gdb_cuda_take_result(srv_exec);
-			gdb_cuda_keep_result(srv_exec, 0);
-		}
-		if (rc != GDB_OK)
-		{
-			gdb_cuda_buffer_free(dev);
-			dev = NULL;
-		}
-	}
-	else
-		rc = gdb_cpu_store_groupby(e->store, req, srv_request_alloc, NULL,
-								   &result, &st.stats, &st.err);
+		rc = srv_check_scratch(srv_store_max_shard_rows(e->store), req->naggs, &st.err);
+	if (rc == GDB_OK)
+		rc = srv_store_run(e->store, req, srv_request_alloc, NULL, &result,
+						   keep_on_device ? &dev : NULL, &st.stats, &st.err);
 	st.err.status = rc;
 	srv_check_device(rc);
 	if (rc != GDB_OK)

@@ -189,6 +189,8 @@ typedef struct GdbCacheCreate
 	uint32_t	ncols;
 	uint64_t	change_count;	/* the relation's change counter at load */
 	uint64_t	est_rows;		/* for the budget check */
+	uint64_t	shard_rows;		/* rows the heap holds now, as estimated:
+								 * what the shards divide (server_shards.c) */
 	int16_t		attnums[GDB_MAX_COLUMNS];
 	uint32_t	typids[GDB_MAX_COLUMNS];
 	int32_t		typmods[GDB_MAX_COLUMNS];	/* numeric: atttypmod (the scale of
@@ -248,6 +250,9 @@ typedef struct GdbCacheQuery
 #define GDB_CACHE_STATE_READY	2
 
 /* One row of the status reply (value = number of rows). */
+/* shards GdbCacheInfo describes (gpudb.cache_shards at most) */
+#define GDB_INFO_MAX_SHARDS 16
+
 typedef struct GdbCacheInfo
 {
 	GdbCacheKey key;
@@ -263,7 +268,10 @@ typedef struct GdbCacheInfo
 	int64_t		last_use;		/* TimestampTz, 0 = never */
 	int64_t		loaded_at;		/* TimestampTz */
 	uint32_t	relfilenode;
-	uint32_t	pad;
+	uint32_t	nshards;		/* shards of the rows (server_shards.c) */
+	int32_t		shard_device[GDB_INFO_MAX_SHARDS];	/* CUDA ordinal, -1: CPU */
+	uint64_t	shard_rows[GDB_INFO_MAX_SHARDS];
+	uint64_t	shard_bytes[GDB_INFO_MAX_SHARDS];
 } GdbCacheInfo;
 
 /*

@@ -1,0 +1,536 @@
+/*-------------------------------------------------------------------------
+ *
+ * server_shards.c
+ *	  A cached relation's rows split into shards over the GPU server's
+ *	  devices (gpudb.devices, gpudb.cache_shards): the column store of every
+ *	  cache entry, as the rest of the server sees it (SrvStore).
+ *
+ * Placement.  Shard s is a column store (gpudb_device.h) on execution state
+ * s % srv_nexecs (a device, or a logical device of gpudb.devices' repeated
+ * ordinal), or a host store in CPU mode.  Shards hold consecutive row
+ * ranges: rows are appended to the current shard until it holds its share
+ * of the heap's estimated rows (shard_rows / nshards; a batch that crosses
+ * the share is split), then to the next; the last shard takes what the
+ * estimate missed, and rows appended by later changes go where appends
+ * stand.  Shard order is therefore row order, the cache's row numbers
+ * (the ctids array's) map onto (shard, row) by ranges, and results
+ * concatenated in shard order are in row order.
+ *
+ * Queries.  A request over one non-empty shard runs as it is.  Over
+ * several, each shard runs it (one thread per execution state, its shards
+ * in order; on the CPU path one after the other), and the partial results
+ * combine as the heap path's batches do (partial_results.h): a GROUP BY's
+ * states by the combine request (ordered and cut there when the request
+ * is; each shard runs it unordered), a SORT's rows by the re-sort (each
+ * shard's cut to the limit first), a SELECT's rows concatenated.  The
+ * first shard's error wins, as the first row's error does in one store.
+ * Float sums combine per shard (partial sums added), as PostgreSQL's
+ * parallel aggregates do.
+ *
+ * GPU server process only.  Worker threads call only the device functions
+ * (gpudb_device.h) and malloc; everything else runs in the main thread.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <pthread.h>
+#include <signal.h>
+
+#include "utils/memutils.h"
+
+#include "gpu_server.h"
+#include "gpudb_defaults.h"
+#include "partial_results.h"
+
+/* Partial results of at least this many rows combine on the device. */
+#define SRV_DEVICE_COMBINE_ROWS 65536
+
+struct SrvStore
+{
+	int			nshards;
+	int			cur;			/* the shard appends go to */
+	uint64		share;			/* rows a shard takes before the next */
+	uint64		first[GPUDB_MAX_CACHE_SHARDS];	/* its first row number */
+	GdbStore   *shards[GPUDB_MAX_CACHE_SHARDS];
+};
+
+/* the execution state of shard s (NULL in CPU mode) */
+static GdbCudaExec *
+shard_exec(int s)
+{
+	return srv_use_gpu ? srv_execs[s % srv_nexecs] : NULL;
+}
+
+/* see gpu_server.h */
+int
+srv_store_create(uint32 ncols, const uint32 *kinds, const uint32 *has_nulls,
+				 uint64 est_rows, uint64 shard_rows, SrvStore **out, GdbError *err)
+{
+	SrvStore   *ss = MemoryContextAllocZero(TopMemoryContext, sizeof(SrvStore));
+	int			s;
+	int			rc = GDB_OK;
+
+	ss->nshards = Max(Min(srv_nshards, GPUDB_MAX_CACHE_SHARDS), 1);
+	ss->share = Max((shard_rows + ss->nshards - 1) / ss->nshards, 1);
+	for (s = 0; s < ss->nshards && rc == GDB_OK; s++)
+	{
+		uint64		cap = ss->nshards == 1 ? est_rows : Min(ss->share, 1024);
+
+		rc = srv_use_gpu ?
+			gdb_cuda_store_create(shard_exec(s), ncols, kinds, has_nulls, cap,
+								  &ss->shards[s], err) :
+			gdb_cpu_store_create(ncols, kinds, has_nulls, cap, &ss->shards[s], err);
+		if (rc != GDB_OK)
+			ss->shards[s] = NULL;
+	}
+	if (rc != GDB_OK)
+	{
+		srv_store_free(ss);
+		return rc;
+	}
+	*out = ss;
+	return GDB_OK;
+}
+
+/* see gpu_server.h */
+void
+srv_store_free(SrvStore *ss)
+{
+	int			s;
+
+	if (ss == NULL)
+		return;
+	for (s = 0; s < ss->nshards; s++)
+	{
+		if (ss->shards[s] == NULL)
+			continue;
+		if (srv_use_gpu)
+			gdb_cuda_store_free(ss->shards[s]);
+		else
+			gdb_cpu_store_free(ss->shards[s]);
+	}
+	pfree(ss);
+}
+
+/* see gpu_server.h */
+uint64
+srv_store_rows(const SrvStore *ss)
+{
+	uint64		n = 0;
+	int			s;
+
+	for (s = 0; s < ss->nshards; s++)
+		n += gdb_store_rows(ss->shards[s]);
+	return n;
+}
+
+/* see gpu_server.h */
+uint64
+srv_store_bytes(const SrvStore *ss)
+{
+	uint64		n = 0;
+	int			s;
+
+	for (s = 0; s < ss->nshards; s++)
+		n += gdb_store_bytes(ss->shards[s]);
+	return n;
+}
+
+/* see gpu_server.h */
+uint64
+srv_store_max_shard_rows(const SrvStore *ss)
+{
+	uint64		n = 0;
+	int			s;
+
+	for (s = 0; s < ss->nshards; s++)
+		n = Max(n, gdb_store_rows(ss->shards[s]));
+	return n;
+}
+
+/* see gpu_server.h */
+int
+srv_store_nshards(const SrvStore *ss)
+{
+	return ss->nshards;
+}
+
+/* see gpu_server.h */
+void
+srv_store_shard_info(const SrvStore *ss, int s, int *ordinal, uint64 *rows,
+					 uint64 *bytes)
+{
+	*ordinal = srv_use_gpu ? srv_exec_ordinals[s % srv_nexecs] : -1;
+	*rows = gdb_store_rows(ss->shards[s]);
+	*bytes = gdb_store_bytes(ss->shards[s]);
+}
+
+/* rows [from, from + n) of batch, copied into a batch of their own */
+static GdbBatch *
+batch_slice(const GdbBatch *batch, uint64 from, uint64 n)
+{
+	uint32		kinds[GDB_MAX_COLUMNS];
+	uint32		has_nulls[GDB_MAX_COLUMNS];
+	GdbBatch	layout;
+	GdbBatch   *out;
+	uint32		c;
+
+	for (c = 0; c < batch->ncols; c++)
+	{
+		kinds[c] = batch->cols[c].kind;
+		has_nulls[c] = batch->cols[c].has_nulls;
+	}
+	gdb_batch_layout(&layout, batch->ncols, kinds, has_nulls, Max(n, 1));
+	out = MemoryContextAllocExtended(CurrentMemoryContext, layout.total_bytes,
+									 MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
+	if (out == NULL)
+		return NULL;
+	memcpy(out, &layout, sizeof(GdbBatch));
+	out->nrows = n;
+	for (c = 0; c < batch->ncols; c++)
+	{
+		uint64		w = gdb_kind_width(kinds[c]);
+
+		memcpy(GDB_COL_PTR(out, out, c, char),
+			   GDB_COL_PTR(batch, batch, c, char) + from * w, n * w);
+		if (has_nulls[c])
+			memcpy((char *) out + out->cols[c].nulls_off,
+				   (const char *) batch + batch->cols[c].nulls_off + from, n);
+	}
+	return out;
+}
+
+/* see gpu_server.h */
+int
+srv_store_append(SrvStore *ss, const GdbBatch *batch, GdbStats *stats, GdbError *err)
+{
+	uint64		done = 0;
+
+	while (done < batch->nrows || (batch->nrows == 0 && done == 0))
+	{
+		int			s = ss->cur;
+		uint64		have = gdb_store_rows(ss->shards[s]);
+		uint64		take = batch->nrows - done;
+		const GdbBatch *part = batch;
+		GdbBatch   *slice = NULL;
+		int			rc;
+
+		if (s < ss->nshards - 1 && have >= ss->share)
+		{
+			ss->cur++;
+			ss->first[ss->cur] = ss->first[s] + have;
+			continue;
+		}
+		if (s < ss->nshards - 1)
+			take = Min(take, ss->share - have);
+		if (take < batch->nrows)
+		{
+			slice = batch_slice(batch, done, take);
+			if (slice == NULL)
+				return gdb_error_set(err, GDB_ERR_OUT_OF_MEMORY,
+									 "out of host memory for a shard's rows");
+			part = slice;
+		}
+		rc = srv_use_gpu ?
+			gdb_cuda_store_append(shard_exec(s), ss->shards[s], part, stats, err) :
+			gdb_cpu_store_append(ss->shards[s], part, err);
+		if (slice)
+			pfree(slice);
+		if (rc != GDB_OK)
+			return rc;
+		done += take;
+		if (batch->nrows == 0)
+			break;
+	}
+	return GDB_OK;
+}
+
+/* the shard of row number row, and the row's number in it (*local) */
+static int
+shard_of(const SrvStore *ss, uint64 row, uint64 *local)
+{
+	int			s;
+
+	for (s = ss->cur; s > 0 && row < ss->first[s]; s--)
+		;
+	*local = row - ss->first[s];
+	return s;
+}
+
+/* see gpu_server.h */
+int
+srv_store_scatter(SrvStore *ss, uint32 col, const uint32 *rows, const int64 *vals,
+				  uint64 n, GdbStats *stats, GdbError *err)
+{
+	uint32	   *lrows;
+	int64	   *lvals;
+	int			s;
+	int			rc = GDB_OK;
+
+	if (ss->cur == 0)
+		return srv_use_gpu ?
+			gdb_cuda_store_scatter(shard_exec(0), ss->shards[0], col, rows, vals, n,
+								   stats, err) :
+			gdb_cpu_store_scatter(ss->shards[0], col, rows, vals, n, err);
+	lrows = MemoryContextAllocExtended(CurrentMemoryContext, sizeof(uint32) * Max(n, 1),
+									   MCXT_ALLOC_HUGE);
+	lvals = MemoryContextAllocExtended(CurrentMemoryContext, sizeof(int64) * Max(n, 1),
+									   MCXT_ALLOC_HUGE);
+	for (s = 0; s <= ss->cur && rc == GDB_OK; s++)
+	{
+		uint64		m = 0;
+		uint64		i;
+
+		for (i = 0; i < n; i++)
+		{
+			uint64		local;
+
+			if (shard_of(ss, rows[i], &local) == s)
+			{
+				lrows[m] = (uint32) local;
+				lvals[m++] = vals[i];
+			}
+		}
+		if (m == 0)
+			continue;
+		rc = srv_use_gpu ?
+			gdb_cuda_store_scatter(shard_exec(s), ss->shards[s], col, lrows, lvals, m,
+								   stats, err) :
+			gdb_cpu_store_scatter(ss->shards[s], col, lrows, lvals, m, err);
+	}
+	pfree(lrows);
+	pfree(lvals);
+	return rc;
+}
+
+/* thread-safe result allocator of the shards' partial results */
+static void *
+part_alloc(void *arg, size_t bytes)
+{
+	return malloc(bytes);
+}
+
+/* The shards' runs of one request: what each thread reads and writes. */
+typedef struct ShardRun
+{
+	SrvStore   *ss;
+	const GdbRequest *req;
+	int			exec;			/* run the shards of this execution state */
+	GdbBatch   *parts[GPUDB_MAX_CACHE_SHARDS];
+	GdbStats	stats[GPUDB_MAX_CACHE_SHARDS];
+	GdbError	errs[GPUDB_MAX_CACHE_SHARDS];
+	int			rcs[GPUDB_MAX_CACHE_SHARDS];
+} ShardRun;
+
+typedef struct ShardThread
+{
+	ShardRun   *run;
+	int			exec;
+	pthread_t	thread;
+	bool		started;
+} ShardThread;
+
+/* run run->req over the non-empty shards of execution state exec, in order */
+static void
+run_shards_of(ShardRun *run, int exec)
+{
+	SrvStore   *ss = run->ss;
+	int			s;
+
+	for (s = 0; s < ss->nshards; s++)
+	{
+		if ((srv_use_gpu && s % srv_nexecs != exec) || run->parts[s] != NULL ||
+			gdb_store_rows(ss->shards[s]) == 0)
+			continue;
+		run->rcs[s] = srv_use_gpu ?
+			gdb_cuda_store_groupby(srv_execs[exec], ss->shards[s], run->req, part_alloc,
+								   NULL, &run->parts[s], &run->stats[s], &run->errs[s]) :
+			gdb_cpu_store_groupby(ss->shards[s], run->req, part_alloc, NULL,
+								  &run->parts[s], &run->stats[s], &run->errs[s]);
+		if (run->rcs[s] != GDB_OK)
+			run->parts[s] = NULL;
+	}
+}
+
+static void *
+shard_thread_main(void *arg)
+{
+	ShardThread *t = (ShardThread *) arg;
+
+	run_shards_of(t->run, t->exec);
+	return NULL;
+}
+
+/*
+ * Run run->req over every non-empty shard: one thread per further
+ * execution state that holds one (signals blocked there: the main thread
+ * takes them), the first execution state's shards in this thread.
+ */
+static void
+run_all_shards(ShardRun *run)
+{
+	ShardThread threads[SRV_MAX_EXECS];
+	int			nexec = srv_use_gpu ? Min(srv_nexecs, run->ss->nshards) : 1;
+	sigset_t	all,
+				old;
+	int			i;
+
+	memset(threads, 0, sizeof(threads));
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	for (i = 1; i < nexec; i++)
+	{
+		threads[i].run = run;
+		threads[i].exec = i;
+		threads[i].started = pthread_create(&threads[i].thread, NULL,
+											shard_thread_main, &threads[i]) == 0;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	run_shards_of(run, 0);
+	for (i = 1; i < nexec; i++)
+	{
+		if (threads[i].started)
+			pthread_join(threads[i].thread, NULL);
+		else
+			run_shards_of(run, i);	/* no thread: its shards here */
+	}
+}
+
+/* see gpu_server.h */
+bool
+srv_store_can_run(const SrvStore *ss, const GdbRequest *req)
+{
+	GdbRequest *rs;
+
+	if (ss->cur == 0 || req->oper != GDB_OPER_SORT)
+		return true;
+	rs = gdb_resort_request(req);
+	if (rs == NULL)
+		return false;
+	pfree(rs);
+	return true;
+}
+
+/* see gpu_server.h */
+int
+srv_store_run(SrvStore *ss, const GdbRequest *req, GdbAllocFn alloc, void *alloc_arg,
+			  GdbBatch **result, GdbDeviceBuffer **keep, GdbStats *stats, GdbError *err)
+{
+	ShardRun   *run;
+	GdbRequest *comb;
+	GdbBatch   *all;
+	GdbStats	cst;
+	List	   *parts = NIL;
+	uint64		prows = 0;
+	int			nonempty = 0;
+	int			only = 0;
+	int			s;
+	int			rc;
+
+	if (keep)
+		*keep = NULL;
+	for (s = 0; s < ss->nshards; s++)
+		if (gdb_store_rows(ss->shards[s]) > 0)
+		{
+			nonempty++;
+			only = s;
+		}
+
+	/* one shard with rows (or none): the request as it is */
+	if (nonempty <= 1)
+	{
+		GdbCudaExec *ex = shard_exec(only);
+
+		if (!srv_use_gpu)
+			return gdb_cpu_store_groupby(ss->shards[only], req, alloc, alloc_arg,
+										 result, stats, err);
+		if (keep)
+			gdb_cuda_keep_result(ex, 1);
+		rc = gdb_cuda_store_groupby(ex, ss->shards[only], req, alloc, alloc_arg,
+									result, stats, err);
+		if (keep)
+		{
+			*keep = gdb_cuda_take_result(ex);
+			gdb_cuda_keep_result(ex, 0);
+			if (rc != GDB_OK)
+			{
+				gdb_cuda_buffer_free(*keep);
+				*keep = NULL;
+			}
+		}
+		return rc;
+	}
+
+	run = palloc0(sizeof(ShardRun));
+	run->ss = ss;
+	run->req = req->oper == GDB_OPER_GROUPBY && gdb_request_ordered(req) ?
+		gdb_unordered_request(req) : req;
+	run_all_shards(run);
+
+	/* the first shard's error is the query's */
+	rc = GDB_OK;
+	for (s = 0; s < ss->nshards; s++)
+	{
+		if (run->parts[s] != NULL)
+		{
+			gdb_stats_add(stats, &run->stats[s]);
+			parts = lappend(parts, run->parts[s]);
+			prows += run->parts[s]->nrows;
+		}
+		else if (rc == GDB_OK && gdb_store_rows(ss->shards[s]) > 0)
+		{
+			rc = run->rcs[s];
+			*err = run->errs[s];
+		}
+	}
+	if (rc == GDB_OK)
+	{
+		memset(&cst, 0, sizeof(cst));
+		if (req->oper == GDB_OPER_SELECT)
+		{
+			*result = gdb_batch_concat(parts, alloc, alloc_arg);
+			comb = NULL;
+		}
+		else
+		{
+			all = gdb_batch_concat(parts, NULL, NULL);
+			comb = req->oper == GDB_OPER_GROUPBY ?
+				gdb_combine_request(req, gdb_request_ordered(req)) :
+				gdb_resort_request(req);
+			if (comb == NULL)
+				rc = gdb_error_set(err, GDB_ERR_BAD_REQUEST,
+								   "a sort key of a sharded cache's SORT is not an output column");
+			else if (srv_use_gpu && prows >= SRV_DEVICE_COMBINE_ROWS)
+				rc = gdb_cuda_groupby(srv_exec, comb, all, alloc, alloc_arg, result, &cst,
+									  err);
+			else
+				rc = gdb_cpu_groupby(comb, all, alloc, alloc_arg, result, &cst, err);
+			pfree(all);
+		}
+		stats->device_ms += cst.device_ms;
+		for (s = 0; s < GDB_PHASE__COUNT; s++)
+			stats->phase_ms[s] += cst.phase_ms[s];
+		stats->bytes_to_device += cst.bytes_to_device;
+		stats->bytes_from_device += cst.bytes_from_device;
+		if (rc == GDB_OK)
+			stats->groups_out = (*result)->nrows;
+	}
+	for (s = 0; s < ss->nshards; s++)
+		free(run->parts[s]);
+	list_free(parts);
+	pfree(run);
+	return rc;
+}
+
+/* see gpu_server.h */
+bool
+srv_single_device(void)
+{
+	int			i;
+
+	for (i = 1; i < srv_nexecs; i++)
+		if (srv_exec_ordinals[i] != srv_exec_ordinals[0])
+			return false;
+	return true;
+}
