@@ -814,6 +814,9 @@ typedef enum GdbPhase
 #define GDB_PHASE_NAMES \
 	{"Transfer In", "Filter", "Sort", "Aggregate", "Transfer Out", "Join"}
 
+/* Shards whose times GdbStats carries. */
+#define GDB_STATS_MAX_SHARDS 16
+
 /* Execution statistics, filled by both paths (units in the names). */
 typedef struct GdbStats
 {
@@ -824,11 +827,21 @@ typedef struct GdbStats
 	uint64_t	bytes_from_device;
 	double		device_ms;		/* kernel + copy time, CUDA events */
 	double		phase_ms[GDB_PHASE__COUNT]; /* device_ms split by GdbPhase */
+	/*
+	 * a cached relation split into shards (the GPU server's, over its
+	 * devices): how many, and each shard's wall-clock ms of running the
+	 * request on its device (or the CPU path); 0 where the request ran
+	 * over one store
+	 */
+	uint32_t	nshards;
+	uint32_t	pad_;
+	double		shard_ms[GDB_STATS_MAX_SHARDS];
 } GdbStats;
 
 /*
- * gdb_stats_add: add src's counters and times to dst; groups_out is added
- * too (callers that want the last request's count set it themselves).
+ * gdb_stats_add: add src's counters and times to dst (shard times shard by
+ * shard, nshards the larger); groups_out is added too (callers that want
+ * the last request's count set it themselves).
  */
 static inline void
 gdb_stats_add(GdbStats *dst, const GdbStats *src)
@@ -841,6 +854,10 @@ gdb_stats_add(GdbStats *dst, const GdbStats *src)
 	dst->device_ms += src->device_ms;
 	for (int p = 0; p < GDB_PHASE__COUNT; p++)
 		dst->phase_ms[p] += src->phase_ms[p];
+	if (src->nshards > dst->nshards)
+		dst->nshards = src->nshards;
+	for (int i = 0; i < GDB_STATS_MAX_SHARDS; i++)
+		dst->shard_ms[i] += src->shard_ms[i];
 }
 
 /* What the probe learns of one device. */

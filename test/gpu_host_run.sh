@@ -3,7 +3,7 @@
 # project root, after ../shared/gpu-host/bundle.sh made .gpu-bundle/ here.
 #
 #   bash test/gpu_host_run.sh [suites|bench|all|bench-start|bench-wait [SECONDS]|tpch [SF]|tpch-start [SF]|tpch-wait [SECONDS]
-#                              |tpch22 [SF]|tpch22-start [SF]|ssb [SF]|ssb-start [SF]]
+#                              |tpch22 [SF]|tpch22-start [SF]|ssb [SF]|ssb-start [SF]|multi-gpu]
 #
 # GPUDB_BUNDLE names the bundle (default .gpu-bundle): another PostgreSQL
 # version's, made by GPUDB_PG_PREFIX=PREFIX ../shared/gpu-host/bundle.sh . DIR
@@ -337,6 +337,15 @@ if [ "$what" = tpch-wait ]; then
     else
         echo "tpch-wait: still running after ${waited} s (the results so far are in \$OUT/tpch); call tpch-wait again"
     fi
+fi
+# ---- several GPUs: the cached workloads over 1..n devices (test/bench/multi_gpu.py)
+#   MULTI_GPU_ARGS  its arguments (default "--rows 100M"); results in $OUT/multi-gpu/
+if [ "$what" = multi-gpu ]; then
+    rm -rf "$OUT/multi-gpu"
+    # shellcheck disable=SC2086
+    PYTHONUNBUFFERED=1 python3 test/bench/multi_gpu.py ${MULTI_GPU_ARGS:---rows 100M} \
+        --out "$OUT/multi-gpu" > "$OUT/multi-gpu.log" 2>&1 || status=1
+    tail -n 40 "$OUT/multi-gpu.log"
 fi
 cp /tmp/gpudb-pg/server.log "$OUT/server.log" 2>/dev/null
 # (test/faults.sh kills the GPU server process on purpose: its worker's line is expected)

@@ -1003,6 +1003,18 @@ gdb_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyInteger("Bytes From Device", "bytes",
 							   (int64) s->info.stats.bytes_from_device, es);
 		ExplainPropertyFloat("Device Time", "ms", s->info.stats.device_ms, 3, es);
+		/* a cache in shards: each shard's run, on its own device */
+		if (s->info.stats.nshards > 1)
+		{
+			StringInfoData times;
+
+			initStringInfo(&times);
+			for (i = 0; i < (int) Min(s->info.stats.nshards, GDB_STATS_MAX_SHARDS); i++)
+				appendStringInfo(&times, "%s%.3f", i > 0 ? ", " : "",
+								 s->info.stats.shard_ms[i]);
+			ExplainPropertyInteger("Shards", NULL, s->info.stats.nshards, es);
+			ExplainPropertyText("Shard Times (ms)", times.data, es);
+		}
 		/* the join probe step's time is a GpudbJoin's only */
 		for (i = 0; i < GDB_PHASE__COUNT; i++)
 		{

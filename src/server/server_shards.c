@@ -36,6 +36,7 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <time.h>
 
 #include "utils/memutils.h"
 
@@ -321,6 +322,7 @@ typedef struct ShardRun
 	GdbStats	stats[GPUDB_MAX_CACHE_SHARDS];
 	GdbError	errs[GPUDB_MAX_CACHE_SHARDS];
 	int			rcs[GPUDB_MAX_CACHE_SHARDS];
+	double		ms[GPUDB_MAX_CACHE_SHARDS];	/* wall-clock ms of each run */
 } ShardRun;
 
 typedef struct ShardThread
@@ -336,6 +338,8 @@ static void
 run_shards_of(ShardRun *run, int exec)
 {
 	SrvStore   *ss = run->ss;
+	struct timespec t0,
+				t1;
 	int			s;
 
 	for (s = 0; s < ss->nshards; s++)
@@ -343,11 +347,14 @@ run_shards_of(ShardRun *run, int exec)
 		if ((srv_use_gpu && s % srv_nexecs != exec) || run->parts[s] != NULL ||
 			gdb_store_rows(ss->shards[s]) == 0)
 			continue;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
 		run->rcs[s] = srv_use_gpu ?
 			gdb_cuda_store_groupby(srv_execs[exec], ss->shards[s], run->req, part_alloc,
 								   NULL, &run->parts[s], &run->stats[s], &run->errs[s]) :
 			gdb_cpu_store_groupby(ss->shards[s], run->req, part_alloc, NULL,
 								  &run->parts[s], &run->stats[s], &run->errs[s]);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		run->ms[s] = (t1.tv_sec - t0.tv_sec) * 1000.0 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
 		if (run->rcs[s] != GDB_OK)
 			run->parts[s] = NULL;
 	}
@@ -484,6 +491,9 @@ srv_store_run(SrvStore *ss, const GdbRequest *req, GdbAllocFn alloc, void *alloc
 			*err = run->errs[s];
 		}
 	}
+	stats->nshards = Min(ss->nshards, GDB_STATS_MAX_SHARDS);
+	for (s = 0; s < (int) stats->nshards; s++)
+		stats->shard_ms[s] = run->ms[s];
 	if (rc == GDB_OK)
 	{
 		memset(&cst, 0, sizeof(cst));
