@@ -341,6 +341,97 @@ gdb_cuda_store_append(GdbCudaExec *exec, GdbStore *store, const GdbBatch *batch,
 	return GDB_OK;
 }
 
+/*
+ * gdb_cuda_store_append_kept: see gpudb_device.h.  As gdb_cuda_store_append,
+ * with the rows' arrays in a result kept on a device (buf, laid out as hdr
+ * says): each column's rows copied by cudaMemcpyPeerAsync from buf's device
+ * (the store's own, or another: peer to peer where the devices allow it,
+ * else CUDA stages the copy) on exec's stream.
+ */
+extern "C" int
+gdb_cuda_store_append_kept(GdbCudaExec *exec, GdbStore *store, const GdbBatch *hdr,
+						   const GdbDeviceBuffer *buf, GdbStats *stats, GdbError *err)
+{
+	const GdbBatch *h;
+	const void *src = NULL;
+	int			src_ordinal = -1;
+	uint64_t	n,
+				need,
+				bytes = 0;
+	GdbBatch	nh;
+	cudaStream_t s;
+	int			st = GDB_OK;
+
+	GDB_TRY(gdb_store_check(exec, store, "gdb_cuda_store_append_kept", err));
+	GDB_TRY(gdb_store_batch_check(store, hdr, err));
+	if (!gdb_buffer_source(buf, &src, &src_ordinal))
+		return gdb_error_set(err, GDB_ERR_DEVICE,
+							 "a result kept on the device was lost in a device reset");
+	n = hdr->nrows;
+	if (n > (uint64_t) UINT32_MAX - store->header.nrows)
+		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
+							 "CUDA column store of %llu rows cannot take %llu more (at most %u)",
+							 (unsigned long long) store->header.nrows,
+							 (unsigned long long) n, (unsigned) UINT32_MAX);
+	if (n == 0)
+	{
+		gdb_store_set_ok(err);
+		return GDB_OK;
+	}
+	(void) cudaGetLastError();
+	need = store->header.nrows + n;
+	if (need > store->header.capacity)
+		GDB_TRY(gdb_cuda_store_grow(exec, store, need, err));
+	h = &store->header;
+	s = exec->stream;
+	nh = *h;
+	nh.nrows = need;
+	for (uint32_t c = 0; c < h->ncols && st == GDB_OK; c++)
+	{
+		uint64_t	w = gdb_kind_width(h->cols[c].kind);
+		cudaError_t rc;
+
+		rc = cudaMemcpyPeerAsync((char *) store->buf + h->cols[c].values_off + h->nrows * w,
+								 exec->ordinal,
+								 (const char *) src + hdr->cols[c].values_off, src_ordinal,
+								 (size_t) (n * w), s);
+		bytes += n * w;
+		if (rc == cudaSuccess && h->cols[c].has_nulls)
+		{
+			rc = cudaMemcpyPeerAsync((char *) store->buf + h->cols[c].nulls_off + h->nrows,
+									 exec->ordinal,
+									 (const char *) src + hdr->cols[c].nulls_off, src_ordinal,
+									 (size_t) n, s);
+			bytes += n;
+		}
+		if (rc != cudaSuccess)
+			st = gdb_cuda_fail(err, "cudaMemcpyPeerAsync", rc);
+	}
+	if (st == GDB_OK)
+	{
+		cudaError_t rc = cudaMemcpyAsync(store->buf, &nh, sizeof(GdbBatch),
+										 cudaMemcpyHostToDevice, s);
+
+		if (rc == cudaSuccess)
+			rc = cudaStreamSynchronize(s);
+		if (rc != cudaSuccess)
+			st = gdb_cuda_fail(err, "cudaStreamSynchronize", rc);
+	}
+	if (st != GDB_OK)
+	{
+		(void) cudaStreamSynchronize(s);
+		(void) cudaMemcpy(store->buf, &store->header, sizeof(GdbBatch),
+						  cudaMemcpyHostToDevice);
+		(void) cudaGetLastError();
+		return st;
+	}
+	store->header.nrows = need;
+	if (stats)
+		stats->bytes_to_device += src_ordinal == exec->ordinal ? 0 : bytes;
+	gdb_store_set_ok(err);
+	return GDB_OK;
+}
+
 /* Threads per block and most blocks per SM of the scatter kernel. */
 #define GDB_SCATTER_BLOCK	256
 #define GDB_SCATTER_BLOCKS_PER_SM	8

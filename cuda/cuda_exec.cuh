@@ -112,7 +112,8 @@ struct GdbCudaExec
 	 */
 	uint64_t	join_id;
 	/*
-	 * gdb_cuda_keep_result's mode (kept_result.cu): keep_result set, the
+	 * gdb_cuda_keep_result's mode (kept_result.cu): keep_result set (to
+	 * 1, or to the least bytes of a result to keep), the
 	 * next unordered result is laid out at kept (a cudaMalloc of
 	 * kept_bytes) by gdb_result_alloc, and kept_done set once
 	 * gdb_result_finish wrote its header there instead of copying it back
@@ -126,12 +127,21 @@ struct GdbCudaExec
 
 /*
  * gdb_kept_result_alloc (kept_result.cu): in gdb_cuda_keep_result's mode,
- * a device allocation of total bytes of its own for a SELECT's result
- * (the caller checks the operator), recorded in ex; NULL outside the mode,
+ * a device allocation of total bytes of its own for a SELECT's or an
+ * unordered GROUPBY's result (the caller checks the operator), recorded
+ * in ex; NULL outside the mode,
  * after a result was kept already, or when the allocation fails (the
  * caller uses scratch then).
  */
 char	   *gdb_kept_result_alloc(GdbCudaExec *ex, size_t total);
+
+/*
+ * gdb_buffer_source (kept_result.cu): buf's device address and device
+ * ordinal, when it is live (not lost in a reset of its device); false
+ * otherwise.
+ */
+bool		gdb_buffer_source(const struct GdbDeviceBuffer *buf, const void **ptr,
+							  int *ordinal);
 
 /*
  * gdb_cuda_epoch: how many times gdb_cuda_recover has reset device ordinal

@@ -802,8 +802,12 @@ gdb_result_alloc(GdbRun *r, uint64_t ngroups, GdbAllocFn alloc, void *alloc_arg,
 		has_nulls[c] = src >= 0 ? in->cols[src].has_nulls : 0;
 	}
 	total = gdb_batch_layout(NULL, nout, kinds, has_nulls, ngroups);
-	/* a SELECT's result kept on the device has an allocation of its own */
-	*d_res = req->oper == GDB_OPER_SELECT && !gdb_request_ordered(req) ?
+	/*
+	 * a SELECT's or an unordered GROUPBY's result kept on the device (a
+	 * build side, a shard's partial states) has an allocation of its own
+	 */
+	*d_res = (req->oper == GDB_OPER_SELECT || req->oper == GDB_OPER_GROUPBY) &&
+		!gdb_request_ordered(req) ?
 		gdb_kept_result_alloc(r->ex, (size_t) total) : NULL;
 	/* the device copy first: growing it may wait for the stream */
 	if (*d_res == NULL)

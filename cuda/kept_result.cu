@@ -77,7 +77,8 @@ gdb_kept_result_alloc(GdbCudaExec *ex, size_t total)
 	GdbDeviceBuffer *buf;
 	void	   *p = NULL;
 
-	if (!ex->keep_result || ex->kept != NULL)
+	if (!ex->keep_result || ex->kept != NULL ||
+		(ex->keep_result > 1 && total < (size_t) ex->keep_result))
 		return NULL;
 	/* the handle first: once the result is there, taking it cannot fail */
 	buf = (GdbDeviceBuffer *) malloc(sizeof(GdbDeviceBuffer));
@@ -100,6 +101,17 @@ gdb_kept_result_alloc(GdbCudaExec *ex, size_t total)
 	return (char *) p;
 }
 
+/* gdb_buffer_source: see cuda_exec.cuh. */
+bool
+gdb_buffer_source(const GdbDeviceBuffer *buf, const void **ptr, int *ordinal)
+{
+	if (!gdb_buffer_live(buf))
+		return false;
+	*ptr = buf->ptr;
+	*ordinal = buf->ordinal;
+	return true;
+}
+
 /* gdb_cuda_keep_result: see gpudb_device.h. */
 extern "C" void
 gdb_cuda_keep_result(GdbCudaExec *exec, int on)
@@ -107,7 +119,7 @@ gdb_cuda_keep_result(GdbCudaExec *exec, int on)
 	if (exec == NULL)
 		return;
 	gdb_kept_drop(exec);
-	exec->keep_result = on != 0;
+	exec->keep_result = on > 0 ? on : 0;
 }
 
 /* gdb_cuda_take_result: see gpudb_device.h. */

@@ -59,8 +59,10 @@ SET search_path = pg_catalog, pg_temp;
 /*
  * gpu_devices() -> one row per CUDA device, or one row with ordinal NULL
  * saying why there is none.  memory_* in bytes.  active_path is the path
- * gpu_groupby would take now ('gpu' or 'cpu'); reason explains a CPU path.
- * Probing initialises CUDA in this backend (never in the postmaster).
+ * gpu_groupby would take now on that device ('gpu' for each device of
+ * gpudb.devices the GPU server uses, or 'cpu'); reason explains a CPU
+ * path.  The devices are the GPU server's (the backend initialises no
+ * CUDA).
  */
 CREATE FUNCTION gpu_devices(
     OUT ordinal int, OUT name text, OUT compute_capability text,

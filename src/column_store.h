@@ -56,7 +56,8 @@ struct GdbStore
 };
 
 /*
- * gdb_store_layout_check: validate ncols, kinds (INT64 or FLOAT64 only) and
+ * gdb_store_layout_check: validate ncols, kinds (INT64, FLOAT64, or STATE:
+ * partial results gathered for a combine) and
  * has_nulls (0 or 1) for a new store.  Returns GDB_OK or
  * GDB_ERR_BAD_REQUEST with the problem in err->message.
  */

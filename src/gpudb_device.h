@@ -1213,12 +1213,14 @@ typedef struct GdbDeviceBuffer GdbDeviceBuffer;
 
 /*
  * gdb_cuda_keep_result: with on = 1, the next result of exec's
- * gdb_cuda_groupby or gdb_cuda_store_groupby (a SELECT's; any other is
- * returned as usual) is written to a device
+ * gdb_cuda_groupby or gdb_cuda_store_groupby (a SELECT's or an unordered
+ * GROUPBY's; any other is returned as usual) is written to a device
  * allocation of its own and not copied back: the host result batch holds
  * its header only (its total_bytes those of the whole batch, its arrays
- * unwritten).  If that allocation fails, the result is copied back as
- * usual.  on = 0 ends the mode and frees a kept result not taken.
+ * unwritten).  With on > 1, only a result of at least on bytes is kept (a
+ * smaller one comes back as usual, sparing the allocation).  If that
+ * allocation fails, the result is copied back as usual.  on = 0 ends the
+ * mode and frees a kept result not taken.
  */
 extern void gdb_cuda_keep_result(GdbCudaExec *exec, int on);
 
@@ -1268,6 +1270,19 @@ extern int	gdb_cuda_buffer_recode(GdbCudaExec *exec, const GdbDeviceBuffer *buf,
 
 /* gdb_cuda_buffer_free: release buf (NULL allowed; waits for the device). */
 extern void gdb_cuda_buffer_free(GdbDeviceBuffer *buf);
+
+/*
+ * gdb_cuda_store_append_kept: gdb_cuda_store_append's contract, the rows
+ * being those of a result kept on a device (buf, gdb_cuda_take_result;
+ * hdr its header, as the host received it) instead of a host batch: a
+ * shard's partial result gathered for the combine.  buf may be on another
+ * device than the store (copied peer to peer); it is not freed.
+ * stats->bytes_to_device counts bytes that came from another device.
+ * GDB_ERR_DEVICE when buf was lost in a device reset.
+ */
+extern int	gdb_cuda_store_append_kept(GdbCudaExec *exec, GdbStore *store,
+									   const GdbBatch *hdr, const GdbDeviceBuffer *buf,
+									   GdbStats *stats, GdbError *err);
 
 #ifdef __cplusplus
 }

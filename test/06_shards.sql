@@ -22,7 +22,7 @@ CREATE EXTENSION IF NOT EXISTS gpudb;
 
 SELECT current_setting('shared_preload_libraries') LIKE '%gpudb%' AS preloaded \gset
 
-DROP TABLE IF EXISTS gpudb_tap_shards, gpudb_tap_shards_dim;
+DROP TABLE IF EXISTS gpudb_tap_shards, gpudb_tap_shards_dim, gpudb_tap_shards_big;
 CREATE TABLE gpudb_tap_shards AS
 SELECT i AS id, i % 97 AS g,
        CASE WHEN i % 11 = 0 THEN NULL ELSE (i % 13)::int8 END AS n,
@@ -32,11 +32,17 @@ SELECT i AS id, i % 97 AS g,
   FROM generate_series(1, 30000) AS i;
 CREATE TABLE gpudb_tap_shards_dim AS
 SELECT j AS d, j * 3 AS w FROM generate_series(0, 39) AS j;
+-- many groups in every shard: partial states of megabytes (on a GPU they
+-- stay on their devices and combine on the first one)
+CREATE TABLE gpudb_tap_shards_big AS
+SELECT i % 150000 AS g, (i % 1000) * 0.5::float8 AS v FROM generate_series(1, 300000) AS i;
 ANALYZE gpudb_tap_shards;
 ANALYZE gpudb_tap_shards_dim;
+ANALYZE gpudb_tap_shards_big;
 \if :preloaded
 SELECT gpu_cache_load('gpudb_tap_shards') AS loaded \gset
 SELECT gpu_cache_load('gpudb_tap_shards_dim') AS loaded_dim \gset
+SELECT gpu_cache_load('gpudb_tap_shards_big') AS loaded_big \gset
 \endif
 
 -- q's rows as text, in the order returned, with gpudb on or off
@@ -69,7 +75,7 @@ SET gpudb.gpu_tuple_cost = 0;
 SET gpudb.gpu_transfer_cost = 0;
 SET max_parallel_workers_per_gather = 0;
 
-SELECT plan(14);
+SELECT plan(17);
 
 SELECT (SELECT cardinality(shard_rows) FROM gpu_cache
          WHERE relation = 'gpudb_tap_shards'::regclass) AS nshards \gset
@@ -153,5 +159,25 @@ SELECT CASE WHEN NOT :'preloaded'::bool THEN skip('gpudb is not preloaded', 9)
                       'a join probed over every shard, its groups combined'))
        END;
 
+SELECT CASE WHEN NOT :'preloaded'::bool THEN skip('gpudb is not preloaded', 3)
+       ELSE collect_tap(
+           ok(pg_temp.from_cache('SELECT g, count(*) FROM gpudb_tap_shards_big GROUP BY g'),
+              'the group-by of many groups reads the cache'),
+           results_eq($$SELECT * FROM pg_temp.shard_rows(
+                          'SELECT g, count(*), sum(v) FROM gpudb_tap_shards_big GROUP BY g
+                            ORDER BY sum(v) DESC, g LIMIT 7', true)$$,
+                      $$SELECT * FROM pg_temp.shard_rows(
+                          'SELECT g, count(*), sum(v) FROM gpudb_tap_shards_big GROUP BY g
+                            ORDER BY sum(v) DESC, g LIMIT 7', false)$$,
+                      'many groups in every shard, ordered and cut after the combine'),
+           results_eq($$SELECT * FROM pg_temp.shard_rows(
+                          'SELECT count(*), sum(n), sum(s) FROM (SELECT g, count(*) AS n, sum(v) AS s
+                             FROM gpudb_tap_shards_big GROUP BY g) x', true)$$,
+                      $$SELECT * FROM pg_temp.shard_rows(
+                          'SELECT count(*), sum(n), sum(s) FROM (SELECT g, count(*) AS n, sum(v) AS s
+                             FROM gpudb_tap_shards_big GROUP BY g) x', false)$$,
+                      'many groups in every shard, every group combined once'))
+       END;
+
 SELECT * FROM finish();
-DROP TABLE gpudb_tap_shards, gpudb_tap_shards_dim;
+DROP TABLE gpudb_tap_shards, gpudb_tap_shards_dim, gpudb_tap_shards_big;

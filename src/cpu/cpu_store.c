@@ -59,9 +59,10 @@ gdb_store_layout_check(uint32_t ncols, const uint32_t *kinds,
 							   "column store: kinds and has_nulls must not be NULL");
 	for (c = 0; c < ncols; c++)
 	{
-		if (kinds[c] != GDB_KIND_INT64 && kinds[c] != GDB_KIND_FLOAT64)
+		if (kinds[c] != GDB_KIND_INT64 && kinds[c] != GDB_KIND_FLOAT64 &&
+			kinds[c] != GDB_KIND_STATE)
 			return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
-								   "column store column %u has kind %u (INT64 or FLOAT64)",
+								   "column store column %u has kind %u (INT64, FLOAT64 or STATE)",
 								   c, (unsigned) kinds[c]);
 		if (has_nulls[c] > 1)
 			return gdb_error_set(err, GDB_ERR_BAD_REQUEST,

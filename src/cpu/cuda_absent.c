@@ -254,6 +254,19 @@ gdb_cuda_buffer_free(GdbDeviceBuffer *buf)
 	(void) buf;
 }
 
+/* gdb_cuda_store_append_kept: GDB_ERR_NO_DEVICE. */
+int
+gdb_cuda_store_append_kept(GdbCudaExec *exec, GdbStore *store, const GdbBatch *hdr,
+						   const GdbDeviceBuffer *buf, GdbStats *stats, GdbError *err)
+{
+	(void) exec;
+	(void) store;
+	(void) hdr;
+	(void) buf;
+	(void) stats;
+	return gdb_no_cuda(err);
+}
+
 /* gdb_cuda_buffer_codes: GDB_ERR_NO_DEVICE. */
 int
 gdb_cuda_buffer_codes(GdbCudaExec *exec, const GdbDeviceBuffer *buf,

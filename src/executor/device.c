@@ -362,9 +362,10 @@ gdb_executor_combine(GdbExecutor *ex, const GdbRequest *req,
 /*
  * gpu_devices() -> SETOF (ordinal, name, compute_capability, memory_total,
  * memory_free, driver_version, runtime_version, multiprocessors,
- * active_path, reason).  One row per device the GPU server sees; with
- * none (or no server), one row whose ordinal is NULL and whose reason says
- * why.  Memory in bytes.  The backend itself never initialises CUDA.
+ * active_path, reason).  One row per device the GPU server sees
+ * (active_path 'gpu' for those of gpudb.devices it opened: its cached
+ * relations' shards are there); with none (or no server), one row whose
+ * ordinal is NULL and whose reason says why.  Memory in bytes.  The backend itself never initialises CUDA.
  * Raises nothing of its own.
  */
 PG_FUNCTION_INFO_V1(gpu_devices);
@@ -375,8 +376,10 @@ gpu_devices(PG_FUNCTION_ARGS)
 	const char *reason = NULL;
 	const GdbHelloReply *hello = NULL;
 	bool		gpu;
+	bool		used;
 	int			ndev;
-	int			i;
+	int			i,
+				u;
 
 	InitMaterializedSRF(fcinfo, 0);
 	/* gpudb.device = gpu without a GPU: still list why */
@@ -407,9 +410,15 @@ gpu_devices(PG_FUNCTION_ARGS)
 			values[7] = Int32GetDatum(d->multiprocessors);
 		}
 		/* active_path: this row's device runs gpudb operators, or not */
+		used = false;
+		for (u = 0; ndev > 0 && hello && u < hello->nused && u < (int) lengthof(hello->used); u++)
+			used |= hello->used[u] == hello->devs[i].ordinal;
+		/* (a server that reports none uses the first) */
+		if (ndev > 0 && hello && hello->nused == 0)
+			used = i == 0;
 		nulls[8] = false;
-		values[8] = CStringGetTextDatum(gpu && i == 0 ? "gpu" : "cpu");
-		why = gpu ? (i == 0 ? NULL : "gpudb uses device 0") : reason;
+		values[8] = CStringGetTextDatum(gpu && used ? "gpu" : "cpu");
+		why = gpu ? (used ? NULL : "not in gpudb.devices") : reason;
 		nulls[9] = (why == NULL);
 		if (why)
 			values[9] = CStringGetTextDatum(why);

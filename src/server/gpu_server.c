@@ -570,6 +570,7 @@ choose_mode(void)
 
 	memset(&hello, 0, sizeof(hello));
 	srv_nshards = gpudb_cache_shards > 0 ? gpudb_cache_shards : 1;
+	hello.nshards = srv_nshards;
 	if (gpudb_device_mode == GPUDB_DEVICE_CPU)
 	{
 		strlcpy(hello.reason, "gpudb.device is cpu in the server's configuration",
@@ -613,6 +614,10 @@ choose_mode(void)
 	srv_use_gpu = true;
 	hello.use_gpu = 1;
 	srv_nshards = gpudb_cache_shards > 0 ? gpudb_cache_shards : srv_nexecs;
+	hello.nused = Min(srv_nexecs, (int) lengthof(hello.used));
+	for (i = 0; i < hello.nused; i++)
+		hello.used[i] = srv_exec_ordinals[i];
+	hello.nshards = srv_nshards;
 }
 
 /* The server process: serve requests until shutdown or postmaster death. */

@@ -64,6 +64,9 @@ typedef struct GdbHelloReply
 	int32_t		ndev;
 	char		reason[256];	/* why CPU mode */
 	GdbDeviceInfo devs[8];
+	int32_t		nused;			/* entries of gpudb.devices the server opened */
+	int32_t		nshards;		/* shards of each cached relation */
+	int32_t		used[16];		/* their device ordinals, in order */
 } GdbHelloReply;
 
 /* Reply to every request without a result batch; also heads result replies. */

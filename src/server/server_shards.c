@@ -17,11 +17,14 @@
  * concatenated in shard order are in row order.
  *
  * Queries.  A request over one non-empty shard runs as it is.  Over
- * several, each shard runs it (one thread per execution state, its shards
- * in order; on the CPU path one after the other), and the partial results
+ * several, each shard runs it (a worker thread per execution state, kept
+ * from one request to the next, its shards in order; on the CPU path one after the other), and the partial results
  * combine as the heap path's batches do (partial_results.h): a GROUP BY's
  * states by the combine request (ordered and cut there when the request
- * is; each shard runs it unordered), a SORT's rows by the re-sort (each
+ * is; each shard runs it unordered; on the GPU each shard's states stay on
+ * its device and, when there are many, are gathered on the first device,
+ * device to device, and combined there, so that only the combine's result
+ * crosses PCIe), a SORT's rows by the re-sort (each
  * shard's cut to the limit first), a SELECT's rows concatenated.  The
  * first shard's error wins, as the first row's error does in one store.
  * Float sums combine per shard (partial sums added), as PostgreSQL's
@@ -46,6 +49,13 @@
 
 /* Partial results of at least this many rows combine on the device. */
 #define SRV_DEVICE_COMBINE_ROWS 65536
+
+/*
+ * A shard's partial states of at least this many bytes stay on its device
+ * for the combine (smaller ones come back at once: a device allocation of
+ * their own would cost more than their copy).
+ */
+#define SRV_KEEP_PART_BYTES (4 << 20)
 
 struct SrvStore
 {
@@ -323,15 +333,31 @@ typedef struct ShardRun
 	GdbError	errs[GPUDB_MAX_CACHE_SHARDS];
 	int			rcs[GPUDB_MAX_CACHE_SHARDS];
 	double		ms[GPUDB_MAX_CACHE_SHARDS];	/* wall-clock ms of each run */
+	/* keep: each shard's result stays on its device (parts[s]: header) */
+	bool		keep;
+	GdbDeviceBuffer *kept[GPUDB_MAX_CACHE_SHARDS];
 } ShardRun;
 
-typedef struct ShardThread
+/*
+ * A worker thread per further execution state (srv_execs[1..]), started at
+ * the first request over several shards and kept for the process's life,
+ * so that a request pays neither a thread's start nor the CUDA runtime's
+ * first call in a new thread.  A request is posted (run set, done clear),
+ * the worker runs that execution state's shards and sets done.
+ */
+typedef struct ShardWorker
 {
-	ShardRun   *run;
-	int			exec;
 	pthread_t	thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	ShardRun   *run;			/* the request posted; NULL when idle */
+	bool		done;			/* its shards ran */
 	bool		started;
-} ShardThread;
+	bool		failed;			/* no thread: run its shards in the caller */
+	int			exec;
+} ShardWorker;
+
+static ShardWorker workers[SRV_MAX_EXECS];
 
 /* run run->req over the non-empty shards of execution state exec, in order */
 static void
@@ -348,11 +374,23 @@ run_shards_of(ShardRun *run, int exec)
 			gdb_store_rows(ss->shards[s]) == 0)
 			continue;
 		clock_gettime(CLOCK_MONOTONIC, &t0);
+		if (run->keep)
+			gdb_cuda_keep_result(srv_execs[exec], SRV_KEEP_PART_BYTES);
 		run->rcs[s] = srv_use_gpu ?
 			gdb_cuda_store_groupby(srv_execs[exec], ss->shards[s], run->req, part_alloc,
 								   NULL, &run->parts[s], &run->stats[s], &run->errs[s]) :
 			gdb_cpu_store_groupby(ss->shards[s], run->req, part_alloc, NULL,
 								  &run->parts[s], &run->stats[s], &run->errs[s]);
+		if (run->keep)
+		{
+			run->kept[s] = gdb_cuda_take_result(srv_execs[exec]);
+			gdb_cuda_keep_result(srv_execs[exec], 0);
+			if (run->rcs[s] != GDB_OK)
+			{
+				gdb_cuda_buffer_free(run->kept[s]);
+				run->kept[s] = NULL;
+			}
+		}
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		run->ms[s] = (t1.tv_sec - t0.tv_sec) * 1000.0 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
 		if (run->rcs[s] != GDB_OK)
@@ -361,47 +399,135 @@ run_shards_of(ShardRun *run, int exec)
 }
 
 static void *
-shard_thread_main(void *arg)
+shard_worker_main(void *arg)
 {
-	ShardThread *t = (ShardThread *) arg;
+	ShardWorker *w = (ShardWorker *) arg;
 
-	run_shards_of(t->run, t->exec);
+	pthread_mutex_lock(&w->lock);
+	for (;;)
+	{
+		ShardRun   *run;
+
+		while (w->run == NULL || w->done)
+			pthread_cond_wait(&w->cond, &w->lock);
+		run = w->run;
+		pthread_mutex_unlock(&w->lock);
+		run_shards_of(run, w->exec);
+		pthread_mutex_lock(&w->lock);
+		w->done = true;
+		pthread_cond_broadcast(&w->cond);
+	}
 	return NULL;
 }
 
+/* Start the worker of execution state exec (signals blocked in it). */
+static void
+start_worker(int exec)
+{
+	ShardWorker *w = &workers[exec];
+	sigset_t	all,
+				old;
+
+	w->exec = exec;
+	w->started = true;
+	if (pthread_mutex_init(&w->lock, NULL) != 0 || pthread_cond_init(&w->cond, NULL) != 0)
+	{
+		w->failed = true;
+		return;
+	}
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	w->failed = pthread_create(&w->thread, NULL, shard_worker_main, w) != 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (w->failed)
+		ereport(LOG,
+				(errmsg("gpudb server: no worker thread for device %d: its shards run in the main thread",
+						srv_exec_ordinals[exec])));
+}
+
 /*
- * Run run->req over every non-empty shard: one thread per further
- * execution state that holds one (signals blocked there: the main thread
- * takes them), the first execution state's shards in this thread.
+ * Run run->req over every non-empty shard: each further execution state's
+ * shards by its worker, the first's in this thread, at the same time.
  */
 static void
 run_all_shards(ShardRun *run)
 {
-	ShardThread threads[SRV_MAX_EXECS];
 	int			nexec = srv_use_gpu ? Min(srv_nexecs, run->ss->nshards) : 1;
-	sigset_t	all,
-				old;
 	int			i;
 
-	memset(threads, 0, sizeof(threads));
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
 	for (i = 1; i < nexec; i++)
 	{
-		threads[i].run = run;
-		threads[i].exec = i;
-		threads[i].started = pthread_create(&threads[i].thread, NULL,
-											shard_thread_main, &threads[i]) == 0;
+		ShardWorker *w = &workers[i];
+
+		if (!w->started)
+			start_worker(i);
+		if (w->failed)
+			continue;
+		pthread_mutex_lock(&w->lock);
+		w->run = run;
+		w->done = false;
+		pthread_cond_broadcast(&w->cond);
+		pthread_mutex_unlock(&w->lock);
 	}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	run_shards_of(run, 0);
 	for (i = 1; i < nexec; i++)
 	{
-		if (threads[i].started)
-			pthread_join(threads[i].thread, NULL);
-		else
-			run_shards_of(run, i);	/* no thread: its shards here */
+		ShardWorker *w = &workers[i];
+
+		if (w->failed)
+		{
+			run_shards_of(run, i);
+			continue;
+		}
+		pthread_mutex_lock(&w->lock);
+		while (!w->done)
+			pthread_cond_wait(&w->cond, &w->lock);
+		w->run = NULL;
+		pthread_mutex_unlock(&w->lock);
 	}
+}
+
+/*
+ * Combine the shards' partial states on the first device: gathered into a
+ * column store there (results kept on their devices copied device to
+ * device, the others from the host), then comb over it, which returns
+ * only what it cuts (an ordered group-by's first groups).  What the
+ * combine moves and takes goes to *cst.
+ */
+static int
+combine_on_device(SrvStore *ss, ShardRun *run, const GdbRequest *comb, uint64 prows,
+				  GdbAllocFn alloc, void *alloc_arg, GdbBatch **result, GdbStats *cst,
+				  GdbError *err)
+{
+	const GdbBatch *first = NULL;
+	uint32		kinds[GDB_MAX_COLUMNS];
+	uint32		has_nulls[GDB_MAX_COLUMNS];
+	GdbStore   *all = NULL;
+	uint32		c;
+	int			s;
+	int			rc;
+
+	for (s = 0; s < ss->nshards && first == NULL; s++)
+		first = run->parts[s];
+	for (c = 0; c < first->ncols; c++)
+	{
+		kinds[c] = first->cols[c].kind;
+		has_nulls[c] = first->cols[c].has_nulls;
+	}
+	rc = gdb_cuda_store_create(srv_exec, first->ncols, kinds, has_nulls, Max(prows, 1),
+							   &all, err);
+	for (s = 0; s < ss->nshards && rc == GDB_OK; s++)
+	{
+		if (run->parts[s] == NULL)
+			continue;
+		rc = run->kept[s] ?
+			gdb_cuda_store_append_kept(srv_exec, all, run->parts[s], run->kept[s], cst, err) :
+			gdb_cuda_store_append(srv_exec, all, run->parts[s], cst, err);
+	}
+	if (rc == GDB_OK)
+		rc = gdb_cuda_store_groupby(srv_exec, all, comb, alloc, alloc_arg, result, cst, err);
+	gdb_cuda_store_free(all);
+	return rc;
 }
 
 /* see gpu_server.h */
@@ -473,6 +599,8 @@ srv_store_run(SrvStore *ss, const GdbRequest *req, GdbAllocFn alloc, void *alloc
 	run->ss = ss;
 	run->req = req->oper == GDB_OPER_GROUPBY && gdb_request_ordered(req) ?
 		gdb_unordered_request(req) : req;
+	/* a group-by's partial states stay on their devices until combined */
+	run->keep = srv_use_gpu && req->oper == GDB_OPER_GROUPBY;
 	run_all_shards(run);
 
 	/* the first shard's error is the query's */
@@ -502,13 +630,25 @@ srv_store_run(SrvStore *ss, const GdbRequest *req, GdbAllocFn alloc, void *alloc
 			*result = gdb_batch_concat(parts, alloc, alloc_arg);
 			comb = NULL;
 		}
+		else if (run->keep && prows >= SRV_DEVICE_COMBINE_ROWS)
+		{
+			comb = gdb_combine_request(req, gdb_request_ordered(req));
+			rc = combine_on_device(ss, run, comb, prows, alloc, alloc_arg, result, &cst, err);
+		}
 		else
 		{
-			all = gdb_batch_concat(parts, NULL, NULL);
+			/* few partial rows: their arrays come to the host */
+			for (s = 0; s < ss->nshards && rc == GDB_OK; s++)
+				if (run->kept[s] != NULL)
+					rc = gdb_cuda_buffer_to_host(shard_exec(s), run->kept[s], run->parts[s],
+												 err);
 			comb = req->oper == GDB_OPER_GROUPBY ?
 				gdb_combine_request(req, gdb_request_ordered(req)) :
 				gdb_resort_request(req);
-			if (comb == NULL)
+			all = rc == GDB_OK ? gdb_batch_concat(parts, NULL, NULL) : NULL;
+			if (rc != GDB_OK)
+				;
+			else if (comb == NULL)
 				rc = gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 								   "a sort key of a sharded cache's SORT is not an output column");
 			else if (srv_use_gpu && prows >= SRV_DEVICE_COMBINE_ROWS)
@@ -516,7 +656,8 @@ srv_store_run(SrvStore *ss, const GdbRequest *req, GdbAllocFn alloc, void *alloc
 									  err);
 			else
 				rc = gdb_cpu_groupby(comb, all, alloc, alloc_arg, result, &cst, err);
-			pfree(all);
+			if (all)
+				pfree(all);
 		}
 		stats->device_ms += cst.device_ms;
 		for (s = 0; s < GDB_PHASE__COUNT; s++)
@@ -527,7 +668,10 @@ srv_store_run(SrvStore *ss, const GdbRequest *req, GdbAllocFn alloc, void *alloc
 			stats->groups_out = (*result)->nrows;
 	}
 	for (s = 0; s < ss->nshards; s++)
+	{
 		free(run->parts[s]);
+		gdb_cuda_buffer_free(run->kept[s]);
+	}
 	list_free(parts);
 	pfree(run);
 	return rc;

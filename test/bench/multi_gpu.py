@@ -177,6 +177,22 @@ def main():
         lines.append("| %s | %s | %.2fx | %.2f | %s |" % (
             name, " | ".join("%.3f" % r["median_ms"] for r in row), sp, sp / last["gpus"],
             "yes" if all(r["same"] for r in row) else "NO"))
+    # the device's part alone: one device's time against the slowest shard's
+    lines += ["", "Device part (one EXPLAIN ANALYZE each): the single device's Device Time against the "
+              "slowest shard's time on its device (Shard Times: the shard's request on its device, "
+              "copies included, without the server's combine and the round trip).", "",
+              "| workload | " + " | ".join("`%s` ms" % d for d in args.devices) + " | speed-up |",
+              "|---|" + "---|" * len(args.devices) + "---|"]
+    for name, _ in WORKLOADS:
+        row = [r for r in results if r["workload"] == name]
+        vals = []
+        for r in row:
+            if r["shard_times_ms"]:
+                vals.append(max(float(x) for x in r["shard_times_ms"].split(",")))
+            else:
+                vals.append(r["device_ms"] or 0.0)
+        sp = vals[0] / vals[-1] if vals[-1] else 0
+        lines.append("| %s | %s | %.2fx |" % (name, " | ".join("%.3f" % v for v in vals), sp))
     lines += ["", "| devices | load s | shards (device, rows) |", "|---|---|---|"]
     for dev in args.devices:
         r = next(x for x in results if x["devices"] == dev)
