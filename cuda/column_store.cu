@@ -261,6 +261,26 @@ gdb_cuda_store_copy_in(GdbCudaExec *exec, GdbStore *store, const GdbBatch *batch
 }
 
 /*
+ * The checks of an append of batch's rows (batch: a host batch, or the
+ * header of a kept result) to store: gdb_store_check, the batch's columns
+ * the store's, and room for its rows within UINT32_MAX; err set to OK.
+ */
+static int
+gdb_store_append_check(GdbCudaExec *exec, const GdbStore *store, const GdbBatch *batch,
+					   const char *what, GdbError *err)
+{
+	GDB_TRY(gdb_store_check(exec, store, what, err));
+	GDB_TRY(gdb_store_batch_check(store, batch, err));
+	if (batch->nrows > (uint64_t) UINT32_MAX - store->header.nrows)
+		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
+							  "CUDA column store of %llu rows cannot take %llu more (at most %u)",
+							  (unsigned long long) store->header.nrows,
+							  (unsigned long long) batch->nrows, (unsigned) UINT32_MAX);
+	gdb_store_set_ok(err);
+	return GDB_OK;
+}
+
+/*
  * gdb_cuda_store_append: see gpudb_device.h.  Copies batch->nrows rows of
  * the host batch batch (pinned by gdb_cuda_host_alloc: asynchronous copies;
  * pageable: staged by CUDA) behind the stored rows on exec's stream, growing
@@ -286,19 +306,10 @@ gdb_cuda_store_append(GdbCudaExec *exec, GdbStore *store, const GdbBatch *batch,
 	float		t = 0.0f;
 	int			st;
 
-	GDB_TRY(gdb_store_check(exec, store, "gdb_cuda_store_append", err));
-	GDB_TRY(gdb_store_batch_check(store, batch, err));
+	GDB_TRY(gdb_store_append_check(exec, store, batch, "gdb_cuda_store_append", err));
 	n = batch->nrows;
-	if (n > (uint64_t) UINT32_MAX - store->header.nrows)
-		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
-							  "CUDA column store of %llu rows cannot take %llu more (at most %u)",
-							  (unsigned long long) store->header.nrows,
-							  (unsigned long long) n, (unsigned) UINT32_MAX);
 	if (n == 0)
-	{
-		gdb_store_set_ok(err);
 		return GDB_OK;
-	}
 	(void) cudaGetLastError();	/* a stale non-sticky error is not ours */
 	need = store->header.nrows + n;
 	GDB_CUDA_CHECK(err, cudaEventRecord(exec->ev_start, exec->stream));
@@ -362,22 +373,13 @@ gdb_cuda_store_append_kept(GdbCudaExec *exec, GdbStore *store, const GdbBatch *h
 	cudaStream_t s;
 	int			st = GDB_OK;
 
-	GDB_TRY(gdb_store_check(exec, store, "gdb_cuda_store_append_kept", err));
-	GDB_TRY(gdb_store_batch_check(store, hdr, err));
+	GDB_TRY(gdb_store_append_check(exec, store, hdr, "gdb_cuda_store_append_kept", err));
 	if (!gdb_buffer_source(buf, &src, &src_ordinal))
 		return gdb_error_set(err, GDB_ERR_DEVICE,
 							 "a result kept on the device was lost in a device reset");
 	n = hdr->nrows;
-	if (n > (uint64_t) UINT32_MAX - store->header.nrows)
-		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
-							 "CUDA column store of %llu rows cannot take %llu more (at most %u)",
-							 (unsigned long long) store->header.nrows,
-							 (unsigned long long) n, (unsigned) UINT32_MAX);
 	if (n == 0)
-	{
-		gdb_store_set_ok(err);
 		return GDB_OK;
-	}
 	(void) cudaGetLastError();
 	need = store->header.nrows + n;
 	if (need > store->header.capacity)
