@@ -10,8 +10,10 @@
  * Algorithm (gdb_order_groups), on the execution's stream:
  *	 1. gdb_order_check_kernel: every state of every aggregate whose
  *		finishing can raise (gdb_order_state_status: float sums and
- *		variances that overflowed from finite inputs) is checked, groups
- *		cut by the limit included; a failing group does atomicMin on the
+ *		variances that overflowed from finite inputs), and every numeric
+ *		sum a sort key orders by (gdb_order_key_status: exact within
+ *		int64, no NaN summed), is checked, groups cut by the limit
+ *		included; a failing group does atomicMin on the
  *		counters' err_key (group << 4 | status), as the filter does for
  *		rows, so the lowest failing group decides the status;
  *	 2. the group ids 0..ngroups-1 (gdb_order_iota_kernel) are ordered by
@@ -46,8 +48,11 @@
 struct GdbOrderChecks
 {
 	uint32_t	n;
-	uint32_t	kind[GDB_MAX_AGGREGATES];
-	const GdbAggState *col[GDB_MAX_AGGREGATES];
+	uint32_t	kind[GDB_MAX_AGGREGATES + GDB_MAX_SORT_KEYS];
+	const GdbAggState *col[GDB_MAX_AGGREGATES + GDB_MAX_SORT_KEYS];
+	/* a sort key's exact-sum flags and NaN finder (gdb_order_key_status) */
+	uint32_t	exact[GDB_MAX_AGGREGATES + GDB_MAX_SORT_KEYS];
+	const GdbAggState *nan[GDB_MAX_AGGREGATES + GDB_MAX_SORT_KEYS];
 };
 
 /*
@@ -66,6 +71,10 @@ gdb_order_check_kernel(GdbOrderChecks checks, uint64_t ngroups,
 		for (uint32_t a = 0; a < checks.n; a++)
 		{
 			int			st = gdb_order_state_status(checks.kind[a], checks.col[a][g]);
+
+			if (st == GDB_OK && checks.exact[a] != 0)
+				st = gdb_order_key_status(checks.exact[a], checks.col[a][g],
+										  checks.nan[a] ? &checks.nan[a][g] : NULL);
 
 			if (st != GDB_OK)
 			{
@@ -189,6 +198,20 @@ gdb_order_groups(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
 			continue;
 		checks.kind[checks.n] = kind;
 		checks.col[checks.n++] = GDB_COL_PTR(d_res, hdr, req->nkeys + a, const GdbAggState);
+	}
+	/* ... and the numeric sums a sort key orders by, exact within int64 */
+	for (uint32_t i = 0; i < req->nsort; i++)
+	{
+		const GdbSortKey *sk = &req->sort_keys[i];
+		int			nan = GDB_SORT_NAN_STATE(sk->exact);
+
+		if (!(sk->exact & GDB_SORT_EXACT_SUM))
+			continue;
+		checks.kind[checks.n] = GDB_AGG_SUM_INT;
+		checks.exact[checks.n] = sk->exact;
+		checks.nan[checks.n] = nan >= 0 ?
+			GDB_COL_PTR(d_res, hdr, req->nkeys + nan, const GdbAggState) : NULL;
+		checks.col[checks.n++] = GDB_COL_PTR(d_res, hdr, sk->col, const GdbAggState);
 	}
 	GDB_CUDA_CHECK(err, cudaMemsetAsync(&r->d_counters->err_key, 0xff,
 										sizeof(unsigned long long), s));

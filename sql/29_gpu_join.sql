@@ -654,7 +654,47 @@ SELECT count(*), sum(f.v) FROM nf f WHERE NOT EXISTS (SELECT 1 FROM nd4 d WHERE 
 SELECT * FROM gpu_diff($$
 SELECT count(*), sum(f.v) FROM nf f WHERE EXISTS (SELECT 1 FROM nd2 d WHERE d.k = f.k4)$$);
 SELECT d.tag, count(*), sum(f.v) FROM nf f JOIN nd2 d ON f.k4 = d.k GROUP BY d.tag ORDER BY 1;
+-- ORDER BY ... LIMIT on the device over a join (an ordered GpudbJoin):
+-- a numeric sum orders by value where it fits 64 bits and summed no NaN;
+-- else (a group past int64, a NaN) PostgreSQL's plan behind the node
+-- answers, sorted as the query asks
+SELECT * FROM gpu_diff($$
+SELECT d.tag, sum(f.k2) FROM nf f JOIN nd4 d ON f.k2 = d.k GROUP BY d.tag
+ORDER BY sum(f.k2) DESC LIMIT 3$$, true);
+SELECT l FROM gpu_analyze($$
+SELECT d.tag, sum(f.k2) FROM nf f JOIN nd4 d ON f.k2 = d.k GROUP BY d.tag
+ORDER BY sum(f.k2) DESC LIMIT 3$$) l WHERE l ~ 'Fallback|Top-k|Sort Keys|GpudbJoin';
 DROP TABLE nf, nd2, nd4;
+CREATE TABLE od (id int PRIMARY KEY, grp int);
+CREATE TABLE ofact (id int, d int, amt numeric(18,2), big numeric(18,0), q int8);
+INSERT INTO od SELECT i, i % 4 FROM generate_series(1, 20) i;
+INSERT INTO ofact SELECT g, g % 20 + 1, (g % 97) * 1.25,
+  CASE WHEN g % 20 = 3 THEN 900000000000000000 ELSE g END, g * 1000
+FROM generate_series(1, 400) g;
+ANALYZE od, ofact;
+EXPLAIN (COSTS OFF)
+SELECT o.id, sum(f.amt) FROM ofact f JOIN od o ON f.d = o.id GROUP BY o.id
+ORDER BY sum(f.amt) DESC, o.id LIMIT 5;
+SELECT * FROM gpu_diff($$
+SELECT o.id, sum(f.amt) FROM ofact f JOIN od o ON f.d = o.id GROUP BY o.id
+ORDER BY sum(f.amt) DESC, o.id LIMIT 5$$, true);
+SELECT * FROM gpu_diff($$
+SELECT o.grp, sum(f.q), count(*) FROM ofact f JOIN od o ON f.d = o.id GROUP BY o.grp
+ORDER BY sum(f.q) LIMIT 2$$, true);
+SELECT * FROM gpu_diff($$
+SELECT o.id, count(*), max(f.amt) FROM ofact f JOIN od o ON f.d = o.id GROUP BY o.id
+ORDER BY count(*) DESC, max(f.amt), o.id LIMIT 4 OFFSET 1$$, true);
+-- group 4's sum of big is past int64: PostgreSQL's plan answers
+SELECT * FROM gpu_diff($$
+SELECT o.id, sum(f.big) FROM ofact f JOIN od o ON f.d = o.id GROUP BY o.id
+ORDER BY sum(f.big) DESC LIMIT 3$$, true);
+SELECT l FROM gpu_analyze($$
+SELECT o.id, sum(f.big) FROM ofact f JOIN od o ON f.d = o.id GROUP BY o.id
+ORDER BY sum(f.big) DESC LIMIT 3$$) l WHERE l ~ 'Fallback|Top-k|Sort Keys|GpudbJoin';
+SELECT l FROM gpu_analyze($$
+SELECT o.id, sum(f.amt) FROM ofact f JOIN od o ON f.d = o.id GROUP BY o.id
+ORDER BY sum(f.amt) DESC, o.id LIMIT 5$$) l WHERE l ~ 'Fallback|Top-k|Sort Keys|GpudbJoin|Groups';
+DROP TABLE od, ofact;
 
 DROP FUNCTION gpu_diff(text, bool);
 DROP FUNCTION gpu_diff_rows(text, bool);

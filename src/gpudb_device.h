@@ -339,8 +339,23 @@ typedef struct GdbSortKey
 	int32_t		col;
 	uint8_t		descending;
 	uint8_t		nulls_first;
-	uint16_t	pad;
+	uint16_t	exact;			/* ordered GROUPBY: see GDB_SORT_EXACT_SUM */
 } GdbSortKey;
+
+/*
+ * GdbSortKey.exact of an ordered GROUPBY's sort key that is a SUM_INT
+ * aggregate whose SQL result is numeric (a sum of numeric(p,s) fixed
+ * point, or of int8): GDB_SORT_EXACT_SUM, plus 1 + the request index of
+ * the MAX_INT state over the same input that tells a NaN input
+ * (GDB_NUMERIC_NAN), or plus 0 without one.  Such a sum orders by its low
+ * 64 bits only where it is exact: before anything is cut, a group whose
+ * 128-bit sum is outside int64, or that summed a NaN, fails the request
+ * with GDB_ERR_FIXED_POINT (the PostgreSQL side answers with its own
+ * plan); gdb_order_key_status.  0 for every other key (a SUM_INT of
+ * int2/int4 orders by the low 64 bits, as PostgreSQL's int8 result wraps).
+ */
+#define GDB_SORT_EXACT_SUM		0x8000
+#define GDB_SORT_NAN_STATE(e)	((int) ((e) & 0x7fff) - 1)
 
 /*
  * What the PostgreSQL side computes for each string of a dictionary to

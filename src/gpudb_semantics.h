@@ -968,4 +968,23 @@ gdb_order_state_status(uint32_t kind, GdbAggState s)
 	return GDB_OK;
 }
 
+/*
+ * gdb_order_key_status: for sort key flags exact (GdbSortKey.exact) and a
+ * group's sum state, and the state of its NaN finder (NULL: none),
+ * GDB_ERR_FIXED_POINT when the sum cannot be ordered by its low 64 bits:
+ * its 128-bit value is outside int64, or a NaN was summed (the finder's
+ * maximum is the NaN word, INT64_MAX); else GDB_OK.
+ */
+GDB_HOSTDEV int
+gdb_order_key_status(uint32_t exact, GdbAggState sum, const GdbAggState *nan)
+{
+	if (!(exact & GDB_SORT_EXACT_SUM) || sum.count == 0)
+		return GDB_OK;
+	if (sum.i1 != (sum.i0 < 0 ? -1 : 0))
+		return GDB_ERR_FIXED_POINT;
+	if (nan != NULL && nan->count > 0 && nan->i0 == INT64_MAX)
+		return GDB_ERR_FIXED_POINT;
+	return GDB_OK;
+}
+
 #endif							/* GPUDB_SEMANTICS_H */

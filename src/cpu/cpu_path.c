@@ -592,6 +592,16 @@ gdb_cpu_validate_request(const GdbRequest *req, const GdbBatch *input,
 			return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 								 "sort key %u names result column %d, not one of the %u group keys and aggregates, or has flags other than 0/1",
 								 i, (int) sk->col, (unsigned) (req->nkeys + req->naggs));
+		if (sk->exact != 0 &&
+			((uint32_t) sk->col < req->nkeys ||
+			 req->aggs[sk->col - req->nkeys].kind != GDB_AGG_SUM_INT ||
+			 !(sk->exact & GDB_SORT_EXACT_SUM) ||
+			 GDB_SORT_NAN_STATE(sk->exact) >= (int) req->naggs ||
+			 (GDB_SORT_NAN_STATE(sk->exact) >= 0 &&
+			  req->aggs[GDB_SORT_NAN_STATE(sk->exact)].kind != GDB_AGG_MAX_INT)))
+			return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
+								 "sort key %u has exact flags 0x%x that do not fit its aggregate",
+								 i, (unsigned) sk->exact);
 		if ((uint32_t) sk->col >= req->nkeys &&
 			!gdb_order_agg_kind_ok(req->aggs[sk->col - req->nkeys].kind))
 			return gdb_error_set(err, GDB_ERR_BAD_REQUEST,

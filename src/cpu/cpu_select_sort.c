@@ -247,7 +247,9 @@ oom:
  *				the unordered order (stable)
  * First every state of every group is checked with gdb_order_state_status
  * (cut groups included): GDB_ERR_FLOAT_OVERFLOW for the first failing
- * group in group order, before anything is allocated.  Other errors:
+ * group in group order, before anything is allocated; then the sums of
+ * the sort keys with GDB_SORT_EXACT_SUM with gdb_order_key_status
+ * (GDB_ERR_FIXED_POINT).  Other errors:
  * GDB_ERR_BAD_REQUEST (a sort key outside the result columns, or an
  * aggregate kind that is not orderable: the validator checks both),
  * GDB_ERR_OUT_OF_MEMORY (malloc, or alloc returned NULL).  On error
@@ -304,6 +306,28 @@ gdb_cpu_order_groups(const GdbRequest *req, const GdbBatch *groups,
 			if (st != GDB_OK)
 				return gdb_error_set(err, st, "%s", gdb_cpu_status_text(st));
 		}
+
+	/* ... and the numeric sums a sort key orders by, exact within int64 */
+	for (i = 0; i < nsort; i++)
+	{
+		const GdbSortKey *sk = &req->sort_keys[i];
+		int			nan = GDB_SORT_NAN_STATE(sk->exact);
+
+		if (!(sk->exact & GDB_SORT_EXACT_SUM))
+			continue;
+		for (g = 0; g < n; g++)
+		{
+			int			st = gdb_order_key_status(sk->exact,
+												  GDB_COL_PTR(base, groups, sk->col,
+															  const GdbAggState)[g],
+												  nan >= 0 ?
+												  &GDB_COL_PTR(base, groups, req->nkeys + nan,
+															   const GdbAggState)[g] : NULL);
+
+			if (st != GDB_OK)
+				return gdb_error_set(err, st, "%s", gdb_cpu_status_text(st));
+		}
+	}
 
 	/* 2. (NULL rank, encoding) of every sort key of every group */
 	if (n > 0)

@@ -692,6 +692,27 @@ gdb_query_prepare(GdbQuery *q)
 				   "an integer variance or stddev");
 	add_companions(q, needs_nan_companion, GDB_AGG_MAX_INT, "a numeric sum or avg");
 	add_dscale_companions(q);
+
+	/*
+	 * an ordered group-by's numeric sum keys (numeric(p,s), int8): ordered
+	 * by their low 64 bits where that is exact, else the request fails
+	 * with GDB_ERR_FIXED_POINT (GDB_SORT_EXACT_SUM; the plan allows such
+	 * keys only to a node with PostgreSQL's plan behind it)
+	 */
+	for (k = 0; req->oper == GDB_OPER_GROUPBY && k < req->nsort; k++)
+	{
+		GdbSortKey *sk = &req->sort_keys[k];
+		int			j = sk->col - (int) q->nkeys;
+
+		sk->exact = 0;
+		if (j < 0 || j >= q->naggs || req->aggs[j].kind != GDB_AGG_SUM_INT ||
+			q->aggs[j].result_type == INT8OID)
+			continue;
+		sk->exact = GDB_SORT_EXACT_SUM |
+			(q->aggs[j].companion >= 0 &&
+			 req->aggs[q->aggs[j].companion].kind == GDB_AGG_MAX_INT ?
+			 (uint16) (q->aggs[j].companion + 1) : 0);
+	}
 	if (req->oper != GDB_OPER_SORT)
 		return;
 

@@ -874,6 +874,7 @@ void
 gdb_try_gpujoin(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 				GroupPathExtraData *extra)
 {
+	bool		too_costly;
 	Query	   *parse = root->parse;
 	const char *why = NULL;
 	JoinTree	tree;
@@ -1177,7 +1178,13 @@ gdb_try_gpujoin(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 	/* the groups' text keys, decoded for the result */
 	ngroups = gdb_grouped_rows(root, input_rel->rows);
 	startup += gdb_text_result_cost(key_exprs, ngroups);
-	if (startup >= gdb_cheapest_existing(output_rel))
+	/*
+	 * too costly for the grouped relation, it may still be the cheapest
+	 * ordered one: ORDER BY ... LIMIT on the device decodes the text keys
+	 * of the groups it returns only (gdb_try_gpujoin_ordered)
+	 */
+	too_costly = startup >= gdb_cheapest_existing(output_rel);
+	if (too_costly && !gdb_ordered_limit_possible(root))
 	{
 		/* said, as the join tree could run: the cost model's choice */
 		why = "its cost (the probe relation's pass, every build side read whole, from the cache or the heap, and the groups' text keys decoded) is not below PostgreSQL's cheapest plan's";
@@ -1202,6 +1209,12 @@ gdb_try_gpujoin(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 												 aggrefs, ngroups),
 						  &why))
 		goto refused;
+	if (too_costly)
+	{
+		gdb_try_gpujoin_ordered(root, path);
+		why = "its cost (the probe relation's pass, every build side read whole, from the cache or the heap, and the groups' text keys decoded) is not below PostgreSQL's cheapest plan's; offered only ordered and cut to the LIMIT";
+		goto refused;
+	}
 	add_path(output_rel, &path->path);
 	return;
 

@@ -397,12 +397,14 @@ gdb_expr_may_raise(Node *node, void *context)
  * pathkey pk sorts by, appended to *sort as (column, descending,
  * nulls_first); false with *why when it is neither a non-text group key nor
  * an aggregate with an orderable value (count, min, max, sum of smallint,
- * integer or double precision: gdb_order_agg_value), or not in the
- * type's default order.
+ * integer or double precision: gdb_order_agg_value; with exact_sums, for a
+ * node with PostgreSQL's plan behind it, also sum of bigint or numeric,
+ * which the device orders where it is exact and else leaves to that plan:
+ * GDB_SORT_EXACT_SUM), or not in the type's default order.
  */
 static bool
-order_pathkey_ok(PathKey *pk, List *key_vars, List *aggrefs, List **sort,
-				 const char **why)
+order_pathkey_ok(PathKey *pk, List *key_vars, List *aggrefs, bool exact_sums,
+				 List **sort, const char **why)
 {
 	EquivalenceClass *ec = pk->pk_eclass;
 	int			col = -1;
@@ -421,18 +423,23 @@ order_pathkey_ok(PathKey *pk, List *key_vars, List *aggrefs, List **sort,
 
 		while (e && IsA(e, RelabelType))
 			e = ((RelabelType *) e)->arg;
-		if (e && IsA(e, Var))
+		if (e && !IsA(e, Aggref))
 		{
+			/* a group key: a Var (of any type's Relabel), or an expression */
 			foreach(lk, key_vars)
 			{
-				Var		   *kv = lfirst_node(Var, lk);
+				Node	   *k = (Node *) lfirst(lk);
 
-				if (kv->varno == ((Var *) e)->varno &&
-					kv->varattno == ((Var *) e)->varattno &&
-					kv->varlevelsup == ((Var *) e)->varlevelsup)
+				while (k && IsA(k, RelabelType))
+					k = (Node *) ((RelabelType *) k)->arg;
+				if (IsA(e, Var) && IsA(k, Var) ?
+					(((Var *) k)->varno == ((Var *) e)->varno &&
+					 ((Var *) k)->varattno == ((Var *) e)->varattno &&
+					 ((Var *) k)->varlevelsup == ((Var *) e)->varlevelsup) :
+					equal(k, e))
 				{
 					col = foreach_current_index(lk);
-					type = kv->vartype;
+					type = exprType((Node *) lfirst(lk));
 					break;
 				}
 			}
@@ -450,7 +457,9 @@ order_pathkey_ok(PathKey *pk, List *key_vars, List *aggrefs, List **sort,
 					if (!(fn == GDB_FN_COUNT_STAR || fn == GDB_FN_COUNT ||
 						  fn == GDB_FN_MIN || fn == GDB_FN_MAX ||
 						  (fn == GDB_FN_SUM && (argtype == INT2OID || argtype == INT4OID ||
-												argtype == FLOAT8OID))))
+												argtype == FLOAT8OID)) ||
+						  (exact_sums && fn == GDB_FN_SUM &&
+						   (argtype == INT8OID || argtype == NUMERICOID))))
 					{
 						*why = psprintf("the device has no exact order for %s",
 										format_procedure(ag->aggfnoid));
@@ -524,11 +533,13 @@ order_limit(PlannerInfo *root, List *having, const char **why)
 }
 
 /*
- * At UPPERREL_ORDERED (input_rel the grouped relation): a GpudbAgg path of
- * input_rel whose ORDER BY pathkeys all map to its group keys or orderable
- * aggregates becomes a GpudbAgg that orders its groups on the device (the
- * pathkeys are root->sort_pathkeys), cut to the LIMIT when order_limit
- * allows.  Only where every error PostgreSQL's plan (aggregation, HAVING
+ * At UPPERREL_ORDERED (input_rel the grouped relation): a GpudbAgg (or
+ * GpudbJoin) path of input_rel whose ORDER BY pathkeys all map to its
+ * group keys or orderable aggregates becomes a GpudbAgg (GpudbJoin) that
+ * orders its groups on the device (the pathkeys are root->sort_pathkeys),
+ * cut to the LIMIT when order_limit allows; a GpudbJoin's text keys are
+ * then decoded for the groups it returns only, and PostgreSQL's plan
+ * behind it is sorted as well.  Only where every error PostgreSQL's plan (aggregation, HAVING
  * and projection of every group, then the sort) could raise is still
  * raised: HAVING and the node's target may not hold expressions that can
  * raise (gdb_expr_may_raise), since groups past the limit, or never fetched,
@@ -537,13 +548,17 @@ order_limit(PlannerInfo *root, List *having, const char **why)
  * GpudbAgg path plus a device sort of its groups (2 work units per key and
  * group), and the rows it returns.
  */
-/* see custom_scan_path.h */
-void
-gdb_try_gpuagg_ordered(PlannerInfo *root, RelOptInfo *input_rel,
-					   RelOptInfo *output_rel)
+/*
+ * The ordered variant of agg, a GpudbAgg or GpudbJoin path of the grouped
+ * relation (see gdb_try_gpuagg_ordered), added to output_rel, the ordered
+ * relation, when its ORDER BY can run on the device.
+ */
+static void
+add_ordered_path(PlannerInfo *root, CustomPath *agg, RelOptInfo *output_rel)
 {
 	Query	   *parse = root->parse;
-	CustomPath *agg = NULL;
+	CustomPath *cp;
+	GdbNodeKind kind = GDB_NODE_AGG;
 	List	   *node;
 	List	   *key_vars;
 	List	   *aggrefs;
@@ -559,31 +574,17 @@ gdb_try_gpuagg_ordered(PlannerInfo *root, RelOptInfo *input_rel,
 	Path	   *path;
 	ListCell   *lc;
 
-	/* the input must be the grouped relation itself (no DISTINCT, windows) */
-	if (root->sort_pathkeys == NIL || target == NULL ||
-		!(parse->hasAggs || parse->groupClause || root->hasHavingQual) ||
-		parse->distinctClause || parse->hasWindowFuncs ||
-		input_rel != fetch_upper_rel(root, UPPERREL_GROUP_AGG, NULL))
-		return;
-	foreach(lc, input_rel->pathlist)
-	{
-		Path	   *p = (Path *) lfirst(lc);
-
-		if (gdb_path_is_kind(p, GDB_NODE_AGG))
-		{
-			agg = (CustomPath *) p;
-			break;
-		}
-	}
-	if (agg == NULL)
-		return;
-	if (agg->custom_paths != NIL)
+	kind = gdb_path_is_kind(&agg->path, GDB_NODE_JOIN) ? GDB_NODE_JOIN : GDB_NODE_AGG;
+	if (agg->custom_paths != NIL && kind == GDB_NODE_AGG)
 	{
 		/* its fallback is an Agg, not ordered: PostgreSQL's Sort goes above */
 		order_not_offered("ORDER BY", "the GpudbAgg has PostgreSQL's plan behind it for its numeric arithmetic");
 		return;
 	}
-	/* node: keys, aggs, key Vars, Aggrefs, HAVING */
+	/*
+	 * node: keys, aggs, key Vars (a GpudbJoin's: key expressions), Aggrefs,
+	 * HAVING (a GpudbJoin's: then its join tree)
+	 */
 	node = (List *) list_nth(agg->custom_private, GDB_PATH_NODE);
 	key_vars = (List *) lthird(node);
 	aggrefs = (List *) lfourth(node);
@@ -595,7 +596,8 @@ gdb_try_gpuagg_ordered(PlannerInfo *root, RelOptInfo *input_rel,
 		return;
 	}
 	foreach(lc, root->sort_pathkeys)
-		if (!order_pathkey_ok((PathKey *) lfirst(lc), key_vars, aggrefs, &sort, &why))
+		if (!order_pathkey_ok((PathKey *) lfirst(lc), key_vars, aggrefs,
+							  kind == GDB_NODE_JOIN && agg->custom_paths != NIL, &sort, &why))
 		{
 			order_not_offered("ORDER BY", why);
 			return;
@@ -625,16 +627,79 @@ gdb_try_gpuagg_ordered(PlannerInfo *root, RelOptInfo *input_rel,
 	row_cost = gdb_device_row_cost();
 	startup = agg->path.startup_cost + (enable_sort ? 0 : disable_cost) +
 		agg->path.rows * row_cost * 2.0 * list_length(root->sort_pathkeys);
+	/* a GpudbJoin decodes the text keys of the groups it returns only */
+	if (kind == GDB_NODE_JOIN)
+		startup += gdb_text_result_cost(key_vars, rows_out) -
+			gdb_text_result_cost(key_vars, agg->path.rows);
 	per_row = (agg->path.total_cost - agg->path.startup_cost) / Max(agg->path.rows, 1.0);
 	node = list_copy(node);
 	node = lappend(node, sort);
 	node = lappend(node, makeString(psprintf("%.0f", limit)));
-	path = &gdb_make_path(GDB_NODE_AGG, output_rel, agg->path.pathtarget, rows_out,
-					  startup, startup + rows_out * per_row, root->sort_pathkeys,
-					  (Index) intVal(list_nth(agg->custom_private, GDB_PATH_BASEREL)),
-					  (List *) list_nth(agg->custom_private, GDB_PATH_DEVICE),
-					  NIL, node)->path;
+	cp = gdb_make_path(kind, output_rel, agg->path.pathtarget, rows_out,
+					   startup, startup + rows_out * per_row, root->sort_pathkeys,
+					   (Index) intVal(list_nth(agg->custom_private, GDB_PATH_BASEREL)),
+					   (List *) list_nth(agg->custom_private, GDB_PATH_DEVICE),
+					   NIL, node);
+
+	/*
+	 * a GpudbJoin's plan behind it (a build side with duplicate keys, ...)
+	 * is ordered too, so that what it returns has the pathkeys
+	 */
+	if (agg->custom_paths != NIL)
+		cp->custom_paths =
+			list_make1(create_sort_path(root, output_rel,
+										(Path *) linitial(agg->custom_paths),
+										root->sort_pathkeys, limit > 0 ? limit : -1.0));
+	path = &cp->path;
 	if (!equal(path->pathtarget->exprs, target->exprs))
 		path = (Path *) create_projection_path(root, output_rel, path, target);
 	add_path(output_rel, path);
+}
+
+/* see custom_scan_path.h */
+bool
+gdb_ordered_limit_possible(PlannerInfo *root)
+{
+	Query	   *parse = root->parse;
+
+	return root->sort_pathkeys != NIL && root->upper_targets[UPPERREL_ORDERED] != NULL &&
+		(parse->hasAggs || parse->groupClause || root->hasHavingQual) &&
+		parse->distinctClause == NIL && !parse->hasWindowFuncs &&
+		parse->limitCount != NULL && IsA(parse->limitCount, Const);
+}
+
+/* see custom_scan_path.h */
+void
+gdb_try_gpuagg_ordered(PlannerInfo *root, RelOptInfo *input_rel,
+					   RelOptInfo *output_rel)
+{
+	Query	   *parse = root->parse;
+	ListCell   *lc;
+
+	/* the input must be the grouped relation itself (no DISTINCT, windows) */
+	if (root->sort_pathkeys == NIL || root->upper_targets[UPPERREL_ORDERED] == NULL ||
+		!(parse->hasAggs || parse->groupClause || root->hasHavingQual) ||
+		parse->distinctClause || parse->hasWindowFuncs ||
+		input_rel != fetch_upper_rel(root, UPPERREL_GROUP_AGG, NULL))
+		return;
+	foreach(lc, input_rel->pathlist)
+	{
+		Path	   *p = (Path *) lfirst(lc);
+
+		if ((gpudb_enable_gpuagg && gdb_path_is_kind(p, GDB_NODE_AGG)) ||
+			(gpudb_enable_gpujoin && gdb_path_is_kind(p, GDB_NODE_JOIN)))
+		{
+			add_ordered_path(root, (CustomPath *) p, output_rel);
+			return;
+		}
+	}
+}
+
+/* see custom_scan_path.h */
+void
+gdb_try_gpujoin_ordered(PlannerInfo *root, CustomPath *join)
+{
+	if (!gdb_ordered_limit_possible(root))
+		return;
+	add_ordered_path(root, join, fetch_upper_rel(root, UPPERREL_ORDERED, NULL));
 }

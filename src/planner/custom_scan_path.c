@@ -1061,7 +1061,7 @@ gdb_create_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 	else if (stage == UPPERREL_ORDERED && gpudb_enable_gpusort)
 	{
 		gdb_try_gpusort(root, input_rel, output_rel);
-		if (gpudb_enable_gpuagg)
+		if (gpudb_enable_gpuagg || gpudb_enable_gpujoin)
 			gdb_try_gpuagg_ordered(root, input_rel, output_rel);
 	}
 }
@@ -1176,7 +1176,10 @@ gdb_plan_custom_path(PlannerInfo *root, RelOptInfo *rel,
 				aggs = (List *) lsecond(node);
 				if (kind == GDB_NODE_JOIN)
 				{
-					/* node: keys, aggs, key exprs, Aggrefs, HAVING, join tree */
+					/*
+					 * node: keys, aggs, key exprs, Aggrefs, HAVING, join
+					 * tree[, sort, limit]
+					 */
 					ListCell   *rc;
 
 					join = (List *) list_nth(node, 5);
@@ -1184,6 +1187,12 @@ gdb_plan_custom_path(PlannerInfo *root, RelOptInfo *rel,
 					foreach(rc, (List *) lsecond(join))
 						cscan->custom_relids = bms_add_member(cscan->custom_relids,
 															  lfirst_int(rc));
+					if (list_length(node) > 6)
+					{
+						/* ordered on the device, as a GpudbAgg below */
+						sort = (List *) list_nth(node, 6);
+						limit = strVal(list_nth(node, 7));
+					}
 				}
 				else if (list_length(node) > 5)
 				{

@@ -161,4 +161,16 @@ extern void gdb_try_gpusort(PlannerInfo *root, RelOptInfo *input_rel,
 extern void gdb_try_gpuagg_ordered(PlannerInfo *root, RelOptInfo *input_rel,
 								   RelOptInfo *output_rel);
 
+/*
+ * gdb_ordered_limit_possible: whether the query's ORDER BY and LIMIT
+ * could be taken by a GpudbAgg or GpudbJoin below them (ORDER BY over a
+ * grouped query without DISTINCT or windows, a constant LIMIT).
+ * gdb_try_gpujoin_ordered: the ordered GpudbJoin (gdb_try_gpuagg_ordered)
+ * of join, a GpudbJoin path of the grouped relation too costly to be
+ * added there, added to the ordered relation (fetch_upper_rel of
+ * UPPERREL_ORDERED, which create_ordered_paths takes up).  Neither raises.
+ */
+extern bool gdb_ordered_limit_possible(PlannerInfo *root);
+extern void gdb_try_gpujoin_ordered(PlannerInfo *root, CustomPath *join);
+
 #endif							/* GPUDB_CUSTOM_SCAN_PATH_H */
