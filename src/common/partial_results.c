@@ -50,10 +50,7 @@ gdb_batch_concat(List *parts, GdbAllocFn alloc, void *arg)
 	out = alloc ? alloc(arg, layout.total_bytes) :
 		palloc_extended(layout.total_bytes, MCXT_ALLOC_HUGE);
 	if (out == NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_OUT_OF_MEMORY),
-				 errmsg("out of memory for " UINT64_FORMAT " rows of partial results",
-						rows)));
+		return NULL;			/* alloc's failure: the caller's to report */
 	memcpy(out, &layout, sizeof(GdbBatch));
 	out->nrows = rows;
 	foreach(lc, parts)

@@ -19,8 +19,9 @@
  * gdb_batch_concat: all rows of parts (a List of GdbBatch *, result batches
  * of one request: the same column kinds and NULL flags), in list order, in
  * one batch packed to its rows, allocated by alloc(arg, bytes) (palloc'd
- * in the current memory context when alloc is NULL).  XX000 when the
- * parts' columns differ, 53200 when alloc returns NULL.
+ * in the current memory context when alloc is NULL, raising 53200 when
+ * memory is short); NULL when alloc returns NULL.  XX000 when the parts'
+ * columns differ.
  */
 extern GdbBatch *gdb_batch_concat(List *parts, GdbAllocFn alloc, void *arg);
 

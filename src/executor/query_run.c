@@ -100,7 +100,13 @@ concat_alloc(void *arg, size_t bytes)
 GdbBatch *
 gdb_concat_batches(GdbExecutor *ex, List *parts)
 {
-	return gdb_batch_concat(parts, ex ? concat_alloc : NULL, ex);
+	GdbBatch   *out = gdb_batch_concat(parts, ex ? concat_alloc : NULL, ex);
+
+	if (out == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OUT_OF_MEMORY),
+				 errmsg("out of memory for partial results")));
+	return out;
 }
 
 /* A signed 128-bit integer (hi:lo) as numeric (display scale 0). */

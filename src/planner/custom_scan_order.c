@@ -662,7 +662,8 @@ gdb_ordered_limit_possible(PlannerInfo *root)
 {
 	Query	   *parse = root->parse;
 
-	return root->sort_pathkeys != NIL && root->upper_targets[UPPERREL_ORDERED] != NULL &&
+	return gpudb_enable_gpusort &&
+		root->sort_pathkeys != NIL && root->upper_targets[UPPERREL_ORDERED] != NULL &&
 		(parse->hasAggs || parse->groupClause || root->hasHavingQual) &&
 		parse->distinctClause == NIL && !parse->hasWindowFuncs &&
 		parse->limitCount != NULL && IsA(parse->limitCount, Const);

@@ -148,8 +148,8 @@ extern bool srv_store_can_run(const SrvStore *ss, const GdbRequest *req);
  * combined (see the file header).  keep (may be NULL): where the GPU
  * runs the request over one shard, its result kept in device memory
  * (gdb_cuda_keep_result; *keep then holds it, result the header), else
- * *keep is set NULL.  May raise ERROR (out of host memory) while it
- * combines partial results.
+ * *keep is set NULL.  Raises nothing: host memory that runs short while
+ * the partial results combine is GDB_ERR_OUT_OF_MEMORY.
  */
 extern int	srv_store_run(SrvStore *ss, const GdbRequest *req, GdbAllocFn alloc,
 						  void *alloc_arg, GdbBatch **result, GdbDeviceBuffer **keep,

@@ -218,6 +218,11 @@ srv_store_append(SrvStore *ss, const GdbBatch *batch, GdbStats *stats, GdbError 
 {
 	uint64		done = 0;
 
+	/* the entry's row numbers are 32-bit (ctids' index, visibility) */
+	if (batch->nrows > (uint64) UINT32_MAX - srv_store_rows(ss))
+		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
+							 "a cached relation of " UINT64_FORMAT " rows cannot take " UINT64_FORMAT " more (at most %u)",
+							 srv_store_rows(ss), (uint64) batch->nrows, (unsigned) UINT32_MAX);
 	while (done < batch->nrows || (batch->nrows == 0 && done == 0))
 	{
 		int			s = ss->cur;
@@ -285,9 +290,18 @@ srv_store_scatter(SrvStore *ss, uint32 col, const uint32 *rows, const int64 *val
 								   stats, err) :
 			gdb_cpu_store_scatter(ss->shards[0], col, rows, vals, n, err);
 	lrows = MemoryContextAllocExtended(CurrentMemoryContext, sizeof(uint32) * Max(n, 1),
-									   MCXT_ALLOC_HUGE);
+									   MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
 	lvals = MemoryContextAllocExtended(CurrentMemoryContext, sizeof(int64) * Max(n, 1),
-									   MCXT_ALLOC_HUGE);
+									   MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
+	if (lrows == NULL || lvals == NULL)
+	{
+		if (lrows)
+			pfree(lrows);
+		if (lvals)
+			pfree(lvals);
+		return gdb_error_set(err, GDB_ERR_OUT_OF_MEMORY,
+							 "out of host memory for the shards' visibility changes");
+	}
 	for (s = 0; s <= ss->cur && rc == GDB_OK; s++)
 	{
 		uint64		m = 0;
@@ -315,11 +329,30 @@ srv_store_scatter(SrvStore *ss, uint32 col, const uint32 *rows, const int64 *val
 	return rc;
 }
 
-/* thread-safe result allocator of the shards' partial results */
+/*
+ * Thread-safe result allocator of the shards' partial results: malloc,
+ * the block recorded at arg (a shard's slot), so that a run that fails
+ * after its result was allocated leaves nothing behind.
+ */
 static void *
 part_alloc(void *arg, size_t bytes)
 {
-	return malloc(bytes);
+	void	   *p = malloc(bytes);
+
+	if (p != NULL && arg != NULL)
+	{
+		free(*(void **) arg);	/* (one result per run; never a second) */
+		*(void **) arg = p;
+	}
+	return p;
+}
+
+/* Host memory for a combine's input, NULL when it is short. */
+static void *
+combine_alloc(void *arg, size_t bytes)
+{
+	return MemoryContextAllocExtended(CurrentMemoryContext, bytes,
+									  MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
 }
 
 /* The shards' runs of one request: what each thread reads and writes. */
@@ -333,6 +366,7 @@ typedef struct ShardRun
 	GdbError	errs[GPUDB_MAX_CACHE_SHARDS];
 	int			rcs[GPUDB_MAX_CACHE_SHARDS];
 	double		ms[GPUDB_MAX_CACHE_SHARDS];	/* wall-clock ms of each run */
+	void	   *allocs[GPUDB_MAX_CACHE_SHARDS];	/* part_alloc's block of each run */
 	/* keep: each shard's result stays on its device (parts[s]: header) */
 	bool		keep;
 	GdbDeviceBuffer *kept[GPUDB_MAX_CACHE_SHARDS];
@@ -378,8 +412,9 @@ run_shards_of(ShardRun *run, int exec)
 			gdb_cuda_keep_result(srv_execs[exec], SRV_KEEP_PART_BYTES);
 		run->rcs[s] = srv_use_gpu ?
 			gdb_cuda_store_groupby(srv_execs[exec], ss->shards[s], run->req, part_alloc,
-								   NULL, &run->parts[s], &run->stats[s], &run->errs[s]) :
-			gdb_cpu_store_groupby(ss->shards[s], run->req, part_alloc, NULL,
+								   &run->allocs[s], &run->parts[s], &run->stats[s],
+								   &run->errs[s]) :
+			gdb_cpu_store_groupby(ss->shards[s], run->req, part_alloc, &run->allocs[s],
 								  &run->parts[s], &run->stats[s], &run->errs[s]);
 		if (run->keep)
 		{
@@ -394,7 +429,12 @@ run_shards_of(ShardRun *run, int exec)
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		run->ms[s] = (t1.tv_sec - t0.tv_sec) * 1000.0 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
 		if (run->rcs[s] != GDB_OK)
+		{
+			/* a result allocated before the failure is ours to free */
+			free(run->allocs[s]);
+			run->allocs[s] = NULL;
 			run->parts[s] = NULL;
+		}
 	}
 }
 
@@ -603,6 +643,14 @@ srv_store_run(SrvStore *ss, const GdbRequest *req, GdbAllocFn alloc, void *alloc
 	run->keep = srv_use_gpu && req->oper == GDB_OPER_GROUPBY;
 	run_all_shards(run);
 
+	/* a device fault in any shard: recovered, or the server restarts */
+	for (s = 0; s < ss->nshards; s++)
+		if (run->rcs[s] == GDB_ERR_DEVICE)
+		{
+			srv_check_device(run->rcs[s]);
+			break;
+		}
+
 	/* the first shard's error is the query's */
 	rc = GDB_OK;
 	for (s = 0; s < ss->nshards; s++)
@@ -628,6 +676,10 @@ srv_store_run(SrvStore *ss, const GdbRequest *req, GdbAllocFn alloc, void *alloc
 		if (req->oper == GDB_OPER_SELECT)
 		{
 			*result = gdb_batch_concat(parts, alloc, alloc_arg);
+			if (*result == NULL)
+				rc = gdb_error_set(err, GDB_ERR_OUT_OF_MEMORY,
+								   "could not allocate a result batch of " UINT64_FORMAT " rows",
+								   prows);
 			comb = NULL;
 		}
 		else if (run->keep && prows >= SRV_DEVICE_COMBINE_ROWS)
@@ -645,7 +697,11 @@ srv_store_run(SrvStore *ss, const GdbRequest *req, GdbAllocFn alloc, void *alloc
 			comb = req->oper == GDB_OPER_GROUPBY ?
 				gdb_combine_request(req, gdb_request_ordered(req)) :
 				gdb_resort_request(req);
-			all = rc == GDB_OK ? gdb_batch_concat(parts, NULL, NULL) : NULL;
+			all = rc == GDB_OK ? gdb_batch_concat(parts, combine_alloc, NULL) : NULL;
+			if (rc == GDB_OK && all == NULL)
+				rc = gdb_error_set(err, GDB_ERR_OUT_OF_MEMORY,
+								   "out of host memory for " UINT64_FORMAT " rows of partial results",
+								   prows);
 			if (rc != GDB_OK)
 				;
 			else if (comb == NULL)
@@ -669,7 +725,7 @@ srv_store_run(SrvStore *ss, const GdbRequest *req, GdbAllocFn alloc, void *alloc
 	}
 	for (s = 0; s < ss->nshards; s++)
 	{
-		free(run->parts[s]);
+		free(run->parts[s]);	/* (= allocs[s] after a run that succeeded) */
 		gdb_cuda_buffer_free(run->kept[s]);
 	}
 	list_free(parts);
