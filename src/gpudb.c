@@ -194,12 +194,17 @@ _PG_init(void)
 							GUC_UNIT_KB,
 							NULL, NULL, NULL);
 
+	/*
+	 * read by the GPU server process when it starts (sighup, not
+	 * postmaster: a library loaded after startup may not define postmaster
+	 * GUCs)
+	 */
 	DefineCustomStringVariable("gpudb.devices",
 							   "CUDA devices the GPU server uses, as comma-separated ordinals; empty for all.",
 							   "An ordinal may repeat: each entry is a logical device with its own stream.",
 							   &gpudb_devices,
 							   GPUDB_DEFAULT_DEVICES,
-							   PGC_POSTMASTER,
+							   PGC_SIGHUP,
 							   0,
 							   check_devices, NULL, NULL);
 
@@ -210,7 +215,7 @@ _PG_init(void)
 							GPUDB_DEFAULT_CACHE_SHARDS,
 							0,
 							GPUDB_MAX_CACHE_SHARDS,
-							PGC_POSTMASTER,
+							PGC_SIGHUP,
 							0,
 							NULL, NULL, NULL);
 

@@ -36,6 +36,8 @@
  * separated; empty for every visible device.  An ordinal may repeat: each
  * entry is a logical device (its own execution state and stream), so that
  * the sharded cache can be tested over several logical devices of one GPU.
+ * Read by the GPU server process when it starts (a reload changes nothing
+ * until the server process restarts).
  */
 #define GPUDB_DEFAULT_DEVICES		""
 

@@ -33,10 +33,10 @@ SELECT set_eq($$SELECT name::text FROM pg_settings WHERE name LIKE 'gpudb.%'$$,
 SELECT is((SELECT string_agg(name || '=' || boot_val || ':' || vartype || ':' || coalesce(min_val, '') || ':' ||
                              coalesce(max_val, '') || ':' || context, ' ' ORDER BY name)
              FROM pg_settings WHERE name IN ('gpudb.devices', 'gpudb.cache_shards')),
-          'gpudb.cache_shards=0:integer:0:16:postmaster gpudb.devices=:string:::postmaster',
-          'gpudb.devices defaults to every device, gpudb.cache_shards to one shard per device; both at server start');
+          'gpudb.cache_shards=0:integer:0:16:sighup gpudb.devices=:string:::sighup',
+          'gpudb.devices defaults to every device, gpudb.cache_shards to one shard per device; both set in postgresql.conf');
 SELECT throws_ok($$SET gpudb.devices = '0'$$, '55P02', NULL,
-                 'gpudb.devices cannot change while the server runs');
+                 'gpudb.devices cannot be SET in a session');
 SELECT is((SELECT count(*)::int FROM pg_settings WHERE name = 'gpudb.devices' AND setting ~ '^[0-9, ]*$'), 1,
           'gpudb.devices as configured is a list of ordinals (or empty)');
 
