@@ -369,11 +369,19 @@ typedef struct ShardRun
 	void	   *allocs[GPUDB_MAX_CACHE_SHARDS];	/* part_alloc's block of each run */
 	/* keep: each shard's result stays on its device (parts[s]: header) */
 	bool		keep;
+	/*
+	 * lanes that run at once, shard s in lane s % nlanes: one per
+	 * execution state on the GPU (lane = its index), one per shard on the
+	 * CPU path (one for a join: the CPU path's hash-table memo is the
+	 * process's)
+	 */
+	int			nlanes;
 	GdbDeviceBuffer *kept[GPUDB_MAX_CACHE_SHARDS];
 } ShardRun;
 
 /*
- * A worker thread per further execution state (srv_execs[1..]), started at
+ * A worker thread per further lane (ShardRun.nlanes: on the GPU an
+ * execution state, srv_execs[1..]; on the CPU path a shard), started at
  * the first request over several shards and kept for the process's life,
  * so that a request pays neither a thread's start nor the CUDA runtime's
  * first call in a new thread.  A request is posted (run set, done clear),
@@ -393,7 +401,10 @@ typedef struct ShardWorker
 
 static ShardWorker workers[SRV_MAX_EXECS];
 
-/* run run->req over the non-empty shards of execution state exec, in order */
+/*
+ * run run->req over the non-empty shards of lane exec (on the GPU, of
+ * execution state exec), in order
+ */
 static void
 run_shards_of(ShardRun *run, int exec)
 {
@@ -404,7 +415,7 @@ run_shards_of(ShardRun *run, int exec)
 
 	for (s = 0; s < ss->nshards; s++)
 	{
-		if ((srv_use_gpu && s % srv_nexecs != exec) || run->parts[s] != NULL ||
+		if (s % run->nlanes != exec || run->parts[s] != NULL ||
 			gdb_store_rows(ss->shards[s]) == 0)
 			continue;
 		clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -481,18 +492,18 @@ start_worker(int exec)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (w->failed)
 		ereport(LOG,
-				(errmsg("gpudb server: no worker thread for device %d: its shards run in the main thread",
-						srv_exec_ordinals[exec])));
+				(errmsg("gpudb server: no worker thread for shard lane %d: its shards run in the main thread",
+						exec)));
 }
 
 /*
- * Run run->req over every non-empty shard: each further execution state's
- * shards by its worker, the first's in this thread, at the same time.
+ * Run run->req over every non-empty shard: each further lane's shards by
+ * its worker, the first lane's in this thread, at the same time.
  */
 static void
 run_all_shards(ShardRun *run)
 {
-	int			nexec = srv_use_gpu ? Min(srv_nexecs, run->ss->nshards) : 1;
+	int			nexec = run->nlanes;
 	int			i;
 
 	for (i = 1; i < nexec; i++)
@@ -641,6 +652,8 @@ srv_store_run(SrvStore *ss, const GdbRequest *req, GdbAllocFn alloc, void *alloc
 		gdb_unordered_request(req) : req;
 	/* a group-by's partial states stay on their devices until combined */
 	run->keep = srv_use_gpu && req->oper == GDB_OPER_GROUPBY;
+	run->nlanes = srv_use_gpu ? Min(srv_nexecs, ss->nshards) :
+		req->njoins > 0 ? 1 : ss->nshards;
 	run_all_shards(run);
 
 	/* a device fault in any shard: recovered, or the server restarts */
