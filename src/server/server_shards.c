@@ -17,21 +17,24 @@
  * concatenated in shard order are in row order.
  *
  * Queries.  A request over one non-empty shard runs as it is.  Over
- * several, each shard runs it (a worker thread per execution state, kept
- * from one request to the next, its shards in order; on the CPU path one after the other), and the partial results
- * combine as the heap path's batches do (partial_results.h): a GROUP BY's
- * states by the combine request (ordered and cut there when the request
- * is; each shard runs it unordered; on the GPU each shard's states stay on
- * its device and, when there are many, are gathered on the first device,
- * device to device, and combined there, so that only the combine's result
- * crosses PCIe), a SORT's rows by the re-sort (each
- * shard's cut to the limit first), a SELECT's rows concatenated.  The
- * first shard's error wins, as the first row's error does in one store.
+ * several, each shard runs it, at once: a worker thread per further lane,
+ * kept from one request to the next (on the GPU a lane is an execution
+ * state, whose shards run in order; on the CPU path a shard, or one lane
+ * for a join).  The partial results combine as the heap path's batches do
+ * (partial_results.h): a GROUP BY's states by the combine request (ordered
+ * and cut there when the request is; each shard runs it unordered; on the
+ * GPU each shard's states stay on its device and, when there are many,
+ * are gathered on the first device, device to device, and combined there,
+ * so that only the combine's result crosses PCIe), a SORT's rows by the
+ * re-sort (each shard's cut to the limit first), a SELECT's rows
+ * concatenated.  The first shard's error wins, as the first row's error
+ * does in one store.
  * Float sums combine per shard (partial sums added), as PostgreSQL's
  * parallel aggregates do.
  *
- * GPU server process only.  Worker threads call only the device functions
- * (gpudb_device.h) and malloc; everything else runs in the main thread.
+ * GPU server process only.  Worker threads call only the paths' functions
+ * of gpudb_device.h (the CUDA and CPU stores) and malloc; everything else
+ * runs in the main thread.
  *
  *-------------------------------------------------------------------------
  */
