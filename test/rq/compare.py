@@ -79,6 +79,13 @@ def gpu_nodes(r):
         return set()
     return set(m for line in r['E'][2] for m in re.findall(r'Custom Scan \((Gpudb\w+)\)', line))
 
+def ordered_join(r):
+    """Whether the plan's GpudbJoin orders (and cuts) its groups itself: its
+    Sort Keys line, in a plan with no other Gpudb node that has one."""
+    nodes = gpu_nodes(r)
+    return 'GpudbJoin' in nodes and not nodes & {'GpudbSort', 'GpudbAgg'} and \
+        any('Sort Keys:' in line for line in r['E'][2])
+
 def show(lines, n=8):
     s = [x.replace(FS, ' | ') for x in lines[:n]]
     return '\n      '.join(s) + ('\n      ... (%d rows)' % len(lines) if len(lines) > n else '')
