@@ -19,8 +19,8 @@
  * Queries.  A request over one non-empty shard runs as it is.  Over
  * several, each shard runs it, at once: a worker thread per further lane,
  * kept from one request to the next (on the GPU a lane is an execution
- * state, whose shards run in order; on the CPU path a shard, or one lane
- * for a join).  The partial results combine as the heap path's batches do
+ * state, whose shards run in order; on the CPU path a shard, a join's
+ * hash tables built by each).  The partial results combine as the heap path's batches do
  * (partial_results.h): a GROUP BY's states by the combine request (ordered
  * and cut there when the request is; each shard runs it unordered; on the
  * GPU each shard's states stay on its device and, when there are many,
@@ -375,8 +375,7 @@ typedef struct ShardRun
 	/*
 	 * lanes that run at once, shard s in lane s % nlanes: one per
 	 * execution state on the GPU (lane = its index), one per shard on the
-	 * CPU path (one for a join: the CPU path's hash-table memo is the
-	 * process's)
+	 * CPU path
 	 */
 	int			nlanes;
 	GdbDeviceBuffer *kept[GPUDB_MAX_CACHE_SHARDS];
@@ -655,8 +654,20 @@ srv_store_run(SrvStore *ss, const GdbRequest *req, GdbAllocFn alloc, void *alloc
 		gdb_unordered_request(req) : req;
 	/* a group-by's partial states stay on their devices until combined */
 	run->keep = srv_use_gpu && req->oper == GDB_OPER_GROUPBY;
-	run->nlanes = srv_use_gpu ? Min(srv_nexecs, ss->nshards) :
-		req->njoins > 0 ? 1 : ss->nshards;
+	run->nlanes = srv_use_gpu ? Min(srv_nexecs, ss->nshards) : ss->nshards;
+	if (!srv_use_gpu && run->req->njoins > 0)
+	{
+		/*
+		 * the CPU path keeps one join's hash tables per process for a
+		 * join_id's next batches: each shard's thread builds its own
+		 * instead (a request runs once per shard: nothing to keep)
+		 */
+		GdbRequest *copy = palloc(sizeof(GdbRequest));
+
+		memcpy(copy, run->req, sizeof(GdbRequest));
+		copy->join_id = 0;
+		run->req = copy;
+	}
 	run_all_shards(run);
 
 	/* a device fault in any shard: recovered, or the server restarts */
