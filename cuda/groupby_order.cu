@@ -151,8 +151,6 @@ gdb_order_groups(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
 	uint64_t	k = req->limit > 0 && req->limit < n ? req->limit : n;
 	uint64_t	saved_nsel = r->nsel;
 	uint32_t	ncols = hdr->ncols;
-	uint32_t	kinds[GDB_MAX_COLUMNS];
-	uint32_t	has_nulls[GDB_MAX_COLUMNS];
 	GdbBatch	out_lay;
 	GdbBatch   *host;
 	GdbOrderChecks checks;
@@ -167,12 +165,7 @@ gdb_order_groups(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
 	if (d_res == NULL || ncols != req->nkeys + req->naggs || n > (uint64_t) UINT32_MAX)
 		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 							 "gdb_order_groups: no unordered result of the request");
-	for (uint32_t c = 0; c < ncols; c++)
-	{
-		kinds[c] = hdr->cols[c].kind;
-		has_nulls[c] = hdr->cols[c].has_nulls;
-	}
-	gdb_batch_layout(&out_lay, ncols, kinds, has_nulls, k);
+	gdb_batch_layout_like(&out_lay, hdr, k);
 	out_lay.nrows = k;
 
 	/* every buffer before any work (growing one waits, loses its contents) */
@@ -262,7 +255,7 @@ gdb_order_groups(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
 	/* 3. the first k groups, column by column */
 	for (uint32_t c = 0; c < ncols && k > 0; c++)
 	{
-		uint32_t	words = (uint32_t) (gdb_kind_width(kinds[c]) / 8);
+		uint32_t	words = (uint32_t) (gdb_kind_width(hdr->cols[c].kind) / 8);
 
 		gdb_order_gather_kernel<<<gdb_blocks(ex, k), GDB_BLOCK, 0, s>>>(
 			GDB_COL_PTR(d_res, hdr, c, const unsigned long long),

@@ -970,6 +970,27 @@ gdb_batch_layout(GdbBatch *b, uint32_t ncols, const uint32_t *kinds,
 	return off;
 }
 
+/*
+ * gdb_batch_layout_like: gdb_batch_layout of like's columns (their kinds
+ * and NULL flags), capacity rows each, for a batch of like's columns; b
+ * may be NULL, or like itself.
+ */
+static inline uint64_t
+gdb_batch_layout_like(GdbBatch *b, const GdbBatch *like, uint64_t capacity)
+{
+	uint32_t	kinds[GDB_MAX_COLUMNS];
+	uint32_t	has_nulls[GDB_MAX_COLUMNS];
+	uint32_t	ncols = like->ncols < GDB_MAX_COLUMNS ? like->ncols : GDB_MAX_COLUMNS;
+	uint32_t	c;
+
+	for (c = 0; c < ncols; c++)
+	{
+		kinds[c] = like->cols[c].kind;
+		has_nulls[c] = like->cols[c].has_nulls;
+	}
+	return gdb_batch_layout(b, ncols, kinds, has_nulls, capacity);
+}
+
 /* Column arrays of a batch at base (host or device address of the buffer). */
 /*
  * Offsets are added as unsigned integers (modulo 2^64), so that a view's

@@ -16,25 +16,55 @@
 
 #include "partial_results.h"
 
+/*
+ * Copy rows [from, from + n) of b, a batch of out's columns, to rows [at,
+ * at + n) of out.
+ */
+static void
+copy_rows(GdbBatch *out, uint64 at, const GdbBatch *b, uint64 from, uint64 n)
+{
+	uint32		c;
+
+	for (c = 0; c < b->ncols; c++)
+	{
+		uint64		w = gdb_kind_width(b->cols[c].kind);
+
+		memcpy(GDB_COL_PTR(out, out, c, char) + at * w,
+			   GDB_COL_PTR(b, b, c, char) + from * w, n * w);
+		if (b->cols[c].has_nulls)
+			memcpy((char *) out + out->cols[c].nulls_off + at,
+				   (const char *) b + b->cols[c].nulls_off + from, n);
+	}
+}
+
+/* A batch of like's columns and rows rows from alloc (palloc: NULL). */
+static GdbBatch *
+batch_alloc(const GdbBatch *like, uint64 rows, GdbAllocFn alloc, void *arg)
+{
+	GdbBatch	layout;
+	GdbBatch   *out;
+
+	gdb_batch_layout_like(&layout, like, Max(rows, 1));
+	out = alloc ? alloc(arg, layout.total_bytes) :
+		palloc_extended(layout.total_bytes, MCXT_ALLOC_HUGE);
+	if (out == NULL)
+		return NULL;
+	memcpy(out, &layout, sizeof(GdbBatch));
+	out->nrows = rows;
+	return out;
+}
+
 /* see partial_results.h */
 GdbBatch *
 gdb_batch_concat(List *parts, GdbAllocFn alloc, void *arg)
 {
 	const GdbBatch *first = (const GdbBatch *) linitial(parts);
-	uint32		kinds[GDB_MAX_COLUMNS];
-	uint32		has_nulls[GDB_MAX_COLUMNS];
 	uint64		rows = 0;
 	uint64		at = 0;
-	GdbBatch	layout;
 	GdbBatch   *out;
 	ListCell   *lc;
 	uint32		c;
 
-	for (c = 0; c < first->ncols; c++)
-	{
-		kinds[c] = first->cols[c].kind;
-		has_nulls[c] = first->cols[c].has_nulls;
-	}
 	foreach(lc, parts)
 	{
 		const GdbBatch *b = (const GdbBatch *) lfirst(lc);
@@ -42,33 +72,32 @@ gdb_batch_concat(List *parts, GdbAllocFn alloc, void *arg)
 		if (b->ncols != first->ncols)
 			elog(ERROR, "gpudb: partial results of different columns");
 		for (c = 0; c < b->ncols; c++)
-			if (b->cols[c].kind != kinds[c] || b->cols[c].has_nulls != has_nulls[c])
+			if (b->cols[c].kind != first->cols[c].kind ||
+				b->cols[c].has_nulls != first->cols[c].has_nulls)
 				elog(ERROR, "gpudb: partial results of different columns");
 		rows += b->nrows;
 	}
-	gdb_batch_layout(&layout, first->ncols, kinds, has_nulls, Max(rows, 1));
-	out = alloc ? alloc(arg, layout.total_bytes) :
-		palloc_extended(layout.total_bytes, MCXT_ALLOC_HUGE);
+	out = batch_alloc(first, rows, alloc, arg);
 	if (out == NULL)
 		return NULL;			/* alloc's failure: the caller's to report */
-	memcpy(out, &layout, sizeof(GdbBatch));
-	out->nrows = rows;
 	foreach(lc, parts)
 	{
 		const GdbBatch *b = (const GdbBatch *) lfirst(lc);
 
-		for (c = 0; c < b->ncols; c++)
-		{
-			uint64		w = gdb_kind_width(kinds[c]);
-
-			memcpy(GDB_COL_PTR(out, out, c, char) + at * w,
-				   GDB_COL_PTR(b, b, c, char), b->nrows * w);
-			if (has_nulls[c])
-				memcpy((char *) out + out->cols[c].nulls_off + at,
-					   (const char *) b + b->cols[c].nulls_off, b->nrows);
-		}
+		copy_rows(out, at, b, 0, b->nrows);
 		at += b->nrows;
 	}
+	return out;
+}
+
+/* see partial_results.h */
+GdbBatch *
+gdb_batch_slice(const GdbBatch *batch, uint64 from, uint64 n, GdbAllocFn alloc, void *arg)
+{
+	GdbBatch   *out = batch_alloc(batch, n, alloc, arg);
+
+	if (out != NULL)
+		copy_rows(out, 0, batch, from, n);
 	return out;
 }
 

@@ -2,8 +2,9 @@
  *
  * partial_results.h
  *	  Partial results of one request, run over parts of a relation (heap
- *	  batches, parallel workers, the shards of a cached relation), and the
- *	  requests that combine them into the result of the whole relation.
+ *	  batches, parallel workers, the shards of a cached relation), the
+ *	  requests that combine them into the result of the whole relation, and
+ *	  batches cut into such parts or put together from them.
  *	  Used by the executor (backend) and the GPU server alike.
  *
  *-------------------------------------------------------------------------
@@ -24,6 +25,14 @@
  * columns differ.
  */
 extern GdbBatch *gdb_batch_concat(List *parts, GdbAllocFn alloc, void *arg);
+
+/*
+ * gdb_batch_slice: rows [from, from + n) of batch (within its rows) in a
+ * batch of their own, allocated as gdb_batch_concat allocates; NULL when
+ * alloc returns NULL.
+ */
+extern GdbBatch *gdb_batch_slice(const GdbBatch *batch, uint64 from, uint64 n,
+								 GdbAllocFn alloc, void *arg);
 
 /*
  * gdb_combine_request: the GROUPBY request that combines partial results

@@ -266,8 +266,6 @@ gdb_cpu_order_groups(const GdbRequest *req, const GdbBatch *groups,
 	uint64_t	k = req->limit > 0 && req->limit < n ? req->limit : n;
 	uint32_t	nsort = req->nsort;
 	uint32_t	ncols = groups->ncols;
-	uint32_t	kinds[GDB_MAX_COLUMNS];
-	uint32_t	has_nulls[GDB_MAX_COLUMNS];
 	uint64_t   *enc = NULL;
 	uint8_t    *rank = NULL;
 	size_t	   *order = NULL;
@@ -381,12 +379,7 @@ gdb_cpu_order_groups(const GdbRequest *req, const GdbBatch *groups,
 	}
 
 	/* 4. the first k groups, every column */
-	for (c = 0; c < ncols; c++)
-	{
-		kinds[c] = groups->cols[c].kind;
-		has_nulls[c] = groups->cols[c].has_nulls;
-	}
-	total = gdb_batch_layout(NULL, ncols, kinds, has_nulls, k);
+	total = gdb_batch_layout_like(NULL, groups, k);
 	out = (GdbBatch *) alloc(alloc_arg, (size_t) total);
 	if (out == NULL)
 	{
@@ -398,11 +391,11 @@ gdb_cpu_order_groups(const GdbRequest *req, const GdbBatch *groups,
 							 (unsigned long long) total);
 	}
 	memset(out, 0, (size_t) total);
-	gdb_batch_layout(out, ncols, kinds, has_nulls, k);
+	gdb_batch_layout_like(out, groups, k);
 	out->nrows = k;
 	for (c = 0; c < ncols; c++)
 	{
-		size_t		w = (size_t) gdb_kind_width(kinds[c]);
+		size_t		w = (size_t) gdb_kind_width(groups->cols[c].kind);
 		const char *src = GDB_COL_PTR(base, groups, c, const char);
 		char	   *dst = GDB_COL_PTR(out, out, c, char);
 		const uint8_t *snulls = GDB_NULL_PTR(base, groups, c);

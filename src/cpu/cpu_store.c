@@ -118,18 +118,10 @@ gdb_store_grown_capacity(uint64_t cap, uint64_t need)
 uint64_t
 gdb_store_relayout(GdbBatch *hdr, const GdbBatch *old, uint64_t capacity)
 {
-	uint32_t	kinds[GDB_MAX_COLUMNS];
-	uint32_t	has_nulls[GDB_MAX_COLUMNS];
-	uint32_t	c;
 	uint64_t	total;
 
-	for (c = 0; c < old->ncols; c++)
-	{
-		kinds[c] = old->cols[c].kind;
-		has_nulls[c] = old->cols[c].has_nulls;
-	}
 	memset(hdr, 0, sizeof(*hdr));
-	total = gdb_batch_layout(hdr, old->ncols, kinds, has_nulls, capacity);
+	total = gdb_batch_layout_like(hdr, old, capacity);
 	hdr->nrows = old->nrows;
 	return total;
 }

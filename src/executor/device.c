@@ -365,8 +365,8 @@ gdb_executor_combine(GdbExecutor *ex, const GdbRequest *req,
  * active_path, reason).  One row per device the GPU server sees
  * (active_path 'gpu' for those of gpudb.devices it opened: its cached
  * relations' shards are there); with none (or no server), one row whose
- * ordinal is NULL and whose reason says why.  Memory in bytes.  The backend itself never initialises CUDA.
- * Raises nothing of its own.
+ * ordinal is NULL and whose reason says why.  Memory in bytes.  The
+ * backend itself never initialises CUDA.  Raises nothing of its own.
  */
 PG_FUNCTION_INFO_V1(gpu_devices);
 Datum

@@ -869,6 +869,9 @@ prepare_tree(PlannerInfo *root, JoinTree *tree, List *needed, List **join,
 	return true;
 }
 
+/* why the cost model keeps a join tree off the device */
+#define TOO_COSTLY "its cost (the probe relation's pass, every build side read whole, from the cache or the heap, and the groups' text keys decoded) is not below PostgreSQL's cheapest plan's"
+
 /* see custom_scan_path.h */
 void
 gdb_try_gpujoin(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
@@ -1187,7 +1190,7 @@ gdb_try_gpujoin(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 	if (too_costly && !gdb_ordered_limit_possible(root))
 	{
 		/* said, as the join tree could run: the cost model's choice */
-		why = "its cost (the probe relation's pass, every build side read whole, from the cache or the heap, and the groups' text keys decoded) is not below PostgreSQL's cheapest plan's";
+		why = TOO_COSTLY;
 		goto refused;
 	}
 	cost_qual_eval(&having_cost, having, root);
@@ -1212,7 +1215,7 @@ gdb_try_gpujoin(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 	if (too_costly)
 	{
 		gdb_try_gpujoin_ordered(root, path);
-		why = "its cost (the probe relation's pass, every build side read whole, from the cache or the heap, and the groups' text keys decoded) is not below PostgreSQL's cheapest plan's; offered only ordered and cut to the LIMIT";
+		why = TOO_COSTLY "; offered only ordered and cut to the LIMIT";
 		goto refused;
 	}
 	add_path(output_rel, &path->path);

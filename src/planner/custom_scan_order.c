@@ -539,7 +539,8 @@ order_limit(PlannerInfo *root, List *having, const char **why)
  * orders its groups on the device (the pathkeys are root->sort_pathkeys),
  * cut to the LIMIT when order_limit allows; a GpudbJoin's text keys are
  * then decoded for the groups it returns only, and PostgreSQL's plan
- * behind it is sorted as well.  Only where every error PostgreSQL's plan (aggregation, HAVING
+ * behind it is sorted as well.  Only where every error PostgreSQL's plan
+ * (aggregation, HAVING
  * and projection of every group, then the sort) could raise is still
  * raised: HAVING and the node's target may not hold expressions that can
  * raise (gdb_expr_may_raise), since groups past the limit, or never fetched,
@@ -656,17 +657,27 @@ add_ordered_path(PlannerInfo *root, CustomPath *agg, RelOptInfo *output_rel)
 	add_path(output_rel, path);
 }
 
+/*
+ * Does the query order its groups themselves: ORDER BY over a grouped
+ * query without DISTINCT or window functions (the ordered relation's
+ * input is the grouped relation)?
+ */
+static bool
+orders_groups(PlannerInfo *root)
+{
+	Query	   *parse = root->parse;
+
+	return root->sort_pathkeys != NIL && root->upper_targets[UPPERREL_ORDERED] != NULL &&
+		(parse->hasAggs || parse->groupClause || root->hasHavingQual) &&
+		parse->distinctClause == NIL && !parse->hasWindowFuncs;
+}
+
 /* see custom_scan_path.h */
 bool
 gdb_ordered_limit_possible(PlannerInfo *root)
 {
-	Query	   *parse = root->parse;
-
-	return gpudb_enable_gpusort &&
-		root->sort_pathkeys != NIL && root->upper_targets[UPPERREL_ORDERED] != NULL &&
-		(parse->hasAggs || parse->groupClause || root->hasHavingQual) &&
-		parse->distinctClause == NIL && !parse->hasWindowFuncs &&
-		parse->limitCount != NULL && IsA(parse->limitCount, Const);
+	return gpudb_enable_gpusort && orders_groups(root) &&
+		root->parse->limitCount != NULL && IsA(root->parse->limitCount, Const);
 }
 
 /* see custom_scan_path.h */
@@ -674,14 +685,10 @@ void
 gdb_try_gpuagg_ordered(PlannerInfo *root, RelOptInfo *input_rel,
 					   RelOptInfo *output_rel)
 {
-	Query	   *parse = root->parse;
 	ListCell   *lc;
 
 	/* the input must be the grouped relation itself (no DISTINCT, windows) */
-	if (root->sort_pathkeys == NIL || root->upper_targets[UPPERREL_ORDERED] == NULL ||
-		!(parse->hasAggs || parse->groupClause || root->hasHavingQual) ||
-		parse->distinctClause || parse->hasWindowFuncs ||
-		input_rel != fetch_upper_rel(root, UPPERREL_GROUP_AGG, NULL))
+	if (!orders_groups(root) || input_rel != fetch_upper_rel(root, UPPERREL_GROUP_AGG, NULL))
 		return;
 	foreach(lc, input_rel->pathlist)
 	{

@@ -555,12 +555,12 @@ serve(int s)
 }
 
 /*
- * Choose the mode: the devices of gpudb.devices (every probed one when it
- * is empty), one execution state per entry, else the CPU; then the shards
- * of cached relations (gpudb.cache_shards, 0: one per execution state).
+ * The devices of gpudb.devices (every probed one when it is empty), an
+ * execution state per entry into srv_execs, and GPU mode; else (none
+ * usable, gpudb.device = cpu) CPU mode with hello.reason saying why.
  */
 static void
-choose_mode(void)
+open_devices(void)
 {
 	GdbError	err = {0};
 	int			ndev = 0;
@@ -568,9 +568,6 @@ choose_mode(void)
 	int			nwant;
 	int			i;
 
-	memset(&hello, 0, sizeof(hello));
-	srv_nshards = gpudb_cache_shards > 0 ? gpudb_cache_shards : 1;
-	hello.nshards = srv_nshards;
 	if (gpudb_device_mode == GPUDB_DEVICE_CPU)
 	{
 		strlcpy(hello.reason, "gpudb.device is cpu in the server's configuration",
@@ -613,11 +610,25 @@ choose_mode(void)
 	srv_exec = srv_execs[0];
 	srv_use_gpu = true;
 	hello.use_gpu = 1;
-	srv_nshards = gpudb_cache_shards > 0 ? gpudb_cache_shards : srv_nexecs;
+}
+
+/*
+ * Choose the mode (open_devices), then the shards of cached relations
+ * (gpudb.cache_shards, 0: one per execution state, one in CPU mode), both
+ * told in the hello reply.
+ */
+static void
+choose_mode(void)
+{
+	int			i;
+
+	memset(&hello, 0, sizeof(hello));
+	open_devices();
+	srv_nshards = gpudb_cache_shards > 0 ? gpudb_cache_shards : Max(srv_nexecs, 1);
+	hello.nshards = srv_nshards;
 	hello.nused = Min(srv_nexecs, (int) lengthof(hello.used));
 	for (i = 0; i < hello.nused; i++)
 		hello.used[i] = srv_exec_ordinals[i];
-	hello.nshards = srv_nshards;
 }
 
 /* The server process: serve requests until shutdown or postmaster death. */

@@ -127,40 +127,37 @@ srv_store_free(SrvStore *ss)
 	pfree(ss);
 }
 
-/* see gpu_server.h */
-uint64
-srv_store_rows(const SrvStore *ss)
+/* The sum of fn over the shards, or with max their largest value. */
+static uint64
+shards_fold(const SrvStore *ss, uint64 (*fn) (const GdbStore *), bool max)
 {
 	uint64		n = 0;
 	int			s;
 
 	for (s = 0; s < ss->nshards; s++)
-		n += gdb_store_rows(ss->shards[s]);
+		n = max ? Max(n, fn(ss->shards[s])) : n + fn(ss->shards[s]);
 	return n;
+}
+
+/* see gpu_server.h */
+uint64
+srv_store_rows(const SrvStore *ss)
+{
+	return shards_fold(ss, gdb_store_rows, false);
 }
 
 /* see gpu_server.h */
 uint64
 srv_store_bytes(const SrvStore *ss)
 {
-	uint64		n = 0;
-	int			s;
-
-	for (s = 0; s < ss->nshards; s++)
-		n += gdb_store_bytes(ss->shards[s]);
-	return n;
+	return shards_fold(ss, gdb_store_bytes, false);
 }
 
 /* see gpu_server.h */
 uint64
 srv_store_max_shard_rows(const SrvStore *ss)
 {
-	uint64		n = 0;
-	int			s;
-
-	for (s = 0; s < ss->nshards; s++)
-		n = Max(n, gdb_store_rows(ss->shards[s]));
-	return n;
+	return shards_fold(ss, gdb_store_rows, true);
 }
 
 /* see gpu_server.h */
@@ -180,39 +177,67 @@ srv_store_shard_info(const SrvStore *ss, int s, int *ordinal, uint64 *rows,
 	*bytes = gdb_store_bytes(ss->shards[s]);
 }
 
-/* rows [from, from + n) of batch, copied into a batch of their own */
-static GdbBatch *
-batch_slice(const GdbBatch *batch, uint64 from, uint64 n)
+/* Host memory, NULL when it is short (a GdbAllocFn that never raises). */
+static void *
+palloc_no_oom(void *arg, size_t bytes)
 {
-	uint32		kinds[GDB_MAX_COLUMNS];
-	uint32		has_nulls[GDB_MAX_COLUMNS];
-	GdbBatch	layout;
-	GdbBatch   *out;
-	uint32		c;
+	return MemoryContextAllocExtended(CurrentMemoryContext, bytes,
+									  MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
+}
 
-	for (c = 0; c < batch->ncols; c++)
-	{
-		kinds[c] = batch->cols[c].kind;
-		has_nulls[c] = batch->cols[c].has_nulls;
-	}
-	gdb_batch_layout(&layout, batch->ncols, kinds, has_nulls, Max(n, 1));
-	out = MemoryContextAllocExtended(CurrentMemoryContext, layout.total_bytes,
-									 MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
-	if (out == NULL)
-		return NULL;
-	memcpy(out, &layout, sizeof(GdbBatch));
-	out->nrows = n;
-	for (c = 0; c < batch->ncols; c++)
-	{
-		uint64		w = gdb_kind_width(kinds[c]);
+/* Append batch's rows to shard s, on its device or the CPU path. */
+static int
+shard_append(SrvStore *ss, int s, const GdbBatch *batch, GdbStats *stats, GdbError *err)
+{
+	return srv_use_gpu ?
+		gdb_cuda_store_append(shard_exec(s), ss->shards[s], batch, stats, err) :
+		gdb_cpu_store_append(ss->shards[s], batch, err);
+}
 
-		memcpy(GDB_COL_PTR(out, out, c, char),
-			   GDB_COL_PTR(batch, batch, c, char) + from * w, n * w);
-		if (has_nulls[c])
-			memcpy((char *) out + out->cols[c].nulls_off,
-				   (const char *) batch + batch->cols[c].nulls_off + from, n);
+/* *_store_scatter into shard s (rows numbered within the shard). */
+static int
+shard_scatter(SrvStore *ss, int s, uint32 col, const uint32 *rows, const int64 *vals,
+			  uint64 n, GdbStats *stats, GdbError *err)
+{
+	return srv_use_gpu ?
+		gdb_cuda_store_scatter(shard_exec(s), ss->shards[s], col, rows, vals, n, stats, err) :
+		gdb_cpu_store_scatter(ss->shards[s], col, rows, vals, n, err);
+}
+
+/*
+ * Run req over shard s, on its device or the CPU path (*_store_groupby's
+ * contract).  kept (may be NULL): on the GPU, a result of at least
+ * keep_bytes bytes (1: any) stays on the device in *kept
+ * (gdb_cuda_keep_result), else *kept is NULL.
+ */
+static int
+shard_groupby(SrvStore *ss, int s, const GdbRequest *req, int keep_bytes,
+			  GdbAllocFn alloc, void *alloc_arg, GdbBatch **result,
+			  GdbDeviceBuffer **kept, GdbStats *stats, GdbError *err)
+{
+	GdbCudaExec *ex = shard_exec(s);
+	int			rc;
+
+	if (kept)
+		*kept = NULL;
+	if (!srv_use_gpu)
+		return gdb_cpu_store_groupby(ss->shards[s], req, alloc, alloc_arg, result,
+									 stats, err);
+	if (kept)
+		gdb_cuda_keep_result(ex, keep_bytes);
+	rc = gdb_cuda_store_groupby(ex, ss->shards[s], req, alloc, alloc_arg, result,
+								stats, err);
+	if (kept)
+	{
+		*kept = gdb_cuda_take_result(ex);
+		gdb_cuda_keep_result(ex, 0);
+		if (rc != GDB_OK)
+		{
+			gdb_cuda_buffer_free(*kept);
+			*kept = NULL;
+		}
 	}
-	return out;
+	return rc;
 }
 
 /* see gpu_server.h */
@@ -245,15 +270,13 @@ srv_store_append(SrvStore *ss, const GdbBatch *batch, GdbStats *stats, GdbError 
 			take = Min(take, ss->share - have);
 		if (take < batch->nrows)
 		{
-			slice = batch_slice(batch, done, take);
+			slice = gdb_batch_slice(batch, done, take, palloc_no_oom, NULL);
 			if (slice == NULL)
 				return gdb_error_set(err, GDB_ERR_OUT_OF_MEMORY,
 									 "out of host memory for a shard's rows");
 			part = slice;
 		}
-		rc = srv_use_gpu ?
-			gdb_cuda_store_append(shard_exec(s), ss->shards[s], part, stats, err) :
-			gdb_cpu_store_append(ss->shards[s], part, err);
+		rc = shard_append(ss, s, part, stats, err);
 		if (slice)
 			pfree(slice);
 		if (rc != GDB_OK)
@@ -288,10 +311,7 @@ srv_store_scatter(SrvStore *ss, uint32 col, const uint32 *rows, const int64 *val
 	int			rc = GDB_OK;
 
 	if (ss->cur == 0)
-		return srv_use_gpu ?
-			gdb_cuda_store_scatter(shard_exec(0), ss->shards[0], col, rows, vals, n,
-								   stats, err) :
-			gdb_cpu_store_scatter(ss->shards[0], col, rows, vals, n, err);
+		return shard_scatter(ss, 0, col, rows, vals, n, stats, err);
 	lrows = MemoryContextAllocExtended(CurrentMemoryContext, sizeof(uint32) * Max(n, 1),
 									   MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
 	lvals = MemoryContextAllocExtended(CurrentMemoryContext, sizeof(int64) * Max(n, 1),
@@ -322,10 +342,7 @@ srv_store_scatter(SrvStore *ss, uint32 col, const uint32 *rows, const int64 *val
 		}
 		if (m == 0)
 			continue;
-		rc = srv_use_gpu ?
-			gdb_cuda_store_scatter(shard_exec(s), ss->shards[s], col, lrows, lvals, m,
-								   stats, err) :
-			gdb_cpu_store_scatter(ss->shards[s], col, lrows, lvals, m, err);
+		rc = shard_scatter(ss, s, col, lrows, lvals, m, stats, err);
 	}
 	pfree(lrows);
 	pfree(lvals);
@@ -350,20 +367,11 @@ part_alloc(void *arg, size_t bytes)
 	return p;
 }
 
-/* Host memory for a combine's input, NULL when it is short. */
-static void *
-combine_alloc(void *arg, size_t bytes)
-{
-	return MemoryContextAllocExtended(CurrentMemoryContext, bytes,
-									  MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
-}
-
 /* The shards' runs of one request: what each thread reads and writes. */
 typedef struct ShardRun
 {
 	SrvStore   *ss;
 	const GdbRequest *req;
-	int			exec;			/* run the shards of this execution state */
 	GdbBatch   *parts[GPUDB_MAX_CACHE_SHARDS];
 	GdbStats	stats[GPUDB_MAX_CACHE_SHARDS];
 	GdbError	errs[GPUDB_MAX_CACHE_SHARDS];
@@ -421,24 +429,10 @@ run_shards_of(ShardRun *run, int exec)
 			gdb_store_rows(ss->shards[s]) == 0)
 			continue;
 		clock_gettime(CLOCK_MONOTONIC, &t0);
-		if (run->keep)
-			gdb_cuda_keep_result(srv_execs[exec], SRV_KEEP_PART_BYTES);
-		run->rcs[s] = srv_use_gpu ?
-			gdb_cuda_store_groupby(srv_execs[exec], ss->shards[s], run->req, part_alloc,
-								   &run->allocs[s], &run->parts[s], &run->stats[s],
-								   &run->errs[s]) :
-			gdb_cpu_store_groupby(ss->shards[s], run->req, part_alloc, &run->allocs[s],
-								  &run->parts[s], &run->stats[s], &run->errs[s]);
-		if (run->keep)
-		{
-			run->kept[s] = gdb_cuda_take_result(srv_execs[exec]);
-			gdb_cuda_keep_result(srv_execs[exec], 0);
-			if (run->rcs[s] != GDB_OK)
-			{
-				gdb_cuda_buffer_free(run->kept[s]);
-				run->kept[s] = NULL;
-			}
-		}
+		run->rcs[s] = shard_groupby(ss, s, run->req, SRV_KEEP_PART_BYTES, part_alloc,
+									&run->allocs[s], &run->parts[s],
+									run->keep ? &run->kept[s] : NULL, &run->stats[s],
+									&run->errs[s]);
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		run->ms[s] = (t1.tv_sec - t0.tv_sec) * 1000.0 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
 		if (run->rcs[s] != GDB_OK)
@@ -625,28 +619,7 @@ srv_store_run(SrvStore *ss, const GdbRequest *req, GdbAllocFn alloc, void *alloc
 
 	/* one shard with rows (or none): the request as it is */
 	if (nonempty <= 1)
-	{
-		GdbCudaExec *ex = shard_exec(only);
-
-		if (!srv_use_gpu)
-			return gdb_cpu_store_groupby(ss->shards[only], req, alloc, alloc_arg,
-										 result, stats, err);
-		if (keep)
-			gdb_cuda_keep_result(ex, 1);
-		rc = gdb_cuda_store_groupby(ex, ss->shards[only], req, alloc, alloc_arg,
-									result, stats, err);
-		if (keep)
-		{
-			*keep = gdb_cuda_take_result(ex);
-			gdb_cuda_keep_result(ex, 0);
-			if (rc != GDB_OK)
-			{
-				gdb_cuda_buffer_free(*keep);
-				*keep = NULL;
-			}
-		}
-		return rc;
-	}
+		return shard_groupby(ss, only, req, 1, alloc, alloc_arg, result, keep, stats, err);
 
 	run = palloc0(sizeof(ShardRun));
 	run->ss = ss;
@@ -724,7 +697,7 @@ srv_store_run(SrvStore *ss, const GdbRequest *req, GdbAllocFn alloc, void *alloc
 			comb = req->oper == GDB_OPER_GROUPBY ?
 				gdb_combine_request(req, gdb_request_ordered(req)) :
 				gdb_resort_request(req);
-			all = rc == GDB_OK ? gdb_batch_concat(parts, combine_alloc, NULL) : NULL;
+			all = rc == GDB_OK ? gdb_batch_concat(parts, palloc_no_oom, NULL) : NULL;
 			if (rc == GDB_OK && all == NULL)
 				rc = gdb_error_set(err, GDB_ERR_OUT_OF_MEMORY,
 								   "out of host memory for " UINT64_FORMAT " rows of partial results",
