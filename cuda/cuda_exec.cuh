@@ -66,6 +66,7 @@ typedef struct GdbDevCounters
 	unsigned long long nseg;	/* groups (segment starts) */
 	unsigned long long maxseg;	/* rows in the longest segment */
 	unsigned long long nlong;	/* segments longer than GDB_FOLD_MAX_ROWS */
+	unsigned long long nkept;	/* groups that pass the group qualifier */
 	/* small-key-domain fast path (groupby_fastpath.cu) */
 	unsigned long long fast_bad;	/* nonzero: a row fell outside the slots */
 	unsigned long long kmin[GDB_MAX_GROUP_KEYS];	/* min key encoding */

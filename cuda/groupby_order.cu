@@ -2,9 +2,10 @@
  *
  * groupby_order.cu
  *	  The ordered group-by of gpudb_device.h (a GROUPBY request with sort
- *	  keys and maybe a limit) on a CUDA device: after any group-by pipeline
- *	  has built its unordered result batch in device memory, order the
- *	  groups and copy back only the first limit of them.  Same result as
+ *	  keys and maybe a limit, or a group qualifier, or both) on a CUDA
+ *	  device: after any group-by pipeline has built its unordered result
+ *	  batch in device memory, drop the groups the qualifier rejects, order
+ *	  the rest and copy back only the first limit of them.  Same result as
  *	  gdb_cpu_order_groups (src/cpu/cpu_select_sort.c).
  *
  * Algorithm (gdb_order_groups), on the execution's stream:
@@ -16,7 +17,12 @@
  *		included; a failing group does atomicMin on the
  *		counters' err_key (group << 4 | status), as the filter does for
  *		rows, so the lowest failing group decides the status;
- *	 2. the group ids 0..ngroups-1 (gdb_order_iota_kernel) are ordered by
+ *	 2. with a group qualifier (HAVING terms, GdbHavingTerm),
+ *		gdb_having_flags_kernel flags the groups that pass every term
+ *		(gdb_having_keep) and cub::DeviceSelect::Flagged compacts their
+ *		ids, ascending; their number is read back (one wait).  Without
+ *		one, the ids are 0..ngroups-1 (gdb_order_iota_kernel);
+ *	 3. those group ids are ordered by
  *		the sort keys, least significant key first, each with the stable
  *		LSD radix passes of the SORT operator (gdb_sort_by_column: a
  *		64-bit pass over gdb_sort_encode, a 1-bit pass over the NULL
@@ -26,10 +32,10 @@
  *		(gdb_order_agg_value) into the ORDER_VALS scratch.  Stable passes
  *		over ids that start ascending keep the unordered group order
  *		between ties, as the CPU path's group-index tie-break does;
- *	 3. gdb_order_gather_kernel copies, column by column, the first k
+ *	 4. gdb_order_gather_kernel copies, column by column, the first k
  *		groups of that order (values or states, and NULL flags) into a
  *		k-row batch in the ORDER_RESULT scratch;
- *	 4. the counters are read back (the check's status); only then is the
+ *	 5. the counters are read back (the check's status); only then is the
  *		host batch of k rows allocated and the k rows copied back.
  * The full sort of the group ids costs a few radix passes over ngroups
  * 12-byte pairs, small against the group-by that produced them, and needs
@@ -40,6 +46,9 @@
  */
 #include <stdio.h>
 #include <string.h>
+
+#include <cub/device/device_select.cuh>
+#include <thrust/iterator/counting_iterator.h>
 
 #include "cuda_exec.cuh"
 #include "gpudb_semantics.h"
@@ -82,6 +91,36 @@ gdb_order_check_kernel(GdbOrderChecks checks, uint64_t ngroups,
 				break;
 			}
 		}
+	}
+}
+
+/* The group qualifier's terms with their states (gdb_having_flags_kernel). */
+struct GdbHavingArgs
+{
+	uint32_t	n;
+	GdbHavingTerm term[GDB_MAX_HAVING];
+	uint32_t	kind[GDB_MAX_HAVING];
+	const GdbAggState *col[GDB_MAX_HAVING];
+	const GdbAggState *nan[GDB_MAX_HAVING];
+};
+
+/*
+ * gdb_having_flags_kernel: flags[g] = 1 when group g in [0, ngroups) passes
+ * every term (gdb_having_keep), else 0: the flags cub::DeviceSelect::Flagged
+ * compacts the group ids by.  Grid-stride over the groups.
+ */
+__global__ void
+gdb_having_flags_kernel(GdbHavingArgs h, uint64_t ngroups, uint8_t *flags)
+{
+	for (uint64_t g = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x;
+		 g < ngroups; g += (uint64_t) gridDim.x * blockDim.x)
+	{
+		int			keep = 1;
+
+		for (uint32_t i = 0; i < h.n && keep; i++)
+			keep = gdb_having_keep(&h.term[i], h.kind[i], h.col[i][g],
+								   h.nan[i] ? &h.nan[i][g] : NULL);
+		flags[g] = (uint8_t) keep;
 	}
 }
 
@@ -148,7 +187,8 @@ gdb_order_groups(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
 	const char *d_res = r->order_d_res;
 	cudaStream_t s = ex->stream;
 	uint64_t	n = hdr->nrows;
-	uint64_t	k = req->limit > 0 && req->limit < n ? req->limit : n;
+	uint64_t	nkept = n;
+	uint64_t	k;
 	uint64_t	saved_nsel = r->nsel;
 	uint32_t	ncols = hdr->ncols;
 	GdbBatch	out_lay;
@@ -162,15 +202,12 @@ gdb_order_groups(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
 	int			st;
 
 	*result = NULL;
-	if (d_res == NULL || ncols != req->nkeys + req->naggs || n > (uint64_t) UINT32_MAX)
+	if (d_res == NULL || ncols != req->nkeys + req->naggs || n > (uint64_t) UINT32_MAX ||
+		req->nhaving > GDB_MAX_HAVING)
 		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 							 "gdb_order_groups: no unordered result of the request");
-	gdb_batch_layout_like(&out_lay, hdr, k);
-	out_lay.nrows = k;
 
 	/* every buffer before any work (growing one waits, loses its contents) */
-	GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_ORDER_RESULT, (size_t) out_lay.total_bytes, &p, err));
-	d_out = (char *) p;
 	GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_ORDER_VALS, nulls_off + slot, &p, err));
 	vals = (char *) p;
 	GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_PERM0, slot * sizeof(uint32_t), &p, err));
@@ -215,16 +252,59 @@ gdb_order_groups(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
 		GDB_CUDA_CHECK_LAUNCH(err, "gdb_order_check_kernel");
 	}
 
-	/* 2. the group ids, by the sort keys, last key first */
-	if (n > 0)
+	/*
+	 * 2. the ids of the groups that pass the group qualifier (flags in the
+	 * ORDER_VALS scratch, compacted by cub::DeviceSelect::Flagged; their
+	 * number read back), or of every group
+	 */
+	if (req->nhaving > 0 && n > 0)
+	{
+		GdbHavingArgs h;
+		uint8_t    *flags = (uint8_t *) (vals + nulls_off);
+		uint32_t   *ids = r->perm[0];
+		unsigned long long *d_nkept = &r->d_counters->nkept;
+
+		memset(&h, 0, sizeof(h));
+		h.n = req->nhaving;
+		for (uint32_t i = 0; i < req->nhaving; i++)
+		{
+			const GdbHavingTerm *t = &req->having[i];
+
+			h.term[i] = *t;
+			h.kind[i] = req->aggs[t->agg].kind;
+			h.col[i] = GDB_COL_PTR(d_res, hdr, req->nkeys + t->agg, const GdbAggState);
+			h.nan[i] = t->nan_state > 0 ?
+				GDB_COL_PTR(d_res, hdr, req->nkeys + t->nan_state - 1, const GdbAggState) : NULL;
+		}
+		gdb_having_flags_kernel<<<gdb_blocks(ex, n), GDB_BLOCK, 0, s>>>(h, n, flags);
+		GDB_CUDA_CHECK_LAUNCH(err, "gdb_having_flags_kernel");
+		GDB_TRY(gdb_cub(ex, "cub::DeviceSelect::Flagged", [&](void *t, size_t &b) {
+			return cub::DeviceSelect::Flagged(t, b, thrust::counting_iterator<uint32_t>(0),
+											  flags, ids, d_nkept, (int64_t) n, s);
+		}, err));
+		GDB_CUDA_CHECK(err, cudaMemcpyAsync(&ex->host_counters->nkept, d_nkept,
+											sizeof(unsigned long long),
+											cudaMemcpyDeviceToHost, s));
+		GDB_CUDA_CHECK(err, cudaStreamSynchronize(s));
+		r->from_device += sizeof(unsigned long long);
+		nkept = ex->host_counters->nkept;
+	}
+	else if (n > 0)
 	{
 		gdb_order_iota_kernel<<<gdb_blocks(ex, n), GDB_BLOCK, 0, s>>>(r->perm[0], n);
 		GDB_CUDA_CHECK_LAUNCH(err, "gdb_order_iota_kernel");
 	}
+	k = req->limit > 0 && req->limit < nkept ? req->limit : nkept;
+	gdb_batch_layout_like(&out_lay, hdr, k);
+	out_lay.nrows = k;
+	GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_ORDER_RESULT, (size_t) out_lay.total_bytes, &p, err));
+	d_out = (char *) p;
+
+	/* 3. the kept group ids, by the sort keys, last key first */
 	r->cur = 0;
-	r->nsel = n;				/* gdb_sort_by_column sorts r->nsel ids */
+	r->nsel = nkept;			/* gdb_sort_by_column sorts r->nsel ids */
 	st = GDB_OK;
-	for (int i = (int) req->nsort - 1; i >= 0 && st == GDB_OK && n > 1; i--)
+	for (int i = (int) req->nsort - 1; i >= 0 && st == GDB_OK && nkept > 1; i--)
 	{
 		const GdbSortKey *sk = &req->sort_keys[i];
 		uint32_t	col = (uint32_t) sk->col;
@@ -252,7 +332,7 @@ gdb_order_groups(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
 	if (st != GDB_OK)
 		return st;
 
-	/* 3. the first k groups, column by column */
+	/* 4. the first k groups, column by column */
 	for (uint32_t c = 0; c < ncols && k > 0; c++)
 	{
 		uint32_t	words = (uint32_t) (gdb_kind_width(hdr->cols[c].kind) / 8);
@@ -265,7 +345,7 @@ gdb_order_groups(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
 		GDB_CUDA_CHECK_LAUNCH(err, "gdb_order_gather_kernel");
 	}
 
-	/* 4. the check's status; then k rows to the host */
+	/* 5. the check's status; then k rows to the host */
 	GDB_CUDA_CHECK(err, cudaMemcpyAsync(ex->host_counters, r->d_counters,
 										sizeof(GdbDevCounters),
 										cudaMemcpyDeviceToHost, s));

@@ -46,6 +46,7 @@ extern "C"
 #define GDB_MAX_INSTR		1024	/* instructions in a filter program */
 #define GDB_MAX_STACK		32		/* VM stack depth */
 #define GDB_MAX_SORT_KEYS	8		/* sort keys of a SORT request */
+#define GDB_MAX_HAVING		8		/* group qualifier terms of a GROUPBY */
 #define GDB_MAX_EXPRS		16		/* computed columns of one request */
 #define GDB_MAX_EXPR_INSTR	1024	/* instructions of all computed columns */
 #define GDB_MAX_CODE_TABLES	16		/* code tables of one request */
@@ -358,6 +359,42 @@ typedef struct GdbSortKey
 #define GDB_SORT_NAN_STATE(e)	((int) ((e) & 0x7fff) - 1)
 
 /*
+ * One term of a GROUPBY's group qualifier (the HAVING quals that run on
+ * the device): a group passes the term when the finished value of
+ * aggregate agg (an orderable kind: gdb_order_agg_kind_ok, not SUM_FLOAT)
+ * compares with value by op.  value is an int64 for the integer kinds
+ * (COUNT_STAR, COUNT, SUM_INT and MIN/MAX_INT: the count, the full 128-bit
+ * sum, the extreme), a double's bits for MIN/MAX_FLOAT (compared in
+ * PostgreSQL's float order: gdb_sort_encode).  A NULL value (no input)
+ * never passes.  nan_state is 1 + the request index of the MAX_INT state
+ * that tells a NaN summed into a numeric SUM_INT (GDB_NUMERIC_NAN), 0
+ * without one: such a group always passes, as does a sum(int2/int4) whose
+ * 128-bit sum is outside int64 (its int8 result wraps).  The qualifier is
+ * a pre-filter: the PostgreSQL side keeps its HAVING, so a term may keep a
+ * group that the HAVING drops, never the reverse (gdb_having_keep).
+ */
+typedef enum GdbHavingOp
+{
+	GDB_HAVING_LT = 0,
+	GDB_HAVING_LE,
+	GDB_HAVING_EQ,
+	GDB_HAVING_NE,
+	GDB_HAVING_GE,
+	GDB_HAVING_GT,
+	GDB_HAVING_NOT_NULL,		/* value is not NULL (x <> 1.5 over integers) */
+	GDB_HAVING_NEVER			/* no group passes (x = 1.5 over integers) */
+} GdbHavingOp;
+
+typedef struct GdbHavingTerm
+{
+	uint32_t	agg;			/* request aggregate index */
+	uint8_t		op;				/* GdbHavingOp */
+	uint8_t		wraps;			/* SUM_INT: the int8 result of sum(int2/int4) */
+	uint16_t	nan_state;		/* 1 + the NaN finder's index; 0 none */
+	int64_t		value;			/* int64, or a double's bits */
+} GdbHavingTerm;
+
+/*
  * What the PostgreSQL side computes for each string of a dictionary to
  * fill a code table (src/common/text_tables.c), so that the row-level work on
  * the device reads codes only.  The device never interprets these: it
@@ -537,10 +574,15 @@ typedef struct GdbJoinSpec
  * group whether or not it would have been returned).  Other finishing
  * errors (sum(real) past float4's range) are not checked: the PostgreSQL
  * side does not cut groups of such requests.
- * An ordered request may combine states (input_is_states) only as the
- * FINAL combine of a multi-batch run: its result is cut and ordered, so it
- * cannot be combined any further; per-batch requests must not carry an
- * order or a limit (the validator cannot tell, the caller must).
+ * A group qualifier (nhaving > 0, with or without sort keys) drops the
+ * groups that fail any of its terms after those checks and before the
+ * order and the cut: the result holds the passing groups only, in the
+ * unordered order when nsort == 0.
+ * An ordered request (gdb_request_ordered: sort keys or a qualifier) may
+ * combine states (input_is_states) only as the FINAL combine of a
+ * multi-batch run: its result is cut, filtered and ordered, so it cannot
+ * be combined any further; per-batch requests must not carry an order, a
+ * limit or a qualifier (the validator cannot tell, the caller must).
  */
 typedef struct GdbRequest
 {
@@ -559,6 +601,10 @@ typedef struct GdbRequest
 	GdbSortKey	sort_keys[GDB_MAX_SORT_KEYS];
 	uint64_t	limit;			/* SORT, ordered GROUPBY: at most this many
 								 * rows / groups; 0 = all */
+	/* GROUPBY: the group qualifier, nhaving terms ANDed (GdbHavingTerm) */
+	uint32_t	nhaving;
+	uint32_t	pad4_;
+	GdbHavingTerm having[GDB_MAX_HAVING];
 	/* computed columns GDB_EXPR_COL(0 .. nexprs-1); see gdb_batch_view */
 	uint32_t	nexprs;
 	uint32_t	neinstr;		/* instructions used in eprogram */
@@ -756,12 +802,14 @@ gdb_request_result_source(const GdbRequest *req, uint32_t i)
 
 /*
  * gdb_request_ordered: req is a GROUPBY whose groups are ordered (and cut
- * to limit) by sort keys over its result columns.
+ * to limit) by sort keys over its result columns, or filtered by a group
+ * qualifier (nhaving > 0): both are the last step over the groups, run
+ * once every partial result is combined.
  */
 static inline int
 gdb_request_ordered(const GdbRequest *req)
 {
-	return req->oper == GDB_OPER_GROUPBY && req->nsort > 0;
+	return req->oper == GDB_OPER_GROUPBY && (req->nsort > 0 || req->nhaving > 0);
 }
 
 /* Error codes; the PostgreSQL side turns each into its ereport. */

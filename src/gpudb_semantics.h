@@ -987,4 +987,67 @@ gdb_order_key_status(uint32_t exact, GdbAggState sum, const GdbAggState *nan)
 	return GDB_OK;
 }
 
+/*
+ * gdb_having_keep: 1 when a group whose aggregate of kind has state s
+ * passes term t of a group qualifier (GdbHavingTerm), nan being the state
+ * of t's NaN finder (NULL without one); else 0.  Integer kinds compare
+ * their exact value (a SUM_INT's full 128 bits: a sum outside int64 is
+ * above or below every int64 value), MIN/MAX_FLOAT their value in
+ * PostgreSQL's float order (NaN above +Infinity, -0 = +0).  NULL values
+ * fail; a NaN sum and a wrapping sum(int2/int4) outside int64 pass (the
+ * host's HAVING decides them).
+ */
+GDB_HOSTDEV int
+gdb_having_keep(const GdbHavingTerm *t, uint32_t kind, GdbAggState s,
+				const GdbAggState *nan)
+{
+	int64_t		raw;
+	int			cmp;
+
+	if (t->op == GDB_HAVING_NEVER)
+		return 0;
+	if (gdb_order_agg_value(kind, s, &raw))
+		return 0;				/* NULL */
+	if (t->op == GDB_HAVING_NOT_NULL)
+		return 1;
+	if (kind == GDB_AGG_SUM_INT)
+	{
+		if (nan != NULL && nan->count > 0 && nan->i0 == INT64_MAX)
+			return 1;			/* a NaN was summed */
+		if (s.i1 != (s.i0 < 0 ? -1 : 0))
+		{
+			if (t->wraps)
+				return 1;
+			cmp = s.i1 < 0 ? -1 : 1;	/* beyond every int64 */
+		}
+		else
+			cmp = s.i0 < t->value ? -1 : s.i0 > t->value;
+	}
+	else
+	{
+		uint32_t	vkind = gdb_order_agg_value_kind(kind);
+		uint64_t	a = gdb_sort_encode(vkind, raw, 0);
+		uint64_t	b = gdb_sort_encode(vkind, t->value, 0);
+
+		cmp = a < b ? -1 : a > b;
+	}
+	switch (t->op)
+	{
+		case GDB_HAVING_LT:
+			return cmp < 0;
+		case GDB_HAVING_LE:
+			return cmp <= 0;
+		case GDB_HAVING_EQ:
+			return cmp == 0;
+		case GDB_HAVING_NE:
+			return cmp != 0;
+		case GDB_HAVING_GE:
+			return cmp >= 0;
+		case GDB_HAVING_GT:
+			return cmp > 0;
+		default:
+			return 1;
+	}
+}
+
 #endif							/* GPUDB_SEMANTICS_H */

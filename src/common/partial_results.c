@@ -123,6 +123,8 @@ gdb_combine_request(const GdbRequest *req, bool ordered)
 		comb->nsort = req->nsort;
 		memcpy(comb->sort_keys, req->sort_keys, sizeof(comb->sort_keys));
 		comb->limit = req->limit;
+		comb->nhaving = req->nhaving;
+		memcpy(comb->having, req->having, sizeof(comb->having));
 	}
 	return comb;
 }
@@ -137,6 +139,8 @@ gdb_unordered_request(const GdbRequest *req)
 	u->nsort = 0;
 	memset(u->sort_keys, 0, sizeof(u->sort_keys));
 	u->limit = 0;
+	u->nhaving = 0;
+	memset(u->having, 0, sizeof(u->having));
 	return u;
 }
 

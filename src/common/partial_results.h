@@ -37,16 +37,18 @@ extern GdbBatch *gdb_batch_slice(const GdbBatch *batch, uint64 from, uint64 n,
 /*
  * gdb_combine_request: the GROUPBY request that combines partial results
  * of req (their group keys, then one transition state per aggregate) with
- * input_is_states; with ordered, it also carries req's sort keys and limit
- * (they name result columns, which the combine's result has at the same
- * positions): the final combine of an ordered group-by.  palloc'd.
+ * input_is_states; with ordered, it also carries req's sort keys, limit
+ * and group qualifier (they name result columns and aggregates, which the
+ * combine's result has at the same positions): the final combine of an
+ * ordered group-by (gdb_request_ordered).  palloc'd.
  */
 extern GdbRequest *gdb_combine_request(const GdbRequest *req, bool ordered);
 
 /*
- * gdb_unordered_request: a palloc'd copy of req without its order and
- * limit: what each part of an ordered group-by runs, so that no group is
- * cut before every partial result has been combined.
+ * gdb_unordered_request: a palloc'd copy of req without its order, limit
+ * and group qualifier: what each part of an ordered group-by runs, so that
+ * no group is cut or filtered before every partial result has been
+ * combined.
  */
 extern GdbRequest *gdb_unordered_request(const GdbRequest *req);
 

@@ -609,6 +609,26 @@ gdb_cpu_validate_request(const GdbRequest *req, const GdbBatch *input,
 								 i, (unsigned) (sk->col - req->nkeys),
 								 (unsigned) req->aggs[sk->col - req->nkeys].kind);
 	}
+	/* a group qualifier: orderable aggregates of the request */
+	if (req->nhaving > GDB_MAX_HAVING)
+		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
+							 "group-by request has %u group qualifier terms (at most %d)",
+							 (unsigned) req->nhaving, GDB_MAX_HAVING);
+	for (i = 0; i < req->nhaving; i++)
+	{
+		const GdbHavingTerm *t = &req->having[i];
+
+		if (t->agg >= req->naggs || t->op > GDB_HAVING_NEVER ||
+			!gdb_order_agg_kind_ok(req->aggs[t->agg].kind) ||
+			req->aggs[t->agg].kind == GDB_AGG_SUM_FLOAT ||
+			t->nan_state > req->naggs ||
+			(t->nan_state > 0 &&
+			 (req->aggs[t->agg].kind != GDB_AGG_SUM_INT ||
+			  req->aggs[t->nan_state - 1].kind != GDB_AGG_MAX_INT)))
+			return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
+								 "group qualifier term %u (aggregate %u, operator %u) does not fit the request",
+								 i, (unsigned) t->agg, (unsigned) t->op);
+	}
 	for (i = 0; i < req->nkeys; i++)
 		if (!gdb_value_col_ok(input, req->key_cols[i]))
 			return gdb_error_set(err, GDB_ERR_BAD_REQUEST,

@@ -234,13 +234,16 @@ oom:
 
 /*
  * gdb_cpu_order_groups: the last step of an ordered GROUPBY (req->oper
- * GROUPBY, req->nsort > 0) on the CPU path.
+ * GROUPBY, gdb_request_ordered: sort keys, a group qualifier or both) on
+ * the CPU path.
  *	 groups		the unordered result of req (req->nkeys key columns, then
  *				one STATE column per aggregate; groups->nrows groups in the
  *				group-by's order), in the caller's memory; not modified
  *	 *result	on GDB_OK, a batch from alloc (called once) with the same
- *				columns (kinds and NULL flags) and the first min(limit,
- *				nrows) groups (every group when limit == 0) ordered by
+ *				columns (kinds and NULL flags) and, of the groups that pass
+ *				every term of the group qualifier (gdb_having_keep), the
+ *				first min(limit, passing) (every one when limit == 0),
+ *				ordered (when nsort > 0) by
  *				req->sort_keys: per key (gdb_sort_null_rank, gdb_sort_encode)
  *				of the result column or of the aggregate's finished value
  *				(gdb_order_agg_value), the group index last, so ties keep
@@ -263,7 +266,8 @@ gdb_cpu_order_groups(const GdbRequest *req, const GdbBatch *groups,
 {
 	const char *base = (const char *) groups;
 	uint64_t	n = groups->nrows;
-	uint64_t	k = req->limit > 0 && req->limit < n ? req->limit : n;
+	uint64_t	nkept = 0;
+	uint64_t	k;
 	uint32_t	nsort = req->nsort;
 	uint32_t	ncols = groups->ncols;
 	uint64_t   *enc = NULL;
@@ -278,7 +282,8 @@ gdb_cpu_order_groups(const GdbRequest *req, const GdbBatch *groups,
 				c;
 
 	*result = NULL;
-	if (req->nkeys + req->naggs != ncols || nsort == 0 || nsort > GDB_MAX_SORT_KEYS)
+	if (req->nkeys + req->naggs != ncols || nsort > GDB_MAX_SORT_KEYS ||
+		(nsort == 0 && req->nhaving == 0) || req->nhaving > GDB_MAX_HAVING)
 		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 							 "gdb_cpu_order_groups: the result does not match the ordered request");
 	for (i = 0; i < nsort; i++)
@@ -327,16 +332,37 @@ gdb_cpu_order_groups(const GdbRequest *req, const GdbBatch *groups,
 		}
 	}
 
-	/* 2. (NULL rank, encoding) of every sort key of every group */
+	/* 2. the groups that pass the qualifier, in the unordered order */
 	if (n > 0)
 	{
-		enc = (uint64_t *) malloc((size_t) n * nsort * sizeof(uint64_t));
-		rank = (uint8_t *) malloc((size_t) n * nsort);
+		enc = (uint64_t *) malloc((size_t) n * (nsort ? nsort : 1) * sizeof(uint64_t));
+		rank = (uint8_t *) malloc((size_t) n * (nsort ? nsort : 1));
 		order = (size_t *) malloc((size_t) n * sizeof(size_t));
 		if (!enc || !rank || !order)
 			goto oom;
 	}
 	for (g = 0; g < n; g++)
+	{
+		int			keep = 1;
+
+		for (i = 0; i < req->nhaving && keep; i++)
+		{
+			const GdbHavingTerm *t = &req->having[i];
+
+			keep = gdb_having_keep(t, req->aggs[t->agg].kind,
+								   GDB_COL_PTR(base, groups, req->nkeys + t->agg,
+											   const GdbAggState)[g],
+								   t->nan_state > 0 ?
+								   &GDB_COL_PTR(base, groups, req->nkeys + t->nan_state - 1,
+												const GdbAggState)[g] : NULL);
+		}
+		if (keep)
+			order[nkept++] = (size_t) g;
+	}
+	k = req->limit > 0 && req->limit < nkept ? req->limit : nkept;
+
+	/* 3. (NULL rank, encoding) of every sort key of every group */
+	for (g = 0; g < n && nsort > 0; g++)
 	{
 		for (i = 0; i < nsort; i++)
 		{
@@ -366,19 +392,18 @@ gdb_cpu_order_groups(const GdbRequest *req, const GdbBatch *groups,
 			rank[g * nsort + i] = (uint8_t) gdb_sort_null_rank(isnull, sk->nulls_first);
 			enc[g * nsort + i] = isnull ? 0 : gdb_sort_encode(vkind, raw, sk->descending);
 		}
-		order[g] = (size_t) g;
 	}
 
-	/* 3. a stable sort of the group indexes: the index is the last key */
-	if (n > 1)
+	/* 4. a stable sort of the kept group indexes: the index is the last key */
+	if (nkept > 1 && nsort > 0)
 	{
 		ctx.enc = enc;
 		ctx.rank = rank;
 		ctx.nsort = nsort;
-		qsort_r(order, (size_t) n, sizeof(size_t), gdb_cpu_cmp_order, &ctx);
+		qsort_r(order, (size_t) nkept, sizeof(size_t), gdb_cpu_cmp_order, &ctx);
 	}
 
-	/* 4. the first k groups, every column */
+	/* 5. the first k of them, every column */
 	total = gdb_batch_layout_like(NULL, groups, k);
 	out = (GdbBatch *) alloc(alloc_arg, (size_t) total);
 	if (out == NULL)

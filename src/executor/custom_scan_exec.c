@@ -71,6 +71,7 @@ typedef struct GdbScanState
 	int			nout;
 	AttrNumber	out_attnums[GDB_MAX_COLUMNS];	/* SCAN/SORT: slot columns */
 	char	   *sort_labels[GDB_MAX_SORT_KEYS];
+	int			having_quals;	/* HAVING quals the device can evaluate */
 	MemoryContext run_cxt;		/* query and results */
 	bool		ran;
 	bool		expect_gpu;		/* the device was usable at executor start */
@@ -466,6 +467,11 @@ gdb_begin(CustomScanState *node, EState *estate, int eflags)
 	/* parameters the quals compare with: evaluated at the first run */
 	s->params = cscan->custom_exprs;
 	s->param_states = ExecInitExprList(cscan->custom_exprs, &s->css.ss.ps);
+	/* the HAVING quals the device may evaluate (groupby_having.c) */
+	if (q->req->oper == GDB_OPER_GROUPBY)
+		s->having_quals = gdb_having_compile(q, cscan->scan.plan.qual,
+											 cscan->custom_scan_tlist, s->params,
+											 NIL, false);
 	natts = gdb_query_natts(q);
 	s->values = palloc(sizeof(Datum) * Max(natts, 1));
 	s->nulls = palloc(sizeof(bool) * Max(natts, 1));
@@ -700,6 +706,10 @@ gdb_next(ScanState *ss)
 		old = MemoryContextSwitchTo(s->run_cxt);
 		if (s->params != NIL)
 			bind_params(s);
+		if (s->having_quals > 0)
+			(void) gdb_having_compile(&s->q, s->css.ss.ps.plan->qual,
+									  ((CustomScan *) s->css.ss.ps.plan)->custom_scan_tlist,
+									  s->params, s->q.cs.param_values, true);
 		if (!run_or_fall_back(s))
 		{
 			/* gdb_exec hands out the fallback plan's rows instead */
@@ -962,6 +972,12 @@ gdb_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 			items = lappend(items, q->aggs[i].label);
 		if (items)
 			ExplainPropertyList("Aggregates", items, es);
+		/* the HAVING quals the device evaluates too (groupby_having.c) */
+		if (s->having_quals > 0)
+			ExplainPropertyText("HAVING Quals on Device",
+								psprintf("%d of %d", s->having_quals,
+										 list_length(s->css.ss.ps.plan->qual)),
+								es);
 	}
 	if (s->kind == GDB_NODE_SORT || q->req->nsort > 0)
 	{

@@ -195,6 +195,22 @@ extern bool gdb_aggregate_nan_companion(GdbAggFunc fn, Oid argtype);
 extern int	gdb_aggregate_states(GdbAggFunc fn, Oid argtype, uint32 kind);
 
 /*
+ * gdb_having_compile: the group qualifier of q's GROUPBY request
+ * (GdbHavingTerm) from qual, the node's HAVING as set_plan_references left
+ * it (an implicit-AND List whose aggregates are INDEX_VAR Vars of
+ * scan_tlist, q's group keys then its aggregates), for the quals
+ * groupby_having.c's header lists.  A Param counts only when it is in
+ * params (the node's custom_exprs), with its value at the same position
+ * of values (Consts; NIL before they are known).  With fill, q->req's
+ * terms are replaced (gdb_query_prepare runs first, for the NaN finders)
+ * and the quals turned into terms are counted; without, q->req is not
+ * touched and the quals that qualify are counted, whatever their values.
+ * Returns that count.  Raises only out of memory.
+ */
+extern int	gdb_having_compile(GdbQuery *q, List *qual, List *scan_tlist,
+							   List *params, List *values, bool fill);
+
+/*
  * gdb_query_prepare: complete q->req before it runs (a SORT's keys are
  * added to its result columns, after the q->nout visible ones; a
  * GROUPBY's hidden companion states, after the q->naggs visible

@@ -1146,8 +1146,21 @@ gdb_plan_custom_path(PlannerInfo *root, RelOptInfo *rel,
 
 	cscan->scan.plan.targetlist = tlist;
 	cscan->scan.scanrelid = baserelid;
-	/* the parameters the device quals compare with (param_values.c) */
+	/*
+	 * the parameters the device quals compare with (param_values.c), and a
+	 * GpudbAgg's or GpudbJoin's HAVING's, where the node may evaluate them
+	 * at its first run (the device's group qualifier, groupby_having.c)
+	 */
 	cscan->custom_exprs = gdb_quals_params(device);
+	if (kind == GDB_NODE_AGG || kind == GDB_NODE_JOIN)
+	{
+		List	   *having = (List *) list_nth(node, 4);
+
+		if (gdb_contains_param((Node *) having) &&
+			gdb_having_params_fixed(root, having))
+			cscan->custom_exprs = gdb_quals_params(list_concat(list_copy(device),
+															   having));
+	}
 	/* PostgreSQL's plan behind the node (custom_scan_fallback.c), if any */
 	cscan->custom_plans = custom_plans;
 	cscan->flags = best_path->flags;

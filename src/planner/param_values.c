@@ -21,7 +21,11 @@
  * the compiler refuses ("a parameter"): the query keeps PostgreSQL's plan.
  * So does an InitPlan that could raise an error or change something
  * (initplan_safe): PostgreSQL runs an InitPlan only when a row reaches
- * its qual, the node at its first run whatever the rows.
+ * its qual, the node at its first run whatever the rows.  The device's
+ * HAVING (groupby_having.c) also takes a parallel safe InitPlan without
+ * volatile functions (TPC-H Q11's sum(...) * 0.0001 over a join): a
+ * Gather of PostgreSQL's own evaluates those before its first row, and
+ * the node's HAVING still decides every group it returns.
  *
  *-------------------------------------------------------------------------
  */
@@ -31,6 +35,8 @@
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "nodes/pathnodes.h"
+#include "catalog/pg_proc.h"
+#include "optimizer/clauses.h"
 #include "optimizer/optimizer.h"
 #include "utils/builtins.h"
 #include "utils/datum.h"
@@ -378,6 +384,7 @@ initplan_safe(Query *query)
 typedef struct FixedContext
 {
 	PlannerInfo *root;
+	bool		parallel_safe_ok;
 	const char *why;
 } FixedContext;
 
@@ -407,6 +414,10 @@ fixed_walker(Node *node, FixedContext *c)
 					(PlannerInfo *) list_nth(c->root->glob->subroots, sp->plan_id - 1) : NULL;
 				if (sub != NULL && initplan_safe(sub->parse))
 					return false;
+				if (c->parallel_safe_ok && sub != NULL &&
+					max_parallel_hazard(sub->parse) == PROPARALLEL_SAFE &&
+					!contain_volatile_functions((Node *) sub->parse))
+					return false;
 				c->why = "a subquery whose evaluation could raise an error or change something: the node would evaluate it where PostgreSQL may not";
 				return true;
 			}
@@ -416,17 +427,15 @@ fixed_walker(Node *node, FixedContext *c)
 	return expression_tree_walker(node, fixed_walker, (void *) c);
 }
 
-/*
- * gdb_params_fixed: false with *why when quals (a List of Expr) hold a
- * Param that can change while the query runs: anything but a PARAM_EXTERN
- * and a PARAM_EXEC that an InitPlan of the top query level sets.
- */
-bool
-gdb_params_fixed(PlannerInfo *root, List *quals, const char **why)
+/* The walk of gdb_params_fixed and gdb_having_params_fixed. */
+static bool
+params_fixed(PlannerInfo *root, List *quals, bool parallel_safe_ok,
+			 const char **why)
 {
 	FixedContext c;
 
 	c.root = root;
+	c.parallel_safe_ok = parallel_safe_ok;
 	c.why = NULL;
 	if (!fixed_walker((Node *) quals, &c))
 		return true;
@@ -434,3 +443,23 @@ gdb_params_fixed(PlannerInfo *root, List *quals, const char **why)
 	return false;
 }
 
+/*
+ * gdb_params_fixed: false with *why when quals (a List of Expr) hold a
+ * Param that can change while the query runs: anything but a PARAM_EXTERN
+ * and a PARAM_EXEC that an InitPlan of the top query level sets, which
+ * initplan_safe must accept.
+ */
+bool
+gdb_params_fixed(PlannerInfo *root, List *quals, const char **why)
+{
+	return params_fixed(root, quals, false, why);
+}
+
+/* see custom_scan_path.h */
+bool
+gdb_having_params_fixed(PlannerInfo *root, List *having)
+{
+	const char *why;
+
+	return params_fixed(root, having, true, &why);
+}

@@ -86,6 +86,11 @@ def ordered_join(r):
     return 'GpudbJoin' in nodes and not nodes & {'GpudbSort', 'GpudbAgg'} and \
         any('Sort Keys:' in line for line in r['E'][2])
 
+def device_having(r):
+    """Whether a Gpudb node of the plan evaluates HAVING quals on the device
+    (its "HAVING Quals on Device" line, groupby_having.c)."""
+    return 'E' in r and any('HAVING Quals on Device:' in line for line in r['E'][2])
+
 def show(lines, n=8):
     s = [x.replace(FS, ' | ') for x in lines[:n]]
     return '\n      '.join(s) + ('\n      ... (%d rows)' % len(lines) if len(lines) > n else '')

@@ -76,6 +76,8 @@ def gen_agg(rng, t):
         sql += ' HAVING ' + rng.choice(['count(*) > %d' % rng.randint(0, 3),
                                          'count(DISTINCT %s) > %d' % (c.name, rng.randint(0, 3)),
                                          'sum(%s) > %d' % (ic.name, rng.randint(-50, 50)),
+                                         'sum(%s) >= (SELECT avg(%s) * %d FROM %s)'
+                                         % (ic.name, ic.name, rng.randint(1, 20), t.name),
                                          'min(%s) IS NOT NULL' % c.name,
                                          'max(%s) <> %s' % (c.name, const(rng, c))])
     ordered = bool(keys) and rng.random() < 0.15
