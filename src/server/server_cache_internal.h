@@ -40,6 +40,14 @@ typedef struct CacheEntry
 	GdbDictionary *dict;
 	GdbTableMemo *tables;		/* code tables evaluated over dict (text
 								 * operations of queries), NULL until one */
+	/*
+	 * dict's codes in the dictionary of entry xlat_to (a kept build side's
+	 * text re-encoded for its probe relation, server_cache_query.c):
+	 * xlat[c] for c < nxlat, -1 where not interned there yet; in mcxt
+	 */
+	int64		xlat_to;
+	int64	   *xlat;
+	int64		nxlat;
 	uint64	   *ctids;			/* heap address of every row, host memory */
 	uint64		nctids;
 	uint64		cap_ctids;

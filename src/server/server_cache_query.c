@@ -78,6 +78,41 @@ intern_code(CacheEntry *e, CacheEntry *to, int64 c)
 }
 
 /*
+ * The code in to's dictionary of e's string c, through e's memo of them
+ * (CacheEntry.xlat, made for to, grown to e's dictionary): interned into
+ * to's the first time only, so that a build side kept again by the next
+ * query (TPC-H Q10's 1.5M customers' four text columns: 6M strings at SF
+ * 10) costs a lookup a string.  Both dictionaries only grow, and an entry
+ * reloaded is a new entry with another id, so a code once found stays
+ * right.  The caller is in to's memory context, to->dict made.
+ */
+static int64
+translated_code(CacheEntry *e, CacheEntry *to, int64 c)
+{
+	if (e->xlat_to != to->id)
+	{
+		if (e->xlat)
+			pfree(e->xlat);
+		e->xlat = NULL;
+		e->nxlat = 0;
+		e->xlat_to = to->id;
+	}
+	if (c >= e->nxlat)
+	{
+		int64		n = Max(gdb_dict_size(e->dict), c + 1);
+
+		e->xlat = e->xlat ?
+			repalloc_huge(e->xlat, sizeof(int64) * n) :
+			MemoryContextAllocExtended(e->mcxt, sizeof(int64) * n, MCXT_ALLOC_HUGE);
+		memset(e->xlat + e->nxlat, 0xff, sizeof(int64) * (n - e->nxlat));
+		e->nxlat = n;
+	}
+	if (e->xlat[c] < 0)
+		e->xlat[c] = intern_code(e, to, c);
+	return e->xlat[c];
+}
+
+/*
  * The entry whose dictionary a kept build side's text columns are
  * re-encoded into (cq->keep_for's, the probe relation's) in *to, and
  * whether the result has text columns in *has_text; false when it has
@@ -149,7 +184,7 @@ recode_kept_on_device(const GdbCacheQuery *cq, CacheEntry *e, CacheEntry *to,
 		if (bitmap[c / 8] & (1 << (c % 8)))
 		{
 			from[n] = c;
-			into[n++] = intern_code(e, to, c);
+			into[n++] = translated_code(e, to, c);
 		}
 	MemoryContextSwitchTo(old);
 	for (i = 0; i < GDB_MAX_COLUMNS && i < result->ncols && rc == GDB_OK; i++)
@@ -212,14 +247,10 @@ keep_result(int s, const GdbCacheQuery *cq, CacheEntry *e, GdbBatch *result,
 	else if (has_text && to != e)
 	{
 		int64		ncodes = gdb_dict_size(e->dict);
-		int64	   *map = MemoryContextAllocExtended(CurrentMemoryContext,
-													 sizeof(int64) * Max(ncodes, 1),
-													 MCXT_ALLOC_HUGE);
 		MemoryContext old = MemoryContextSwitchTo(to->mcxt);
 
 		if (to->dict == NULL)
 			to->dict = gdb_dict_create();
-		memset(map, 0xff, sizeof(int64) * Max(ncodes, 1));
 		for (i = 0; i < GDB_MAX_COLUMNS && i < result->ncols; i++)
 		{
 			int64	   *vals = GDB_COL_PTR(result, result, i, int64);
@@ -234,12 +265,9 @@ keep_result(int s, const GdbCacheQuery *cq, CacheEntry *e, GdbBatch *result,
 
 				if ((nulls && nulls[r]) || c < 0 || c >= ncodes)
 					continue;
-				if (map[c] < 0)
-					map[c] = intern_code(e, to, c);
-				vals[r] = map[c];
+				vals[r] = translated_code(e, to, c);
 			}
 		}
-		pfree(map);
 		MemoryContextSwitchTo(old);
 	}
 	if (!srv_keep_build(s, cq->keep_id, result, has_text ? to->id : 0, dev))
