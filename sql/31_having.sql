@@ -4,8 +4,8 @@
 -- come back; the node keeps its HAVING as its qual.  Every query: the
 -- plan with gpudb on ("HAVING Quals on Device"), its answer against
 -- gpudb off (gpu_diff), and for some the groups the device returned
--- (EXPLAIN ANALYZE's Groups) and the rows the node's own HAVING still
--- removed (none where the device decided every qual).  Covered: each
+-- (EXPLAIN ANALYZE's Groups, through gpu_analyze) and the rows the node's
+-- own HAVING still removed (none where the device decided every qual).  Covered: each
 -- comparison, numeric thresholds with more digits than the aggregate's
 -- scale, NULL and NaN inputs, sums past int64, integer sums that wrap,
 -- floats with -0 and NaN, constants on either side, several batches and
@@ -29,21 +29,11 @@ INSERT INTO hd SELECT k, 'n' || (k % 7), k / 8.0 FROM generate_series(0, 299) k;
 ANALYZE hv, hd;
 \i sql/include/differential.sql
 
--- the node's HAVING lines in EXPLAIN ANALYZE: groups returned, rows its own
--- HAVING removed
-CREATE FUNCTION having_rows(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
-DECLARE
-  l text;
-BEGIN
-  FOR l IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
-    IF l ~ 'Groups:|Rows Removed by Filter|HAVING Quals' THEN
-      RETURN NEXT btrim(l);
-    END IF;
-  END LOOP;
-END $$;
+\i sql/include/explain_analyze.sql
 
 EXPLAIN (COSTS OFF) SELECT g, sum(v) FROM hv GROUP BY g HAVING sum(v) > 326.5;
-SELECT * FROM having_rows('SELECT g, sum(v) FROM hv GROUP BY g HAVING sum(v) > 326.5');
+SELECT btrim(l) AS having_rows FROM gpu_analyze('SELECT g, sum(v) FROM hv GROUP BY g HAVING sum(v) > 326.5') l
+WHERE l ~ 'Groups:|Rows Removed by Filter|HAVING Quals';
 
 -- each comparison, numeric constants of more digits than the scale
 SELECT q, (gpu_diff(q)).* FROM (VALUES
@@ -92,13 +82,15 @@ SELECT q, (gpu_diff(q)).* FROM (VALUES
 
 -- several batches: the qualifier after the final combine
 SET gpudb.batch_rows = 1024;
-SELECT * FROM having_rows('SELECT g, sum(v) FROM hv GROUP BY g HAVING sum(v) > 326.5');
+SELECT btrim(l) AS having_rows FROM gpu_analyze('SELECT g, sum(v) FROM hv GROUP BY g HAVING sum(v) > 326.5') l
+WHERE l ~ 'Groups:|Rows Removed by Filter|HAVING Quals';
 SELECT (gpu_diff('SELECT g, sum(v), count(*) FROM hv GROUP BY g HAVING sum(v) > 326.5 AND count(*) >= 100')).*;
 RESET gpudb.batch_rows;
 
 -- the cache
 SELECT gpu_cache_load('hv') > 0 AS loaded;
-SELECT * FROM having_rows('SELECT g, sum(v) FROM hv GROUP BY g HAVING sum(v) > 326.5');
+SELECT btrim(l) AS having_rows FROM gpu_analyze('SELECT g, sum(v) FROM hv GROUP BY g HAVING sum(v) > 326.5') l
+WHERE l ~ 'Groups:|Rows Removed by Filter|HAVING Quals';
 SELECT (gpu_diff('SELECT g, sum(v), count(*) FROM hv GROUP BY g HAVING sum(v) > 326.5 AND count(*) >= 100')).*;
 
 -- a prepared statement's $1 under a generic plan
@@ -125,10 +117,11 @@ EXPLAIN (COSTS OFF)
 SELECT g, sum(v * hd.w) FROM hv JOIN hd ON hd.k = hv.iv WHERE hd.name <> 'n3' AND hv.g < 100
 GROUP BY g HAVING sum(v * hd.w) > (SELECT sum(v * hd.w) * 0.011 FROM hv JOIN hd ON hd.k = hv.iv
                                    WHERE hd.name <> 'n3' AND hv.g < 100);
-SELECT * FROM having_rows($q$
+SELECT btrim(l) AS having_rows FROM gpu_analyze($q$
 SELECT g, sum(v * hd.w) FROM hv JOIN hd ON hd.k = hv.iv WHERE hd.name <> 'n3' AND hv.g < 100
 GROUP BY g HAVING sum(v * hd.w) > (SELECT sum(v * hd.w) * 0.011 FROM hv JOIN hd ON hd.k = hv.iv
-                                   WHERE hd.name <> 'n3' AND hv.g < 100)$q$);
+                                   WHERE hd.name <> 'n3' AND hv.g < 100)$q$) l
+WHERE l ~ 'Groups:|Rows Removed by Filter|HAVING Quals';
 SELECT (gpu_diff($q$
 SELECT g, sum(v * hd.w) FROM hv JOIN hd ON hd.k = hv.iv WHERE hd.name <> 'n3' AND hv.g < 100
 GROUP BY g HAVING sum(v * hd.w) > (SELECT sum(v * hd.w) * 0.011 FROM hv JOIN hd ON hd.k = hv.iv
@@ -138,7 +131,8 @@ SELECT (gpu_diff($q$
 SELECT g, sum(v) FROM hv WHERE g > 1000 GROUP BY g
 HAVING sum(v) > (SELECT sum(v) / 0 FROM hv WHERE g > 1000)$q$)).*;
 
-DROP FUNCTION having_rows(text);
+DROP FUNCTION gpu_source(text);
+DROP FUNCTION gpu_analyze(text);
 DROP FUNCTION gpu_diff(text, bool);
 DROP FUNCTION gpu_diff_rows(text, bool);
 DROP TABLE hv, hd;

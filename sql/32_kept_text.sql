@@ -19,19 +19,8 @@ SELECT gpu_cache_load('kf') > 0 AS loaded;
 SELECT gpu_cache_load('kc') > 0 AS loaded;
 
 -- the build side's source: the cache, kept by the GPU server
-CREATE FUNCTION kept_source(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
-DECLARE
-  l text;
-BEGIN
-  FOR l IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
-    IF l ~ 'Source:' THEN
-      RETURN NEXT btrim(l);
-    END IF;
-  END LOOP;
-END $$;
-
-SELECT * FROM kept_source($q$
-SELECT kc.name, kc.city, sum(amt) FROM kf JOIN kc ON kc.ck = kf.ck GROUP BY kc.name, kc.city$q$);
+SELECT btrim(l) AS source FROM gpu_analyze($q$
+SELECT kc.name, kc.city, sum(amt) FROM kf JOIN kc ON kc.ck = kf.ck GROUP BY kc.name, kc.city$q$) l WHERE l ~ 'Source:';
 -- the same query three times: the memo made, then used
 SELECT (gpu_diff($q$
 SELECT kc.name, kc.city, sum(amt) FROM kf JOIN kc ON kc.ck = kf.ck GROUP BY kc.name, kc.city$q$)).*;
@@ -45,8 +34,8 @@ WHERE kc.ck < 300 GROUP BY kc.city, kc.name$q$)).*;
 UPDATE kc SET name = 'renamed ' || ck WHERE ck % 3 = 0;
 INSERT INTO kc SELECT k, 'late ' || k, 'town ' || (k % 5) FROM generate_series(500, 520) k;
 INSERT INTO kf SELECT i, 500 + i % 21, 1.5 FROM generate_series(20001, 20100) i;
-SELECT * FROM kept_source($q$
-SELECT kc.name, kc.city, sum(amt) FROM kf JOIN kc ON kc.ck = kf.ck GROUP BY kc.name, kc.city$q$);
+SELECT btrim(l) AS source FROM gpu_analyze($q$
+SELECT kc.name, kc.city, sum(amt) FROM kf JOIN kc ON kc.ck = kf.ck GROUP BY kc.name, kc.city$q$) l WHERE l ~ 'Source:';
 SELECT (gpu_diff($q$
 SELECT kc.name, kc.city, sum(amt) FROM kf JOIN kc ON kc.ck = kf.ck GROUP BY kc.name, kc.city$q$)).*;
 
@@ -60,7 +49,6 @@ SELECT kc.city, count(*), sum(amt) FROM kf JOIN kc ON kc.ck = kf.ck GROUP BY kc.
 
 SELECT gpu_cache_drop('kf');
 SELECT gpu_cache_drop('kc');
-DROP FUNCTION kept_source(text);
 DROP FUNCTION gpu_source(text);
 DROP FUNCTION gpu_analyze(text);
 DROP FUNCTION gpu_diff(text, bool);
