@@ -485,11 +485,12 @@ int			gdb_result_finish(GdbRun *r, GdbBatch *host, const char *d_res,
  * its unordered result in r->order_d_res with layout r->order_hdr (their
  * gdb_result_alloc / gdb_result_finish calls; nothing copied back).
  * Checks every group's states (gdb_order_state_status: the lowest failing
- * group's status, GDB_ERR_FLOAT_OVERFLOW), orders the group ids by the
- * sort keys with stable LSD radix passes, last key first
+ * group's status, GDB_ERR_FLOAT_OVERFLOW), keeps the groups that pass the
+ * group qualifier (GdbRequest.having; all without one), orders their ids
+ * by the sort keys with stable LSD radix passes, last key first
  * (gdb_sort_by_column over the result key columns, or over each
  * aggregate's finished values computed into the ORDER_VALS scratch),
- * gathers the first k = min(limit, groups) groups (all when limit == 0)
+ * gathers the first k = min(limit, passing groups) (all when limit == 0)
  * into the ORDER_RESULT scratch, and only then asks alloc() for a batch of
  * k rows and copies them back.  Sets *result, r->ngroups = k (r->nsel is
  * kept); ordering time counts under GDB_PHASE_SORT, the copy under

@@ -62,7 +62,8 @@
  *		  gdb_identity_state_kernel writes the single identity state;
  *	  11. one cudaMemcpyAsync copies the result arrays back behind the
  *		  header that the host already wrote.
- *	 Phase D, ordered group-by only (req->nsort > 0): steps 8 and 11 lay the
+ *	 Phase D, ordered group-by only (gdb_request_ordered: sort keys or a
+ *	   group qualifier): steps 8 and 11 lay the
  *	   result out in device memory only (gdb_result_alloc gives a header,
  *	   gdb_result_finish copies nothing), for every pipeline below too;
  *	   then gdb_order_groups (groupby_order.cu) orders and cuts the groups

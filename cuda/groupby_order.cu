@@ -207,7 +207,11 @@ gdb_order_groups(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
 		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 							 "gdb_order_groups: no unordered result of the request");
 
-	/* every buffer before any work (growing one waits, loses its contents) */
+	/*
+	 * every buffer before any work (growing one waits, loses its contents),
+	 * but ORDER_RESULT, sized by the groups kept, which nothing has written
+	 * before it is made
+	 */
 	GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_ORDER_VALS, nulls_off + slot, &p, err));
 	vals = (char *) p;
 	GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_PERM0, slot * sizeof(uint32_t), &p, err));

@@ -335,10 +335,13 @@ gdb_cpu_order_groups(const GdbRequest *req, const GdbBatch *groups,
 	/* 2. the groups that pass the qualifier, in the unordered order */
 	if (n > 0)
 	{
-		enc = (uint64_t *) malloc((size_t) n * (nsort ? nsort : 1) * sizeof(uint64_t));
-		rank = (uint8_t *) malloc((size_t) n * (nsort ? nsort : 1));
+		if (nsort > 0)
+		{
+			enc = (uint64_t *) malloc((size_t) n * nsort * sizeof(uint64_t));
+			rank = (uint8_t *) malloc((size_t) n * nsort);
+		}
 		order = (size_t *) malloc((size_t) n * sizeof(size_t));
-		if (!enc || !rank || !order)
+		if ((nsort > 0 && (!enc || !rank)) || !order)
 			goto oom;
 	}
 	for (g = 0; g < n; g++)

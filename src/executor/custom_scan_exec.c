@@ -706,10 +706,12 @@ gdb_next(ScanState *ss)
 		old = MemoryContextSwitchTo(s->run_cxt);
 		if (s->params != NIL)
 			bind_params(s);
+		/* the qualifier with the parameters' values: what EXPLAIN shows now */
 		if (s->having_quals > 0)
-			(void) gdb_having_compile(&s->q, s->css.ss.ps.plan->qual,
-									  ((CustomScan *) s->css.ss.ps.plan)->custom_scan_tlist,
-									  s->params, s->q.cs.param_values, true);
+			s->having_quals =
+				gdb_having_compile(&s->q, s->css.ss.ps.plan->qual,
+								   ((CustomScan *) s->css.ss.ps.plan)->custom_scan_tlist,
+								   s->params, s->q.cs.param_values, true);
 		if (!run_or_fall_back(s))
 		{
 			/* gdb_exec hands out the fallback plan's rows instead */

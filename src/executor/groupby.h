@@ -204,7 +204,8 @@ extern int	gdb_aggregate_states(GdbAggFunc fn, Oid argtype, uint32 kind);
  * of values (Consts; NIL before they are known).  With fill, q->req's
  * terms are replaced (gdb_query_prepare runs first, for the NaN finders)
  * and the quals turned into terms are counted; without, q->req is not
- * touched and the quals that qualify are counted, whatever their values.
+ * touched and the quals that qualify are counted (a parameter's whatever
+ * its value, a constant's as it would compile), at most GDB_MAX_HAVING.
  * Returns that count.  Raises only out of memory.
  */
 extern int	gdb_having_compile(GdbQuery *q, List *qual, List *scan_tlist,

@@ -27,9 +27,11 @@
  * A numeric constant becomes the integer threshold of the aggregate's
  * fixed point: x > c is x > floor(c * 10^s), x >= c is x >= ceil(...), and
  * so on; x = c with more digits than the scale holds is false for every
- * group, x <> c true for every non-NULL one.  Anything else (avg, a float
- * sum, an OR, an expression over aggregates, a NULL or NaN constant, a
- * threshold past 10^18) stays with PostgreSQL only.
+ * group, x <> c true for every non-NULL one.  A float NaN constant is
+ * compared in PostgreSQL's float order (NaN above every number).
+ * Anything else (avg, a float sum, an OR, an expression over aggregates,
+ * a NULL constant, a numeric NaN, a numeric threshold past 10^18) stays
+ * with PostgreSQL only.
  *
  * The node keeps its HAVING as its qual: the device only drops groups the
  * HAVING would drop (GdbHavingTerm), so a qual the device cannot decide
@@ -212,9 +214,12 @@ aggregate_comparable(const GdbQuery *q, int j, Oid ctype)
 /*
  * The term for aggregate j op constant c (not NULL) into *t; false when
  * the device cannot decide it exactly (the qual stays PostgreSQL's alone).
+ * Before gdb_query_prepare (prepared false) a numeric sum's NaN finder is
+ * not known yet and is not asked for.
  */
 static bool
-make_term(const GdbQuery *q, int j, int op, const Const *c, GdbHavingTerm *t)
+make_term(const GdbQuery *q, int j, int op, const Const *c, bool prepared,
+		  GdbHavingTerm *t)
 {
 	const GdbAggregate *agg = &q->aggs[j];
 	uint32		kind = q->req->aggs[j].kind;
@@ -227,7 +232,7 @@ make_term(const GdbQuery *q, int j, int op, const Const *c, GdbHavingTerm *t)
 	if (kind == GDB_AGG_SUM_INT && agg->companion >= 0 &&
 		q->req->aggs[agg->companion].kind == GDB_AGG_MAX_INT)
 		t->nan_state = (uint16) (agg->companion + 1);
-	if (kind == GDB_AGG_SUM_INT && agg->result_type == NUMERICOID &&
+	if (prepared && kind == GDB_AGG_SUM_INT && agg->result_type == NUMERICOID &&
 		agg->argtype == NUMERICOID && t->nan_state == 0)
 		return false;			/* no NaN finder: cannot tell a NaN sum */
 
@@ -339,17 +344,16 @@ gdb_having_compile(GdbQuery *q, List *qual, List *scan_tlist, List *params,
 				continue;
 		}
 		if (!operand_value(b, params, values, &c, &known) ||
-			!aggregate_comparable(q, agg, exprType(strip_relabel(b))))
+			!aggregate_comparable(q, agg, exprType(strip_relabel(b))) ||
+			nquals >= GDB_MAX_HAVING)
 			continue;
-		if (!fill)
-		{
-			nquals++;
+		/* a parameter not evaluated yet counts; a constant as it compiles */
+		if (known && (c->constisnull || !make_term(q, agg, cmp, c, fill, &t)))
 			continue;
-		}
-		if (!known || c->constisnull || q->req->nhaving >= GDB_MAX_HAVING ||
-			!make_term(q, agg, cmp, c, &t))
+		if (fill && !known)
 			continue;
-		q->req->having[q->req->nhaving++] = t;
+		if (fill)
+			q->req->having[q->req->nhaving++] = t;
 		nquals++;
 	}
 	return nquals;

@@ -447,9 +447,10 @@ accumulate(GdbQuery *q, GdbExecutor *ex, List *acc, GdbBatch *part,
  * GPU server works on the last one (copy and kernels overlap the heap
  * read); partial results are combined as they come back.
  *
- * An ordered group-by (nsort > 0) is cut only once every partial result is
- * in: a table read in one batch runs the ordered request itself; with
- * several batches each runs it without the order and limit, the
+ * An ordered group-by (gdb_request_ordered: sort keys, or a group
+ * qualifier) is cut and filtered only once every partial result is in: a
+ * table read in one batch runs the ordered request itself; with several
+ * batches each runs it without the order, limit and qualifier, the
  * combines of the partial results likewise, except the last, which
  * carries them (or, when the last batch's result was the only one, an
  * ordered combine over it alone).

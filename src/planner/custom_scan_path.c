@@ -1155,9 +1155,10 @@ gdb_plan_custom_path(PlannerInfo *root, RelOptInfo *rel,
 	if (kind == GDB_NODE_AGG || kind == GDB_NODE_JOIN)
 	{
 		List	   *having = (List *) list_nth(node, 4);
+		const char *why_not;
 
 		if (gdb_contains_param((Node *) having) &&
-			gdb_having_params_fixed(root, having))
+			gdb_params_fixed(root, having, &why_not))
 			cscan->custom_exprs = gdb_quals_params(list_concat(list_copy(device),
 															   having));
 	}

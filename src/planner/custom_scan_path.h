@@ -40,17 +40,6 @@ extern void gdb_not_offered(GdbNodeKind kind, const char *why);
 extern bool gdb_params_fixed(PlannerInfo *root, List *quals, const char **why);
 
 /*
- * gdb_having_params_fixed (param_values.c): gdb_params_fixed for a HAVING
- * that the device's group qualifier may compare with its parameters
- * (groupby_having.c), where a top-level InitPlan need not be
- * initplan_safe if it is parallel safe and holds no volatile function:
- * the node then evaluates it at its first run, whether or not any group
- * reaches the HAVING, as PostgreSQL's own Gather evaluates the parallel
- * safe InitPlans below it before any row.  Never raises.
- */
-extern bool gdb_having_params_fixed(PlannerInfo *root, List *having);
-
-/*
  * May the planner offer device nodes now (gpudb.enabled; gpudb.device gpu
  * or cpu, or auto with the GPU server in GPU mode)?  Else *why.
  */

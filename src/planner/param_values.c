@@ -22,10 +22,7 @@
  * So does an InitPlan that could raise an error or change something
  * (initplan_safe): PostgreSQL runs an InitPlan only when a row reaches
  * its qual, the node at its first run whatever the rows.  The device's
- * HAVING (groupby_having.c) also takes a parallel safe InitPlan without
- * volatile functions (TPC-H Q11's sum(...) * 0.0001 over a join): a
- * Gather of PostgreSQL's own evaluates those before its first row, and
- * the node's HAVING still decides every group it returns.
+ * HAVING (groupby_having.c) compares with the same parameters.
  *
  *-------------------------------------------------------------------------
  */
@@ -35,11 +32,10 @@
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "nodes/pathnodes.h"
-#include "catalog/pg_proc.h"
-#include "optimizer/clauses.h"
 #include "optimizer/optimizer.h"
 #include "utils/builtins.h"
 #include "utils/datum.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/numeric.h"
 
@@ -265,7 +261,73 @@ gdb_quals_params(List *quals)
 	return params;
 }
 
-/* Can evaluating node, per row of the InitPlan's one table, raise? */
+/*
+ * Is node a numeric whose magnitude is bounded far below numeric's range,
+ * so that +, - and * over such values (and their sums over any number of
+ * rows) cannot overflow: a numeric(p,s) column, an integer column or
+ * constant cast to numeric, a numeric constant of at most 1,000 digits,
+ * sum, avg, min or max of such a value or of an integer column (over at
+ * most 2^63 rows), or +, - and * of two such?  (numeric's range is
+ * 10^131072.)
+ */
+static bool
+numeric_bounded(Node *node)
+{
+	while (node && IsA(node, RelabelType))
+		node = (Node *) ((RelabelType *) node)->arg;
+	if (node == NULL || exprType(node) != NUMERICOID)
+		return false;
+	if (IsA(node, Var))
+		return ((Var *) node)->vartypmod >= 0;
+	if (IsA(node, Const))
+	{
+		Const	   *c = (Const *) node;
+
+		return !c->constisnull &&
+			strlen(DatumGetCString(DirectFunctionCall1(numeric_out, c->constvalue))) <= 1000;
+	}
+	if (IsA(node, FuncExpr))
+	{
+		FuncExpr   *f = (FuncExpr *) node;
+		Node	   *arg = list_length(f->args) == 1 ? (Node *) linitial(f->args) : NULL;
+
+		/* numeric(smallint), numeric(integer), numeric(bigint): exact */
+		return (f->funcid == F_NUMERIC_INT2 || f->funcid == F_NUMERIC_INT4 ||
+				f->funcid == F_NUMERIC_INT8) &&
+			arg != NULL && (IsA(arg, Var) || IsA(arg, Const)) &&
+			(exprType(arg) == INT2OID || exprType(arg) == INT4OID ||
+			 exprType(arg) == INT8OID);
+	}
+	if (IsA(node, Aggref))
+	{
+		Aggref	   *ag = (Aggref *) node;
+		char	   *name = get_func_name(ag->aggfnoid);
+		Node	   *arg;
+
+		if (ag->aggfilter != NULL || ag->aggorder != NIL || ag->aggdistinct != NIL ||
+			list_length(ag->args) != 1 ||
+			(strcmp(name, "sum") != 0 && strcmp(name, "avg") != 0 &&
+			 strcmp(name, "min") != 0 && strcmp(name, "max") != 0))
+			return false;
+		arg = (Node *) linitial_node(TargetEntry, ag->args)->expr;
+		return numeric_bounded(arg) ||
+			(IsA(arg, Var) && (exprType(arg) == INT2OID || exprType(arg) == INT4OID ||
+							   exprType(arg) == INT8OID));
+	}
+	if (IsA(node, OpExpr))
+	{
+		OpExpr	   *op = (OpExpr *) node;
+
+		return (op->opfuncid == F_NUMERIC_ADD || op->opfuncid == F_NUMERIC_SUB ||
+				op->opfuncid == F_NUMERIC_MUL) &&
+			list_length(op->args) == 2 &&
+			numeric_bounded((Node *) linitial(op->args)) &&
+			numeric_bounded((Node *) lsecond(op->args));
+	}
+	return false;
+}
+
+/* Can evaluating node, per row of the InitPlan's tables, raise? */
 static bool
 initplan_expr_may_raise(Node *node, void *context)
 {
@@ -284,7 +346,11 @@ initplan_expr_may_raise(Node *node, void *context)
 			break;
 		case T_Aggref:
 			{
-				/* count, min, max; sum and avg of integers and numeric */
+				/*
+				 * count, min, max; sum and avg of integers and numeric (and
+				 * of bounded numeric arithmetic: the walk goes on into the
+				 * argument); * of such a sum by a bounded numeric above
+				 */
 				Aggref	   *ag = (Aggref *) node;
 				char	   *name = get_func_name(ag->aggfnoid);
 				Oid			argtype = ag->aggargtypes != NIL ?
@@ -303,10 +369,16 @@ initplan_expr_may_raise(Node *node, void *context)
 		case T_OpExpr:
 		case T_ScalarArrayOpExpr:
 			{
-				/* comparisons (a btree's, or text equality) raise nothing */
+				/*
+				 * comparisons (a btree's, or text equality) raise nothing,
+				 * nor do +, - and * of bounded numerics (TPC-H Q11's
+				 * sum(ps_supplycost * ps_availqty) * 0.0001)
+				 */
 				Oid			opno = IsA(node, OpExpr) ? ((OpExpr *) node)->opno :
 					((ScalarArrayOpExpr *) node)->opno;
 
+				if (IsA(node, OpExpr) && numeric_bounded(node))
+					return false;
 				if (gdb_op_btree_interpretation(opno) == NIL)
 					return true;
 			}
@@ -351,15 +423,18 @@ initplan_expr_may_raise(Node *node, void *context)
  * where PostgreSQL evaluates it only when a row reaches the qual: it must
  * not matter whether it runs.  Only a plain aggregate (no GROUP BY,
  * HAVING, LIMIT, set operation, window or set-returning function) over
- * one table, with no volatile function, whose quals and result
- * expressions are comparisons, boolean logic, char(n) cast to text and
- * substr of constant bounds, and whose aggregates cannot overflow (count, min, max; sum and
- * avg of integers and numeric): TPC-H Q22's avg(c_acctbal).
+ * tables listed in FROM (inner joins by their WHERE quals), with no
+ * volatile function, whose quals and result expressions are comparisons,
+ * boolean logic, char(n) cast to text, substr of constant bounds and +,
+ * - and * of bounded numerics (numeric_bounded), and whose aggregates
+ * cannot overflow (count, min, max; sum and avg of integers and numeric):
+ * TPC-H Q22's avg(c_acctbal), Q11's sum(ps_supplycost * ps_availqty) *
+ * 0.0001 over partsupp, supplier and nation.
  */
 static bool
 initplan_safe(Query *query)
 {
-	RangeTblEntry *rte;
+	ListCell   *lc;
 
 	if (query == NULL || query->commandType != CMD_SELECT || !query->hasAggs ||
 		query->groupClause != NIL || query->groupingSets != NIL ||
@@ -367,13 +442,19 @@ initplan_safe(Query *query)
 		query->limitOffset != NULL || query->setOperations != NULL ||
 		query->hasWindowFuncs || query->hasTargetSRFs || query->hasSubLinks ||
 		query->distinctClause != NIL || query->cteList != NIL ||
-		list_length(query->rtable) != 1 || query->jointree == NULL ||
-		list_length(query->jointree->fromlist) != 1 ||
-		!IsA(linitial(query->jointree->fromlist), RangeTblRef))
+		query->jointree == NULL || query->rtable == NIL ||
+		list_length(query->rtable) != list_length(query->jointree->fromlist))
 		return false;
-	rte = linitial_node(RangeTblEntry, query->rtable);
-	if (rte->rtekind != RTE_RELATION || rte->tablesample != NULL)
-		return false;
+	foreach(lc, query->jointree->fromlist)
+		if (!IsA(lfirst(lc), RangeTblRef))
+			return false;
+	foreach(lc, query->rtable)
+	{
+		RangeTblEntry *rte = lfirst_node(RangeTblEntry, lc);
+
+		if (rte->rtekind != RTE_RELATION || rte->tablesample != NULL)
+			return false;
+	}
 	if (contain_volatile_functions((Node *) query->targetList) ||
 		contain_volatile_functions(query->jointree->quals))
 		return false;
@@ -384,7 +465,6 @@ initplan_safe(Query *query)
 typedef struct FixedContext
 {
 	PlannerInfo *root;
-	bool		parallel_safe_ok;
 	const char *why;
 } FixedContext;
 
@@ -414,10 +494,6 @@ fixed_walker(Node *node, FixedContext *c)
 					(PlannerInfo *) list_nth(c->root->glob->subroots, sp->plan_id - 1) : NULL;
 				if (sub != NULL && initplan_safe(sub->parse))
 					return false;
-				if (c->parallel_safe_ok && sub != NULL &&
-					max_parallel_hazard(sub->parse) == PROPARALLEL_SAFE &&
-					!contain_volatile_functions((Node *) sub->parse))
-					return false;
 				c->why = "a subquery whose evaluation could raise an error or change something: the node would evaluate it where PostgreSQL may not";
 				return true;
 			}
@@ -425,22 +501,6 @@ fixed_walker(Node *node, FixedContext *c)
 		return true;
 	}
 	return expression_tree_walker(node, fixed_walker, (void *) c);
-}
-
-/* The walk of gdb_params_fixed and gdb_having_params_fixed. */
-static bool
-params_fixed(PlannerInfo *root, List *quals, bool parallel_safe_ok,
-			 const char **why)
-{
-	FixedContext c;
-
-	c.root = root;
-	c.parallel_safe_ok = parallel_safe_ok;
-	c.why = NULL;
-	if (!fixed_walker((Node *) quals, &c))
-		return true;
-	*why = c.why;
-	return false;
 }
 
 /*
@@ -452,14 +512,12 @@ params_fixed(PlannerInfo *root, List *quals, bool parallel_safe_ok,
 bool
 gdb_params_fixed(PlannerInfo *root, List *quals, const char **why)
 {
-	return params_fixed(root, quals, false, why);
-}
+	FixedContext c;
 
-/* see custom_scan_path.h */
-bool
-gdb_having_params_fixed(PlannerInfo *root, List *having)
-{
-	const char *why;
-
-	return params_fixed(root, having, true, &why);
+	c.root = root;
+	c.why = NULL;
+	if (!fixed_walker((Node *) quals, &c))
+		return true;
+	*why = c.why;
+	return false;
 }
