@@ -427,4 +427,33 @@ gdb_ctype_is_c(Oid collid)
 #define gdb_op_btree_interpretation(opno) get_op_btree_interpretation(opno)
 #endif
 
+/*
+ * 19: planner_hook and standard_planner take the EXPLAIN state too (its
+ * optimizer/planner.h); GDB_PLANNER_ARGS declares a hook's arguments,
+ * GDB_PLANNER_CALL passes them on.
+ */
+#if PG_VERSION_NUM >= 190000
+#define GDB_PLANNER_ARGS Query *parse, const char *query_string, \
+	int cursorOptions, ParamListInfo boundParams, ExplainState *es
+#define GDB_PLANNER_CALL(fn) fn(parse, query_string, cursorOptions, boundParams, es)
+#else
+#define GDB_PLANNER_ARGS Query *parse, const char *query_string, \
+	int cursorOptions, ParamListInfo boundParams
+#define GDB_PLANNER_CALL(fn) fn(parse, query_string, cursorOptions, boundParams)
+#endif
+
+/*
+ * gdb_att_not_null: does column attnum of rel carry a valid NOT NULL
+ * constraint?  18 can mark one NOT VALID, its rows unchecked
+ * (CompactAttribute.attnullability); before 18 attnotnull is always valid.
+ */
+#if PG_VERSION_NUM >= 180000
+#define gdb_att_not_null(rel, attnum) \
+	(TupleDescCompactAttr(RelationGetDescr(rel), (attnum) - 1)->attnullability == \
+	 ATTNULLABLE_VALID)
+#else
+#define gdb_att_not_null(rel, attnum) \
+	(TupleDescAttr(RelationGetDescr(rel), (attnum) - 1)->attnotnull)
+#endif
+
 #endif							/* GPUDB_PG_COMPAT_H */

@@ -1259,5 +1259,6 @@ gdb_custom_scan_init(void)
 	set_rel_pathlist_hook = gdb_set_rel_pathlist;
 	prev_create_upper_paths_hook = create_upper_paths_hook;
 	create_upper_paths_hook = gdb_create_upper_paths;
+	gdb_not_in_rewrite_init();
 	gdb_custom_exec_init();
 }

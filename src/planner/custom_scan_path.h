@@ -40,6 +40,13 @@ extern void gdb_not_offered(GdbNodeKind kind, const char *why);
 extern bool gdb_params_fixed(PlannerInfo *root, List *quals, const char **why);
 
 /*
+ * gdb_not_in_rewrite_init (not_in_rewrite.c): install the planner_hook
+ * that plans x NOT IN (SELECT y ...) as NOT EXISTS (an anti join) where
+ * neither x nor y can be NULL.  Called once from _PG_init.
+ */
+extern void gdb_not_in_rewrite_init(void);
+
+/*
  * May the planner offer device nodes now (gpudb.enabled; gpudb.device gpu
  * or cpu, or auto with the GPU server in GPU mode)?  Else *why.
  */

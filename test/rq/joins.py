@@ -180,6 +180,11 @@ def semi_part(rng, X, Y, anti):
         s = '%sEXISTS (SELECT 1 FROM %s WHERE %s)' % (neg, Y.sql, ' AND '.join(conds))
     else:
         lhs, rhs = [], []
+        if anti and len(X.t.pk) == 1 and len(Y.t.pk) == 1 and \
+                X.t.pk[0].dom == Y.t.pk[0].dom and rng.random() < 0.35:
+            # both NOT NULL (primary keys): planned as an anti join
+            # (src/planner/not_in_rewrite.c)
+            pairs = [(X.t.pk[0], Y.t.pk[0])]
         for xc, yc in pairs:
             lhs.append(jkey(rng, X, xc, 0.1))
             rhs.append(jkey(rng, Y, yc, 0.1))
