@@ -43,6 +43,33 @@ SELECT q, (gpu_diff(q)).* FROM (VALUES
   ('SELECT g, count(*) FROM nf WHERE sk NOT IN (SELECT s FROM ns WHERE s > nf.g * 20) GROUP BY g'),
   ('SELECT g, count(*) FROM nf WHERE sk NOT IN (SELECT DISTINCT s FROM ns WHERE s > 100) GROUP BY g')
 ) t(q);
+-- a plain inheritance parent's NOT NULL does not bind its child (15-17: the
+-- child drops it; 18: a NO INHERIT constraint): PostgreSQL's SubPlan, both
+-- ways; a partitioned table's does
+DO $$ BEGIN
+  BEGIN
+    EXECUTE 'CREATE TABLE ip (a int NOT NULL)';
+    EXECUTE 'CREATE TABLE ic () INHERITS (ip)';
+    EXECUTE 'ALTER TABLE ic ALTER a DROP NOT NULL';
+  EXCEPTION WHEN others THEN
+    EXECUTE 'DROP TABLE IF EXISTS ic, ip';
+    EXECUTE 'CREATE TABLE ip (a int CONSTRAINT ip_nn NOT NULL NO INHERIT)';
+    EXECUTE 'CREATE TABLE ic () INHERITS (ip)';
+  END;
+END $$;
+INSERT INTO ip VALUES (1), (2);
+INSERT INTO ic VALUES (NULL), (3);
+CREATE TABLE pp (a int NOT NULL) PARTITION BY RANGE (a);
+CREATE TABLE pp1 PARTITION OF pp FOR VALUES FROM (0) TO (100);
+INSERT INTO pp SELECT k FROM generate_series(0, 40) k;
+ANALYZE ip, ic, pp;
+SELECT q, (gpu_diff(q)).* FROM (VALUES
+  ('SELECT count(*) FROM ip WHERE a NOT IN (SELECT s FROM ns WHERE s > 2)'),
+  ('SELECT g, count(*) FROM nf WHERE sk NOT IN (SELECT a FROM ip) GROUP BY g'),
+  ('SELECT g, count(*) FROM nf WHERE sk NOT IN (SELECT a FROM pp) GROUP BY g')
+) t(q);
+DROP TABLE ic, ip, pp;
+
 SET gpudb.enabled = off;
 EXPLAIN (COSTS OFF)
 SELECT g, count(*) FROM nf WHERE sk NOT IN (SELECT s FROM ns WHERE note LIKE 'complaint%') GROUP BY g;

@@ -23,13 +23,17 @@
  *	   of a table of the subquery's FROM, which has no outer join either;
  *	 - both columns carry a valid NOT NULL constraint, so neither x nor
  *	   any y is NULL: x NOT IN (S) is then TRUE exactly when no y of S
- *	   equals x, S empty included;
+ *	   equals x, S empty included (not a foreign table's, which the
+ *	   remote side may not keep; not a plain inheritance parent's, which
+ *	   its children may not have);
+ *	 - the query locks no rows (FOR UPDATE and the like);
  *	 - the subquery is a plain SELECT of that one column (no aggregate,
  *	   grouping, DISTINCT, LIMIT, set operation, window, set-returning
  *	   function, CTE or locking clause), not correlated, with no volatile
  *	   function (run once as a SubPlan, or per outer row as the anti
  *	   join's inner side: the same rows).
- * Anything else is left as PostgreSQL wrote it.
+ * Anything else is left as PostgreSQL wrote it.  From 19 PostgreSQL
+ * plans such a NOT IN as an anti join itself, and the hook leaves it.
  *
  *-------------------------------------------------------------------------
  */
@@ -37,6 +41,8 @@
 
 #include "access/table.h"
 #include "access/transam.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_inherits.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
@@ -98,7 +104,17 @@ not_null_column(Query *q, Node *e)
 		v->varno < 1 || v->varno > list_length(q->rtable))
 		return false;
 	rte = rt_fetch(v->varno, q->rtable);
-	if (rte->rtekind != RTE_RELATION)
+	if (rte->rtekind != RTE_RELATION || rte->relkind == RELKIND_FOREIGN_TABLE)
+		return false;
+
+	/*
+	 * a plain inheritance parent's NOT NULL does not bind its children (15
+	 * to 17 let a child drop it, 18 has NO INHERIT ones); a partitioned
+	 * table's does (a partition can neither drop nor lack it).  inh is
+	 * still set for every table named without ONLY: ask the catalog.
+	 */
+	if (rte->inh && rte->relkind != RELKIND_PARTITIONED_TABLE &&
+		has_subclass(rte->relid))
 		return false;
 	/* the parser locked every relation of the query */
 	rel = table_open(rte->relid, NoLock);
@@ -215,8 +231,12 @@ rewrite_not_in(Query *q)
 	ListCell   *lc;
 	bool		changed = false;
 
+#if PG_VERSION_NUM >= 190000
+	/* 19 plans such a NOT IN as an anti join itself (subselect.c) */
+	return;
+#endif
 	if (q->commandType != CMD_SELECT || q->jointree == NULL ||
-		q->jointree->quals == NULL || !q->hasSubLinks ||
+		q->jointree->quals == NULL || !q->hasSubLinks || q->rowMarks != NIL ||
 		has_outer_join((Node *) q->jointree))
 		return;
 	quals = q->jointree->quals;
