@@ -14,6 +14,7 @@ INSERT INTO ns SELECT k, k, CASE WHEN k = 150 THEN NULL ELSE k END,
   CASE WHEN k % 9 = 0 THEN 'complaint ' || k ELSE 'fine' END FROM generate_series(0, 199) k;
 ANALYZE nf, ns;
 \i sql/include/differential.sql
+\i sql/include/explain_plan.sql
 
 -- NOT NULL on both sides: an anti join, in the GpudbJoin
 EXPLAIN (COSTS OFF)
@@ -31,10 +32,10 @@ SELECT q, (gpu_diff(q)).* FROM (VALUES
 
 -- left to PostgreSQL (a SubPlan): a nullable column on either side, an
 -- outer join above, a correlated or DISTINCT subquery, gpudb off
-EXPLAIN (COSTS OFF)
-SELECT g, count(*) FROM nf WHERE nk NOT IN (SELECT s FROM ns WHERE s > 100) GROUP BY g;
-EXPLAIN (COSTS OFF)
-SELECT g, count(*) FROM nf WHERE sk NOT IN (SELECT ns FROM ns WHERE s > 100) GROUP BY g;
+SELECT gpu_plan_nodes($q$
+SELECT g, count(*) FROM nf WHERE nk NOT IN (SELECT s FROM ns WHERE s > 100) GROUP BY g$q$);
+SELECT gpu_plan_nodes($q$
+SELECT g, count(*) FROM nf WHERE sk NOT IN (SELECT ns FROM ns WHERE s > 100) GROUP BY g$q$);
 SELECT q, (gpu_diff(q)).* FROM (VALUES
   ('SELECT g, count(*) FROM nf WHERE nk NOT IN (SELECT s FROM ns WHERE s > 100) GROUP BY g'),
   ('SELECT g, count(*) FROM nf WHERE sk NOT IN (SELECT ns FROM ns WHERE s > 100) GROUP BY g'),
@@ -70,9 +71,11 @@ SELECT q, (gpu_diff(q)).* FROM (VALUES
 ) t(q);
 DROP TABLE ic, ip, pp;
 
+-- gpudb off: never rewritten (no anti join in PostgreSQL's plan)
 SET gpudb.enabled = off;
-EXPLAIN (COSTS OFF)
-SELECT g, count(*) FROM nf WHERE sk NOT IN (SELECT s FROM ns WHERE note LIKE 'complaint%') GROUP BY g;
+SELECT count(*) AS anti_joins FROM gpu_explain_format('text', $q$
+SELECT g, count(*) FROM nf WHERE sk NOT IN (SELECT s FROM ns WHERE note LIKE 'complaint%') GROUP BY g$q$) l
+WHERE l."QUERY PLAN" ~ 'Anti';
 SET gpudb.enabled = on;
 
 -- the cache, both tables
@@ -84,6 +87,9 @@ GROUP BY g$q$)).*;
 SELECT gpu_cache_drop('nf');
 SELECT gpu_cache_drop('ns');
 
+DROP FUNCTION gpu_explain(text);
+DROP FUNCTION gpu_explain_format(text, text);
+DROP FUNCTION gpu_plan_nodes(text);
 DROP FUNCTION gpu_diff(text, bool);
 DROP FUNCTION gpu_diff_rows(text, bool);
 DROP TABLE nf, ns;
