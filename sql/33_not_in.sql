@@ -53,7 +53,7 @@ DO $$ BEGIN
     EXECUTE 'CREATE TABLE ic () INHERITS (ip)';
     EXECUTE 'ALTER TABLE ic ALTER a DROP NOT NULL';
   EXCEPTION WHEN others THEN
-    EXECUTE 'DROP TABLE IF EXISTS ic, ip';
+    -- (the block's tables are gone with its subtransaction)
     EXECUTE 'CREATE TABLE ip (a int CONSTRAINT ip_nn NOT NULL NO INHERIT)';
     EXECUTE 'CREATE TABLE ic () INHERITS (ip)';
   END;
