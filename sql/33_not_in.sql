@@ -30,6 +30,17 @@ SELECT q, (gpu_diff(q)).* FROM (VALUES
   ('SELECT ns.note, count(*) FROM nf JOIN ns ON ns.s = nf.sk WHERE nf.g < 5 AND nf.id NOT IN (SELECT s FROM ns WHERE s % 3 = 0) GROUP BY ns.note')
 ) t(q);
 
+-- inside a view and a CTE: each query judged at its own level
+CREATE VIEW nv AS
+  SELECT * FROM nf WHERE sk NOT IN (SELECT s FROM ns WHERE note LIKE 'complaint%');
+SELECT gpu_plan_nodes('SELECT g, count(*), sum(v) FROM nv GROUP BY g');
+SELECT q, (gpu_diff(q)).* FROM (VALUES
+  ('SELECT g, count(*), sum(v) FROM nv GROUP BY g'),
+  ('WITH c AS MATERIALIZED (SELECT g, v FROM nf WHERE id NOT IN (SELECT s FROM ns WHERE s % 2 = 0)) SELECT g, count(*) FROM c GROUP BY g'),
+  ('SELECT count(*) FROM ns WHERE EXISTS (SELECT 1 FROM nf WHERE nf.g = ns.s AND nf.sk NOT IN (SELECT s FROM ns WHERE s > 3))')
+) t(q);
+DROP VIEW nv;
+
 -- left to PostgreSQL (a SubPlan): a nullable column on either side, an
 -- outer join above, a correlated or DISTINCT subquery, gpudb off
 SELECT gpu_plan_nodes($q$

@@ -10,7 +10,9 @@
  *	  a GpudbJoin runs anti joins on the device (TPC-H Q16's ps_suppkey NOT
  *	  IN (SELECT s_suppkey FROM supplier WHERE s_comment LIKE ...)).
  *
- * Before planning (planner_hook), a top-level WHERE conjunct
+ * Before planning (planner_hook), a top-level WHERE conjunct of the query
+ * planned, or of any query inside it (a subquery in FROM, a view, a CTE,
+ * a sublink's subquery: each judged at its own level),
  *	 NOT (x op ANY (SELECT y FROM ... WHERE ...))
  * becomes
  *	 NOT EXISTS (SELECT y FROM ... WHERE ... AND x op y)
@@ -222,7 +224,7 @@ not_exists_for(Query *q, Node *conjunct)
 	return (Node *) make_notclause((Expr *) exists);
 }
 
-/* Rewrite q's top-level WHERE conjuncts (file header); in place. */
+/* Rewrite q's own top-level WHERE conjuncts (file header); in place. */
 static void
 rewrite_not_in(Query *q)
 {
@@ -257,11 +259,28 @@ rewrite_not_in(Query *q)
 			(Node *) make_andclause(conjuncts);
 }
 
+/*
+ * Every query of the tree, the planned one first: its subqueries in FROM
+ * (views too), CTEs and sublinks, each judged at its own level.
+ */
+static bool
+rewrite_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Query))
+	{
+		rewrite_not_in((Query *) node);
+		return query_tree_walker((Query *) node, rewrite_walker, context, 0);
+	}
+	return expression_tree_walker(node, rewrite_walker, context);
+}
+
 static PlannedStmt *
 gdb_planner(GDB_PLANNER_ARGS)
 {
 	if (gpudb_enabled && gpudb_enable_gpujoin)
-		rewrite_not_in(parse);
+		(void) rewrite_walker((Node *) parse, NULL);
 	if (prev_planner_hook)
 		return GDB_PLANNER_CALL(prev_planner_hook);
 	return GDB_PLANNER_CALL(standard_planner);
