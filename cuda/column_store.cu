@@ -281,6 +281,20 @@ gdb_store_append_check(GdbCudaExec *exec, const GdbStore *store, const GdbBatch 
 }
 
 /*
+ * After a failed append: once stream s is idle, put store->header back
+ * into the device buffer (the append may already have written a header of
+ * more rows), so that the buffer stays consistent with store->header.
+ */
+static void
+gdb_store_restore_header(GdbStore *store, cudaStream_t s)
+{
+	(void) cudaStreamSynchronize(s);
+	(void) cudaMemcpy(store->buf, &store->header, sizeof(GdbBatch),
+					  cudaMemcpyHostToDevice);
+	(void) cudaGetLastError();
+}
+
+/*
  * gdb_cuda_store_append: see gpudb_device.h.  Copies batch->nrows rows of
  * the host batch batch (pinned by gdb_cuda_host_alloc: asynchronous copies;
  * pageable: staged by CUDA) behind the stored rows on exec's stream, growing
@@ -331,14 +345,7 @@ gdb_cuda_store_append(GdbCudaExec *exec, GdbStore *store, const GdbBatch *batch,
 	}
 	if (st != GDB_OK)
 	{
-		/*
-		 * The device header may already say need rows; put the old one back
-		 * so the buffer stays consistent with store->header.
-		 */
-		(void) cudaStreamSynchronize(exec->stream);
-		(void) cudaMemcpy(store->buf, &store->header, sizeof(GdbBatch),
-						  cudaMemcpyHostToDevice);
-		(void) cudaGetLastError();
+		gdb_store_restore_header(store, exec->stream);
 		return st;
 	}
 	store->header.nrows = need;
@@ -421,10 +428,7 @@ gdb_cuda_store_append_kept(GdbCudaExec *exec, GdbStore *store, const GdbBatch *h
 	}
 	if (st != GDB_OK)
 	{
-		(void) cudaStreamSynchronize(s);
-		(void) cudaMemcpy(store->buf, &store->header, sizeof(GdbBatch),
-						  cudaMemcpyHostToDevice);
-		(void) cudaGetLastError();
+		gdb_store_restore_header(store, s);
 		return st;
 	}
 	store->header.nrows = need;

@@ -277,6 +277,7 @@ gdb_cpu_order_groups(const GdbRequest *req, const GdbBatch *groups,
 	GdbBatch   *out;
 	uint64_t	total,
 				g,
+				p,
 				i;
 	uint32_t	a,
 				c;
@@ -364,9 +365,10 @@ gdb_cpu_order_groups(const GdbRequest *req, const GdbBatch *groups,
 	}
 	k = req->limit > 0 && req->limit < nkept ? req->limit : nkept;
 
-	/* 3. (NULL rank, encoding) of every sort key of every group */
-	for (g = 0; g < n && nsort > 0; g++)
+	/* 3. (NULL rank, encoding) of every sort key of every kept group */
+	for (p = 0; p < nkept && nsort > 0; p++)
 	{
+		g = order[p];
 		for (i = 0; i < nsort; i++)
 		{
 			const GdbSortKey *sk = &req->sort_keys[i];

@@ -52,6 +52,7 @@
 #include "utils/lsyscache.h"
 #include "utils/numeric.h"
 
+#include "expr_compile.h"
 #include "groupby.h"
 #include "pg_compat.h"
 
@@ -102,14 +103,6 @@ commuted_op(int op)
 	}
 }
 
-static Node *
-strip_relabel(Node *n)
-{
-	while (n && IsA(n, RelabelType))
-		n = (Node *) ((RelabelType *) n)->arg;
-	return n;
-}
-
 /*
  * The aggregate (index into q->aggs) that operand e names: a Var of the
  * scan tuple (INDEX_VAR) whose scan tlist entry is an Aggref; -1 else.
@@ -117,7 +110,7 @@ strip_relabel(Node *n)
 static int
 operand_aggregate(const GdbQuery *q, Node *e, List *scan_tlist)
 {
-	Var		   *v = (Var *) strip_relabel(e);
+	Var		   *v = (Var *) fc_strip_relabel(e);
 	int			j;
 
 	if (v == NULL || !IsA(v, Var) || v->varno != INDEX_VAR ||
@@ -139,7 +132,7 @@ operand_value(Node *e, List *params, List *values, Const **value, bool *known)
 	ListCell   *lp,
 			   *lv;
 
-	e = strip_relabel(e);
+	e = fc_strip_relabel(e);
 	*value = NULL;
 	*known = true;
 	if (IsA(e, Const))
@@ -344,7 +337,7 @@ gdb_having_compile(GdbQuery *q, List *qual, List *scan_tlist, List *params,
 				continue;
 		}
 		if (!operand_value(b, params, values, &c, &known) ||
-			!aggregate_comparable(q, agg, exprType(strip_relabel(b))) ||
+			!aggregate_comparable(q, agg, exprType(fc_strip_relabel(b))) ||
 			nquals >= GDB_MAX_HAVING)
 			continue;
 		/* a parameter not evaluated yet counts; a constant as it compiles */
