@@ -300,6 +300,15 @@ extern int	gdb_columnset_add_join_col(GdbColumnSet *cs, Relation rel, Index varn
 									   AttrNumber attnum);
 
 /*
+ * gdb_columnset_add_join_col_type (join_build.c): the same for column
+ * attnum of range table entry varno of type typid (typmod, collation),
+ * a table's or a derived table's.  The same errors.
+ */
+extern int	gdb_columnset_add_join_col_type(GdbColumnSet *cs, Index varno,
+											AttrNumber attnum, Oid typid,
+											int32 typmod, Oid collation);
+
+/*
  * gdb_columnset_join_col (join_build.c): the batch column of payload
  * column (varno, attnum) of cs; elog(ERROR) when it was not registered.
  */

@@ -107,6 +107,16 @@ typedef struct GdbJoinBuild
 								 * (GdbQuery.keep_id) until released; 0: its
 								 * rows are in the request's join_data */
 	struct GdbJoinState *sub;	/* a nested tree's build sides, or NULL */
+
+	/*
+	 * A derived table's build side: its plan (custom plan index derived,
+	 * 0 for a table's), its output position of each column of q's result,
+	 * and its rows, read once (gdb_join_read_derived)
+	 */
+	int			derived;
+	List	   *derived_cols;
+	PlanState  *derived_ps;
+	struct Tuplestorestate *derived_rows;
 } GdbJoinBuild;
 
 /* The build sides of a GpudbJoin, in probe order. */
@@ -131,6 +141,28 @@ typedef struct GdbJoinState
 extern GdbJoinState *gdb_join_begin(GdbQuery *q, List *join, Index scanrelid,
 									EState *estate, List *rtable_names,
 									List *deparse_cxt);
+
+/*
+ * gdb_join_init_derived: start the plans of js's derived tables' build
+ * sides (nested trees included), custom plans of the node (custom_plans,
+ * with the executor flags eflags); returns their plan states, for the
+ * node's custom_ps (EXPLAIN shows them under it).
+ */
+extern List *gdb_join_init_derived(GdbJoinState *js, List *custom_plans,
+								   EState *estate, int eflags);
+
+/*
+ * gdb_join_read_derived: run each derived table's plan of js that has not
+ * run yet to its end, its rows kept for the build sides (of every run of
+ * the node: the plans take no parameter).  Raises what those plans raise;
+ * the node calls it before the request, outside any subtransaction.
+ */
+extern void gdb_join_read_derived(GdbJoinState *js);
+
+/*
+ * gdb_join_end_derived: end the plans started by gdb_join_init_derived.
+ */
+extern void gdb_join_end_derived(GdbJoinState *js);
 
 /*
  * gdb_join_build: run every build side's query (cache or heap) and lay

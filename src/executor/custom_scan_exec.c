@@ -353,6 +353,9 @@ gdb_begin(CustomScanState *node, EState *estate, int eflags)
 				s->join = gdb_join_begin(q, (List *) list_nth(priv, GDB_PRIV_JOIN),
 										 cscan->scan.scanrelid, estate, names,
 										 s->deparse_cxt);
+				/* derived tables' plans, shown under the node */
+				s->css.custom_ps = gdb_join_init_derived(s->join, cscan->custom_plans,
+														 estate, eflags);
 				s->join_needs_rollback =
 					gdb_needs_fallback((Node *) list_make3(cscan->custom_scan_tlist,
 														   s->device_quals,
@@ -600,7 +603,7 @@ fallback_init(GdbScanState *s)
 	old = MemoryContextSwitchTo(estate->es_query_cxt);
 	s->fallback_ps = ExecInitNode((Plan *) linitial(cscan->custom_plans), estate,
 								  s->eflags & ~(EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK));
-	s->css.custom_ps = list_make1(s->fallback_ps);
+	s->css.custom_ps = lappend(s->css.custom_ps, s->fallback_ps);
 	s->fallback_rows = tuplestore_begin_heap(true, false, work_mem);
 	s->fallback_slot = MakeSingleTupleTableSlot(ExecGetResultType(s->fallback_ps),
 												&TTSOpsMinimalTuple);
@@ -712,6 +715,8 @@ gdb_next(ScanState *ss)
 				gdb_having_compile(&s->q, s->css.ss.ps.plan->qual,
 								   ((CustomScan *) s->css.ss.ps.plan)->custom_scan_tlist,
 								   s->params, s->q.cs.param_values, true);
+		/* derived tables' rows first, outside the request's subtransaction */
+		gdb_join_read_derived(s->join);
 		if (!run_or_fall_back(s))
 		{
 			/* gdb_exec hands out the fallback plan's rows instead */
@@ -808,6 +813,7 @@ gdb_end(CustomScanState *node)
 	if (s->join != NULL && s->q.req != NULL && s->q.req->join_id != 0)
 		gdb_cpu_join_cache_release(s->q.req->join_id);
 
+	gdb_join_end_derived(s->join);
 	if (s->fallback_ps)
 		ExecEndNode(s->fallback_ps);
 	if (s->fallback_rows)
@@ -899,6 +905,7 @@ explain_joins(GdbJoinState *js, const char *prefix, bool built, ExplainState *es
 		{
 			ExplainPropertyInteger(psprintf("%s Build Rows", name), NULL, (int64) b->rows, es);
 			ExplainPropertyText(psprintf("%s Source", name),
+								b->derived != 0 ? "derived table's plan" :
 								!b->from_cache ? "heap" :
 								b->kept ? "cache, kept by the GPU server" : "cache", es);
 			if (gdb_explain_hardware(es, gpudb_explain_hardware))

@@ -39,6 +39,7 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/ruleutils.h"
+#include "utils/tuplestore.h"
 
 #include "cpu_hash_join.h"
 #include "custom_scan.h"
@@ -51,6 +52,16 @@ gdb_columnset_add_join_col(GdbColumnSet *cs, Relation rel, Index varno,
 						   AttrNumber attnum)
 {
 	Form_pg_attribute att = gdb_columnset_attribute(rel, attnum, true);
+
+	return gdb_columnset_add_join_col_type(cs, varno, attnum, att->atttypid,
+										   att->atttypmod, att->attcollation);
+}
+
+/* see gpudb.h */
+int
+gdb_columnset_add_join_col_type(GdbColumnSet *cs, Index varno, AttrNumber attnum,
+								Oid typid, int32 typmod, Oid collation)
+{
 	int			i;
 
 	for (i = 0; i < cs->njoincols; i++)
@@ -62,14 +73,19 @@ gdb_columnset_add_join_col(GdbColumnSet *cs, Relation rel, Index varno,
 				 errmsg("too many columns of joined relations in one gpudb request"),
 				 errdetail("At most %d columns of build sides can be read.",
 						   GDB_MAX_JOIN_COLS)));
-	if (gdb_type_class(att->atttypid) == GDB_TYPE_TEXT && cs->dict == NULL)
+	if (!gdb_type_supported(typid, typmod))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("gpudb does not carry columns of type %s",
+						format_type_with_typemod(typid, typmod))));
+	if (gdb_type_class(typid) == GDB_TYPE_TEXT && cs->dict == NULL)
 		cs->dict = gdb_dict_create();
 	i = cs->njoincols++;
 	cs->joinvarnos[i] = varno;
 	cs->attnums[GDB_JOIN_COL(i)] = attnum;
-	cs->typids[GDB_JOIN_COL(i)] = att->atttypid;
-	cs->typmods[GDB_JOIN_COL(i)] = att->atttypmod;
-	cs->collations[GDB_JOIN_COL(i)] = att->attcollation;
+	cs->typids[GDB_JOIN_COL(i)] = typid;
+	cs->typmods[GDB_JOIN_COL(i)] = typmod;
+	cs->collations[GDB_JOIN_COL(i)] = collation;
 	cs->nulls_only[GDB_JOIN_COL(i)] = false;
 	cs->rank_of[GDB_JOIN_COL(i)] = 0;
 	return GDB_JOIN_COL(i);
@@ -252,6 +268,8 @@ gdb_join_begin(GdbQuery *q, List *join, Index scanrelid, EState *estate,
 		List	   *payload = (List *) list_nth(step, 4);
 		List	   *clauses = (List *) copyObject(list_nth(step, 5));
 		List	   *sub = (List *) list_nth(step, 6);
+		List	   *dinfo = (List *) list_nth(step, 8);
+		List	   *ptypes = (List *) list_nth(step, 9);
 		int			njoincols;
 		int			t;
 
@@ -267,28 +285,51 @@ gdb_join_begin(GdbQuery *q, List *join, Index scanrelid, EState *estate,
 		 * nested tree, from that tree's probe relation joined to its own
 		 * build sides
 		 */
-		b->q.rel = gdb_exec_get_rt_relation(estate, varno);
 		b->q.snapshot = estate->es_snapshot;
 		b->q.req = palloc0(sizeof(GdbRequest));
 		b->q.req->oper = GDB_OPER_SELECT;
 		b->q.cs.probe_varno = varno;
-		if (sub != NIL)
-			b->sub = gdb_join_begin(&b->q, sub, varno, estate, rtable_names, deparse_cxt);
-		for (t = 0; t + 3 < list_length(quads); t += 4)
-			b->q.req->out_cols[b->q.req->nout++] =
-				view_column(&b->q, (Index) (list_nth_int(quads, t + 2) + rtoffset),
-							(AttrNumber) list_nth_int(quads, t + 3));
-		for (t = 0; t + 1 < list_length(payload); t += 2)
-			b->q.req->out_cols[b->q.req->nout++] =
-				view_column(&b->q, (Index) (list_nth_int(payload, t) + rtoffset),
-							(AttrNumber) list_nth_int(payload, t + 1));
-		b->q.nout = (int) b->q.req->nout;
-		/* its relation's quals read that relation's columns only */
-		njoincols = b->q.cs.njoincols;
-		b->q.cs.njoincols = 0;
-		(void) gdb_compile_quals(b->quals, b->q.rel, &b->q.cs, b->q.req, "GpudbJoin",
-								 false, NULL);
-		b->q.cs.njoincols = njoincols;
+		if (dinfo != NIL)
+		{
+			/*
+			 * a derived table's: no relation; its result's columns (keys,
+			 * then payload) are filled from its plan's rows
+			 */
+			b->derived = linitial_int(dinfo);
+			for (t = 1; t + 3 < list_length(dinfo); t += 4)
+			{
+				int			c = b->q.cs.ncols++;
+
+				b->derived_cols = lappend_int(b->derived_cols, list_nth_int(dinfo, t));
+				b->q.cs.typids[c] = (Oid) list_nth_int(dinfo, t + 1);
+				b->q.cs.typmods[c] = list_nth_int(dinfo, t + 2);
+				b->q.cs.collations[c] = (Oid) list_nth_int(dinfo, t + 3);
+				b->q.req->out_cols[b->q.req->nout++] = c;
+			}
+			b->q.nout = (int) b->q.req->nout;
+		}
+		else
+		{
+			b->q.rel = gdb_exec_get_rt_relation(estate, varno);
+			if (sub != NIL)
+				b->sub = gdb_join_begin(&b->q, sub, varno, estate, rtable_names,
+										deparse_cxt);
+			for (t = 0; t + 3 < list_length(quads); t += 4)
+				b->q.req->out_cols[b->q.req->nout++] =
+					view_column(&b->q, (Index) (list_nth_int(quads, t + 2) + rtoffset),
+								(AttrNumber) list_nth_int(quads, t + 3));
+			for (t = 0; t + 1 < list_length(payload); t += 2)
+				b->q.req->out_cols[b->q.req->nout++] =
+					view_column(&b->q, (Index) (list_nth_int(payload, t) + rtoffset),
+								(AttrNumber) list_nth_int(payload, t + 1));
+			b->q.nout = (int) b->q.req->nout;
+			/* its relation's quals read that relation's columns only */
+			njoincols = b->q.cs.njoincols;
+			b->q.cs.njoincols = 0;
+			(void) gdb_compile_quals(b->quals, b->q.rel, &b->q.cs, b->q.req, "GpudbJoin",
+									 false, NULL);
+			b->q.cs.njoincols = njoincols;
+		}
 
 		/* the probe step: keys of the probe relation or earlier payload */
 		spec->type = b->type;
@@ -302,9 +343,13 @@ gdb_join_begin(GdbQuery *q, List *join, Index scanrelid, EState *estate,
 		for (t = 0; t + 1 < list_length(payload); t += 2)
 		{
 			Index		pvarno = (Index) (list_nth_int(payload, t) + rtoffset);
+			int			y = (t / 2) * 3;
 
-			(void) gdb_columnset_add_join_col(&q->cs, gdb_exec_get_rt_relation(estate, pvarno),
-											  pvarno, (AttrNumber) list_nth_int(payload, t + 1));
+			(void) gdb_columnset_add_join_col_type(&q->cs, pvarno,
+												   (AttrNumber) list_nth_int(payload, t + 1),
+												   (Oid) list_nth_int(ptypes, y),
+												   list_nth_int(ptypes, y + 1),
+												   (Oid) list_nth_int(ptypes, y + 2));
 		}
 
 		/* EXPLAIN: "Inner Join d ON (f.k = d.id)", its quals apart */
@@ -534,6 +579,140 @@ build_has_text(const GdbJoinBuild *b)
 	return false;
 }
 
+/* see custom_scan.h */
+List *
+gdb_join_init_derived(GdbJoinState *js, List *custom_plans, EState *estate, int eflags)
+{
+	List	   *states = NIL;
+	int			j;
+
+	if (js == NULL)
+		return NIL;
+	for (j = 0; j < js->njoins; j++)
+	{
+		GdbJoinBuild *b = &js->builds[j];
+
+		states = list_concat(states, gdb_join_init_derived(b->sub, custom_plans, estate,
+														   eflags));
+		if (b->derived == 0)
+			continue;
+		if (b->derived >= list_length(custom_plans))
+			elog(ERROR, "gpudb: a derived table's plan is missing");
+		b->derived_ps = ExecInitNode((Plan *) list_nth(custom_plans, b->derived), estate,
+									 eflags & ~(EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK));
+		states = lappend(states, b->derived_ps);
+	}
+	return states;
+}
+
+/*
+ * Run derived table build side b's plan to its end into its tuplestore,
+ * unless it ran (or b is a table's).
+ */
+static void
+read_derived(GdbJoinBuild *b)
+{
+	if (b->derived == 0 || b->derived_rows != NULL)
+		return;
+	b->derived_rows = tuplestore_begin_heap(false, false, work_mem);
+	for (;;)
+	{
+		TupleTableSlot *slot = ExecProcNode(b->derived_ps);
+
+		if (TupIsNull(slot))
+			break;
+		tuplestore_puttupleslot(b->derived_rows, slot);
+	}
+}
+
+/* see custom_scan.h */
+void
+gdb_join_read_derived(GdbJoinState *js)
+{
+	int			j;
+
+	if (js == NULL)
+		return;
+	for (j = 0; j < js->njoins; j++)
+	{
+		GdbJoinBuild *b = &js->builds[j];
+
+		gdb_join_read_derived(b->sub);
+		read_derived(b);
+	}
+}
+
+/* see custom_scan.h */
+void
+gdb_join_end_derived(GdbJoinState *js)
+{
+	int			j;
+
+	if (js == NULL)
+		return;
+	for (j = 0; j < js->njoins; j++)
+	{
+		GdbJoinBuild *b = &js->builds[j];
+
+		gdb_join_end_derived(b->sub);
+		if (b->derived_ps != NULL)
+			ExecEndNode(b->derived_ps);
+		b->derived_ps = NULL;
+		if (b->derived_rows != NULL)
+			tuplestore_end(b->derived_rows);
+		b->derived_rows = NULL;
+	}
+}
+
+/*
+ * A derived table's build side b as a batch of b->q's result columns, from
+ * its plan's rows (read first if they were not): text as codes of the
+ * probe query q's dictionary, numeric as b's column's fixed point.
+ */
+static GdbBatch *
+derived_batch(GdbJoinBuild *b, GdbQuery *q)
+{
+	GdbColumnSet cs = b->q.cs;
+	GdbBatch	layout;
+	GdbBatch   *part;
+	TupleTableSlot *slot;
+	uint64		n = 0;
+	uint64		size;
+	int			c;
+
+	read_derived(b);
+	for (c = 0; c < cs.ncols; c++)
+		if (gdb_type_class(cs.typids[c]) == GDB_TYPE_TEXT && q->cs.dict == NULL)
+			q->cs.dict = gdb_dict_create();
+	cs.dict = q->cs.dict;
+	slot = MakeSingleTupleTableSlot(ExecGetResultType(b->derived_ps), &TTSOpsMinimalTuple);
+	tuplestore_rescan(b->derived_rows);
+	while (tuplestore_gettupleslot(b->derived_rows, true, false, slot))
+		n++;
+	size = gdb_columnset_layout(&cs, &layout, Max(n, 1), false);
+	part = MemoryContextAllocHuge(CurrentMemoryContext, size);
+	memcpy(part, &layout, sizeof(GdbBatch));
+	tuplestore_rescan(b->derived_rows);
+	n = 0;
+	while (tuplestore_gettupleslot(b->derived_rows, true, false, slot))
+	{
+		ListCell   *lc;
+
+		slot_getallattrs(slot);
+		foreach(lc, b->derived_cols)
+		{
+			int			pos = lfirst_int(lc);
+
+			gdb_batch_store_value(&cs, part, foreach_current_index(lc), n,
+								  slot->tts_values[pos], slot->tts_isnull[pos]);
+		}
+		n++;
+	}
+	part->nrows = n;
+	ExecDropSingleTupleTableSlot(slot);
+	return part;
+}
+
 static bool build_sides(GdbJoinState *js, GdbQuery *q, bool check_unique, bool keep,
 						const char **why);
 
@@ -632,7 +811,7 @@ build_sides(GdbJoinState *js, GdbQuery *q, bool check_unique, bool keep, const c
 		if (b->sub != NULL && !build_sides(b->sub, &b->q, check_unique, keep, why))
 			return false;
 		/* (after the nested tree's own, which may have kept some) */
-		keep_this = keep && nkept < GDB_MAX_KEPT &&
+		keep_this = keep && nkept < GDB_MAX_KEPT && b->derived == 0 &&
 			(!check_unique || b->type == GDB_JOIN_SEMI || b->type == GDB_JOIN_ANTI);
 		for (c = 0; c < spec->nkeys && keep_this; c++)
 			if (key_rescale(b, q, spec, c, &bs, &ps))
@@ -651,6 +830,19 @@ build_sides(GdbJoinState *js, GdbQuery *q, bool check_unique, bool keep, const c
 		spec->build_keep = 0;
 		b->kept_id = 0;
 		b->kept = false;
+		if (b->derived != 0)
+		{
+			/* a derived table's rows, in the probe query's dictionary */
+			parts[j] = derived_batch(b, q);
+			b->rows = parts[j]->nrows;
+			for (c = 0; c < spec->nkeys && c < parts[j]->ncols; c++)
+				if (key_rescale(b, q, spec, c, &bs, &ps))
+					rescale_numeric_key(parts[j], c, bs, ps);
+			b->bytes = parts[j]->total_bytes +
+				gdb_hj_slot_count(parts[j]->nrows) * sizeof(uint32);
+			b->from_cache = false;
+			goto built;
+		}
 		b->q.keep_id = keep_id;
 		b->q.keep_for = RelationGetRelid(q->rel);
 		gdb_query_run_source(&b->q, &info, GDB_SOURCE_ANY);
@@ -698,6 +890,7 @@ build_sides(GdbJoinState *js, GdbQuery *q, bool check_unique, bool keep, const c
 			b->bytes = parts[j]->total_bytes +
 				gdb_hj_slot_count(parts[j]->nrows) * sizeof(uint32);
 		}
+built:
 		INSTR_TIME_SET_CURRENT(elapsed);
 		INSTR_TIME_SUBTRACT(elapsed, start);
 		b->ms = INSTR_TIME_GET_MILLISEC(elapsed);

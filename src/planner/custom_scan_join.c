@@ -14,7 +14,13 @@
  * its own quals, or, where the inner side is itself a join (a bushy
  * tree, as PostgreSQL plans TPC-H Q3: lineitem probing the hash of orders
  * joined to customer), that join's result, computed first by a request
- * of its own over the same kind of tree.  What is accepted:
+ * of its own over the same kind of tree; or, where the inner side is a
+ * derived table (a subquery in FROM, or the relation of an IN subquery
+ * PostgreSQL could not pull up: TPC-H Q18's grouped lineitem), that
+ * table's rows: its plan, as PostgreSQL made it (a GpudbAgg, say), is one
+ * more of the node's custom plans, run once before the request (it is
+ * never the probe side, and is not offered with a parameter: LATERAL, or
+ * an outer query's column).  What is accepted:
  *	 - inner, left (a right join is a left join with the sides swapped),
  *	   semi (EXISTS, IN; also an inner join against a unique-ified inner
  *	   relation) and anti (NOT EXISTS) joins; an inner join's sides
@@ -48,7 +54,8 @@
  * Anything else keeps PostgreSQL's plan (gpudb.debug_unsupported says
  * why): full joins, a join without one equality of two columns (keys of
  * other types, or expressions, only as other quals), parameterised or
- * LATERAL paths, derived tables, a unique-ified join, more than
+ * LATERAL paths, a derived table as the probe side, a unique-ified join,
+ * more than
  * GDB_MAX_JOINS joins on one level of the tree.
  *
  * An INNER or LEFT join needs a build side unique on its keys: a table
@@ -70,7 +77,10 @@
  *	  attnum) per key, IntList (varno, attnum) per payload column, List key
  *	  clauses and other quals (for EXPLAIN), List nested tree (NIL, or the
  *	  inner join's tree in this same form), Expr the other quals of a join
- *	  that is not INNER (its GdbJoinSpec.qual) or NULL)
+ *	  that is not INNER (its GdbJoinSpec.qual) or NULL, IntList a derived
+ *	  table's (its custom plan index, then (position in that plan's output,
+ *	  type, typmod, collation) of each key and payload column) or NIL, IntList (type, typmod,
+ *	  collation) per payload column)
  * Range table indexes are the planner's; the executor adds the offset by
  * which set_plan_references moved the scan relation.
  *
@@ -139,6 +149,8 @@ typedef struct JoinStep
 								 * tree's probe relation */
 	JoinTree   *sub;			/* a join on the inner side: its tree (the
 								 * build side is that join's result), or NULL */
+	Path	   *derived;		/* a derived table's scan (the build side is
+								 * its plan's rows), or NULL */
 	Relids		inner;			/* the build side's visible relations */
 	List	   *quads;			/* (probe varno, probe attnum, build varno,
 								 * build attnum) per key */
@@ -195,6 +207,21 @@ is_leaf(Path *p)
 	return !is_join_path(p) && !IsA(p, UniquePath) && p->parent != NULL &&
 		p->parent->reloptkind == RELOPT_BASEREL &&
 		p->parent->rtekind == RTE_RELATION;
+}
+
+/*
+ * a scan of a derived table (a subquery in FROM, or an IN subquery's
+ * relation) whose plan PostgreSQL runs as it planned it, once, with no
+ * parameter: not LATERAL, reading no outer query's column
+ */
+static bool
+is_derived(Path *p)
+{
+	return IsA(p, SubqueryScanPath) && p->param_info == NULL &&
+		p->parent != NULL && p->parent->reloptkind == RELOPT_BASEREL &&
+		p->parent->rtekind == RTE_SUBQUERY && p->parent->subroot != NULL &&
+		bms_is_empty(p->parent->lateral_relids) &&
+		bms_is_empty(p->parent->subroot->outer_params);
 }
 
 /*
@@ -423,6 +450,10 @@ walk_join(PlannerInfo *root, Path *path, JoinTree *tree, const char **why)
 
 		if (IsA(outer, UniquePath) && !IsA(inner, UniquePath))
 			swap = true;
+		/* a derived table is read whole: it is the build side */
+		else if (is_derived(outer) && !is_derived(inner) && !IsA(inner, UniquePath) &&
+				 inner->param_info == NULL)
+			swap = true;
 		else if (is_leaf(outer) && is_leaf(inner) && outer->param_info == NULL)
 		{
 			/*
@@ -474,7 +505,7 @@ walk_join(PlannerInfo *root, Path *path, JoinTree *tree, const char **why)
 			/* an inner join against distinct inner keys: a semi join */
 			inner = strip_path(((UniquePath *) inner)->subpath);
 			jt = JOIN_SEMI;
-			if (!is_leaf(inner))
+			if (!is_leaf(inner) && !is_derived(inner))
 			{
 				*why = "a unique-ified join";
 				return false;
@@ -499,14 +530,16 @@ walk_join(PlannerInfo *root, Path *path, JoinTree *tree, const char **why)
 		step->relid = step->sub->probe;
 		step->inner = bms_copy(step->sub->visible);
 	}
-	else if (is_leaf(inner))
+	else if (is_leaf(inner) || is_derived(inner))
 	{
 		step->relid = inner->parent->relid;
 		step->inner = bms_make_singleton(step->relid);
+		if (is_derived(inner))
+			step->derived = inner;
 	}
 	else
 	{
-		*why = "the inner side of a join is neither a table scan nor a join";
+		*why = "the inner side of a join is neither a table scan, a derived table nor a join";
 		return false;
 	}
 	if (!walk_join(root, outer, tree, why))
@@ -630,6 +663,152 @@ pair_var(int varno, int attnum)
 }
 
 /*
+ * The type, typmod and collation of column attnum of range table entry
+ * varno: a table's attribute, or a derived table's output column.
+ */
+static void
+column_type(PlannerInfo *root, Index varno, AttrNumber attnum, Oid *typid,
+			int32 *typmod, Oid *collid)
+{
+	RangeTblEntry *rte = planner_rt_fetch(varno, root);
+
+	if (rte->rtekind == RTE_SUBQUERY)
+	{
+		TargetEntry *te = get_tle_by_resno(rte->subquery->targetList, attnum);
+
+		if (te == NULL || te->resjunk)
+			elog(ERROR, "gpudb: column %d of a derived table not found", attnum);
+		*typid = exprType((Node *) te->expr);
+		*typmod = exprTypmod((Node *) te->expr);
+		*collid = exprCollation((Node *) te->expr);
+		return;
+	}
+	get_atttypetypmodcoll(rte->relid, attnum, typid, typmod, collid);
+}
+
+/*
+ * The position in derived's output (its target list) of column attnum of
+ * its relation, or -1.
+ */
+static int
+derived_position(Path *derived, AttrNumber attnum)
+{
+	ListCell   *lc;
+
+	foreach(lc, derived->pathtarget->exprs)
+	{
+		Var		   *v = (Var *) lfirst(lc);
+
+		if (IsA(v, Var) && v->varno == derived->parent->relid && v->varattno == attnum &&
+			v->varlevelsup == 0)
+			return foreach_current_index(lc);
+	}
+	return -1;
+}
+
+/*
+ * Is the derived table of step distinct on its join keys, as its query
+ * shows (grouped or DISTINCT on them: query_is_distinct_for)?
+ */
+static bool
+derived_distinct(PlannerInfo *root, JoinStep *step)
+{
+	RangeTblEntry *rte = planner_rt_fetch(step->relid, root);
+	List	   *colnos = NIL;
+	List	   *opids = NIL;
+	int			t;
+
+	for (t = 0; t + 3 < list_length(step->quads); t += 4)
+	{
+		OpExpr	   *op = (OpExpr *) list_nth(step->clauses, t / 4);
+
+#if PG_VERSION_NUM >= 190000
+		/* 19: (column, operator, its collation) per column */
+		DistinctColInfo *d = palloc(sizeof(DistinctColInfo));
+
+		d->colno = list_nth_int(step->quads, t + 3);
+		d->opid = op->opno;
+		d->collid = op->inputcollid;
+		colnos = lappend(colnos, d);
+#else
+		colnos = lappend_int(colnos, list_nth_int(step->quads, t + 3));
+		opids = lappend_oid(opids, op->opno);
+#endif
+	}
+	if (rte->subquery == NULL)
+		return false;
+#if PG_VERSION_NUM >= 190000
+	(void) opids;
+	return query_is_distinct_for(rte->subquery, colnos);
+#else
+	return query_is_distinct_for(rte->subquery, colnos, opids);
+#endif
+}
+
+/*
+ * A derived table's build side (step->derived): its plan is one more of
+ * the node's custom paths (appended to *derived, after PostgreSQL's plan
+ * behind the node), run by the executor before the request, its rows
+ * the build side's (join_build.c).  *dinfo: (that path's custom plan
+ * index, then the output position, type, typmod and collation of each
+ * key, then of each payload column); its cost and bytes go to *jc.  False with *why when a column
+ * is not in its output.
+ */
+static bool
+derived_build_side(PlannerInfo *root, JoinStep *step, List *payload, List **derived,
+				   List **dinfo, JoinCost *jc, const char **why)
+{
+	int			t;
+	int			ncols = list_length(step->quads) / 4 + list_length(payload) / 2;
+
+	List	   *attnums = NIL;
+	ListCell   *lc;
+
+	for (t = 0; t + 3 < list_length(step->quads); t += 4)
+		attnums = lappend_int(attnums, list_nth_int(step->quads, t + 3));
+	for (t = 0; t + 1 < list_length(payload); t += 2)
+	{
+		if (list_nth_int(payload, t) != (int) step->relid)
+		{
+			*why = "a derived table's build side carries another relation's column";
+			return false;
+		}
+		attnums = lappend_int(attnums, list_nth_int(payload, t + 1));
+	}
+	*derived = lappend(*derived, step->derived);
+	*dinfo = list_make1_int(list_length(*derived));
+	foreach(lc, attnums)
+	{
+		AttrNumber	attnum = (AttrNumber) lfirst_int(lc);
+		int			pos = derived_position(step->derived, attnum);
+		Oid			typid;
+		int32		typmod;
+		Oid			collid;
+
+		if (pos < 0)
+		{
+			*why = "a derived table does not output a column the join needs";
+			return false;
+		}
+		column_type(root, step->relid, attnum, &typid, &typmod, &collid);
+		if (!gdb_type_supported(typid, typmod))
+		{
+			*why = psprintf("a derived table's column of type %s is needed",
+							format_type_with_typemod(typid, typmod));
+			return false;
+		}
+		*dinfo = lappend_int(*dinfo, pos);
+		*dinfo = lappend_int(*dinfo, (int) typid);
+		*dinfo = lappend_int(*dinfo, typmod);
+		*dinfo = lappend_int(*dinfo, (int) collid);
+	}
+	/* its plan, then its rows through the backend (never kept) */
+	jc->read += step->derived->total_cost;
+	jc->bytes += step->derived->rows * 9.0 * ncols;
+	return true;
+}
+
+/*
  * Prepare one level of the join tree for the plan (the node list of the
  * file header, into *join): each build side's relation a table whose
  * quals all run on the device, the INNER joins' other quals (seen by then,
@@ -644,7 +823,7 @@ pair_var(int varno, int attnum)
  */
 static bool
 prepare_tree(PlannerInfo *root, JoinTree *tree, List *needed, List **join,
-			 GdbColumnSet **tmpl, JoinCost *jc, const char **why)
+			 GdbColumnSet **tmpl, JoinCost *jc, List **derived, const char **why)
 {
 	List	   *jquals = NIL;
 	List	   *squals = NIL;	/* the other joins' quals, for the check */
@@ -697,6 +876,8 @@ prepare_tree(PlannerInfo *root, JoinTree *tree, List *needed, List **join,
 		RelOptInfo *brel = find_base_rel(root, step->relid);
 		Oid			breloid = planner_rt_fetch(step->relid, root)->relid;
 		List	   *payload = NIL;
+		List	   *ptypes = NIL;
+		List	   *dinfo = NIL;
 		List	   *quals = NIL;
 		List	   *sublist = NIL;
 		List	   *st;
@@ -730,22 +911,22 @@ prepare_tree(PlannerInfo *root, JoinTree *tree, List *needed, List **join,
 		{
 			Index		varno = (Index) list_nth_int(payload, t);
 			AttrNumber	attnum = (AttrNumber) list_nth_int(payload, t + 1);
-			Oid			reloid = planner_rt_fetch(varno, root)->relid;
 			Oid			typid;
 			int32		typmod;
 			Oid			collid;
-			Relation	rel;
 
-			get_atttypetypmodcoll(reloid, attnum, &typid, &typmod, &collid);
+			column_type(root, varno, attnum, &typid, &typmod, &collid);
 			if (!gdb_type_supported(typid, typmod))
 			{
 				*why = psprintf("a column of type %s is needed",
 								format_type_with_typemod(typid, typmod));
 				return false;
 			}
-			rel = table_open(reloid, NoLock);	/* the planner holds a lock */
-			(void) gdb_columnset_add_join_col(*tmpl, rel, varno, attnum);
-			table_close(rel, NoLock);
+			(void) gdb_columnset_add_join_col_type(*tmpl, varno, attnum, typid, typmod,
+												   collid);
+			ptypes = lappend_int(ptypes, (int) typid);
+			ptypes = lappend_int(ptypes, typmod);
+			ptypes = lappend_int(ptypes, (int) collid);
 			/* a text column's strings are re-encoded, each distinct one */
 			if (gdb_type_class(typid) == GDB_TYPE_TEXT)
 				jc->text_values +=
@@ -756,13 +937,19 @@ prepare_tree(PlannerInfo *root, JoinTree *tree, List *needed, List **join,
 		}
 
 		/* the build side's (or its tree's probe relation's) quals */
-		if (gdb_contains_param((Node *) brel->baserestrictinfo))
+		if (step->derived != NULL)
+		{
+			/* a derived table's: its own plan's (run by PostgreSQL) */
+			if (!derived_build_side(root, step, payload, derived, &dinfo, jc, why))
+				return false;
+		}
+		else if (gdb_contains_param((Node *) brel->baserestrictinfo))
 		{
 			*why = "a build side's qual compares with a parameter";
 			return false;
 		}
-		if (!gdb_base_rel_ok(root, brel, false, why) ||
-			!gdb_all_quals_on_device(root, brel, breloid, &battnums, &quals, why))
+		else if (!gdb_base_rel_ok(root, brel, false, why) ||
+				 !gdb_all_quals_on_device(root, brel, breloid, &battnums, &quals, why))
 			return false;
 
 		/*
@@ -772,7 +959,8 @@ prepare_tree(PlannerInfo *root, JoinTree *tree, List *needed, List **join,
 		 * PostgreSQL's plan; else the executor checks it
 		 */
 		if ((step->type == GDB_JOIN_INNER || step->type == GDB_JOIN_LEFT) &&
-			step->sub == NULL && brel->rows > 1.0)
+			step->sub == NULL && brel->rows > 1.0 &&
+			!(step->derived != NULL && derived_distinct(root, step)))
 		{
 			List	   *bkeys = NIL;
 			double		ndistinct;
@@ -783,8 +971,8 @@ prepare_tree(PlannerInfo *root, JoinTree *tree, List *needed, List **join,
 				int32		typmod;
 				Oid			collid;
 
-				get_atttypetypmodcoll(breloid, (AttrNumber) list_nth_int(step->quads, t + 3),
-									  &typid, &typmod, &collid);
+				column_type(root, step->relid, (AttrNumber) list_nth_int(step->quads, t + 3),
+							&typid, &typmod, &collid);
 				bkeys = lappend(bkeys, makeVar(step->relid,
 											   (AttrNumber) list_nth_int(step->quads, t + 3),
 											   typid, typmod, collid, 0));
@@ -820,13 +1008,16 @@ prepare_tree(PlannerInfo *root, JoinTree *tree, List *needed, List **join,
 						battnums = bms_add_member(battnums, list_nth_int(s2->quads, t + 1));
 			}
 		}
-		bcached = gdb_cache_plan_covers(breloid, battnums);
-		jc->read += gdb_device_cost(brel, breloid, list_length(step->quads) / 4 +
-									list_length(payload) / 2, bcached,
-									1.0 + (step->sub ? list_length(step->sub->steps) : 0));
-		/* a cached one stays in the GPU server (server_join_keep.c) */
-		*(bcached ? &jc->kept_bytes : &jc->bytes) +=
-			brel->rows * 9.0 * (list_length(step->quads) / 4 + list_length(payload) / 2);
+		if (step->derived == NULL)
+		{
+			bcached = gdb_cache_plan_covers(breloid, battnums);
+			jc->read += gdb_device_cost(brel, breloid, list_length(step->quads) / 4 +
+										list_length(payload) / 2, bcached,
+										1.0 + (step->sub ? list_length(step->sub->steps) : 0));
+			/* a cached one stays in the GPU server (server_join_keep.c) */
+			*(bcached ? &jc->kept_bytes : &jc->bytes) +=
+				brel->rows * 9.0 * (list_length(step->quads) / 4 + list_length(payload) / 2);
+		}
 
 		/* a nested tree outputs this join's build keys and payload */
 		if (step->sub)
@@ -840,7 +1031,8 @@ prepare_tree(PlannerInfo *root, JoinTree *tree, List *needed, List **join,
 			for (t = 0; t + 1 < list_length(payload); t += 2)
 				sub_needed = lappend(sub_needed, pair_var(list_nth_int(payload, t),
 														  list_nth_int(payload, t + 1)));
-			if (!prepare_tree(root, step->sub, sub_needed, &sublist, &subtmpl, jc, why))
+			if (!prepare_tree(root, step->sub, sub_needed, &sublist, &subtmpl, jc, derived,
+							  why))
 				return false;
 			if (gdb_join_level_quals(sublist) != NIL)
 			{
@@ -864,6 +1056,8 @@ prepare_tree(PlannerInfo *root, JoinTree *tree, List *needed, List **join,
 		st = lappend(st, sublist);
 		st = lappend(st, step->type != GDB_JOIN_INNER && step->extra != NIL ?
 					 make_ands_explicit(step->extra) : NULL);
+		st = lappend(st, dinfo);
+		st = lappend(st, ptypes);
 		*join = lappend(*join, st);
 	}
 	return true;
@@ -891,6 +1085,7 @@ gdb_try_gpujoin(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 	List	   *probe_device = NIL;
 	List	   *join;
 	List	   *pa = NIL;
+	List	   *derived = NIL;	/* derived tables' scans, build sides */
 	Bitmapset  *probe_attnums = NULL;
 	GdbColumnSet *tmpl;
 	RangeTblEntry *probe_rte;
@@ -1114,7 +1309,7 @@ gdb_try_gpujoin(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 
 	/* the join tree: build sides, payload, nested trees */
 	if (!prepare_tree(root, &tree, list_concat(list_copy(key_exprs), aggrefs),
-					  &join, &tmpl, &jc, &why))
+					  &join, &tmpl, &jc, &derived, &why))
 		goto refused;
 
 	/* the computed columns together (the joins' other quals first) */
@@ -1212,6 +1407,8 @@ gdb_try_gpujoin(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 												 aggrefs, ngroups),
 						  &why))
 		goto refused;
+	/* the derived tables' plans after it (custom_plans 1, 2, ...) */
+	path->custom_paths = list_concat(path->custom_paths, derived);
 	if (too_costly)
 	{
 		gdb_try_gpujoin_ordered(root, path);

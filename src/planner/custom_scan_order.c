@@ -648,9 +648,10 @@ add_ordered_path(PlannerInfo *root, CustomPath *agg, RelOptInfo *output_rel)
 	 */
 	if (agg->custom_paths != NIL)
 		cp->custom_paths =
-			list_make1(create_sort_path(root, output_rel,
-										(Path *) linitial(agg->custom_paths),
-										root->sort_pathkeys, limit > 0 ? limit : -1.0));
+			lcons(create_sort_path(root, output_rel,
+								   (Path *) linitial(agg->custom_paths),
+								   root->sort_pathkeys, limit > 0 ? limit : -1.0),
+				  list_copy_tail(agg->custom_paths, 1));
 	path = &cp->path;
 	if (!equal(path->pathtarget->exprs, target->exprs))
 		path = (Path *) create_projection_path(root, output_rel, path, target);
