@@ -608,7 +608,8 @@ ROLLBACK;
 
 -- ---------------------------------------------------------------------------
 -- what keeps PostgreSQL's plan: a full join, a join whose only equality
--- compares keys of different types, a derived table
+-- compares keys of different types (a derived table's build side runs:
+-- its plan under the GpudbJoin, 35_derived_join)
 -- ---------------------------------------------------------------------------
 SELECT * FROM gpu_diff($$
 SELECT d1.grp, count(*) FROM f FULL JOIN d1 ON f.k1 = d1.id GROUP BY d1.grp$$);

@@ -31,12 +31,12 @@ EXPLAIN (COSTS OFF)
 SELECT c.name, c.ck, o.ok, o.dt, o.price, sum(l.qty) FROM dj_c c, dj_o o, dj_l l
 WHERE o.ok IN (SELECT ok FROM dj_l GROUP BY ok HAVING sum(qty) > 105)
   AND c.ck = o.ck AND o.ok = l.ok
-GROUP BY c.name, c.ck, o.ok, o.dt, o.price ORDER BY o.price DESC, o.dt LIMIT 10;
+GROUP BY c.ck, o.ok, c.name, o.dt, o.price ORDER BY o.price DESC, o.dt LIMIT 10;
 SELECT (gpu_diff($q$
 SELECT c.name, c.ck, o.ok, o.dt, o.price, sum(l.qty) FROM dj_c c, dj_o o, dj_l l
 WHERE o.ok IN (SELECT ok FROM dj_l GROUP BY ok HAVING sum(qty) > 105)
   AND c.ck = o.ck AND o.ok = l.ok
-GROUP BY c.name, c.ck, o.ok, o.dt, o.price ORDER BY o.price DESC, o.dt LIMIT 10$q$, true)).*;
+GROUP BY c.ck, o.ok, c.name, o.dt, o.price ORDER BY o.price DESC, o.dt LIMIT 10$q$, true)).*;
 
 -- a grouped subquery in FROM, its aggregate a payload column and group key
 EXPLAIN (COSTS OFF)

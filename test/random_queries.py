@@ -181,7 +181,7 @@ import sys
 import time
 
 # the generator, the runner and the comparison: test/rq/, by concept
-from rq.compare import compare, device_having, gpu_nodes, ordered_join, report
+from rq.compare import compare, derived_join, device_having, gpu_nodes, ordered_join, report
 from rq.join_tables import cache_join_tables, make_join_tables
 from rq.self_check import self_check
 from rq.session import die, limit_retry, prelude, psql, run_all
@@ -236,6 +236,7 @@ def main():
     ngpu, kinds, errs, diffs, log = 0, {'GpudbScan': 0, 'GpudbAgg': 0, 'GpudbSort': 0, 'GpudbJoin': 0}, \
         0, 0, []
     nexpr = nexpr_gpu = njoin = njoin_gpu = njoin_gpujoin = njoin_ordered = nhaving = 0
+    nderived = 0
     for q in queries:
         r = results[q.idx]
         why = compare(q, r, args.loose_sqlstate)
@@ -247,6 +248,7 @@ def main():
         njoin_gpu += q.join and bool(nodes)
         njoin_gpujoin += q.join and 'GpudbJoin' in nodes
         njoin_ordered += q.join and ordered_join(r)
+        nderived += q.join and derived_join(r)
         nhaving += device_having(r)
         for n in nodes:
             kinds[n] = kinds.get(n, 0) + 1
@@ -277,11 +279,12 @@ def main():
                                  % args.min_gpu))
     print('random_queries: %d queries, %d with a GPU node (scan %d, agg %d, sort %d, join %d), '
           '%d with expressions (%d of them with a GPU node), %d joins (%d of them with a GPU '
-          'node, %d with a GpudbJoin, %d of those ordered on the device), %d with HAVING on the '
+          'node, %d with a GpudbJoin, %d of those ordered on the device, %d with a derived '
+          'table\'s build side), %d with HAVING on the '
           'device, %d errors matched, %d differences'
           % (len(queries), ngpu, kinds['GpudbScan'], kinds['GpudbAgg'], kinds['GpudbSort'],
              kinds['GpudbJoin'], nexpr, nexpr_gpu, njoin, njoin_gpu, njoin_gpujoin,
-             njoin_ordered, nhaving, errs, diffs))
+             njoin_ordered, nderived, nhaving, errs, diffs))
     return 1 if diffs or ngpu < args.min_gpu else 0
 
 if __name__ == '__main__':

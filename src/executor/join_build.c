@@ -623,6 +623,8 @@ read_derived(GdbJoinBuild *b)
 			break;
 		tuplestore_puttupleslot(b->derived_rows, slot);
 	}
+	/* its parallel workers, if any, done (the request may need a subxact) */
+	ExecShutdownNode(b->derived_ps);
 }
 
 /* see custom_scan.h */

@@ -91,6 +91,22 @@ def device_having(r):
     (its "HAVING Quals on Device" line, groupby_having.c)."""
     return 'E' in r and any('HAVING Quals on Device:' in line for line in r['E'][2])
 
+def derived_join(r):
+    """Whether a GpudbJoin of the plan has a derived table's build side: a plan
+    node under it (the derived table's plan, join_build.c)."""
+    lines = r['E'][2] if 'E' in r else []
+    for i, line in enumerate(lines):
+        if 'Custom Scan (GpudbJoin)' not in line:
+            continue
+        depth = len(line) - len(line.lstrip(' -'))
+        for below in lines[i + 1:]:
+            d = len(below) - len(below.lstrip(' -'))
+            if d <= depth and below.strip():
+                break
+            if below.lstrip().startswith('->'):
+                return True
+    return False
+
 def show(lines, n=8):
     s = [x.replace(FS, ' | ') for x in lines[:n]]
     return '\n      '.join(s) + ('\n      ... (%d rows)' % len(lines) if len(lines) > n else '')
