@@ -13,11 +13,11 @@
 -- so: outer rows (k 0..59, NULL every 13th; x NULL every 11th);
 -- si: inner rows (k 0..49 only, so 50..59 have no group; k NULL every 19th;
 -- v NULL every 7th, and all NULL for k = 5)
-CREATE TABLE so (id int4, k int4, k2 int4, x numeric(10,2), t text);
+CREATE TABLE so (id int4, k int4, k2 int4, x numeric(10,2), t varchar(8));
 INSERT INTO so SELECT i, CASE WHEN i % 13 = 0 THEN NULL ELSE i % 60 END, i % 3,
   CASE WHEN i % 11 = 0 THEN NULL ELSE (i % 40) * 1.5 END, 'n' || (i % 25)
   FROM generate_series(1, 600) i;
-CREATE TABLE si (k int4, k2 int4, v numeric(10,2), q int4, d int4, t text);
+CREATE TABLE si (k int4, k2 int4, v numeric(10,2), q int4, d int4, t varchar(8));
 INSERT INTO si SELECT CASE WHEN i % 19 = 0 THEN NULL ELSE i % 50 END, i % 3,
   CASE WHEN i % 7 = 0 OR i % 50 = 5 THEN NULL ELSE (i % 37) * 1.25 END,
   i % 23, i % 5, 'n' || (i % 30)
@@ -63,8 +63,11 @@ SELECT q, has_subplan(q), (gpu_diff(q)).* FROM (VALUES
   ('SELECT id FROM so WHERE x >= (SELECT max(v) FROM si WHERE si.k = so.k AND si.q = 3)'),
   -- an expression of several aggregates and constants
   ('SELECT id FROM so WHERE x <= (SELECT min(v) - 1 + max(v) * 2 FROM si WHERE si.k = so.k)'),
-  -- a text key (a deterministic collation)
+  -- a varchar key (texteq over relabelled columns; deterministic
+  -- collations), a varchar value (the sublink relabelled)
   ('SELECT id FROM so WHERE x >= (SELECT avg(v) FROM si WHERE si.t = so.t)'),
+  ('SELECT id FROM so WHERE x >= (SELECT avg(v) FROM si WHERE so.t = si.t COLLATE "C")'),
+  ('SELECT id FROM so WHERE t < (SELECT max(t)::varchar FROM si WHERE si.k = so.k)'),
   -- two subqueries in one WHERE, an aggregate over the join
   ('SELECT k2, count(*), sum(x) FROM so WHERE x > (SELECT min(v) FROM si WHERE si.k = so.k) AND x < (SELECT max(v) FROM si WHERE si.k2 = so.k2 AND si.k = so.k) GROUP BY k2'),
   -- the same key twice

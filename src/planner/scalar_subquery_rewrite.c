@@ -44,7 +44,7 @@
  *	   no division, so that e raises no error for a group no row asks for;
  *	 - the subquery references the query only in conjuncts of its WHERE
  *	   i = o (either order), at least one, i a column expression of the
- *	   subquery (a column, below relabelling), o a column of the query
+ *	   subquery (a column, below relabelling or COLLATE), o a column of the query
  *	   (level 1 exactly: nothing further out), of the same type, op that
  *	   type's default equality (its type cache's, the one GROUP BY groups
  *	   by), with a deterministic collation where the type has one: the
@@ -83,6 +83,7 @@
 
 #include "gpudb.h"
 #include "custom_scan_path.h"
+#include "expr_compile.h"
 #include "pg_compat.h"
 
 static planner_hook_type prev_planner_hook = NULL;
@@ -94,13 +95,19 @@ typedef struct CorrelationEq
 	int			inner_arg;		/* 0 or 1: which argument is i */
 } CorrelationEq;
 
-/* e below relabelling */
-static Node *
-strip_relabel(Node *e)
+/*
+ * Where *arg (an operand) is an expression sublink below relabelling, the
+ * pointer to it, else NULL.
+ */
+static Node **
+sublink_slot(Node **arg)
 {
-	while (e && IsA(e, RelabelType))
-		e = (Node *) ((RelabelType *) e)->arg;
-	return e;
+	while (*arg && IsA(*arg, RelabelType))
+		arg = (Node **) &((RelabelType *) *arg)->arg;
+	if (*arg && IsA(*arg, SubLink) &&
+		((SubLink *) *arg)->subLinkType == EXPR_SUBLINK)
+		return arg;
+	return NULL;
 }
 
 /* Does node reference a level above its own (levelsup > 0 anywhere)? */
@@ -251,11 +258,13 @@ correlation_eq(Node *conjunct, CorrelationEq *corr)
 {
 	OpExpr	   *op;
 	Node	   *args[2];
+	Var		   *vars[2];
 	Oid			type;
 	Oid			ltype,
 				rtype;
 	TypeCacheEntry *tc;
 	int			inner;
+	int			i;
 
 	if (!IsA(conjunct, OpExpr))
 		return false;
@@ -264,18 +273,19 @@ correlation_eq(Node *conjunct, CorrelationEq *corr)
 		return false;
 	args[0] = (Node *) linitial(op->args);
 	args[1] = (Node *) lsecond(op->args);
-	if (!IsA(strip_relabel(args[0]), Var) || !IsA(strip_relabel(args[1]), Var))
-		return false;
-	if (((Var *) strip_relabel(args[0]))->varlevelsup == 0 &&
-		((Var *) strip_relabel(args[1]))->varlevelsup == 1)
+	for (i = 0; i < 2; i++)
+	{
+		Node	   *v = fc_strip_relabel(args[i]);
+
+		if (!IsA(v, Var) || ((Var *) v)->varattno <= 0)
+			return false;
+		vars[i] = (Var *) v;
+	}
+	if (vars[0]->varlevelsup == 0 && vars[1]->varlevelsup == 1)
 		inner = 0;
-	else if (((Var *) strip_relabel(args[0]))->varlevelsup == 1 &&
-			 ((Var *) strip_relabel(args[1]))->varlevelsup == 0)
+	else if (vars[0]->varlevelsup == 1 && vars[1]->varlevelsup == 0)
 		inner = 1;
 	else
-		return false;
-	if (((Var *) strip_relabel(args[0]))->varattno <= 0 ||
-		((Var *) strip_relabel(args[1]))->varattno <= 0)
 		return false;
 	/* the same type on both sides, op that type's default equality */
 	type = exprType(args[0]);
@@ -285,7 +295,7 @@ correlation_eq(Node *conjunct, CorrelationEq *corr)
 	tc = lookup_type_cache(type, TYPECACHE_EQ_OPR);
 	if (!OidIsValid(tc->eq_opr) || tc->eq_opr != op->opno)
 		return false;
-	/* equality by bytes: both the conjunct's collation and the GROUP BY's */
+	/* a deterministic collation: the conjunct's and the GROUP BY's = alike */
 	if (OidIsValid(op->inputcollid) &&
 		!get_collation_isdeterministic(op->inputcollid))
 		return false;
@@ -381,15 +391,13 @@ comparison_with_sublink(Node *conjunct, int *sublink_arg, SubLink **sublink)
 		return false;
 	for (i = 0; i < 2; i++)
 	{
-		Node	   *s = strip_relabel((Node *) list_nth(op->args, i));
+		Node	  **s = sublink_slot((Node **) &lfirst(list_nth_cell(op->args, i)));
 		Node	   *x = (Node *) list_nth(op->args, 1 - i);
 
-		if (s != NULL && IsA(s, SubLink) &&
-			((SubLink *) s)->subLinkType == EXPR_SUBLINK &&
-			!checkExprHasSubLink(x) && !contain_volatile_functions(x))
+		if (s != NULL && !checkExprHasSubLink(x) && !contain_volatile_functions(x))
 		{
 			*sublink_arg = i;
-			*sublink = (SubLink *) s;
+			*sublink = (SubLink *) *s;
 			return true;
 		}
 	}
@@ -466,9 +474,7 @@ decorrelate(Query *q, OpExpr *conjunct, int sublink_arg, SubLink *sl,
 
 	/* x op v, the sublink replaced by the value column */
 	outer = copyObject(conjunct);
-	slot = (Node **) &lfirst(list_nth_cell(outer->args, sublink_arg));
-	while (IsA(*slot, RelabelType))
-		slot = (Node **) &((RelabelType *) *slot)->arg;
+	slot = sublink_slot((Node **) &lfirst(list_nth_cell(outer->args, sublink_arg)));
 	*slot = (Node *) makeVar(rtindex, i + 1, exprType((Node *) value_te->expr),
 							 exprTypmod((Node *) value_te->expr),
 							 exprCollation((Node *) value_te->expr), 0);
