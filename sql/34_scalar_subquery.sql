@@ -68,6 +68,8 @@ SELECT q, has_subplan(q), (gpu_diff(q)).* FROM (VALUES
   ('SELECT id FROM so WHERE x >= (SELECT avg(v) FROM si WHERE si.t = so.t)'),
   ('SELECT id FROM so WHERE x >= (SELECT avg(v) FROM si WHERE so.t = si.t COLLATE "C")'),
   ('SELECT id FROM so WHERE t < (SELECT max(t)::varchar FROM si WHERE si.k = so.k)'),
+  -- the sublink cast (int4 to numeric)
+  ('SELECT id FROM so WHERE (SELECT min(q) FROM si WHERE si.k = so.k) < x'),
   -- two subqueries in one WHERE, an aggregate over the join
   ('SELECT k2, count(*), sum(x) FROM so WHERE x > (SELECT min(v) FROM si WHERE si.k = so.k) AND x < (SELECT max(v) FROM si WHERE si.k2 = so.k2 AND si.k = so.k) GROUP BY k2'),
   -- the same key twice

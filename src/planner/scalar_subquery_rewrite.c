@@ -28,9 +28,10 @@
  *	   operand of its WHERE's top-level AND (not under OR, NOT or CASE, not
  *	   in a join's ON); op is a built-in comparison (< <= = <> >= >) with a
  *	   strict function, and x holds no sublink and no volatile function;
- *	   the sublink is an expression sublink (below relabelling): a NULL
- *	   result makes the conjunct NULL and rejects the row, which is what
- *	   the join does to a row that finds no group;
+ *	   the sublink is an expression sublink (below relabelling and
+ *	   built-in strict casts): a NULL result makes the conjunct NULL and
+ *	   rejects the row, which is what the join does to a row that finds
+ *	   no group;
  *	 - the subquery is a plain SELECT (no grouping, HAVING, DISTINCT,
  *	   ORDER BY, LIMIT, window, set operation, set-returning function, CTE,
  *	   locking clause, sublink or volatile function) over tables joined by
@@ -96,14 +97,27 @@ typedef struct CorrelationEq
 } CorrelationEq;
 
 /*
- * Where *arg (an operand) is an expression sublink below relabelling, the
- * pointer to it, else NULL.
+ * Where *arg (an operand) is an expression sublink below relabelling and
+ * casts (built-in, strict: a NULL stays NULL), the pointer to it, else
+ * NULL.
  */
 static Node **
 sublink_slot(Node **arg)
 {
-	while (*arg && IsA(*arg, RelabelType))
-		arg = (Node **) &((RelabelType *) *arg)->arg;
+	for (;;)
+	{
+		if (*arg && IsA(*arg, RelabelType))
+			arg = (Node **) &((RelabelType *) *arg)->arg;
+		else if (*arg && IsA(*arg, FuncExpr) &&
+				 (((FuncExpr *) *arg)->funcformat == COERCE_IMPLICIT_CAST ||
+				  ((FuncExpr *) *arg)->funcformat == COERCE_EXPLICIT_CAST) &&
+				 ((FuncExpr *) *arg)->args != NIL &&
+				 ((FuncExpr *) *arg)->funcid < FirstNormalObjectId &&
+				 func_strict(((FuncExpr *) *arg)->funcid))
+			arg = (Node **) &linitial(((FuncExpr *) *arg)->args);
+		else
+			break;
+	}
 	if (*arg && IsA(*arg, SubLink) &&
 		((SubLink *) *arg)->subLinkType == EXPR_SUBLINK)
 		return arg;
@@ -595,6 +609,8 @@ gdb_scalar_planner(GDB_PLANNER_ARGS)
 	rewritten_plan = GDB_PLANNER_CALL(next);
 	parse = original;
 	original_plan = GDB_PLANNER_CALL(next);
+	elog(DEBUG1, "gpudb: correlated scalar subquery as a join: cost %.2f, as written %.2f",
+		 rewritten_plan->planTree->total_cost, original_plan->planTree->total_cost);
 	if (rewritten_plan->planTree->total_cost < original_plan->planTree->total_cost)
 		return rewritten_plan;
 	return original_plan;
