@@ -92,10 +92,11 @@ DROP VIEW sv;
 
 -- left to PostgreSQL (a SubPlan): count (0 over no rows, not NULL), under
 -- OR, correlated two levels up, a non-equality correlation or one of
--- expressions,
--- an outer reference in the aggregate, an outer join in the subquery or
--- the sublink in an outer join's ON, a division, a grouped or limited
--- subquery
+-- expressions, an outer reference in the aggregate, an outer join in the
+-- subquery or the sublink in an outer join's ON, a division, integer
+-- arithmetic (an overflow could raise for a group no row asks for), a
+-- float average, a grouped or limited subquery, FILTER, DISTINCT, a
+-- volatile function
 SELECT q, has_subplan(q), (gpu_diff(q)).* FROM (VALUES
   ('SELECT id FROM so WHERE k2 < (SELECT count(*) FROM si WHERE si.k = so.k)'),
   ('SELECT id FROM so WHERE k2 < (SELECT count(v) FROM si WHERE si.k = so.k)'),
@@ -107,6 +108,8 @@ SELECT q, has_subplan(q), (gpu_diff(q)).* FROM (VALUES
   ('SELECT id FROM so WHERE x < (SELECT avg(v) FROM si LEFT JOIN sd ON si.d = sd.dk WHERE si.k = so.k)'),
   ('SELECT so.id, sd.name FROM so LEFT JOIN sd ON sd.dk = so.k2 AND so.x < (SELECT avg(v) FROM si WHERE si.k = so.k)'),
   ('SELECT id FROM so WHERE x < (SELECT 100 / sum(v) FROM si WHERE si.k = so.k)'),
+  ('SELECT id FROM so WHERE x < (SELECT max(q) * 100000 FROM si WHERE si.k = so.k)'),
+  ('SELECT id FROM so WHERE x < (SELECT avg(v::float8) FROM si WHERE si.k = so.k)'),
   ('SELECT id FROM so WHERE x < (SELECT avg(v) FROM si WHERE si.k = so.k GROUP BY si.k2 ORDER BY 1 LIMIT 1)'),
   ('SELECT id FROM so WHERE x < (SELECT avg(v) FILTER (WHERE q > 3) FROM si WHERE si.k = so.k)'),
   ('SELECT id FROM so WHERE x < (SELECT avg(DISTINCT v) FROM si WHERE si.k = so.k)'),

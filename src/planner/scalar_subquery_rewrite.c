@@ -36,29 +36,31 @@
  *	   ORDER BY, LIMIT, window, set operation, set-returning function, CTE,
  *	   locking clause, sublink or volatile function) over tables joined by
  *	   inner joins only (no subquery, function or VALUES in its FROM, no
- *	   TABLESAMPLE), of one column e: an aggregate avg, sum, min or max
- *	   (built-in, without DISTINCT, ORDER BY or FILTER), or built-in
- *	   casts and + - * of such aggregates and constants in which a NULL
- *	   aggregate makes e NULL.  Such a subquery is one row, whose e is NULL
- *	   over no rows (never count, whose empty answer is 0, not no row: the
- *	   "count bug"), so no group and a group whose e is NULL reject alike;
- *	   no division, so that e raises no error for a group no row asks for;
+ *	   TABLESAMPLE), of one column e: an aggregate, built in, without
+ *	   DISTINCT, ORDER BY or FILTER, min or max, or avg or sum of an
+ *	   integer or numeric, or numeric + - * and casts to numeric of such
+ *	   aggregates and constants in which a NULL aggregate makes e NULL.
+ *	   Such a subquery is one row, whose e is NULL over no rows (never
+ *	   count, whose empty answer is 0, not no row: the "count bug"), so no
+ *	   group and a group whose e is NULL reject alike.  e raises no error
+ *	   (no division, no float or integer overflow) for a group no outer
+ *	   row asks for, and no sum adds floats in another order;
  *	 - the subquery references the query only in conjuncts of its WHERE
  *	   i = o (either order), at least one, i a column expression of the
- *	   subquery (a column, below relabelling or COLLATE), o a column of the query
- *	   (level 1 exactly: nothing further out), of the same type, op that
- *	   type's default equality (its type cache's, the one GROUP BY groups
- *	   by), with a deterministic collation where the type has one: the
- *	   rows of the group of keys (k1, ..., kn) are then exactly the
- *	   subquery's rows for an outer row whose o's equal those keys (btree
- *	   equality is transitive), a NULL o matches no group (= is strict) as
- *	   it matches no row, and each outer row meets at most one group (the
- *	   groups' keys differ), so the join neither drops nor repeats a row.
+ *	   subquery (a column, below relabelling or COLLATE), o a column of
+ *	   the query (level 1 exactly: nothing further out), of the same type,
+ *	   op that type's default equality (its type cache's, the one GROUP BY
+ *	   groups by), with a deterministic collation where the type has one:
+ *	   the rows of the group of keys (k1, ..., kn) are then exactly the
+ *	   subquery's rows for an outer row whose o's equal those keys
+ *	   (equality is transitive), a NULL o matches no group (= is strict)
+ *	   as it matches no row, and each outer row meets at most one group
+ *	   (the groups' keys differ), so the join neither drops nor repeats a
+ *	   row.
  * What can differ is only what no plan promises: the derived table reads
- * the subquery's rows of every key, so c and the aggregates are computed
- * for keys no outer row asks for (an aggregate's overflow there would
- * raise), and a float sum adds its rows in another order.  Anything else
- * is left as PostgreSQL wrote it.
+ * the subquery's rows of every key, so c is evaluated on rows of keys no
+ * outer row asks for (as it may be in the SubPlan's own scan).  Anything
+ * else is left as PostgreSQL wrote it.
  *
  * The derived table reads every row of f once, where the SubPlan reads the
  * rows of each outer row's keys (through an index, maybe only a few):
@@ -71,6 +73,7 @@
 
 #include "access/transam.h"
 #include "catalog/pg_aggregate.h"
+#include "catalog/pg_type.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
@@ -167,16 +170,27 @@ null_on_empty_aggregate(Aggref *a)
 		a->aggdistinct != NIL || a->aggorder != NIL || a->aggstar)
 		return false;
 	name = get_func_name(a->aggfnoid);
-	ok = name != NULL && (strcmp(name, "avg") == 0 || strcmp(name, "sum") == 0 ||
-						  strcmp(name, "min") == 0 || strcmp(name, "max") == 0);
-	if (name)
-		pfree(name);
+	if (name == NULL)
+		return false;
+	if (strcmp(name, "avg") == 0 || strcmp(name, "sum") == 0)
+	{
+		/* of integers or numeric: no overflow error, no float rounding */
+		Oid			argtype = list_length(a->aggargtypes) == 1 ?
+			linitial_oid(a->aggargtypes) : InvalidOid;
+
+		ok = argtype == INT2OID || argtype == INT4OID || argtype == INT8OID ||
+			argtype == NUMERICOID;
+	}
+	else
+		ok = strcmp(name, "min") == 0 || strcmp(name, "max") == 0;
+	pfree(name);
 	return ok;
 }
 
 /*
- * Is e the subquery's column as the file header allows (aggregates, casts,
- * + - * and constants)?  *nullable: a NULL aggregate makes e NULL.
+ * Is e the subquery's column as the file header allows (aggregates, casts
+ * to numeric, numeric + - * and constants)?  *nullable: a NULL aggregate
+ * makes e NULL.
  */
 static bool
 aggregate_expression_ok(Node *e, bool *nullable)
@@ -203,7 +217,8 @@ aggregate_expression_ok(Node *e, bool *nullable)
 		char	   *name;
 		bool		arith;
 
-		if (op->opno >= FirstNormalObjectId)
+		/* numeric's: no overflow error */
+		if (op->opno >= FirstNormalObjectId || op->opresulttype != NUMERICOID)
 			return false;
 		name = get_opname(op->opno);
 		arith = name != NULL && (strcmp(name, "+") == 0 || strcmp(name, "-") == 0 ||
@@ -217,8 +232,10 @@ aggregate_expression_ok(Node *e, bool *nullable)
 	{
 		FuncExpr   *f = (FuncExpr *) e;
 
-		if (f->funcformat != COERCE_IMPLICIT_CAST &&
-			f->funcformat != COERCE_EXPLICIT_CAST)
+		/* to numeric, without a typmod: no error */
+		if ((f->funcformat != COERCE_IMPLICIT_CAST &&
+			 f->funcformat != COERCE_EXPLICIT_CAST) ||
+			f->funcresulttype != NUMERICOID || list_length(f->args) != 1)
 			return false;
 		funcid = f->funcid;
 		args = f->args;
