@@ -47,6 +47,16 @@ extern bool gdb_params_fixed(PlannerInfo *root, List *quals, const char **why);
 extern void gdb_not_in_rewrite_init(void);
 
 /*
+ * gdb_scalar_subquery_rewrite_init (scalar_subquery_rewrite.c): install the
+ * planner_hook, above not_in_rewrite.c's, that plans a correlated scalar
+ * subquery of avg, sum, min or max compared in a WHERE conjunct as a join
+ * with a derived table grouped on its correlation columns, where that is
+ * the same query, keeping the cheaper of that plan and the query's own.
+ * Called once from _PG_init, after gdb_not_in_rewrite_init.
+ */
+extern void gdb_scalar_subquery_rewrite_init(void);
+
+/*
  * May the planner offer device nodes now (gpudb.enabled; gpudb.device gpu
  * or cpu, or auto with the GPU server in GPU mode)?  Else *why.
  */

@@ -17,7 +17,9 @@ from rq.tables import FIXED, INTS, NUMS, TEXTS, TIMES, Col, Table, is_float
 # IN) and anti joins (NOT EXISTS, NOT IN, LEFT JOIN ... WHERE key IS NULL),
 # some of them ORed with a filter so that PostgreSQL keeps them as SubPlans;
 # IN subqueries with GROUP BY ... HAVING, DISTINCT or ORDER BY ... id LIMIT;
-# dimensions as aggregating or DISTINCT derived tables.  Keys: one or two
+# dimensions as aggregating or DISTINCT derived tables; correlated scalar
+# subqueries of an aggregate compared in WHERE (x < (SELECT avg(y) FROM ...
+# WHERE key = x's key)).  Keys: one or two
 # columns, sometimes an expression on either side (x + 1, lower(t), d + 5,
 # round(n, 1) ...), sometimes more quals in ON (column against column, or
 # over one side only, which an outer join must not push down).
@@ -209,6 +211,36 @@ def semi_part(rng, X, Y, anti):
         s = '(%s OR %s)' % (jfilter(rng, X, 0), s)
     return s
 
+def scalar_part(rng, X, Y):
+    """x op (SELECT agg FROM Y's table WHERE its keys = X's ...), a correlated scalar
+    subquery (a join with a grouped derived table where that is the same query:
+    src/planner/scalar_subquery_rewrite.c); count, and one ORed with a filter, keep
+    their SubPlan."""
+    pairs = jpairs(rng, X, Y)
+    conds = ['%s = %s' % ((Y.ref(yc), X.ref(xc)) if rng.random() < 0.7 else
+                          (X.ref(xc), Y.ref(yc))) for xc, yc in pairs]
+    if rng.random() < 0.4:
+        conds.append(jfilter(rng, Y))
+    xn = [c for c in X.t.cols[1:] if c.ty in INTS + FIXED]
+    yn = [c for c in Y.t.cols[1:] if c.ty in INTS + FIXED]
+    if xn and yn and rng.random() < 0.7:
+        x, y = rng.choice(xn), rng.choice(yn)
+        agg = rng.choice(['avg', 'sum', 'min', 'max', 'count'])
+        val = '%s(%s)' % (agg, Y.ref(y))
+        if agg in ('avg', 'sum') and rng.random() < 0.5:
+            val = '%s * %s' % (rng.choice(['0.5', '0.2', '2']), val)
+        lhs = X.ref(x)
+    else:   # the key's own domain: min or max of Y's first key column
+        xc, yc = pairs[0]
+        lhs, val = X.ref(xc), '%s(%s)' % (rng.choice(['min', 'max']), Y.ref(yc))
+    op = rng.choice(['<', '<=', '=', '<>', '>=', '>'])
+    sub = '(SELECT %s FROM %s WHERE %s)' % (val, Y.sql, ' AND '.join(conds))
+    s = '%s %s %s' % (lhs, op, sub) if rng.random() < 0.7 else '%s %s %s' % (
+        sub, {'<': '>', '<=': '>=', '=': '=', '<>': '<>', '>=': '<=', '>': '<'}[op], lhs)
+    if rng.random() < 0.1:         # not decorrelated: a SubPlan run per row
+        s = '(%s OR %s)' % (jfilter(rng, X, 0), s)
+    return s
+
 def gen_join(seed, i, jt):
     """A random join query over the join tables jt."""
     rng = QRng('%d:%d:join' % (seed, i))
@@ -240,7 +272,10 @@ def gen_join(seed, i, jt):
         kind = rng.choice(JOIN_KINDS)
         if kind in ('SEMI', 'ANTI') and (shape == 'star' or last):
             nsemi += 1
-            where.append(semi_part(rng, X, JRel('s%d' % nsemi, t), kind == 'ANTI'))
+            if rng.random() < 0.3:
+                where.append(scalar_part(rng, X, JRel('s%d' % nsemi, t)))
+            else:
+                where.append(semi_part(rng, X, JRel('s%d' % nsemi, t), kind == 'ANTI'))
             continue
         if kind in ('SEMI', 'ANTI'):
             kind = 'INNER'

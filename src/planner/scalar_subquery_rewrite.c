@@ -1,0 +1,642 @@
+/*-------------------------------------------------------------------------
+ *
+ * scalar_subquery_rewrite.c
+ *	  A correlated scalar-aggregate subquery as a join with a derived table
+ *	  grouped on its correlation columns, where that is the same query.
+ *	  PostgreSQL never decorrelates an expression subquery: TPC-H Q17's
+ *	  l_quantity < (SELECT 0.2 * avg(l_quantity) FROM lineitem WHERE
+ *	  l_partkey = p_partkey), Q20's and Q2's run as a SubPlan per outer
+ *	  row.  Written as a join with
+ *		(SELECT l_partkey, 0.2 * avg(l_quantity) FROM lineitem
+ *		 GROUP BY l_partkey)
+ *	  the derived table is one group-by, which a GpudbAgg (a GpudbJoin
+ *	  under it for Q2's joined one) runs on the device.
+ *
+ * Before planning (planner_hook, above not_in_rewrite.c's), a
+ * top-level WHERE conjunct of the query planned, or of any query inside it
+ * (a subquery in FROM, a view, a CTE, a sublink's subquery: each judged at
+ * its own level),
+ *	 x op (SELECT e FROM f WHERE c AND i1 = o1 AND ... AND in = on)
+ * (or the sublink on the left) becomes x op g.v, the query's FROM gaining
+ * the inner join item
+ *	 (SELECT i1, ..., in, e AS v FROM f WHERE c GROUP BY i1, ..., in) g
+ * and its WHERE the conjuncts o1 = g.i1 AND ... AND on = g.in, when all of
+ * this holds, so that the two answer alike for every row:
+ *	 - gpudb.enabled and gpudb.enable_gpujoin are on (with either off, the
+ *	   plan is PostgreSQL's own, as the differential tests want);
+ *	 - the query is a SELECT that locks no rows; the conjunct is a direct
+ *	   operand of its WHERE's top-level AND (not under OR, NOT or CASE, not
+ *	   in a join's ON); op is a built-in comparison (< <= = <> >= >) with a
+ *	   strict function, and x holds no sublink and no volatile function;
+ *	   the sublink is an expression sublink (below relabelling and
+ *	   built-in strict casts): a NULL result makes the conjunct NULL and
+ *	   rejects the row, which is what the join does to a row that finds
+ *	   no group;
+ *	 - the subquery is a plain SELECT (no grouping, HAVING, DISTINCT,
+ *	   ORDER BY, LIMIT, window, set operation, set-returning function, CTE,
+ *	   locking clause, sublink or volatile function) over tables joined by
+ *	   inner joins only (no subquery, function or VALUES in its FROM, no
+ *	   TABLESAMPLE), of one column e: an aggregate, built in, without
+ *	   DISTINCT, ORDER BY or FILTER, min or max, or avg or sum of an
+ *	   integer or numeric, or numeric + - * and casts to numeric of such
+ *	   aggregates and constants in which a NULL aggregate makes e NULL.
+ *	   Such a subquery is one row, whose e is NULL over no rows (never
+ *	   count, whose empty answer is 0, not no row: the "count bug"), so no
+ *	   group and a group whose e is NULL reject alike.  e raises no error
+ *	   (no division, no float or integer overflow) for a group no outer
+ *	   row asks for, and no sum adds floats in another order;
+ *	 - the subquery references the query only in conjuncts of its WHERE
+ *	   i = o (either order), at least one, i a column expression of the
+ *	   subquery (a column, below relabelling or COLLATE), o a column of
+ *	   the query (level 1 exactly: nothing further out), of the same type,
+ *	   op that type's default equality (its type cache's, the one GROUP BY
+ *	   groups by), with a deterministic collation where the type has one:
+ *	   the rows of the group of keys (k1, ..., kn) are then exactly the
+ *	   subquery's rows for an outer row whose o's equal those keys
+ *	   (equality is transitive), a NULL o matches no group (= is strict)
+ *	   as it matches no row, and each outer row meets at most one group
+ *	   (the groups' keys differ), so the join neither drops nor repeats a
+ *	   row.
+ * What can differ is only what no plan promises: the derived table reads
+ * the subquery's rows of every key, so c is evaluated on rows of keys no
+ * outer row asks for (as it may be in the SubPlan's own scan).  Anything
+ * else is left as PostgreSQL wrote it.
+ *
+ * The derived table reads every row of f once, where the SubPlan reads the
+ * rows of each outer row's keys (through an index, maybe only a few):
+ * where a rewrite is made the hook plans both queries and keeps the
+ * cheaper plan (gdb_scalar_planner).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/transam.h"
+#include "catalog/pg_aggregate.h"
+#include "catalog/pg_type.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/planner.h"
+#include "parser/parse_oper.h"
+#include "parser/parse_relation.h"
+#include "parser/parsetree.h"
+#include "rewrite/rewriteManip.h"
+#include "utils/lsyscache.h"
+#include "utils/typcache.h"
+
+#include "gpudb.h"
+#include "custom_scan_path.h"
+#include "expr_compile.h"
+#include "pg_compat.h"
+
+static planner_hook_type prev_planner_hook = NULL;
+
+/* One correlation conjunct i = o of the subquery's WHERE. */
+typedef struct CorrelationEq
+{
+	OpExpr	   *op;				/* the conjunct */
+	int			inner_arg;		/* 0 or 1: which argument is i */
+} CorrelationEq;
+
+/*
+ * Where *arg (an operand) is an expression sublink below relabelling and
+ * casts (built-in, strict: a NULL stays NULL), the pointer to it, else
+ * NULL.
+ */
+static Node **
+sublink_slot(Node **arg)
+{
+	for (;;)
+	{
+		if (*arg && IsA(*arg, RelabelType))
+			arg = (Node **) &((RelabelType *) *arg)->arg;
+		else if (*arg && IsA(*arg, FuncExpr) &&
+				 (((FuncExpr *) *arg)->funcformat == COERCE_IMPLICIT_CAST ||
+				  ((FuncExpr *) *arg)->funcformat == COERCE_EXPLICIT_CAST) &&
+				 ((FuncExpr *) *arg)->args != NIL &&
+				 ((FuncExpr *) *arg)->funcid < FirstNormalObjectId &&
+				 func_strict(((FuncExpr *) *arg)->funcid))
+			arg = (Node **) &linitial(((FuncExpr *) *arg)->args);
+		else
+			break;
+	}
+	if (*arg && IsA(*arg, SubLink) &&
+		((SubLink *) *arg)->subLinkType == EXPR_SUBLINK)
+		return arg;
+	return NULL;
+}
+
+/* Does node reference a level above its own (levelsup > 0 anywhere)? */
+static bool
+refs_upper_level(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var))
+		return ((Var *) node)->varlevelsup > 0;
+	if (IsA(node, Aggref))
+	{
+		if (((Aggref *) node)->agglevelsup > 0)
+			return true;
+	}
+	else if (IsA(node, GroupingFunc))
+	{
+		if (((GroupingFunc *) node)->agglevelsup > 0)
+			return true;
+	}
+	else if (IsA(node, PlaceHolderVar))
+	{
+		if (((PlaceHolderVar *) node)->phlevelsup > 0)
+			return true;
+	}
+	else if (IsA(node, Query) || IsA(node, SubLink))
+		return true;			/* never in the subqueries accepted */
+	return expression_tree_walker(node, refs_upper_level, context);
+}
+
+/*
+ * Is a one of avg, sum, min or max, built in, at this level, without
+ * DISTINCT, ORDER BY or FILTER (NULL over no rows)?
+ */
+static bool
+null_on_empty_aggregate(Aggref *a)
+{
+	char	   *name;
+	bool		ok;
+
+	if (a->aggfnoid >= FirstNormalObjectId || a->agglevelsup != 0 ||
+		a->aggkind != AGGKIND_NORMAL || a->aggfilter != NULL ||
+		a->aggdistinct != NIL || a->aggorder != NIL || a->aggstar)
+		return false;
+	name = get_func_name(a->aggfnoid);
+	if (name == NULL)
+		return false;
+	if (strcmp(name, "avg") == 0 || strcmp(name, "sum") == 0)
+	{
+		/* of integers or numeric: no overflow error, no float rounding */
+		Oid			argtype = list_length(a->aggargtypes) == 1 ?
+			linitial_oid(a->aggargtypes) : InvalidOid;
+
+		ok = argtype == INT2OID || argtype == INT4OID || argtype == INT8OID ||
+			argtype == NUMERICOID;
+	}
+	else
+		ok = strcmp(name, "min") == 0 || strcmp(name, "max") == 0;
+	pfree(name);
+	return ok;
+}
+
+/*
+ * Is e the subquery's column as the file header allows (aggregates, casts
+ * to numeric, numeric + - * and constants)?  *nullable: a NULL aggregate
+ * makes e NULL.
+ */
+static bool
+aggregate_expression_ok(Node *e, bool *nullable)
+{
+	ListCell   *lc;
+	List	   *args;
+	Oid			funcid;
+
+	*nullable = false;
+	if (e == NULL)
+		return false;
+	if (IsA(e, Const))
+		return true;
+	if (IsA(e, RelabelType))
+		return aggregate_expression_ok((Node *) ((RelabelType *) e)->arg, nullable);
+	if (IsA(e, Aggref))
+	{
+		*nullable = true;
+		return null_on_empty_aggregate((Aggref *) e);
+	}
+	if (IsA(e, OpExpr))
+	{
+		OpExpr	   *op = (OpExpr *) e;
+		char	   *name;
+		bool		arith;
+
+		/* numeric's: no overflow error */
+		if (op->opno >= FirstNormalObjectId || op->opresulttype != NUMERICOID)
+			return false;
+		name = get_opname(op->opno);
+		arith = name != NULL && (strcmp(name, "+") == 0 || strcmp(name, "-") == 0 ||
+								 strcmp(name, "*") == 0);
+		if (!arith)
+			return false;
+		funcid = get_opcode(op->opno);
+		args = op->args;
+	}
+	else if (IsA(e, FuncExpr))
+	{
+		FuncExpr   *f = (FuncExpr *) e;
+
+		/* to numeric, without a typmod: no error */
+		if ((f->funcformat != COERCE_IMPLICIT_CAST &&
+			 f->funcformat != COERCE_EXPLICIT_CAST) ||
+			f->funcresulttype != NUMERICOID || list_length(f->args) != 1)
+			return false;
+		funcid = f->funcid;
+		args = f->args;
+	}
+	else
+		return false;
+	if (funcid >= FirstNormalObjectId || !func_strict(funcid))
+		return false;
+	foreach(lc, args)
+	{
+		bool		arg_nullable;
+
+		if (!aggregate_expression_ok((Node *) lfirst(lc), &arg_nullable))
+			return false;
+		*nullable = *nullable || arg_nullable;
+	}
+	return true;
+}
+
+/*
+ * Is jt (an item of the subquery's FROM) a table, or tables joined by inner
+ * joins whose ON references no outer query?
+ */
+static bool
+inner_joined_tables(Query *sub, Node *jt)
+{
+	if (jt == NULL)
+		return false;
+	if (IsA(jt, RangeTblRef))
+	{
+		RangeTblEntry *rte = rt_fetch(((RangeTblRef *) jt)->rtindex, sub->rtable);
+
+		return rte->rtekind == RTE_RELATION && rte->tablesample == NULL;
+	}
+	if (IsA(jt, JoinExpr))
+	{
+		JoinExpr   *j = (JoinExpr *) jt;
+
+		return j->jointype == JOIN_INNER && !refs_upper_level(j->quals, NULL) &&
+			inner_joined_tables(sub, j->larg) && inner_joined_tables(sub, j->rarg);
+	}
+	return false;
+}
+
+/*
+ * Is conjunct (of the subquery's WHERE) a correlation i = o of the file
+ * header?  Then *corr describes it.
+ */
+static bool
+correlation_eq(Node *conjunct, CorrelationEq *corr)
+{
+	OpExpr	   *op;
+	Node	   *args[2];
+	Var		   *vars[2];
+	Oid			type;
+	Oid			ltype,
+				rtype;
+	TypeCacheEntry *tc;
+	int			inner;
+	int			i;
+
+	if (!IsA(conjunct, OpExpr))
+		return false;
+	op = (OpExpr *) conjunct;
+	if (list_length(op->args) != 2 || op->opretset)
+		return false;
+	args[0] = (Node *) linitial(op->args);
+	args[1] = (Node *) lsecond(op->args);
+	for (i = 0; i < 2; i++)
+	{
+		Node	   *v = fc_strip_relabel(args[i]);
+
+		if (!IsA(v, Var) || ((Var *) v)->varattno <= 0)
+			return false;
+		vars[i] = (Var *) v;
+	}
+	if (vars[0]->varlevelsup == 0 && vars[1]->varlevelsup == 1)
+		inner = 0;
+	else if (vars[0]->varlevelsup == 1 && vars[1]->varlevelsup == 0)
+		inner = 1;
+	else
+		return false;
+	/* the same type on both sides, op that type's default equality */
+	type = exprType(args[0]);
+	op_input_types(op->opno, &ltype, &rtype);
+	if (exprType(args[1]) != type || ltype != type || rtype != type)
+		return false;
+	tc = lookup_type_cache(type, TYPECACHE_EQ_OPR);
+	if (!OidIsValid(tc->eq_opr) || tc->eq_opr != op->opno)
+		return false;
+	/* a deterministic collation: the conjunct's and the GROUP BY's = alike */
+	if (OidIsValid(op->inputcollid) &&
+		!get_collation_isdeterministic(op->inputcollid))
+		return false;
+	if (OidIsValid(exprCollation(args[inner])) &&
+		!get_collation_isdeterministic(exprCollation(args[inner])))
+		return false;
+	corr->op = op;
+	corr->inner_arg = inner;
+	return true;
+}
+
+/*
+ * The subquery's correlation conjuncts (CorrelationEq *) and its other
+ * WHERE conjuncts (*others), or NIL when sub is not one the file header
+ * allows.
+ */
+static List *
+decorrelatable_subquery(Query *sub, List **others)
+{
+	List	   *conjuncts;
+	List	   *corrs = NIL;
+	ListCell   *lc;
+	TargetEntry *te;
+	bool		nullable;
+
+	*others = NIL;
+	if (sub->commandType != CMD_SELECT || sub->utilityStmt != NULL ||
+		sub->setOperations != NULL || !sub->hasAggs ||
+		sub->groupClause != NIL || sub->groupingSets != NIL ||
+		sub->havingQual != NULL || sub->distinctClause != NIL ||
+		sub->sortClause != NIL || sub->limitCount != NULL ||
+		sub->limitOffset != NULL || sub->hasWindowFuncs ||
+		sub->hasTargetSRFs || sub->cteList != NIL || sub->rowMarks != NIL ||
+		sub->hasModifyingCTE || sub->hasSubLinks || sub->hasRecursive ||
+		sub->jointree == NULL || sub->jointree->quals == NULL ||
+		list_length(sub->targetList) != 1)
+		return NIL;
+	te = linitial_node(TargetEntry, sub->targetList);
+	if (te->resjunk || refs_upper_level((Node *) te->expr, NULL) ||
+		!aggregate_expression_ok((Node *) te->expr, &nullable) || !nullable)
+		return NIL;
+	if (sub->jointree->fromlist == NIL || contain_volatile_functions((Node *) sub))
+		return NIL;
+	foreach(lc, sub->jointree->fromlist)
+		if (!inner_joined_tables(sub, (Node *) lfirst(lc)))
+			return NIL;
+
+	conjuncts = make_ands_implicit((Expr *) sub->jointree->quals);
+	foreach(lc, conjuncts)
+	{
+		Node	   *c = (Node *) lfirst(lc);
+		CorrelationEq corr;
+
+		if (!refs_upper_level(c, NULL))
+			*others = lappend(*others, c);
+		else if (correlation_eq(c, &corr))
+		{
+			CorrelationEq *copy = palloc(sizeof(CorrelationEq));
+
+			*copy = corr;
+			corrs = lappend(corrs, copy);
+		}
+		else
+			return NIL;
+	}
+	return corrs;
+}
+
+/*
+ * Is conjunct (a top-level WHERE qual of q) x op (sublink) or (sublink) op x
+ * as the file header allows?  Then *sublink_arg is the sublink's argument
+ * (0 or 1) and *sublink the sublink.
+ */
+static bool
+comparison_with_sublink(Node *conjunct, int *sublink_arg, SubLink **sublink)
+{
+	OpExpr	   *op;
+	char	   *name;
+	bool		cmp;
+	int			i;
+
+	if (!IsA(conjunct, OpExpr))
+		return false;
+	op = (OpExpr *) conjunct;
+	if (list_length(op->args) != 2 || op->opno >= FirstNormalObjectId ||
+		op->opretset || !func_strict(get_opcode(op->opno)))
+		return false;
+	name = get_opname(op->opno);
+	cmp = name != NULL && (strcmp(name, "<") == 0 || strcmp(name, "<=") == 0 ||
+						   strcmp(name, "=") == 0 || strcmp(name, "<>") == 0 ||
+						   strcmp(name, ">=") == 0 || strcmp(name, ">") == 0);
+	if (!cmp)
+		return false;
+	for (i = 0; i < 2; i++)
+	{
+		Node	  **s = sublink_slot((Node **) &lfirst(list_nth_cell(op->args, i)));
+		Node	   *x = (Node *) list_nth(op->args, 1 - i);
+
+		if (s != NULL && !checkExprHasSubLink(x) && !contain_volatile_functions(x))
+		{
+			*sublink_arg = i;
+			*sublink = (SubLink *) *s;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * Rewrite one conjunct of q (its sublink is argument sublink_arg) as the
+ * file header says: the derived table joins q's FROM; returns the
+ * conjuncts that replace it.
+ */
+static List *
+decorrelate(Query *q, OpExpr *conjunct, int sublink_arg, SubLink *sl,
+			List *corrs, List *others)
+{
+	Query	   *sub = copyObject(castNode(Query, sl->subselect));
+	TargetEntry *value_te = linitial_node(TargetEntry, sub->targetList);
+	List	   *tlist = NIL;
+	List	   *group = NIL;
+	List	   *result = NIL;
+	ListCell   *lc;
+	ParseState *pstate;
+	ParseNamespaceItem *nsitem;
+	RangeTblRef *rtr;
+	OpExpr	   *outer;
+	Node	  **slot;
+	int			rtindex;
+	int			i = 0;
+
+	/* the derived table: the keys, then the value, grouped by the keys */
+	foreach(lc, corrs)
+	{
+		CorrelationEq *corr = (CorrelationEq *) lfirst(lc);
+		Node	   *key = copyObject((Node *) list_nth(corr->op->args, corr->inner_arg));
+		TargetEntry *te;
+		SortGroupClause *sgc = makeNode(SortGroupClause);
+		Oid			sortop;
+		Oid			eqop;
+		bool		hashable;
+
+		i++;
+		te = makeTargetEntry((Expr *) key, i, psprintf("k%d", i), false);
+		te->ressortgroupref = i;
+		tlist = lappend(tlist, te);
+		get_sort_group_operators(exprType(key), false, true, false,
+								 &sortop, &eqop, NULL, &hashable);
+		sgc->tleSortGroupRef = i;
+		sgc->eqop = eqop;
+		sgc->sortop = sortop;
+		sgc->nulls_first = false;
+		sgc->hashable = hashable;
+		group = lappend(group, sgc);
+	}
+	value_te->resno = i + 1;
+	value_te->resname = pstrdup("v");
+	value_te->ressortgroupref = 0;
+	tlist = lappend(tlist, value_te);
+	sub->targetList = tlist;
+	sub->groupClause = group;
+	sub->jointree->quals = others == NIL ? NULL :
+		(Node *) make_ands_explicit(copyObject(others));
+
+	/* as a FROM item of q, an inner join */
+	pstate = make_parsestate(NULL);
+	nsitem = addRangeTableEntryForSubquery(pstate, sub,
+										   makeAlias("scalar_subquery", NIL),
+										   false, true);
+	q->rtable = lappend(q->rtable, nsitem->p_rte);
+	rtindex = list_length(q->rtable);
+	rtr = makeNode(RangeTblRef);
+	rtr->rtindex = rtindex;
+	q->jointree->fromlist = lappend(q->jointree->fromlist, rtr);
+	free_parsestate(pstate);
+
+	/* x op v, the sublink replaced by the value column */
+	outer = copyObject(conjunct);
+	slot = sublink_slot((Node **) &lfirst(list_nth_cell(outer->args, sublink_arg)));
+	*slot = (Node *) makeVar(rtindex, i + 1, exprType((Node *) value_te->expr),
+							 exprTypmod((Node *) value_te->expr),
+							 exprCollation((Node *) value_te->expr), 0);
+	result = lappend(result, outer);
+
+	/* o = k for each correlation conjunct, o now of q's level */
+	i = 0;
+	foreach(lc, corrs)
+	{
+		CorrelationEq *corr = (CorrelationEq *) lfirst(lc);
+		OpExpr	   *eq = copyObject(corr->op);
+		Node	   *key = (Node *) list_nth(eq->args, corr->inner_arg);
+
+		i++;
+		IncrementVarSublevelsUp((Node *) eq, -1, 1);
+		lfirst(list_nth_cell(eq->args, corr->inner_arg)) =
+			makeVar(rtindex, i, exprType(key), exprTypmod(key),
+					exprCollation(key), 0);
+		result = lappend(result, eq);
+	}
+	return result;
+}
+
+/*
+ * Rewrite q's own top-level WHERE conjuncts (file header), in place, when
+ * apply; else only tell whether one would be.
+ */
+static bool
+rewrite_query(Query *q, bool apply)
+{
+	List	   *conjuncts;
+	List	   *out = NIL;
+	ListCell   *lc;
+	bool		changed = false;
+
+	if (q->commandType != CMD_SELECT || q->utilityStmt != NULL ||
+		q->setOperations != NULL || q->jointree == NULL ||
+		q->jointree->quals == NULL || !q->hasSubLinks || q->rowMarks != NIL)
+		return false;
+	conjuncts = make_ands_implicit((Expr *) q->jointree->quals);
+	foreach(lc, conjuncts)
+	{
+		Node	   *c = (Node *) lfirst(lc);
+		SubLink    *sl;
+		int			arg;
+		List	   *corrs;
+		List	   *others;
+
+		if (comparison_with_sublink(c, &arg, &sl) &&
+			(corrs = decorrelatable_subquery(castNode(Query, sl->subselect),
+											 &others)) != NIL)
+		{
+			if (!apply)
+				return true;
+			out = list_concat(out, decorrelate(q, (OpExpr *) c, arg, sl,
+											   corrs, others));
+			changed = true;
+		}
+		else
+			out = lappend(out, c);
+	}
+	if (changed)
+		q->jointree->quals = (Node *) make_ands_explicit(out);
+	return changed;
+}
+
+/*
+ * rewrite_query on every query of the tree, each judged at its own level;
+ * *context (bool) is rewrite_query's apply.  Without apply, true as soon as
+ * one query would be rewritten.
+ */
+static bool
+rewrite_walker(Node *node, void *context)
+{
+	bool		apply = *(bool *) context;
+
+	if (node == NULL)
+		return false;
+	if (IsA(node, Query))
+	{
+		if (rewrite_query((Query *) node, apply) && !apply)
+			return true;
+		return query_tree_walker((Query *) node, rewrite_walker, context, 0);
+	}
+	return expression_tree_walker(node, rewrite_walker, context);
+}
+
+/*
+ * The planner_hook: the query as the file header rewrites it, planned by
+ * the hooks below this one (not_in_rewrite.c's, then PostgreSQL's), or as
+ * written where that plan is cheaper.
+ */
+static PlannedStmt *
+gdb_scalar_planner(GDB_PLANNER_ARGS)
+{
+	bool		apply = false;
+	Query	   *original;
+	PlannedStmt *rewritten_plan;
+	PlannedStmt *original_plan;
+	planner_hook_type next = prev_planner_hook ? prev_planner_hook : standard_planner;
+
+	if (!gpudb_enabled || !gpudb_enable_gpujoin ||
+		!rewrite_walker((Node *) parse, &apply))
+		return GDB_PLANNER_CALL(next);
+
+	/*
+	 * A rewrite is made.  Its derived table groups all rows of the
+	 * subquery's tables, where the SubPlan reads only those of the keys the
+	 * outer rows ask for, maybe through an index: a few outer rows over a
+	 * huge table run faster as written.  So both queries are planned, and
+	 * the plan of lower total cost is kept (the original's on a tie).
+	 * Planning scribbles on its query, hence the copy of the original,
+	 * taken before either is planned.
+	 */
+	original = copyObject(parse);
+	apply = true;
+	(void) rewrite_walker((Node *) parse, &apply);
+	rewritten_plan = GDB_PLANNER_CALL(next);
+	parse = original;
+	original_plan = GDB_PLANNER_CALL(next);
+	elog(DEBUG1, "gpudb: correlated scalar subquery as a join: cost %.2f, as written %.2f",
+		 rewritten_plan->planTree->total_cost, original_plan->planTree->total_cost);
+	if (rewritten_plan->planTree->total_cost < original_plan->planTree->total_cost)
+		return rewritten_plan;
+	return original_plan;
+}
+
+/* see custom_scan_path.h */
+void
+gdb_scalar_subquery_rewrite_init(void)
+{
+	prev_planner_hook = planner_hook;
+	planner_hook = gdb_scalar_planner;
+}
