@@ -21,7 +21,7 @@ CREATE TABLE si (k int4, k2 int4, v numeric(10,2), q int4, d int4, t varchar(8))
 INSERT INTO si SELECT CASE WHEN i % 19 = 0 THEN NULL ELSE i % 50 END, i % 3,
   CASE WHEN i % 7 = 0 OR i % 50 = 5 THEN NULL ELSE (i % 37) * 1.25 END,
   i % 23, i % 5, 'n' || (i % 30)
-  FROM generate_series(1, 3000) i;
+  FROM generate_series(1, 1000) i;
 CREATE TABLE sd (dk int4, name text);
 INSERT INTO sd VALUES (0, 'a'), (1, 'b'), (2, 'a'), (3, NULL), (NULL, 'a');
 ANALYZE so, si, sd;
@@ -119,7 +119,7 @@ SELECT q, has_subplan(q), (gpu_diff(q)).* FROM (VALUES
 -- the cheaper plan is kept: one outer row and an index on the key make
 -- PostgreSQL's SubPlan cheaper than grouping all of sb
 CREATE TABLE sb (k int4, v numeric(10,2));
-INSERT INTO sb SELECT i % 5000, i % 97 FROM generate_series(1, 100000) i;
+INSERT INTO sb SELECT i % 5000, i % 97 FROM generate_series(1, 20000) i;
 CREATE INDEX ON sb (k);
 ANALYZE sb;
 SELECT q, has_subplan(q), (gpu_diff(q)).* FROM (VALUES
