@@ -55,6 +55,9 @@ enum GdbScratchSlot
 	GDB_SCR_JOIN,				/* join probe step: a view's header, payload
 								 * and keep columns, build sides, hash
 								 * tables (hash_join.cu) */
+	GDB_SCR_SURVIVORS,			/* filter: the count, then the uint32 ids of
+								 * the rows its leading comparisons pass
+								 * (filter_vm.cu) */
 	GDB_SCR__COUNT
 };
 
@@ -369,8 +372,10 @@ int			gdb_filter_status(GdbCudaExec *ex, GdbError *err);
  * ninstr validated instructions, d_prog their device copy.  A conjunction
  * of column-constant comparisons runs as gdb_predicate_kernel (while the
  * fast paths are enabled), anything else in the tile interpreter
- * gdb_filter_kernel.  Does not wait; returns GDB_ERR_DEVICE when a launch
- * fails.
+ * gdb_filter_kernel, over the rows that the program's leading
+ * column-constant conjuncts pass where it has such a prefix (those by
+ * gdb_predicate_kernel first, the passing rows' ids compacted).  Does not
+ * wait; returns GDB_ERR_DEVICE when a launch fails.
  */
 int			gdb_filter_launch(GdbCudaExec *ex, const GdbBatch *hdr, const char *d_in,
 							  const GdbInstr *prog, const GdbInstr *d_prog,

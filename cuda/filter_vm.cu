@@ -39,11 +39,25 @@
  * and no dispatch, near memory bandwidth (the range-query formulation of
  * Govindaraju et al., SIGMOD 2004).
  *
+ * Predicate prefix: a WHERE whose first conjuncts are such comparisons and
+ * whose others are not (the compiler puts comparisons first where the
+ * conjuncts before them cannot raise, filter_compile.c) runs those first
+ * in gdb_predicate_kernel, compacts the ids of the rows they pass
+ * (cub::DeviceSelect::Flagged: selection by flags and a prefix sum), and
+ * walks the rest of the program from the point after them for those rows
+ * only, their AND-ed result so far TRUE: the interpreter's work follows the
+ * rows left, not the batch.  A row the prefix rejects would have jumped to
+ * the end at that same point (a top-level conjunct that is not TRUE jumps
+ * there), so the flags and the first error are the whole program's.
+ *
  *-------------------------------------------------------------------------
  */
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+
+#include <cub/device/device_select.cuh>
+#include <thrust/iterator/counting_iterator.h>
 
 #include "cuda_exec.cuh"
 #include "gpudb_semantics.h"
@@ -55,6 +69,9 @@
 
 /* Shared memory the tile interpreter may ask for per block (bytes). */
 #define GDB_VM_SMEM_MAX (96 * 1024)
+
+/* Rows from which a program's comparison prefix runs apart (launch costs). */
+#define GDB_VM_PREFIX_MIN_ROWS 2048
 
 /*
  * Stack entry i (0 = bottom; only entries below the top) of tile row j of
@@ -130,17 +147,20 @@ gdb_tile_step(const GdbInstr *in, int pc, int sp, GdbValue (&top)[TILE],
 /*
  * gdb_tile_walk: walk the ninstr instructions at prog once for the tile's
  * rows (those with resume[j] <= pc take part at pc), dispatching each
- * opcode to its gdb_tile_step instance; the stack starts empty.
+ * opcode to its gdb_tile_step instance, from instruction pc0 with sp0
+ * entries on the stack (0 and 0: the whole program from an empty stack;
+ * the top entries in top).
  */
 template <int TILE>
 __device__ __forceinline__ void
 gdb_tile_walk(const GdbInstr *prog, int ninstr, GdbValue (&top)[TILE],
 			  int (&resume)[TILE], int (&status)[TILE], const uint64_t (&row)[TILE],
-			  GdbValue *deep, const GdbBatch *hdr, const char *base)
+			  GdbValue *deep, const GdbBatch *hdr, const char *base, int pc0 = 0,
+			  int sp0 = 0)
 {
-	int			sp = 0;
+	int			sp = sp0;
 
-	for (int pc = 0; pc < ninstr; pc++)
+	for (int pc = pc0; pc < ninstr; pc++)
 	{
 		const GdbInstr *in = &prog[pc];
 
@@ -184,6 +204,8 @@ gdb_vm_stage(unsigned long long *smem, const char *base, const GdbInstr *prog, i
  * instructions at prog, whose stack holds at most deep_entries + 1
  * entries) is TRUE for row, for rows [0, nrows) of the batch at base;
  * TILE rows per thread, grid-stride over tiles of TILE * blockDim rows.
+ * With ids (the predicate prefix): only rows ids[0 .. *nids), from
+ * instruction pc0 with one TRUE on the stack, and nrows is ignored.
  * Dynamic shared memory: the batch header, the program, then
  * deep_entries * TILE * blockDim GdbValues (gdb_filter_smem).  A row that
  * raises gets flag 0 and does atomicMin(err_key, row << 4 | status).
@@ -191,38 +213,46 @@ gdb_vm_stage(unsigned long long *smem, const char *base, const GdbInstr *prog, i
 template <int TILE>
 __global__ void __launch_bounds__(GDB_VM_BLOCK)
 gdb_filter_kernel(const char *base, const GdbInstr *prog, int ninstr,
-				  uint64_t nrows, uint8_t *flags, unsigned long long *err_key)
+				  uint64_t nrows, uint8_t *flags, unsigned long long *err_key,
+				  const uint32_t *ids, const unsigned long long *nids, int pc0)
 {
 	extern __shared__ unsigned long long gdb_vm_smem[];
 	GdbBatch   *hdr = (GdbBatch *) gdb_vm_smem;
 	GdbInstr   *sprog = (GdbInstr *) ((char *) gdb_vm_smem + sizeof(GdbBatch));
 	GdbValue   *deep = (GdbValue *) (sprog + ninstr);
 	const uint64_t span = (uint64_t) TILE * blockDim.x;
+	const uint64_t n = ids != NULL ? *nids : nrows;
 
 	gdb_vm_stage(gdb_vm_smem, base, prog, ninstr);
 
-	for (uint64_t first = blockIdx.x * span; first < nrows;
+	for (uint64_t first = blockIdx.x * span; first < n;
 		 first += (uint64_t) gridDim.x * span)
 	{
 		GdbValue	top[TILE];
 		int			resume[TILE];	/* first pc at which row j takes part */
 		int			status[TILE];
 		uint64_t	row[TILE];
+		bool		in[TILE];
 
 #pragma unroll
 		for (int j = 0; j < TILE; j++)
 		{
-			row[j] = first + (uint64_t) j * blockDim.x + threadIdx.x;
-			resume[j] = row[j] < nrows ? 0 : INT_MAX;
+			uint64_t	i = first + (uint64_t) j * blockDim.x + threadIdx.x;
+
+			in[j] = i < n;
+			row[j] = !in[j] ? i : ids != NULL ? (uint64_t) ids[i] : i;
+			resume[j] = in[j] ? pc0 : INT_MAX;
 			status[j] = GDB_OK;
-			top[j].v.i = 0;
-			top[j].isnull = 1;
+			/* after the prefix: its AND so far, TRUE */
+			top[j].v.i = ids != NULL ? 1 : 0;
+			top[j].isnull = ids != NULL ? 0 : 1;
 		}
-		gdb_tile_walk<TILE>(sprog, ninstr, top, resume, status, row, deep, hdr, base);
+		gdb_tile_walk<TILE>(sprog, ninstr, top, resume, status, row, deep, hdr, base,
+							ids != NULL ? pc0 : 0, ids != NULL ? 1 : 0);
 #pragma unroll
 		for (int j = 0; j < TILE; j++)
 		{
-			if (row[j] >= nrows)
+			if (!in[j])
 				continue;
 			if (status[j] != GDB_OK)
 			{
@@ -534,12 +564,17 @@ gdb_tile_grid(const GdbCudaExec *ex, uint64_t nrows, uint64_t span, uint64_t per
 	return (unsigned) (want < 1 ? 1 : (want > cap ? cap : want));
 }
 
-/* Launch gdb_filter_kernel<TILE> with smem bytes over nrows rows. */
+/*
+ * Launch gdb_filter_kernel<TILE> with smem bytes over nrows rows (with ids:
+ * over the *nids rows listed, at most nrows, from instruction pc0).
+ */
 template <int TILE>
 static int
 gdb_filter_launch_tile(GdbCudaExec *ex, const char *d_in, const GdbInstr *d_prog,
 					   int ninstr, uint64_t nrows, uint8_t *flags,
-					   unsigned long long *err_key, size_t smem, GdbError *err)
+					   unsigned long long *err_key, size_t smem, GdbError *err,
+					   const uint32_t *ids = NULL, const unsigned long long *nids = NULL,
+					   int pc0 = 0)
 {
 	unsigned	grid = gdb_tile_grid(ex, nrows, (uint64_t) TILE * GDB_VM_BLOCK, 16);
 
@@ -548,9 +583,51 @@ gdb_filter_launch_tile(GdbCudaExec *ex, const char *d_in, const GdbInstr *d_prog
 												 cudaFuncAttributeMaxDynamicSharedMemorySize,
 												 (int) smem));
 	gdb_filter_kernel<TILE><<<grid, GDB_VM_BLOCK, smem, ex->stream>>>(
-		d_in, d_prog, ninstr, nrows, flags, err_key);
+		d_in, d_prog, ninstr, nrows, flags, err_key, ids, nids, pc0);
 	GDB_CUDA_CHECK_LAUNCH(err, "gdb_filter_kernel");
 	return GDB_OK;
+}
+
+/*
+ * gdb_predicate_prefix: the instruction after the program's leading
+ * top-level conjuncts that are comparison terms (gdb_predicate_term), as
+ * compile_chain lays a WHERE out:
+ *	 t1 IS_TRUE JUMP_IF_FALSE end, t2 IS_TRUE AND JUMP_IF_FALSE end, ...
+ * (end = ninstr), with those terms in *p; 0 when the program does not
+ * start so, when the terms are all of it (the whole predicate fast path
+ * takes it), or when they do not fit one GdbPredicate.  The stack there
+ * holds one entry, TRUE for every row still walking.
+ */
+static int
+gdb_predicate_prefix(const GdbInstr *prog, int ninstr, const GdbBatch *hdr,
+					 const char *d_in, GdbPredicate *p)
+{
+	int			pc = 0;
+	int			split = 0;
+
+	p->nterms = 0;
+	while (pc < ninstr && p->nterms < GDB_PRED_MAX_TERMS)
+	{
+		GdbPredTerm t;
+		int			i = pc;
+
+		if (!gdb_predicate_term(prog, ninstr, &i, hdr, d_in, &t))
+			break;
+		if (i >= ninstr || prog[i].op != GDB_OP_IS_TRUE)
+			break;
+		i++;
+		if (split > 0)
+		{
+			if (i >= ninstr || prog[i].op != GDB_OP_AND)
+				break;
+			i++;
+		}
+		if (i >= ninstr || prog[i].op != GDB_OP_JUMP_IF_FALSE || prog[i].arg != ninstr)
+			break;
+		p->t[p->nterms++] = t;
+		split = pc = i + 1;
+	}
+	return split < ninstr ? split : 0;
 }
 
 /*
@@ -579,6 +656,44 @@ gdb_filter_launch(GdbCudaExec *ex, const GdbBatch *hdr, const char *d_in,
 		gdb_predicate_kernel<<<grid, GDB_BLOCK, 0, ex->stream>>>(pred, nrows, flags);
 		GDB_CUDA_CHECK_LAUNCH(err, "gdb_predicate_kernel");
 		return GDB_OK;
+	}
+
+	/*
+	 * the comparisons that lead the WHERE first, then the interpreter over
+	 * the ids of the rows they pass (see the file header)
+	 */
+	if (gdb_fast_paths_enabled() && nrows >= GDB_VM_PREFIX_MIN_ROWS &&
+		nrows < (uint64_t) INT32_MAX)
+	{
+		int			split = gdb_predicate_prefix(prog, ninstr, hdr, d_in, &pred);
+
+		if (split > 0)
+		{
+			unsigned	grid = gdb_tile_grid(ex, nrows, (uint64_t) GDB_VM_TILE * GDB_BLOCK, 8);
+			void	   *surv;
+			unsigned long long *d_nids;
+			uint32_t   *ids;
+
+			GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_SURVIVORS,
+									 sizeof(unsigned long long) + nrows * sizeof(uint32_t),
+									 &surv, err));
+			d_nids = (unsigned long long *) surv;
+			ids = (uint32_t *) (d_nids + 1);
+			gdb_predicate_kernel<<<grid, GDB_BLOCK, 0, ex->stream>>>(pred, nrows, flags);
+			GDB_CUDA_CHECK_LAUNCH(err, "gdb_predicate_kernel");
+			GDB_TRY(gdb_cub(ex, "cub::DeviceSelect::Flagged", [&](void *t, size_t &b) {
+				return cub::DeviceSelect::Flagged(t, b, thrust::counting_iterator<uint32_t>(0),
+												  flags, ids, d_nids, (int64_t) nrows,
+												  ex->stream);
+			}, err));
+			if (smem <= GDB_VM_SMEM_MAX)
+				return gdb_filter_launch_tile<GDB_VM_TILE>(ex, d_in, d_prog, ninstr, nrows,
+														   flags, err_key, smem, err, ids,
+														   d_nids, split);
+			return gdb_filter_launch_tile<1>(ex, d_in, d_prog, ninstr, nrows, flags, err_key,
+											 gdb_filter_smem(ninstr, deep, 1), err, ids,
+											 d_nids, split);
+		}
 	}
 
 	if (smem <= GDB_VM_SMEM_MAX)

@@ -64,9 +64,11 @@
 #include "utils/rel.h"
 #include "utils/selfuncs.h"
 #include "utils/syscache.h"
+#include "utils/typcache.h"
 
 #include "gpudb.h"
 #include "expr_compile.h"
+#include "custom_scan_path.h"
 
 /* Array size from which the planner hashes an IN list (clauses.c). */
 #define GDB_HASHED_SAOP_MIN		9
@@ -1195,6 +1197,92 @@ order_quals(List *quals)
 }
 
 /*
+ * Is qual a comparison of a column with a non-NULL constant that cannot
+ * raise, of a type the device's predicate fast path tests (integers,
+ * dates, timestamps, floats, booleans; text, varchar and char(n) by = and
+ * <> only)?  (filter_vm.cu decides from the instructions what it runs so.)
+ */
+static bool
+is_column_term(Node *qual)
+{
+	OpExpr	   *op = (OpExpr *) qual;
+	Node	   *l,
+			   *r;
+	Var		   *v;
+	TypeCacheEntry *tc;
+
+	if (!IsA(op, OpExpr) || list_length(op->args) != 2 || gdb_expr_may_raise(qual, NULL))
+		return false;
+	l = fc_strip_relabel((Node *) linitial(op->args));
+	r = fc_strip_relabel((Node *) lsecond(op->args));
+	if (IsA(l, Var) && IsA(r, Const))
+		v = (Var *) l;
+	else if (IsA(r, Var) && IsA(l, Const))
+	{
+		v = (Var *) r;
+		r = l;
+	}
+	else
+		return false;
+	if (((Const *) r)->constisnull)
+		return false;
+	switch (v->vartype)
+	{
+		case INT2OID:
+		case INT4OID:
+		case INT8OID:
+		case DATEOID:
+		case TIMESTAMPOID:
+		case TIMESTAMPTZOID:
+		case FLOAT4OID:
+		case FLOAT8OID:
+		case BOOLOID:
+			return true;
+		case TEXTOID:
+		case VARCHAROID:
+		case BPCHAROID:
+			tc = lookup_type_cache(v->vartype, TYPECACHE_EQ_OPR);
+			return op->opno == tc->eq_opr || op->opno == get_negator(tc->eq_opr);
+		default:
+			return false;
+	}
+}
+
+/*
+ * The top-level conditions quals (in PostgreSQL's order of evaluation)
+ * with the comparisons of a column with a constant (is_column_term) moved
+ * ahead of the conditions before them, as long as those cannot raise
+ * (gdb_expr_may_raise); the rest in their order.  The same rows pass and
+ * the same first error is raised: a condition moved ahead raises nothing,
+ * and a row it rejects raised nothing in the conditions it passed over.
+ * The device then runs those comparisons first, by the predicate fast
+ * path, and its interpreter over the rows they pass only (filter_vm.cu).
+ */
+static List *
+column_terms_first(List *quals)
+{
+	List	   *terms = NIL;
+	List	   *others = NIL;
+	bool		barrier = false;	/* a condition that may raise was passed */
+	ListCell   *lc;
+
+	foreach(lc, quals)
+	{
+		Node	   *q = (Node *) lfirst(lc);
+
+		if (!barrier && is_column_term(q))
+			terms = lappend(terms, q);
+		else
+		{
+			others = lappend(others, q);
+			if (gdb_expr_may_raise(q, NULL))
+				barrier = true;
+		}
+	}
+	return list_concat(terms, others);
+}
+
+/*
  * gdb_compile_filter
  *		Compile filter into req->program and req->ninstr.
  *
@@ -1312,7 +1400,7 @@ gdb_compile_filter(const char *filter, Relation rel, GdbColumnSet *cs,
 	/* 3. the planner's preprocessing of a WHERE clause */
 	expr = eval_const_expressions(NULL, expr);
 	expr = (Node *) canonicalize_qual((Expr *) expr, false);
-	quals = order_quals(make_ands_implicit((Expr *) expr));
+	quals = column_terms_first(order_quals(make_ands_implicit((Expr *) expr)));
 
 	/* 4. emit; NIL (constantly TRUE) is the empty program */
 	if (list_length(quals) == 1)
@@ -1345,6 +1433,7 @@ compile_quals(FilterCompiler *fc, List *quals)
 
 	foreach(lc, quals)
 		(void) precheck_walker((Node *) lfirst(lc), fc);
+	quals = column_terms_first(quals);
 	if (list_length(quals) == 1)
 		fc_compile_node(fc, (Node *) linitial(quals));
 	else if (quals != NIL)
