@@ -127,6 +127,13 @@ struct GdbCudaExec
 	void	   *kept;
 	struct GdbDeviceBuffer *kept_buf;	/* kept's handle, made before it */
 	size_t		kept_bytes;
+	/*
+	 * the pinned staging buffers a large result comes back through
+	 * (gdb_result_finish: two chunks, filled by turns; made at first use)
+	 * and the events that say a chunk's copy is done
+	 */
+	char	   *stage[2];
+	cudaEvent_t stage_ev[2];
 };
 
 /*

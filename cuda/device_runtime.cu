@@ -383,6 +383,9 @@ gdb_cuda_close(GdbCudaExec *exec)
 	for (int i = 0; i < GDB_MAX_MARKS; i++)
 		if (exec->ev_mark[i])
 			(void) cudaEventDestroy(exec->ev_mark[i]);
+	for (int i = 0; i < 2; i++)
+		if (exec->stage_ev[i])
+			(void) cudaEventDestroy(exec->stage_ev[i]);
 	if (exec->stream)
 		(void) cudaStreamDestroy(exec->stream);
 	(void) cudaGetLastError();

@@ -837,6 +837,84 @@ gdb_result_alloc(GdbRun *r, uint64_t ngroups, GdbAllocFn alloc, void *alloc_arg,
 	return GDB_OK;
 }
 
+/* Results from this size on come back through pinned staging buffers. */
+#define GDB_STAGE_MIN_BYTES ((size_t) 4 << 20)
+/* The size of each of the two staging chunks. */
+#define GDB_STAGE_CHUNK ((size_t) 8 << 20)
+
+/*
+ * Copy bytes from device address src to host address dst on ex's stream,
+ * waiting for it.  Pageable destination memory (the GPU server's result
+ * buffers) is copied at a fraction of the bus's speed, so a large copy goes
+ * through two pinned chunks by turns: the device fills one while the host
+ * moves the other to dst (the double-buffered staging of CUDA's best
+ * practices guide).  A pinned dst, or staging that cannot be had, gets one
+ * direct copy.
+ */
+static int
+gdb_copy_out(GdbCudaExec *ex, char *dst, const char *src, size_t bytes, GdbError *err)
+{
+	cudaPointerAttributes attr;
+	size_t		done[2] = {0, 0};	/* each chunk's pending copy: its offset */
+	size_t		len[2] = {0, 0};
+	size_t		off;
+	int			i;
+
+	if (bytes < GDB_STAGE_MIN_BYTES ||
+		(cudaPointerGetAttributes(&attr, dst) == cudaSuccess &&
+		 attr.type == cudaMemoryTypeHost))
+	{
+		(void) cudaGetLastError();
+		GDB_CUDA_CHECK(err, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost,
+											ex->stream));
+		return GDB_OK;
+	}
+	(void) cudaGetLastError();
+	if (ex->stage[0] == NULL)
+	{
+		char	   *p = (char *) gdb_cuda_host_alloc(ex, 2 * GDB_STAGE_CHUNK);
+
+		if (p == NULL ||
+			cudaEventCreateWithFlags(&ex->stage_ev[0], cudaEventDisableTiming) != cudaSuccess ||
+			cudaEventCreateWithFlags(&ex->stage_ev[1], cudaEventDisableTiming) != cudaSuccess)
+		{
+			(void) cudaGetLastError();
+			if (p != NULL)
+				gdb_cuda_host_free(ex, p);
+			GDB_CUDA_CHECK(err, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost,
+												ex->stream));
+			return GDB_OK;
+		}
+		ex->stage[0] = p;
+		ex->stage[1] = p + GDB_STAGE_CHUNK;
+	}
+	for (off = 0, i = 0; off < bytes; off += GDB_STAGE_CHUNK, i ^= 1)
+	{
+		size_t		n = bytes - off < GDB_STAGE_CHUNK ? bytes - off : GDB_STAGE_CHUNK;
+
+		if (len[i] > 0)
+		{
+			/* this chunk's last copy: to dst before it is filled again */
+			GDB_CUDA_CHECK(err, cudaEventSynchronize(ex->stage_ev[i]));
+			memcpy(dst + done[i], ex->stage[i], len[i]);
+		}
+		GDB_CUDA_CHECK(err, cudaMemcpyAsync(ex->stage[i], src + off, n,
+											cudaMemcpyDeviceToHost, ex->stream));
+		GDB_CUDA_CHECK(err, cudaEventRecord(ex->stage_ev[i], ex->stream));
+		done[i] = off;
+		len[i] = n;
+	}
+	/* the last two chunks, in order */
+	for (int k = 0; k < 2; k++, i ^= 1)
+		if (len[i] > 0)
+		{
+			GDB_CUDA_CHECK(err, cudaEventSynchronize(ex->stage_ev[i]));
+			memcpy(dst + done[i], ex->stage[i], len[i]);
+			len[i] = 0;
+		}
+	return GDB_OK;
+}
+
 /* gdb_result_finish: see cuda_exec.cuh. */
 int
 gdb_result_finish(GdbRun *r, GdbBatch *host, const char *d_res, GdbError *err)
@@ -858,9 +936,8 @@ gdb_result_finish(GdbRun *r, GdbBatch *host, const char *d_res, GdbError *err)
 	}
 	if (host->total_bytes > hdr)
 	{
-		GDB_CUDA_CHECK(err, cudaMemcpyAsync((char *) host + hdr, d_res + hdr,
-											host->total_bytes - hdr,
-											cudaMemcpyDeviceToHost, r->ex->stream));
+		GDB_TRY(gdb_copy_out(r->ex, (char *) host + hdr, d_res + hdr,
+							 host->total_bytes - hdr, err));
 		r->from_device += host->total_bytes - hdr;
 	}
 	return gdb_phase_end(r, err);
