@@ -134,6 +134,12 @@ struct GdbCudaExec
 	 */
 	char	   *stage[2];
 	cudaEvent_t stage_ev[2];
+	/*
+	 * the code table words the TABLES scratch holds after its header:
+	 * their GdbRequest.table_words_key (0: none known) and bytes
+	 */
+	uint64_t	tables_key;
+	size_t		tables_bytes;
 };
 
 /*

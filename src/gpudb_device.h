@@ -617,6 +617,14 @@ typedef struct GdbRequest
 	uint64_t	ntable_words;	/* bound: words at table_words */
 
 	/*
+	 * bound: nonzero where the words' content has an identity (the GPU
+	 * server's memo of a cached relation's tables, text_tables.c): two
+	 * requests with one key have the same words, so the device may keep
+	 * them from one request to the next (code_tables.cu); 0: unknown
+	 */
+	uint64_t	table_words_key;
+
+	/*
 	 * bound: the tables' words in this process's memory.  The only field
 	 * that is an address: a process that receives a copy of the request
 	 * (the GPU server, a parallel worker) points it at its own copy of the

@@ -76,7 +76,11 @@ typedef struct MemoTable
 	uint64	   *words;
 	int64		capacity;		/* codes the words have room for */
 	uint64		last_use;
+	uint64		id;				/* unique in this process (table_words_key) */
 } MemoTable;
+
+/* The next MemoTable.id of this process. */
+static uint64 next_table_id = 1;
 
 struct GdbTableMemo
 {
@@ -278,6 +282,7 @@ memo_table(GdbTableMemo *memo, const GdbCodeTable *d, const char *arg,
 		memo->tables[lru] = memo->tables[--memo->ntables];
 	}
 	t = MemoryContextAllocZero(memo->mcxt, sizeof(MemoTable));
+	t->id = next_table_id++;
 	t->fn = d->fn;
 	t->flags = d->flags;
 	t->collation = d->collation;
@@ -334,6 +339,7 @@ bind_tables(GdbTableMemo *memo, GdbDictionary *dict, GdbRequest *req,
 
 	req->ntable_words = 0;
 	req->table_words = NULL;
+	req->table_words_key = 0;
 	if (req->ntables == 0)
 		return;
 	if (req->ntables > GDB_MAX_CODE_TABLES)
@@ -392,6 +398,32 @@ bind_tables(GdbTableMemo *memo, GdbDictionary *dict, GdbRequest *req,
 			   table_words(req->tables[j].fn, ndict) * sizeof(uint64));
 	req->ntable_words = total;
 	req->table_words = memo->combined;
+
+	/*
+	 * in the GPU server, the words' identity: a table's words for the codes
+	 * it covers never change (its dictionary only grows), so the tables
+	 * (their ids, unique in this process) and the codes covered name the
+	 * content (an FNV-1a hash of them; 0 is never a key)
+	 */
+	req->table_words_key = 0;
+	if (in_server)
+	{
+		uint64		h = UINT64CONST(14695981039346656037);
+		uint64		v[GDB_MAX_CODE_TABLES + 2];
+		int			nv = 0;
+
+		v[nv++] = (uint64) ndict;
+		v[nv++] = req->ntables;
+		for (j = 0; j < req->ntables; j++)
+			v[nv++] = ts[j]->id;
+		for (int i = 0; i < nv; i++)
+			for (int b = 0; b < 8; b++)
+			{
+				h ^= (v[i] >> (8 * b)) & 0xff;
+				h *= UINT64CONST(1099511628211);
+			}
+		req->table_words_key = h != 0 ? h : 1;
+	}
 }
 
 /* see gpudb.h */

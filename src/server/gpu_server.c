@@ -527,6 +527,8 @@ serve(int s)
 
 					req->table_words = req->ntable_words > 0 ?
 						(const uint64 *) (payload + sizeof(GdbRequest)) : NULL;
+					/* a backend's words have no identity the device may keep */
+					req->table_words_key = 0;
 					req->join_data = req->njoin_bytes > 0 ?
 						(const void *) (payload + sizeof(GdbRequest) +
 										req->ntable_words * sizeof(uint64)) : NULL;

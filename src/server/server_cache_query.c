@@ -526,6 +526,7 @@ srv_handle_cache_groupby(int s, char *payload, size_t len)
 	 */
 	req->ntable_words = 0;
 	req->table_words = NULL;
+	req->table_words_key = 0;
 	if (req->ntables > 0)
 	{
 		char		msg[256];
