@@ -62,6 +62,11 @@ SELECT q, (gpu_diff(q)).* FROM (VALUES
   ('SELECT g, count(*) FROM dj_f f JOIN (SELECT k, w FROM dj_d OFFSET 0) t ON t.k = f.k GROUP BY g'),
   -- the derived table's plan raises: the same error
   ('SELECT g, count(*), sum(t.z) FROM dj_f f JOIN (SELECT k, max(100 / (w - 5)) AS z FROM dj_d GROUP BY k) t ON t.k = f.k GROUP BY g'),
+  -- a derived table with a subquery of its own (an InitPlan, whose state
+  -- its two plans would share): PostgreSQL's join; and with a duplicate
+  -- build key behind it, PostgreSQL's plan behind the node
+  ('SELECT g, count(*) FROM dj_f f JOIN (SELECT DISTINCT k FROM dj_d WHERE w <= (SELECT max(w) - 2 FROM dj_d)) t ON t.k = f.k GROUP BY g'),
+  ('SELECT f.g, d.w, count(*) FROM dj_f f JOIN (SELECT DISTINCT k FROM dj_d WHERE w <= (SELECT max(w) - 2 FROM dj_d)) t ON t.k = f.k, dj_d d WHERE d.k = t.k AND d.w = f.g GROUP BY 1, 2'),
   -- a derived table PostgreSQL put on the probe side: the build side
   ('SELECT t.k % 3, count(*) FROM (SELECT k, sum(v) AS s FROM dj_f GROUP BY k) t JOIN dj_d d ON d.k = t.k GROUP BY 1')
 ) t(q);

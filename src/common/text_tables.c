@@ -91,6 +91,7 @@ struct GdbTableMemo
 	uint64		clock;
 	uint64	   *combined;		/* the words of the last bound request */
 	uint64		combined_cap;
+	uint64		combined_key;	/* their table_words_key (0: none) */
 };
 
 /* see gpudb.h */
@@ -382,23 +383,6 @@ bind_tables(GdbTableMemo *memo, GdbDictionary *dict, GdbRequest *req,
 		total += (uint64) table_words(d->fn, ndict);
 	}
 
-	/* the request's words: every table's, one after the other */
-	if (memo->combined_cap < Max(total, 1))
-	{
-		uint64		cap = Max(Max(memo->combined_cap * 2, total), 64);
-
-		if (memo->combined)
-			pfree(memo->combined);
-		memo->combined = MemoryContextAllocExtended(memo->mcxt, cap * sizeof(uint64),
-													MCXT_ALLOC_HUGE);
-		memo->combined_cap = cap;
-	}
-	for (j = 0; j < req->ntables; j++)
-		memcpy(memo->combined + req->tables[j].word_off, ts[j]->words,
-			   table_words(req->tables[j].fn, ndict) * sizeof(uint64));
-	req->ntable_words = total;
-	req->table_words = memo->combined;
-
 	/*
 	 * in the GPU server, the words' identity: a table's words for the codes
 	 * it covers never change (its dictionary only grows), so the tables
@@ -423,7 +407,33 @@ bind_tables(GdbTableMemo *memo, GdbDictionary *dict, GdbRequest *req,
 				h *= UINT64CONST(1099511628211);
 			}
 		req->table_words_key = h != 0 ? h : 1;
+		/* the last request's words are these: nothing to copy */
+		if (req->table_words_key == memo->combined_key && memo->combined != NULL)
+		{
+			req->ntable_words = total;
+			req->table_words = memo->combined;
+			return;
+		}
 	}
+
+	/* the request's words: every table's, one after the other */
+	memo->combined_key = 0;
+	if (memo->combined_cap < Max(total, 1))
+	{
+		uint64		cap = Max(Max(memo->combined_cap * 2, total), 64);
+
+		if (memo->combined)
+			pfree(memo->combined);
+		memo->combined = MemoryContextAllocExtended(memo->mcxt, cap * sizeof(uint64),
+													MCXT_ALLOC_HUGE);
+		memo->combined_cap = cap;
+	}
+	for (j = 0; j < req->ntables; j++)
+		memcpy(memo->combined + req->tables[j].word_off, ts[j]->words,
+			   table_words(req->tables[j].fn, ndict) * sizeof(uint64));
+	req->ntable_words = total;
+	req->table_words = memo->combined;
+	memo->combined_key = req->table_words_key;
 }
 
 /* see gpudb.h */

@@ -212,16 +212,28 @@ is_leaf(Path *p)
 /*
  * a scan of a derived table (a subquery in FROM, or an IN subquery's
  * relation) whose plan PostgreSQL runs as it planned it, once, with no
- * parameter: not LATERAL, reading no outer query's column
+ * parameter: not LATERAL, reading no outer query's column; without
+ * subqueries or CTEs of its own, whose plan states (an InitPlan's, a
+ * CTE's) would be shared by its two plans, the build side's and the one
+ * in PostgreSQL's plan behind the node (the second run of such a state
+ * finds it spent)
  */
 static bool
 is_derived(Path *p)
 {
-	return IsA(p, SubqueryScanPath) && p->param_info == NULL &&
-		p->parent != NULL && p->parent->reloptkind == RELOPT_BASEREL &&
-		p->parent->rtekind == RTE_SUBQUERY && p->parent->subroot != NULL &&
-		bms_is_empty(p->parent->lateral_relids) &&
-		bms_is_empty(p->parent->subroot->outer_params);
+	Query	   *sub;
+
+	if (!IsA(p, SubqueryScanPath) || p->param_info != NULL || p->parent == NULL ||
+		p->parent->reloptkind != RELOPT_BASEREL || p->parent->rtekind != RTE_SUBQUERY ||
+		p->parent->subroot == NULL || !bms_is_empty(p->parent->lateral_relids) ||
+		!bms_is_empty(p->parent->subroot->outer_params) ||
+		p->parent->subroot->init_plans != NIL)
+		return false;
+	sub = p->parent->subroot->parse;
+	return sub != NULL && !sub->hasSubLinks && sub->cteList == NIL &&
+		!contain_subplans((Node *) sub->targetList) &&
+		!contain_subplans((Node *) sub->jointree) &&
+		!contain_subplans(sub->havingQual);
 }
 
 /*
