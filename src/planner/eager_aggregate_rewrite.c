@@ -46,8 +46,9 @@
  *	   the operator that type's default equality (the one GROUP BY groups
  *	   by), with a deterministic collation where the type has one, and of
  *	   conjuncts <r> that read B only and cannot raise an error: columns,
- *	   constants, AND/OR/NOT, IS [NOT] NULL, IS [NOT] TRUE..., operators
- *	   whose function is leakproof, and built-in comparisons (< <= = <>
+ *	   constants, AND/OR/NOT, IS [NOT] NULL, IS [NOT] TRUE..., ARRAY[...]
+ *	   of one dimension, operators (and x op ANY (array), as IN lists
+ *	   are) whose function is leakproof, and built-in comparisons (< <= = <>
  *	   >= >) and LIKE/ILIKE and their negations of a column and a constant
  *	   (a text pattern without a backslash, the default escape: no invalid
  *	   escape error).  <r> moves to t's WHERE, evaluated for every row of
@@ -260,8 +261,9 @@ may_raise_walker(Node *node, void *context)
 		return false;
 	if (IsA(node, Var) || IsA(node, Const))
 		return false;
-	if (IsA(node, RelabelType) || IsA(node, CollateExpr) ||
-		IsA(node, BoolExpr) || IsA(node, NullTest) || IsA(node, BooleanTest))
+	if (IsA(node, List) || IsA(node, RelabelType) || IsA(node, CollateExpr) ||
+		IsA(node, BoolExpr) || IsA(node, NullTest) || IsA(node, BooleanTest) ||
+		(IsA(node, ArrayExpr) && !((ArrayExpr *) node)->multidims))
 		return expression_tree_walker(node, may_raise_walker, context);
 	if (IsA(node, OpExpr))
 	{
