@@ -49,11 +49,12 @@
  *	   constants, AND/OR/NOT, IS [NOT] NULL, IS [NOT] TRUE..., ARRAY[...]
  *	   of one dimension, operators (and x op ANY (array), as IN lists
  *	   are) whose function is leakproof, and built-in comparisons (< <= = <>
- *	   >= >) and LIKE/ILIKE and their negations of a column and a constant
- *	   (a text pattern without a backslash, the default escape: no invalid
- *	   escape error).  <r> moves to t's WHERE, evaluated for every row of
- *	   B where PostgreSQL evaluates it only for rows the join's keys pair
- *	   with some row of A: it can answer differently only by an error;
+ *	   >= >, of one type) and LIKE/ILIKE and their negations of a column
+ *	   and a constant (a text pattern without a backslash, the default
+ *	   escape: no invalid escape error).  <r> moves to t's WHERE, evaluated
+ *	   for every row of B where PostgreSQL evaluates it only for rows the
+ *	   join's keys pair with some row of A: it could differ only by an
+ *	   error;
  *	 - every GROUP BY item is a column of A, under its type's default
  *	   equality, and they include every column of A's primary key (not
  *	   deferrable; its index of the columns' default btree operator
@@ -229,7 +230,8 @@ safe_like(OpExpr *op)
 
 /*
  * Is op a built-in comparison (< <= = <> >= >) of a column and a
- * constant?
+ * constant of its type (not across types, where a conversion could
+ * overflow)?
  */
 static bool
 safe_comparison(OpExpr *op)
@@ -237,8 +239,13 @@ safe_comparison(OpExpr *op)
 	char	   *name;
 	Node	   *l;
 	Node	   *r;
+	Oid			ltype;
+	Oid			rtype;
 
 	if (list_length(op->args) != 2)
+		return false;
+	op_input_types(op->opno, &ltype, &rtype);
+	if (ltype != rtype || !OidIsValid(ltype))
 		return false;
 	name = get_opname(op->opno);
 	if (name == NULL || !(strcmp(name, "<") == 0 || strcmp(name, "<=") == 0 ||
