@@ -1261,5 +1261,6 @@ gdb_custom_scan_init(void)
 	create_upper_paths_hook = gdb_create_upper_paths;
 	gdb_not_in_rewrite_init();
 	gdb_scalar_subquery_rewrite_init();
+	gdb_eager_aggregate_rewrite_init();
 	gdb_custom_exec_init();
 }

@@ -57,6 +57,16 @@ extern void gdb_not_in_rewrite_init(void);
 extern void gdb_scalar_subquery_rewrite_init(void);
 
 /*
+ * gdb_eager_aggregate_rewrite_init (eager_aggregate_rewrite.c): install the
+ * planner_hook, above scalar_subquery_rewrite.c's, that plans a GROUP BY of
+ * A's primary key over A LEFT JOIN B, aggregating B's columns, as A LEFT
+ * JOIN a derived table grouping B on the join keys, where that is the same
+ * query (TPC-H Q13), keeping the cheaper of that plan and the query's own.
+ * Called once from _PG_init, after gdb_scalar_subquery_rewrite_init.
+ */
+extern void gdb_eager_aggregate_rewrite_init(void);
+
+/*
  * May the planner offer device nodes now (gpudb.enabled; gpudb.device gpu
  * or cpu, or auto with the GPU server in GPU mode)?  Else *why.
  */

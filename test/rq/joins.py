@@ -325,7 +325,12 @@ def gen_join(seed, i, jt):
     wsql = ' WHERE ' + ' AND '.join(where) if where else ''
     cols = [(r, c) for r in rels for c in (r.t.cols if r.derived else r.t.cols[1:])]
     rng.jbound = bound
-    if rng.random() < 0.55:
+    if len(edges) == 1 and len(rels) == 2 and edges[0][0] == 'LEFT' and not comma and \
+            not rels[0].derived and not rels[1].derived and rels[0].t.pk and \
+            rng.random() < 0.4:
+        q = q13_query(rng, rels, frm, wsql)
+        kind = 'q13'
+    elif rng.random() < 0.55:
         q = jagg_query(rng, rels, cols, frm, wsql)
         kind = 'agg'
     else:
@@ -414,6 +419,30 @@ def jagg_query(rng, rels, cols, frm, wsql):
     if ordered:
         sql += group_order_by(rng, len(keys), len(aggs), 0.5, 0.7)
     return Query('join', sql, [f for _, f in keys] + [f for _, f in aggs], ordered)
+
+def q13_query(rng, rels, frm, wsql):
+    """TPC-H Q13's shape over A LEFT JOIN B: GROUP BY A's primary key (now and then
+    with another column of A), count, sum, min or max of B's columns [ORDER BY]
+    (eager_aggregate_rewrite.c's case)."""
+    A, B = rels
+    keys = [(A.ref(c), is_float(c)) for c in A.t.pk]
+    if rng.random() < 0.3:
+        c = rng.choice(A.t.cols[1:])
+        if c not in A.t.pk:
+            keys.append((A.ref(c), is_float(c)))
+    aggs = []
+    for _ in range(rng.randint(1, 3)):
+        c = rng.choice(B.t.cols[1:])
+        fns = ['count', 'count'] + (['min', 'max'] if c.ty != 'bool' else []) + \
+            (['sum'] if c.ty in NUMS + FIXED or c.ty == 'numeric' else [])
+        fn = rng.choice(fns)
+        aggs.append(('%s(%s)' % (fn, B.ref(c)), fn != 'count' and is_float(c)))
+    sql = 'SELECT %s FROM %s%s GROUP BY %s' % (', '.join(x for x, _ in keys + aggs), frm,
+                                               wsql, ', '.join(k for k, _ in keys))
+    ordered = rng.random() < 0.5
+    if ordered:
+        sql += group_order_by(rng, len(keys), len(aggs), 0.5, 0.15)
+    return Query('join', sql, [f for _, f in keys + aggs], ordered)
 
 def jsel_query(rng, rels, cols, frm, wsql, bound):
     """Columns of several tables (now and then an expression), ORDER BY every one of
