@@ -501,7 +501,11 @@ restriction_walker(Node *node, RestrictionContext *cxt)
 	if (IsA(node, CurrentOfExpr))
 		return true;
 	if (IsA(node, Param))
-		return ((Param *) node)->paramkind != PARAM_EXTERN;
+	{
+		/* a sublink's own output (its test's) or a statement parameter */
+		return ((Param *) node)->paramkind != PARAM_EXTERN &&
+			((Param *) node)->paramkind != PARAM_SUBLINK;
+	}
 	if (IsA(node, RangeTblEntry))
 	{
 		RangeTblEntry *rte = (RangeTblEntry *) node;
