@@ -169,6 +169,20 @@ SELECT q, has_subplan(q), (gpu_diff(q)).* FROM (VALUES
   ('SELECT id FROM so, sd WHERE sd.dk = so.k2 AND 1 / (sd.dk - 1) > 0 AND x < (SELECT avg(v) FROM si WHERE si.k2 = sd.dk)')
 ) t(q);
 
+-- an inheritance parent with a child: no restriction (ONLY: one)
+CREATE TABLE spa (k int4, t text);
+CREATE TABLE spc () INHERITS (spa);
+INSERT INTO spa SELECT i % 40, 'a' || (i % 4) FROM generate_series(1, 200) i;
+INSERT INTO spc SELECT i % 60, 'a' || (i % 4) FROM generate_series(1, 200) i;
+ANALYZE spa, spc;
+SELECT q, has_subplan(q), (gpu_diff(q)).* FROM (VALUES
+  ('SELECT count(*) FROM spa WHERE spa.t = ''a1'' AND spa.k < (SELECT avg(v) + 10 FROM si WHERE si.k = spa.k)'),
+  ('SELECT count(*) FROM ONLY spa WHERE spa.t = ''a1'' AND spa.k < (SELECT avg(v) + 10 FROM si WHERE si.k = spa.k)')
+) t(q);
+EXPLAIN (COSTS OFF)
+SELECT count(*) FROM spa WHERE spa.t = 'a1' AND spa.k < (SELECT avg(v) + 10 FROM si WHERE si.k = spa.k);
+DROP TABLE spa, spc;
+
 -- gpudb off: never rewritten
 SET gpudb.enabled = off;
 SELECT has_subplan('SELECT id, x FROM so WHERE x < (SELECT 0.5 * avg(v) FROM si WHERE si.k = so.k)');
