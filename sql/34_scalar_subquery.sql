@@ -128,6 +128,61 @@ SELECT q, has_subplan(q), (gpu_diff(q)).* FROM (VALUES
 ) t(q);
 DROP TABLE sb;
 
+-- the derived table restricted to the keys the query's own restrictions of
+-- the correlation column's table keep (a semi join on a copy of it):
+-- Q17's shape (sd.name = 'a' keeps keys 0, 2 and NULL of sd, key 1 gone)
+EXPLAIN (COSTS OFF)
+SELECT count(*), sum(so.x) FROM so, sd WHERE sd.dk = so.k2 AND sd.name = 'a'
+  AND so.x < (SELECT 0.5 * avg(v) FROM si WHERE si.k2 = sd.dk);
+-- Q20's shape: two correlation columns of one table, one IN of both; the
+-- restriction an uncorrelated IN, copied with it
+EXPLAIN (COSTS OFF)
+SELECT count(*) FROM sd WHERE sd.dk IN (SELECT so.k2 FROM so
+  WHERE so.k IN (SELECT k FROM si WHERE si.t LIKE 'n1%')
+    AND so.x > (SELECT 0.5 * sum(v) FROM si WHERE si.k = so.k AND si.k2 = so.k2 AND si.q < 15));
+-- not copied: a conjunct of two tables (so.id > sd.dk), a volatile one,
+-- a sublink correlated with the query; the table under an outer join: no
+-- restriction at all
+EXPLAIN (COSTS OFF)
+SELECT so.id FROM so, sd WHERE sd.dk = so.k2 AND so.t = 'n3' AND so.id > sd.dk
+  AND so.id > random() - 1 AND so.id NOT IN (SELECT q FROM si WHERE si.d = sd.dk)
+  AND so.x < (SELECT avg(v) FROM si WHERE si.k = so.k);
+EXPLAIN (COSTS OFF)
+SELECT so.id FROM sd LEFT JOIN so ON so.k2 = sd.dk WHERE so.t = 'n3'
+  AND so.x < (SELECT avg(v) FROM si WHERE si.k = so.k);
+SELECT q, has_subplan(q), (gpu_diff(q)).* FROM (VALUES
+  ('SELECT count(*), sum(so.x) FROM so, sd WHERE sd.dk = so.k2 AND sd.name = ''a'' AND so.x < (SELECT 0.5 * avg(v) FROM si WHERE si.k2 = sd.dk)'),
+  ('SELECT so.id, sd.dk FROM so, sd WHERE sd.dk = so.k2 AND sd.name IS NOT DISTINCT FROM NULL AND so.x < (SELECT 0.5 * avg(v) FROM si WHERE si.k2 = sd.dk)'),
+  ('SELECT id, x FROM so WHERE so.t = ''n3'' AND x < (SELECT 0.5 * avg(v) FROM si WHERE si.k = so.k)'),
+  ('SELECT id, x FROM so WHERE so.t IN (''n3'', ''n13'') AND so.k IS NULL AND x < (SELECT 0.5 * avg(v) FROM si WHERE si.k = so.k)'),
+  ('SELECT count(*) FROM sd WHERE sd.dk IN (SELECT so.k2 FROM so WHERE so.k IN (SELECT k FROM si WHERE si.t LIKE ''n1%'') AND so.x > (SELECT 0.5 * sum(v) FROM si WHERE si.k = so.k AND si.k2 = so.k2 AND si.q < 15))'),
+  ('SELECT so.id FROM so WHERE so.k > 40 AND so.x > (SELECT avg(v) FROM si WHERE si.k = so.k AND si.t = so.t)'),
+  -- an uncorrelated scalar subquery in the restriction; a CTE of the query
+  -- read by one (not copied)
+  ('SELECT so.id FROM so WHERE so.x > (SELECT avg(x) FROM so) AND so.x > (SELECT avg(v) FROM si WHERE si.k = so.k)'),
+  ('WITH c AS MATERIALIZED (SELECT k FROM si WHERE q < 3) SELECT so.id FROM so WHERE so.k IN (SELECT k FROM c) AND so.x > (SELECT avg(v) FROM si WHERE si.k = so.k)'),
+  ('SELECT so.id FROM so, sd WHERE sd.dk = so.k2 AND so.t = ''n3'' AND so.id > sd.dk AND so.id > random() - 1 AND so.id NOT IN (SELECT q FROM si WHERE si.d = sd.dk) AND so.x < (SELECT avg(v) FROM si WHERE si.k = so.k)'),
+  ('SELECT so.id FROM sd LEFT JOIN so ON so.k2 = sd.dk WHERE so.t = ''n3'' AND so.x < (SELECT avg(v) FROM si WHERE si.k = so.k)'),
+  ('SELECT so.id FROM sd LEFT JOIN so ON so.k2 = sd.dk WHERE coalesce(so.t, ''n3'') = ''n3'' AND coalesce(so.x, 0) < (SELECT avg(v) FROM si WHERE si.k = so.k)'),
+  -- a restriction that raises an error: both sides raise it
+  ('SELECT id FROM so WHERE 1 / (so.k2 - 1) > 0 AND x < (SELECT avg(v) FROM si WHERE si.k = so.k)'),
+  ('SELECT id FROM so, sd WHERE sd.dk = so.k2 AND 1 / (sd.dk - 1) > 0 AND x < (SELECT avg(v) FROM si WHERE si.k2 = sd.dk)')
+) t(q);
+
+-- an inheritance parent with a child: no restriction (ONLY: one)
+CREATE TABLE spa (k int4, t text);
+CREATE TABLE spc () INHERITS (spa);
+INSERT INTO spa SELECT i % 40, 'a' || (i % 4) FROM generate_series(1, 200) i;
+INSERT INTO spc SELECT i % 60, 'a' || (i % 4) FROM generate_series(1, 200) i;
+ANALYZE spa, spc;
+SELECT q, has_subplan(q), (gpu_diff(q)).* FROM (VALUES
+  ('SELECT count(*) FROM spa WHERE spa.t = ''a1'' AND spa.k < (SELECT avg(v) + 10 FROM si WHERE si.k = spa.k)'),
+  ('SELECT count(*) FROM ONLY spa WHERE spa.t = ''a1'' AND spa.k < (SELECT avg(v) + 10 FROM si WHERE si.k = spa.k)')
+) t(q);
+EXPLAIN (COSTS OFF)
+SELECT count(*) FROM spa WHERE spa.t = 'a1' AND spa.k < (SELECT avg(v) + 10 FROM si WHERE si.k = spa.k);
+DROP TABLE spa, spc;
+
 -- gpudb off: never rewritten
 SET gpudb.enabled = off;
 SELECT has_subplan('SELECT id, x FROM so WHERE x < (SELECT 0.5 * avg(v) FROM si WHERE si.k = so.k)');

@@ -131,6 +131,30 @@
 #endif
 
 /*
+ * 16: a query's permission entries left its range table for
+ * Query.rteperminfos, each RTE_RELATION naming its own by perminfoindex.
+ * gdb_copy_rte_perminfo(dst, src, rte): rte, a copy of an entry of query
+ * src's range table bound for query dst's, gets a copy of its permission
+ * entry appended to dst's (caller includes parser/parse_relation.h); 15
+ * keeps the permissions in the entry itself, so nothing is done there.
+ */
+#if PG_VERSION_NUM >= 160000
+#define gdb_copy_rte_perminfo(dst, src, rte) \
+	do { \
+		if ((rte)->perminfoindex != 0) \
+		{ \
+			(dst)->rteperminfos = \
+				lappend((dst)->rteperminfos, \
+						copyObject(getRTEPermissionInfo((src)->rteperminfos, \
+														(rte)))); \
+			(rte)->perminfoindex = list_length((dst)->rteperminfos); \
+		} \
+	} while (0)
+#else
+#define gdb_copy_rte_perminfo(dst, src, rte)	((void) 0)
+#endif
+
+/*
  * The join type whose sides, swapped, give jt: JOIN_LEFT for JOIN_RIGHT on
  * every version, JOIN_ANTI for 16's JOIN_RIGHT_ANTI and JOIN_SEMI for 18's
  * JOIN_RIGHT_SEMI (the rows kept are the inner side's); any other type is

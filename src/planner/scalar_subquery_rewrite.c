@@ -62,6 +62,34 @@
  * outer row asks for (as it may be in the SubPlan's own scan).  Anything
  * else is left as PostgreSQL wrote it.
  *
+ * The derived table is restricted to the keys the query can ask for (a
+ * "magic set", a semi-join reduction): for each table R of the query that
+ * holds correlation columns o1, ..., om (in the order of the first), where
+ *	 - R is a table (or materialized view) that is an item of the query's
+ *	   FROM list itself (inner-joined, under no outer join), with no
+ *	   TABLESAMPLE, no row-level security quals, and not an inheritance
+ *	   parent with children;
+ *	 - the query's other top-level WHERE conjuncts include some that read
+ *	   columns of R and nothing else of the query (no other relation, no
+ *	   query further out, no volatile function; a sublink in one may read
+ *	   its own queries only, not the query's: uncorrelated);
+ * the derived table's WHERE gains
+ *	 (i1, ..., im) IN (SELECT o1, ..., om FROM R WHERE r1 AND ... AND rk)
+ * r1, ..., rk being all those conjuncts in the query's order, the IN's =
+ * the correlations' own.  It is the same query: a row of the query that
+ * meets the group of keys (k1, ..., kn) has R's row pass r1, ..., rk (they
+ * are conjuncts of the query's WHERE, R is inner-joined) with each oj =
+ * its kj; every row of that group has its ij = kj, so the group is in the
+ * IN, whole (= is transitive, and the group's rows are = to each other).
+ * A group that is not is met by no row, and removing it changes no
+ * result.  The IN reads R through a scan of its own, which evaluates r1,
+ * ..., rk over R's rows as the query's scan of R does: an error the IN
+ * raises, that scan raises too, but where the query's plan filters R's
+ * rows first by a clause it derived, or reads none of R (its join's other
+ * side empty), or stops early (LIMIT), the IN may raise an error that
+ * plan does not: any plan of the query may, as SQL and PostgreSQL leave
+ * the order of evaluation free.
+ *
  * The derived table reads every row of f once, where the SubPlan reads the
  * rows of each outer row's keys (through an index, maybe only a few):
  * where a rewrite is made the hook plans both queries and keeps the
@@ -73,6 +101,8 @@
 
 #include "access/transam.h"
 #include "catalog/pg_aggregate.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_inherits.h"
 #include "catalog/pg_type.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
@@ -435,6 +465,200 @@ comparison_with_sublink(Node *conjunct, int *sublink_arg, SubLink **sublink)
 	return false;
 }
 
+/* restriction_walker's state */
+typedef struct RestrictionContext
+{
+	Index		relid;			/* R's range table index in q */
+	int			sublevels_up;	/* how far below q the walk is */
+} RestrictionContext;
+
+/*
+ * Does node, a conjunct of q's WHERE (or a part of one), read anything of
+ * q but columns of its relation cxt->relid, or anything of a query above
+ * q, or a volatile function?  Sublinks inside may read their own queries'
+ * columns (and CTEs) only: uncorrelated with q.
+ */
+static bool
+restriction_walker(Node *node, RestrictionContext *cxt)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var))
+	{
+		Var		   *v = (Var *) node;
+
+		if (v->varlevelsup < cxt->sublevels_up)
+			return false;		/* a sublink's own column */
+		return cxt->sublevels_up > 0 || v->varlevelsup > 0 ||
+			v->varno != cxt->relid;
+	}
+	if (IsA(node, Aggref))
+		return ((Aggref *) node)->agglevelsup >= cxt->sublevels_up;
+	if (IsA(node, GroupingFunc))
+		return ((GroupingFunc *) node)->agglevelsup >= cxt->sublevels_up;
+	if (IsA(node, PlaceHolderVar))
+		return ((PlaceHolderVar *) node)->phlevelsup >= cxt->sublevels_up;
+	if (IsA(node, CurrentOfExpr))
+		return true;
+	if (IsA(node, Param))
+	{
+		/* a sublink's own output (its test's) or a statement parameter */
+		return ((Param *) node)->paramkind != PARAM_EXTERN &&
+			((Param *) node)->paramkind != PARAM_SUBLINK;
+	}
+	if (IsA(node, RangeTblEntry))
+	{
+		RangeTblEntry *rte = (RangeTblEntry *) node;
+
+		/* a CTE of q or above */
+		return rte->rtekind == RTE_CTE &&
+			rte->ctelevelsup >= (Index) cxt->sublevels_up;
+	}
+	if (IsA(node, Query))
+	{
+		bool		result;
+
+		cxt->sublevels_up++;
+		result = query_tree_walker((Query *) node, restriction_walker,
+								   (void *) cxt, QTW_EXAMINE_RTES_BEFORE);
+		cxt->sublevels_up--;
+		return result;
+	}
+	return expression_tree_walker(node, restriction_walker, (void *) cxt);
+}
+
+/*
+ * The conjuncts of q's WHERE but skip that restrict q's relation relid
+ * alone (file header), in their order, when relid is a table of q the
+ * header allows and one of them reads a column of it; else NIL.
+ */
+static List *
+outer_restrictions(Query *q, Index relid, Node *skip)
+{
+	RangeTblEntry *rte;
+	List	   *result = NIL;
+	bool		reads_relid = false;
+	bool		direct = false;
+	ListCell   *lc;
+
+	if (relid < 1 || relid > list_length(q->rtable))
+		return NIL;
+	rte = rt_fetch(relid, q->rtable);
+	if (rte->rtekind != RTE_RELATION || rte->tablesample != NULL ||
+		rte->securityQuals != NIL ||
+		(rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW))
+		return NIL;
+	/* inh is set for every table named without ONLY: ask the catalog */
+	if (rte->inh && has_subclass(rte->relid))
+		return NIL;
+	/* an item of q's FROM itself: inner-joined, under no outer join */
+	foreach(lc, q->jointree->fromlist)
+	{
+		Node	   *item = (Node *) lfirst(lc);
+
+		if (IsA(item, RangeTblRef) && ((RangeTblRef *) item)->rtindex == relid)
+			direct = true;
+	}
+	if (!direct)
+		return NIL;
+	foreach(lc, make_ands_implicit((Expr *) q->jointree->quals))
+	{
+		Node	   *c = (Node *) lfirst(lc);
+		RestrictionContext cxt;
+
+		if (c == skip)
+			continue;
+		cxt.relid = relid;
+		cxt.sublevels_up = 0;
+		if (restriction_walker(c, &cxt) || contain_volatile_functions(c))
+			continue;
+		result = lappend(result, c);
+		reads_relid = reads_relid || contain_vars_of_level(c, 0);
+	}
+	return reads_relid ? result : NIL;
+}
+
+/*
+ * The key restriction of the file header for q's relation relid:
+ *	 (i1, ..., im) IN (SELECT o1, ..., om FROM R WHERE restrictions)
+ * over the correlation conjuncts corrs whose o is a column of relid, a
+ * sublink for the derived table's WHERE (i of its level, the restrictions
+ * q's, copied).
+ */
+static SubLink *
+key_restriction(Query *q, Index relid, List *corrs, List *restrictions)
+{
+	Query	   *rq = makeNode(Query);
+	RangeTblEntry *rte = copyObject(rt_fetch(relid, q->rtable));
+	RangeTblRef *rtr = makeNode(RangeTblRef);
+	SubLink    *sl = makeNode(SubLink);
+	List	   *tests = NIL;
+	List	   *quals;
+	ListCell   *lc;
+	int			k = 0;
+
+	/* SELECT o1, ..., om FROM R WHERE restrictions, R its range table's 1 */
+	rq->commandType = CMD_SELECT;
+	rq->querySource = QSRC_ORIGINAL;
+	rq->canSetTag = true;
+	gdb_copy_rte_perminfo(rq, q, rte);
+	rq->rtable = list_make1(rte);
+	rtr->rtindex = 1;
+
+	/*
+	 * The restrictions read R at q's level alone, and their sublinks none of
+	 * q: as conjuncts of rq (level 0 too) only their R is renumbered.
+	 */
+	quals = copyObject(restrictions);
+	ChangeVarNodes((Node *) quals, relid, 1, 0);
+	rq->jointree = makeFromExpr(list_make1(rtr),
+								(Node *) make_ands_explicit(quals));
+	rq->hasSubLinks = checkExprHasSubLink((Node *) quals);
+
+	foreach(lc, corrs)
+	{
+		CorrelationEq *corr = (CorrelationEq *) lfirst(lc);
+		Node	   *o = copyObject((Node *) list_nth(corr->op->args,
+													 1 - corr->inner_arg));
+		Node	   *i = copyObject((Node *) list_nth(corr->op->args,
+													 corr->inner_arg));
+		OpExpr	   *test = copyObject(corr->op);
+		Param	   *param = makeNode(Param);
+
+		k++;
+		/* o, of the level above the subquery, is of rq's now */
+		IncrementVarSublevelsUp(o, -1, 1);
+		ChangeVarNodes(o, relid, 1, 0);
+		rq->targetList = lappend(rq->targetList,
+								 makeTargetEntry((Expr *) o, k,
+												 psprintf("o%d", k), false));
+
+		/*
+		 * i = $k, the parser's shape of IN's test (the outer side left);
+		 * op's two input types are one, so either order is the same
+		 * operator
+		 */
+		param->paramkind = PARAM_SUBLINK;
+		param->paramid = k;
+		param->paramtype = exprType(o);
+		param->paramtypmod = exprTypmod(o);
+		param->paramcollid = exprCollation(o);
+		param->location = -1;
+		test->args = list_make2(i, param);
+		test->location = -1;
+		tests = lappend(tests, test);
+	}
+
+	sl->subLinkType = ANY_SUBLINK;
+	sl->subLinkId = 0;
+	sl->testexpr = list_length(tests) == 1 ? (Node *) linitial(tests) :
+		(Node *) make_andclause(tests);
+	sl->operName = list_make1(makeString("="));
+	sl->subselect = (Node *) rq;
+	sl->location = -1;
+	return sl;
+}
+
 /*
  * Rewrite one conjunct of q (its sublink is argument sublink_arg) as the
  * file header says: the derived table joins q's FROM; returns the
@@ -449,6 +673,7 @@ decorrelate(Query *q, OpExpr *conjunct, int sublink_arg, SubLink *sl,
 	List	   *tlist = NIL;
 	List	   *group = NIL;
 	List	   *result = NIL;
+	List	   *quals;
 	ListCell   *lc;
 	ParseState *pstate;
 	ParseNamespaceItem *nsitem;
@@ -488,8 +713,56 @@ decorrelate(Query *q, OpExpr *conjunct, int sublink_arg, SubLink *sl,
 	tlist = lappend(tlist, value_te);
 	sub->targetList = tlist;
 	sub->groupClause = group;
-	sub->jointree->quals = others == NIL ? NULL :
-		(Node *) make_ands_explicit(copyObject(others));
+	quals = copyObject(others);
+
+	/*
+	 * The key restrictions: for each table R of q holding correlation
+	 * columns o, in the order of the first, the keys restricted to the o's
+	 * of R's rows that q's own restrictions of R keep.
+	 */
+	foreach(lc, corrs)
+	{
+		CorrelationEq *corr = (CorrelationEq *) lfirst(lc);
+		Var		   *o = (Var *) fc_strip_relabel((Node *) list_nth(corr->op->args,
+																	 1 - corr->inner_arg));
+		List	   *same_rel = NIL;
+		List	   *restrictions;
+		ListCell   *lc2;
+		bool		seen = false;
+
+		foreach(lc2, corrs)
+		{
+			CorrelationEq *corr2 = (CorrelationEq *) lfirst(lc2);
+			Var		   *o2 = (Var *) fc_strip_relabel((Node *) list_nth(corr2->op->args,
+																		 1 - corr2->inner_arg));
+
+			if (o2->varno != o->varno)
+				continue;
+			if (corr2 == corr)
+				break;
+			seen = true;		/* done with an earlier one of R */
+			break;
+		}
+		if (seen)
+			continue;
+		for_each_cell(lc2, corrs, lc)
+		{
+			CorrelationEq *corr2 = (CorrelationEq *) lfirst(lc2);
+			Var		   *o2 = (Var *) fc_strip_relabel((Node *) list_nth(corr2->op->args,
+																		 1 - corr2->inner_arg));
+
+			if (o2->varno == o->varno)
+				same_rel = lappend(same_rel, corr2);
+		}
+		restrictions = outer_restrictions(q, o->varno, (Node *) conjunct);
+		if (restrictions == NIL)
+			continue;
+		quals = lappend(quals, key_restriction(q, o->varno, same_rel,
+											   restrictions));
+		sub->hasSubLinks = true;
+	}
+	sub->jointree->quals = quals == NIL ? NULL :
+		(Node *) make_ands_explicit(quals);
 
 	/* as a FROM item of q, an inner join */
 	pstate = make_parsestate(NULL);
