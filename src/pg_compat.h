@@ -454,17 +454,18 @@ gdb_ctype_is_c(Oid collid)
 /*
  * 19: planner_hook and standard_planner take the EXPLAIN state too (its
  * optimizer/planner.h); GDB_PLANNER_ARGS declares a hook's arguments,
- * GDB_PLANNER_CALL passes them on.
+ * GDB_PLANNER_PASS names them in a call, GDB_PLANNER_CALL passes them on.
  */
 #if PG_VERSION_NUM >= 190000
 #define GDB_PLANNER_ARGS Query *parse, const char *query_string, \
 	int cursorOptions, ParamListInfo boundParams, ExplainState *es
-#define GDB_PLANNER_CALL(fn) fn(parse, query_string, cursorOptions, boundParams, es)
+#define GDB_PLANNER_PASS parse, query_string, cursorOptions, boundParams, es
 #else
 #define GDB_PLANNER_ARGS Query *parse, const char *query_string, \
 	int cursorOptions, ParamListInfo boundParams
-#define GDB_PLANNER_CALL(fn) fn(parse, query_string, cursorOptions, boundParams)
+#define GDB_PLANNER_PASS parse, query_string, cursorOptions, boundParams
 #endif
+#define GDB_PLANNER_CALL(fn) fn(GDB_PLANNER_PASS)
 
 /*
  * gdb_att_not_null: does column attnum of rel carry a valid NOT NULL

@@ -12,8 +12,10 @@
 #define GPUDB_CUSTOM_SCAN_PATH_H
 
 #include "nodes/pathnodes.h"
+#include "optimizer/planner.h"
 
 #include "custom_scan.h"
+#include "pg_compat.h"
 
 /*
  * custom_private of a CustomPath (gdb_make_path), what PlanCustomPath
@@ -38,6 +40,33 @@ extern void gdb_not_offered(GdbNodeKind kind, const char *why);
  * InitPlan's output are fixed).  Never raises.
  */
 extern bool gdb_params_fixed(PlannerInfo *root, List *quals, const char **why);
+
+/*
+ * One query level's rewrite before planning (rewrite_choice.c): with apply
+ * false, whether q would be rewritten; with apply true, rewrite q in place
+ * (its own level only) and return whether it was.
+ */
+typedef bool (*GdbQueryRewrite) (Query *q, bool apply);
+
+/*
+ * gdb_rewrite_tree (rewrite_choice.c): rewrite on every query of the tree
+ * at node (subqueries in FROM, views, CTEs, sublinks: each judged at its
+ * own level).  Without apply, true as soon as one query would be
+ * rewritten, nothing changed; with apply, every such query rewritten.
+ */
+extern bool gdb_rewrite_tree(Node *node, GdbQueryRewrite rewrite, bool apply);
+
+/*
+ * gdb_plan_cheaper_rewrite (rewrite_choice.c): a planner_hook's work for a
+ * rewrite that is the same query: where gpudb.enabled and
+ * gpudb.enable_gpujoin are on and the tree has a query to rewrite, plan it
+ * rewritten and as written with next (the hook below, or
+ * standard_planner) and return the plan of lower total cost (the query's
+ * own on a tie; DEBUG1 names what and both costs); else next's plan.
+ * Raises what planning raises.
+ */
+extern PlannedStmt *gdb_plan_cheaper_rewrite(GdbQueryRewrite rewrite, const char *what,
+											 planner_hook_type next, GDB_PLANNER_ARGS);
 
 /*
  * gdb_not_in_rewrite_init (not_in_rewrite.c): install the planner_hook

@@ -844,27 +844,6 @@ rewrite_query(Query *q, bool apply)
 }
 
 /*
- * rewrite_query on every query of the tree, each judged at its own level;
- * *context (bool) is rewrite_query's apply.  Without apply, true as soon as
- * one query would be rewritten.
- */
-static bool
-rewrite_walker(Node *node, void *context)
-{
-	bool		apply = *(bool *) context;
-
-	if (node == NULL)
-		return false;
-	if (IsA(node, Query))
-	{
-		if (rewrite_query((Query *) node, apply) && !apply)
-			return true;
-		return query_tree_walker((Query *) node, rewrite_walker, context, 0);
-	}
-	return expression_tree_walker(node, rewrite_walker, context);
-}
-
-/*
  * The planner_hook: the query as the file header rewrites it, planned by
  * the hooks below this one (scalar_subquery_rewrite.c's, ..., then
  * PostgreSQL's), or as written where that plan is cheaper.
@@ -872,31 +851,9 @@ rewrite_walker(Node *node, void *context)
 static PlannedStmt *
 gdb_eager_planner(GDB_PLANNER_ARGS)
 {
-	bool		apply = false;
-	Query	   *original;
-	PlannedStmt *rewritten_plan;
-	PlannedStmt *original_plan;
-	planner_hook_type next = prev_planner_hook ? prev_planner_hook : standard_planner;
-
-	if (!gpudb_enabled || !gpudb_enable_gpujoin ||
-		!rewrite_walker((Node *) parse, &apply))
-		return GDB_PLANNER_CALL(next);
-
-	/*
-	 * Planning scribbles on its query, hence the copy of the original, taken
-	 * before either is planned.
-	 */
-	original = copyObject(parse);
-	apply = true;
-	(void) rewrite_walker((Node *) parse, &apply);
-	rewritten_plan = GDB_PLANNER_CALL(next);
-	parse = original;
-	original_plan = GDB_PLANNER_CALL(next);
-	elog(DEBUG1, "gpudb: eager aggregation below a left join: cost %.2f, as written %.2f",
-		 rewritten_plan->planTree->total_cost, original_plan->planTree->total_cost);
-	if (rewritten_plan->planTree->total_cost < original_plan->planTree->total_cost)
-		return rewritten_plan;
-	return original_plan;
+	return gdb_plan_cheaper_rewrite(rewrite_query, "eager aggregation below a left join",
+									prev_planner_hook ? prev_planner_hook : standard_planner,
+									GDB_PLANNER_PASS);
 }
 
 /* see custom_scan_path.h */
