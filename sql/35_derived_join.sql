@@ -71,6 +71,21 @@ SELECT q, (gpu_diff(q)).* FROM (VALUES
   ('SELECT t.k % 3, count(*) FROM (SELECT k, sum(v) AS s FROM dj_f GROUP BY k) t JOIN dj_d d ON d.k = t.k GROUP BY 1')
 ) t(q);
 
+-- a min/max aggregate over an index (PostgreSQL makes its InitPlan while
+-- building the plan: both plans of the derived table would share it) and a
+-- volatile function: not derived build sides; with a sum past the fixed
+-- point, PostgreSQL's plan answers either way
+CREATE TABLE dj_m (x int4, n numeric(18,0));
+INSERT INTO dj_m SELECT i % 300, 900000000000000000 FROM generate_series(1, 3000) i;
+CREATE INDEX ON dj_m (x);
+ANALYZE dj_m;
+SELECT q, (gpu_diff(q)).* FROM (VALUES
+  ('SELECT f.g, count(*) FROM dj_f f JOIN (SELECT max(x) AS m FROM dj_m) d ON f.k = d.m GROUP BY f.g'),
+  ('SELECT m.x % 5, sum(m.n) FROM dj_m m JOIN (SELECT max(x) AS mx FROM dj_m) d ON m.x <= d.mx AND m.x = d.mx - m.x % 2 GROUP BY 1'),
+  ('SELECT f.g, count(*) FROM dj_f f JOIN (SELECT k, max(w) AS mw FROM dj_d WHERE random() >= 0 GROUP BY k) t ON t.k = f.k GROUP BY f.g')
+) t(q);
+DROP TABLE dj_m;
+
 -- in a transaction that changed the derived table's relation: its rows as
 -- the transaction sees them
 BEGIN;

@@ -210,30 +210,77 @@ is_leaf(Path *p)
 }
 
 /*
+ * Does root's grouping offer a min/max aggregate's path (MinMaxAggPath),
+ * whose InitPlans PostgreSQL makes while it builds the plan?
+ */
+static bool
+has_minmax_path(PlannerInfo *root)
+{
+	ListCell   *lc;
+
+	foreach(lc, root->upper_rels[UPPERREL_GROUP_AGG])
+	{
+		RelOptInfo *rel = (RelOptInfo *) lfirst(lc);
+		ListCell   *lc2;
+
+		foreach(lc2, rel->pathlist)
+			if (IsA(lfirst(lc2), MinMaxAggPath))
+				return true;
+	}
+	return false;
+}
+
+/*
+ * Is the planned query of root (a derived table's subquery, or one of its
+ * own subqueries: set operations' arms, subqueries in its FROM) safe to
+ * plan and run twice, as a derived build side is (its own plan, and the
+ * copy in PostgreSQL's plan behind the node)?  Not with plan states that
+ * both plans would share and the second run would find spent (an InitPlan,
+ * a min/max aggregate's InitPlan made while its plan is built, a SubPlan,
+ * a CTE), nor with volatile functions (their side effects would happen
+ * twice when the node answers with the plan behind it).
+ */
+static bool
+subroot_runs_twice(PlannerInfo *root)
+{
+	Query	   *q = root->parse;
+	int			i;
+
+	if (root->init_plans != NIL || q == NULL || has_minmax_path(root) ||
+		q->cteList != NIL || contain_subplans((Node *) q->targetList) ||
+		contain_subplans((Node *) q->jointree) || contain_subplans(q->havingQual) ||
+		contain_volatile_functions((Node *) q))
+		return false;
+	for (i = 1; i < root->simple_rel_array_size; i++)
+	{
+		RelOptInfo *r = root->simple_rel_array[i];
+
+		if (r == NULL)
+			continue;
+		if (r->rtekind == RTE_CTE)
+			return false;
+		if (r->rtekind == RTE_SUBQUERY && r->subroot != NULL &&
+			!subroot_runs_twice(r->subroot))
+			return false;
+	}
+	return true;
+}
+
+/*
  * a scan of a derived table (a subquery in FROM, or an IN subquery's
  * relation) whose plan PostgreSQL runs as it planned it, once, with no
- * parameter: not LATERAL, reading no outer query's column; without
- * subqueries or CTEs of its own, whose plan states (an InitPlan's, a
- * CTE's) would be shared by its two plans, the build side's and the one
- * in PostgreSQL's plan behind the node (the second run of such a state
- * finds it spent)
+ * parameter: not LATERAL, reading no outer query's column; and whose
+ * subquery may be planned and run twice (subroot_runs_twice)
  */
 static bool
 is_derived(Path *p)
 {
-	Query	   *sub;
-
 	if (!IsA(p, SubqueryScanPath) || p->param_info != NULL || p->parent == NULL ||
 		p->parent->reloptkind != RELOPT_BASEREL || p->parent->rtekind != RTE_SUBQUERY ||
 		p->parent->subroot == NULL || !bms_is_empty(p->parent->lateral_relids) ||
-		!bms_is_empty(p->parent->subroot->outer_params) ||
-		p->parent->subroot->init_plans != NIL)
+		!bms_is_empty(p->parent->subroot->outer_params))
 		return false;
-	sub = p->parent->subroot->parse;
-	return sub != NULL && !sub->hasSubLinks && sub->cteList == NIL &&
-		!contain_subplans((Node *) sub->targetList) &&
-		!contain_subplans((Node *) sub->jointree) &&
-		!contain_subplans(sub->havingQual);
+	return subroot_runs_twice(p->parent->subroot);
 }
 
 /*
