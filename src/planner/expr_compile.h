@@ -37,6 +37,22 @@ typedef struct FilterCompiler
 } FilterCompiler;
 
 
+/*
+ * gdb_quals_in_scan_order (qual_order.c): a WHERE's top-level conditions (an
+ * implicit-AND list) in the order PostgreSQL's executor evaluates them for
+ * a sequential scan (equivalence-class equalities last, then a stable
+ * sort by per-row cost), so that the same rows raise.
+ */
+extern List *gdb_quals_in_scan_order(List *quals);
+
+/*
+ * gdb_column_terms_first (qual_order.c): quals with the comparisons of a
+ * column with a non-NULL constant that cannot raise moved ahead of the
+ * conditions before them, as long as those cannot raise either; the rest
+ * in their order.  The same rows pass and the same first error is raised.
+ */
+extern List *gdb_column_terms_first(List *quals);
+
 /* Append one instruction, tracking the VM stack depth; its index. */
 extern int	fc_emit(FilterCompiler *fc, GdbOpcode op, int width, int32 arg,
 					int64 ival, double fval);
