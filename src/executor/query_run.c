@@ -420,25 +420,34 @@ make_resort_request(const GdbRequest *req)
 
 /*
  * Fold a partial result of the heap run into the accumulated ones.  A
- * group-by combines it with them by combine, or, for the last part of an
- * ordered group-by (final_combine not NULL), by final_combine, and then
- * sets *ordered_done.
+ * group-by's parts wait until their rows reach the first one's (the
+ * groups combined so far), then combine with it in one combine request:
+ * with many groups a part mostly adds groups, and combining at every
+ * batch would sort every group again per batch (batches x groups); waiting
+ * for as many rows as are combined makes that work geometric (combines
+ * after 2, 4, 8 ... parts), for twice the partial results' memory at most.
+ * The last part of an ordered group-by (final_combine not NULL) combines
+ * every part by final_combine, and then sets *ordered_done; an unordered
+ * one's parts left over are combined by run_heap.
  */
 static List *
 accumulate(GdbQuery *q, GdbExecutor *ex, List *acc, GdbBatch *part,
 		   GdbRequest *combine, GdbRequest *final_combine, bool *ordered_done)
 {
-	if (acc == NIL || q->req->oper == GDB_OPER_SELECT)
-		return lappend(acc, part);
-	if (q->req->oper == GDB_OPER_GROUPBY)
-	{
-		if (final_combine)
-			*ordered_done = true;
-		return list_make1(gdb_executor_combine(ex, final_combine ? final_combine : combine,
-											   gdb_concat_batches(ex, list_make2(linitial(acc), part))));
-	}
-	/* SORT: keep the parts; they are sorted together at the end */
-	return lappend(acc, part);
+	uint64		pending = 0;
+	ListCell   *lc;
+
+	if (acc == NIL || q->req->oper != GDB_OPER_GROUPBY)
+		return lappend(acc, part);	/* (SORT: sorted together at the end) */
+	acc = lappend(acc, part);
+	for_each_from(lc, acc, 1)
+		pending += ((GdbBatch *) lfirst(lc))->nrows;
+	if (final_combine == NULL && pending < ((GdbBatch *) linitial(acc))->nrows)
+		return acc;
+	if (final_combine)
+		*ordered_done = true;
+	return list_make1(gdb_executor_combine(ex, final_combine ? final_combine : combine,
+										   gdb_concat_batches(ex, acc)));
 }
 
 /*
@@ -560,6 +569,9 @@ combined:
 	if (ordered && !ordered_done)
 		acc = list_make1(gdb_executor_combine(ex, final_combine,
 											  gdb_concat_batches(ex, acc)));
+	/* an unordered group-by's parts that accumulate left waiting */
+	else if (q->req->oper == GDB_OPER_GROUPBY && list_length(acc) > 1)
+		acc = list_make1(gdb_executor_combine(ex, combine, gdb_concat_batches(ex, acc)));
 
 	if (q->req->oper == GDB_OPER_SORT && list_length(acc) > 1)
 	{
