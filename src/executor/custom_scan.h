@@ -117,6 +117,7 @@ typedef struct GdbJoinBuild
 	List	   *derived_cols;
 	PlanState  *derived_ps;
 	struct Tuplestorestate *derived_rows;
+	uint64		derived_nrows;	/* rows in derived_rows */
 } GdbJoinBuild;
 
 /* The build sides of a GpudbJoin, in probe order. */

@@ -622,6 +622,7 @@ read_derived(GdbJoinBuild *b)
 		if (TupIsNull(slot))
 			break;
 		tuplestore_puttupleslot(b->derived_rows, slot);
+		b->derived_nrows++;
 	}
 	/* its parallel workers, if any, done (the request may need a subxact) */
 	ExecShutdownNode(b->derived_ps);
@@ -663,6 +664,7 @@ gdb_join_end_derived(GdbJoinState *js)
 		if (b->derived_rows != NULL)
 			tuplestore_end(b->derived_rows);
 		b->derived_rows = NULL;
+		b->derived_nrows = 0;
 	}
 }
 
@@ -688,14 +690,10 @@ derived_batch(GdbJoinBuild *b, GdbQuery *q)
 			q->cs.dict = gdb_dict_create();
 	cs.dict = q->cs.dict;
 	slot = MakeSingleTupleTableSlot(ExecGetResultType(b->derived_ps), &TTSOpsMinimalTuple);
-	tuplestore_rescan(b->derived_rows);
-	while (tuplestore_gettupleslot(b->derived_rows, true, false, slot))
-		n++;
-	size = gdb_columnset_layout(&cs, &layout, Max(n, 1), false);
+	size = gdb_columnset_layout(&cs, &layout, Max(b->derived_nrows, 1), false);
 	part = MemoryContextAllocHuge(CurrentMemoryContext, size);
 	memcpy(part, &layout, sizeof(GdbBatch));
 	tuplestore_rescan(b->derived_rows);
-	n = 0;
 	while (tuplestore_gettupleslot(b->derived_rows, true, false, slot))
 	{
 		ListCell   *lc;
@@ -832,59 +830,58 @@ build_sides(GdbJoinState *js, GdbQuery *q, bool check_unique, bool keep, const c
 		spec->build_keep = 0;
 		b->kept_id = 0;
 		b->kept = false;
+		parts[j] = NULL;
 		if (b->derived != 0)
 		{
 			/* a derived table's rows, in the probe query's dictionary */
 			parts[j] = derived_batch(b, q);
-			b->rows = parts[j]->nrows;
-			for (c = 0; c < spec->nkeys && c < parts[j]->ncols; c++)
-				if (key_rescale(b, q, spec, c, &bs, &ps))
-					rescale_numeric_key(parts[j], c, bs, ps);
-			b->bytes = parts[j]->total_bytes +
-				gdb_hj_slot_count(parts[j]->nrows) * sizeof(uint32);
 			b->from_cache = false;
-			goto built;
-		}
-		b->q.keep_id = keep_id;
-		b->q.keep_for = RelationGetRelid(q->rel);
-		gdb_query_run_source(&b->q, &info, GDB_SOURCE_ANY);
-		b->q.keep_id = 0;
-		if (info.batches == NIL)
-			elog(ERROR, "gpudb: a join's build side returned no result");
-		b->from_cache = info.from_cache;
-		b->cache_state = info.cache_state;
-		if (keep_id != 0 && !b->q.kept)
-			kept_forget(keep_id);
-		if (b->q.kept)
-		{
-			/* kept by the server: only its header came back */
-			const GdbBatch *hdr = (const GdbBatch *) linitial(info.batches);
-
-			b->kept_id = keep_id;
-			b->kept = true;
-			spec->build_keep = keep_id;
-			parts[j] = NULL;
-			b->rows = hdr->nrows;
-			b->bytes = hdr->total_bytes + gdb_hj_slot_count(hdr->nrows) * sizeof(uint32);
-			/* its text codes are the probe relation's cached copy's */
-			q->unkeep = unkeep_build_sides;
-			q->unkeep_arg = js;
-			if (build_has_text(b))
-				q->kept_text = true;
 		}
 		else
 		{
-			parts[j] = list_length(info.batches) == 1 ?
-				(GdbBatch *) linitial(info.batches) : gdb_concat_batches(NULL, info.batches);
+			b->q.keep_id = keep_id;
+			b->q.keep_for = RelationGetRelid(q->rel);
+			gdb_query_run_source(&b->q, &info, GDB_SOURCE_ANY);
+			b->q.keep_id = 0;
+			if (info.batches == NIL)
+				elog(ERROR, "gpudb: a join's build side returned no result");
+			b->from_cache = info.from_cache;
+			b->cache_state = info.cache_state;
+			if (keep_id != 0 && !b->q.kept)
+				kept_forget(keep_id);
+			if (b->q.kept)
+			{
+				/* kept by the server: only its header came back */
+				const GdbBatch *hdr = (const GdbBatch *) linitial(info.batches);
+
+				b->kept_id = keep_id;
+				b->kept = true;
+				spec->build_keep = keep_id;
+				b->rows = hdr->nrows;
+				b->bytes = hdr->total_bytes + gdb_hj_slot_count(hdr->nrows) * sizeof(uint32);
+				/* its text codes are the probe relation's cached copy's */
+				q->unkeep = unkeep_build_sides;
+				q->unkeep_arg = js;
+				if (build_has_text(b))
+					q->kept_text = true;
+			}
+			else
+			{
+				parts[j] = list_length(info.batches) == 1 ?
+					(GdbBatch *) linitial(info.batches) : gdb_concat_batches(NULL, info.batches);
+				/* text keys and payload: codes of the probe query's dictionary */
+				for (c = 0; c < parts[j]->ncols; c++)
+					if (gdb_column_is_text(&b->q.cs, b->q.req->out_cols[c]))
+					{
+						if (q->cs.dict == NULL)
+							q->cs.dict = gdb_dict_create();
+						recode_text(parts[j], c, b->q.cs.dict, q->cs.dict);
+					}
+			}
+		}
+		if (parts[j] != NULL)
+		{
 			b->rows = parts[j]->nrows;
-			/* text keys and payload: codes of the probe query's dictionary */
-			for (c = 0; c < parts[j]->ncols; c++)
-				if (gdb_column_is_text(&b->q.cs, b->q.req->out_cols[c]))
-				{
-					if (q->cs.dict == NULL)
-						q->cs.dict = gdb_dict_create();
-					recode_text(parts[j], c, b->q.cs.dict, q->cs.dict);
-				}
 			/* numeric keys of another scale than the probe key's: rescaled */
 			for (c = 0; c < spec->nkeys && c < parts[j]->ncols; c++)
 				if (key_rescale(b, q, spec, c, &bs, &ps))
@@ -892,7 +889,6 @@ build_sides(GdbJoinState *js, GdbQuery *q, bool check_unique, bool keep, const c
 			b->bytes = parts[j]->total_bytes +
 				gdb_hj_slot_count(parts[j]->nrows) * sizeof(uint32);
 		}
-built:
 		INSTR_TIME_SET_CURRENT(elapsed);
 		INSTR_TIME_SUBTRACT(elapsed, start);
 		b->ms = INSTR_TIME_GET_MILLISEC(elapsed);
