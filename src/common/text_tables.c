@@ -49,6 +49,7 @@
 #include "postgres.h"
 
 #include "catalog/pg_collation.h"
+#include "common/hashfn.h"
 #include "mb/pg_wchar.h"
 #include "utils/builtins.h"
 #include "utils/fmgrprotos.h"
@@ -387,25 +388,19 @@ bind_tables(GdbTableMemo *memo, GdbDictionary *dict, GdbRequest *req,
 	 * in the GPU server, the words' identity: a table's words for the codes
 	 * it covers never change (its dictionary only grows), so the tables
 	 * (their ids, unique in this process) and the codes covered name the
-	 * content (an FNV-1a hash of them; 0 is never a key)
+	 * content (a hash of them; 0 is never a key)
 	 */
-	req->table_words_key = 0;
 	if (in_server)
 	{
-		uint64		h = UINT64CONST(14695981039346656037);
 		uint64		v[GDB_MAX_CODE_TABLES + 2];
 		int			nv = 0;
+		uint64		h;
 
 		v[nv++] = (uint64) ndict;
 		v[nv++] = req->ntables;
 		for (j = 0; j < req->ntables; j++)
 			v[nv++] = ts[j]->id;
-		for (int i = 0; i < nv; i++)
-			for (int b = 0; b < 8; b++)
-			{
-				h ^= (v[i] >> (8 * b)) & 0xff;
-				h *= UINT64CONST(1099511628211);
-			}
+		h = hash_bytes_extended((const unsigned char *) v, nv * sizeof(uint64), 0);
 		req->table_words_key = h != 0 ? h : 1;
 		/* the last request's words are these: nothing to copy */
 		if (req->table_words_key == memo->combined_key && memo->combined != NULL)

@@ -224,9 +224,12 @@ not_exists_for(Query *q, Node *conjunct)
 	return (Node *) make_notclause((Expr *) exists);
 }
 
-/* Rewrite q's own top-level WHERE conjuncts (file header); in place. */
-static void
-rewrite_not_in(Query *q)
+/*
+ * Rewrite q's own top-level WHERE conjuncts (file header), in place (a
+ * GdbQueryRewrite that always applies); whether one was.
+ */
+static bool
+rewrite_not_in(Query *q, bool apply)
 {
 	Node	   *quals;
 	List	   *conjuncts;
@@ -235,12 +238,12 @@ rewrite_not_in(Query *q)
 
 #if PG_VERSION_NUM >= 190000
 	/* 19 plans such a NOT IN as an anti join itself (subselect.c) */
-	return;
+	return false;
 #endif
 	if (q->commandType != CMD_SELECT || q->jointree == NULL ||
 		q->jointree->quals == NULL || !q->hasSubLinks || q->rowMarks != NIL ||
 		has_outer_join((Node *) q->jointree))
-		return;
+		return false;
 	quals = q->jointree->quals;
 	conjuncts = is_andclause(quals) ? list_copy(((BoolExpr *) quals)->args) :
 		list_make1(quals);
@@ -257,30 +260,15 @@ rewrite_not_in(Query *q)
 	if (changed)
 		q->jointree->quals = list_length(conjuncts) == 1 ? (Node *) linitial(conjuncts) :
 			(Node *) make_andclause(conjuncts);
-}
-
-/*
- * Every query of the tree, the planned one first: its subqueries in FROM
- * (views too), CTEs and sublinks, each judged at its own level.
- */
-static bool
-rewrite_walker(Node *node, void *context)
-{
-	if (node == NULL)
-		return false;
-	if (IsA(node, Query))
-	{
-		rewrite_not_in((Query *) node);
-		return query_tree_walker((Query *) node, rewrite_walker, context, 0);
-	}
-	return expression_tree_walker(node, rewrite_walker, context);
+	return changed;
 }
 
 static PlannedStmt *
 gdb_planner(GDB_PLANNER_ARGS)
 {
+	/* every query of the tree, each judged at its own level */
 	if (gpudb_enabled && gpudb_enable_gpujoin)
-		(void) rewrite_walker((Node *) parse, NULL);
+		(void) gdb_rewrite_tree((Node *) parse, rewrite_not_in, true);
 	if (prev_planner_hook)
 		return GDB_PLANNER_CALL(prev_planner_hook);
 	return GDB_PLANNER_CALL(standard_planner);
