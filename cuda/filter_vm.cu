@@ -646,61 +646,55 @@ gdb_filter_launch(GdbCudaExec *ex, const GdbBatch *hdr, const char *d_in,
 {
 	int			deep = gdb_program_deep_entries(prog, ninstr);
 	size_t		smem = gdb_filter_smem(ninstr, deep, GDB_VM_TILE);
+	unsigned	pgrid = gdb_tile_grid(ex, nrows, (uint64_t) GDB_VM_TILE * GDB_BLOCK, 8);
 	GdbPredicate pred;
+	uint32_t   *ids = NULL;		/* the rows the interpreter walks, or all */
+	unsigned long long *d_nids = NULL;
+	int			split = 0;		/* the instruction it starts from */
 
-	if (gdb_fast_paths_enabled() &&
-		gdb_predicate_compile(prog, ninstr, hdr, d_in, &pred))
+	if (gdb_fast_paths_enabled())
 	{
-		unsigned	grid = gdb_tile_grid(ex, nrows, (uint64_t) GDB_VM_TILE * GDB_BLOCK, 8);
-
-		gdb_predicate_kernel<<<grid, GDB_BLOCK, 0, ex->stream>>>(pred, nrows, flags);
-		GDB_CUDA_CHECK_LAUNCH(err, "gdb_predicate_kernel");
-		return GDB_OK;
-	}
-
-	/*
-	 * the comparisons that lead the WHERE first, then the interpreter over
-	 * the ids of the rows they pass (see the file header)
-	 */
-	if (gdb_fast_paths_enabled() && nrows >= GDB_VM_PREFIX_MIN_ROWS &&
-		nrows < (uint64_t) INT32_MAX)
-	{
-		int			split = gdb_predicate_prefix(prog, ninstr, hdr, d_in, &pred);
-
-		if (split > 0)
+		/*
+		 * a conjunction of comparisons: the predicate fast path alone; the
+		 * comparisons that lead the WHERE: they first, then the interpreter
+		 * over the ids of the rows they pass (see the file header)
+		 */
+		if (gdb_predicate_compile(prog, ninstr, hdr, d_in, &pred))
+			split = ninstr;
+		else if (nrows >= GDB_VM_PREFIX_MIN_ROWS && nrows < (uint64_t) INT32_MAX)
+			split = gdb_predicate_prefix(prog, ninstr, hdr, d_in, &pred);
+		if (split > 0 && split < ninstr)
 		{
-			unsigned	grid = gdb_tile_grid(ex, nrows, (uint64_t) GDB_VM_TILE * GDB_BLOCK, 8);
 			void	   *surv;
-			unsigned long long *d_nids;
-			uint32_t   *ids;
 
 			GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_SURVIVORS,
 									 sizeof(unsigned long long) + nrows * sizeof(uint32_t),
 									 &surv, err));
 			d_nids = (unsigned long long *) surv;
 			ids = (uint32_t *) (d_nids + 1);
-			gdb_predicate_kernel<<<grid, GDB_BLOCK, 0, ex->stream>>>(pred, nrows, flags);
+		}
+		if (split > 0)
+		{
+			gdb_predicate_kernel<<<pgrid, GDB_BLOCK, 0, ex->stream>>>(pred, nrows, flags);
 			GDB_CUDA_CHECK_LAUNCH(err, "gdb_predicate_kernel");
+		}
+		if (split == ninstr)
+			return GDB_OK;
+		if (split > 0)
 			GDB_TRY(gdb_cub(ex, "cub::DeviceSelect::Flagged", [&](void *t, size_t &b) {
 				return cub::DeviceSelect::Flagged(t, b, thrust::counting_iterator<uint32_t>(0),
 												  flags, ids, d_nids, (int64_t) nrows,
 												  ex->stream);
 			}, err));
-			if (smem <= GDB_VM_SMEM_MAX)
-				return gdb_filter_launch_tile<GDB_VM_TILE>(ex, d_in, d_prog, ninstr, nrows,
-														   flags, err_key, smem, err, ids,
-														   d_nids, split);
-			return gdb_filter_launch_tile<1>(ex, d_in, d_prog, ninstr, nrows, flags, err_key,
-											 gdb_filter_smem(ninstr, deep, 1), err, ids,
-											 d_nids, split);
-		}
 	}
 
 	if (smem <= GDB_VM_SMEM_MAX)
 		return gdb_filter_launch_tile<GDB_VM_TILE>(ex, d_in, d_prog, ninstr, nrows,
-												   flags, err_key, smem, err);
+												   flags, err_key, smem, err, ids,
+												   d_nids, split);
 	return gdb_filter_launch_tile<1>(ex, d_in, d_prog, ninstr, nrows, flags, err_key,
-									 gdb_filter_smem(ninstr, deep, 1), err);
+									 gdb_filter_smem(ninstr, deep, 1), err, ids,
+									 d_nids, split);
 }
 
 /* Launch gdb_values_kernel<TILE> with smem bytes over nrows rows. */

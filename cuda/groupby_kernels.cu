@@ -860,17 +860,12 @@ gdb_copy_out(GdbCudaExec *ex, char *dst, const char *src, size_t bytes, GdbError
 	size_t		off;
 	int			i;
 
-	if (bytes < GDB_STAGE_MIN_BYTES ||
+	bool		direct = bytes < GDB_STAGE_MIN_BYTES ||
 		(cudaPointerGetAttributes(&attr, dst) == cudaSuccess &&
-		 attr.type == cudaMemoryTypeHost))
-	{
-		(void) cudaGetLastError();
-		GDB_CUDA_CHECK(err, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost,
-											ex->stream));
-		return GDB_OK;
-	}
+		 attr.type == cudaMemoryTypeHost);
+
 	(void) cudaGetLastError();
-	if (ex->stage[0] == NULL)
+	if (!direct && ex->stage[0] == NULL)
 	{
 		char	   *p = (char *) gdb_cuda_host_alloc(ex, 2 * GDB_STAGE_CHUNK);
 
@@ -881,12 +876,19 @@ gdb_copy_out(GdbCudaExec *ex, char *dst, const char *src, size_t bytes, GdbError
 			(void) cudaGetLastError();
 			if (p != NULL)
 				gdb_cuda_host_free(ex, p);
-			GDB_CUDA_CHECK(err, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost,
-												ex->stream));
-			return GDB_OK;
+			direct = true;
 		}
-		ex->stage[0] = p;
-		ex->stage[1] = p + GDB_STAGE_CHUNK;
+		else
+		{
+			ex->stage[0] = p;
+			ex->stage[1] = p + GDB_STAGE_CHUNK;
+		}
+	}
+	if (direct)
+	{
+		GDB_CUDA_CHECK(err, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost,
+											ex->stream));
+		return GDB_OK;
 	}
 	for (off = 0, i = 0; off < bytes; off += GDB_STAGE_CHUNK, i ^= 1)
 	{
