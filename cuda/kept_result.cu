@@ -172,51 +172,154 @@ gdb_cuda_buffer_to_host(GdbCudaExec *exec, const GdbDeviceBuffer *buf,
 }
 
 /*
- * gdb_codes_present_kernel: bit v of words for every value v in [0,
- * ncodes) of rows [0, nrows) whose NULL flag (nulls, or none) is clear.
+ * A translation of one dictionary's codes into another's, kept on the
+ * device (gdb_cuda_code_map_*, gpudb_device.h): codes[c] is the other
+ * dictionary's code of code c, -1 while unknown; missing is a bitmap of
+ * the codes a call found unknown, count their number.  One allocation
+ * holds the three.
  */
-__global__ void
-gdb_codes_present_kernel(const int64_t *vals, const uint8_t *nulls, uint64_t nrows,
-						 uint64_t ncodes, unsigned int *words)
+struct GdbDeviceCodeMap
 {
-	for (uint64_t row = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; row < nrows;
-		 row += (uint64_t) gridDim.x * blockDim.x)
-	{
-		int64_t		v = vals[row];
+	int64_t    *codes;			/* cap entries */
+	unsigned int *missing;		/* (cap + 31) / 32 words */
+	unsigned long long *count;
+	uint64_t	cap;
+	int			ordinal;
+	uint32_t	epoch;			/* gdb_cuda_epoch(ordinal) when made */
+};
 
-		if ((nulls == NULL || !nulls[row]) && v >= 0 && (uint64_t) v < ncodes)
-			atomicOr(&words[v / 32], 1u << (v % 32));
-	}
+/* Bytes of a map of cap codes: codes, then the bitmap, then the counter. */
+static size_t
+gdb_code_map_bytes(uint64_t cap)
+{
+	return (size_t) cap * sizeof(int64_t) + (size_t) ((cap + 31) / 32) * sizeof(unsigned int) +
+		sizeof(unsigned long long);
+}
+
+/* Is map's allocation still there, on exec's device? */
+static bool
+gdb_code_map_live(const GdbDeviceCodeMap *map, const GdbCudaExec *exec)
+{
+	return map != NULL && map->codes != NULL && map->ordinal == exec->ordinal &&
+		map->epoch == gdb_cuda_epoch(map->ordinal);
 }
 
 /*
- * gdb_recode_kernel: each value of a row not NULL found in from[0, n)
- * (ascending; binary search) replaced by the to of its position.
+ * Make *map (anew when absent, lost or on another device) hold at least
+ * ncodes entries: grown by a quarter at least, its translations copied,
+ * the new entries -1.
+ */
+static int
+gdb_code_map_reserve(GdbCudaExec *exec, GdbDeviceCodeMap **map, uint64_t ncodes, GdbError *err)
+{
+	GdbDeviceCodeMap *m = *map;
+	uint64_t	keep = 0;
+	uint64_t	cap;
+	char	   *p = NULL;
+	int			rc = GDB_OK;
+
+	if (m != NULL && !gdb_code_map_live(m, exec))
+	{
+		gdb_cuda_code_map_free(m);
+		*map = m = NULL;
+	}
+	if (m != NULL && m->cap >= ncodes)
+		return GDB_OK;
+	if (m == NULL)
+	{
+		m = (GdbDeviceCodeMap *) calloc(1, sizeof(GdbDeviceCodeMap));
+		if (m == NULL)
+			return gdb_error_set(err, GDB_ERR_OUT_OF_MEMORY, "out of memory for a code map");
+		*map = m;
+	}
+	else
+		keep = m->cap;
+	cap = keep + keep / 4 > ncodes ? keep + keep / 4 : ncodes;
+	if (cudaMalloc((void **) &p, gdb_code_map_bytes(cap)) != cudaSuccess)
+	{
+		(void) cudaGetLastError();
+		return gdb_error_set(err, GDB_ERR_OUT_OF_MEMORY,
+							 "out of device memory for a map of %llu codes",
+							 (unsigned long long) cap);
+	}
+	do
+	{
+		if (keep > 0)
+			GDB_CUDA_CHECK_BREAK(rc, err, cudaMemcpyAsync(p, m->codes, (size_t) keep * sizeof(int64_t),
+														  cudaMemcpyDeviceToDevice, exec->stream));
+		/* all ones: -1 */
+		GDB_CUDA_CHECK_BREAK(rc, err, cudaMemsetAsync(p + keep * sizeof(int64_t), 0xff,
+													  (size_t) (cap - keep) * sizeof(int64_t),
+													  exec->stream));
+		GDB_CUDA_CHECK_BREAK(rc, err, cudaStreamSynchronize(exec->stream));
+	} while (0);
+	if (rc != GDB_OK)
+	{
+		(void) cudaFree(p);
+		return rc;
+	}
+	if (m->codes != NULL)
+		(void) cudaFree(m->codes);
+	m->codes = (int64_t *) p;
+	m->missing = (unsigned int *) (p + (size_t) cap * sizeof(int64_t));
+	m->count = (unsigned long long *) (p + gdb_code_map_bytes(cap) - sizeof(unsigned long long));
+	m->cap = cap;
+	m->ordinal = exec->ordinal;
+	m->epoch = exec->epoch;
+	return GDB_OK;
+}
+
+/*
+ * gdb_code_map_missing_kernel: bit v of missing for every value v in [0,
+ * ncodes) of a row not NULL (nulls, or none) that codes does not
+ * translate, *count incremented once per bit set.  The plain read first
+ * spares the atomic to the rows of a code already marked.
  */
 __global__ void
-gdb_recode_kernel(int64_t *vals, const uint8_t *nulls, uint64_t nrows,
-				  const int64_t *from, const int64_t *to, uint64_t n)
+gdb_code_map_missing_kernel(const int64_t *vals, const uint8_t *nulls, uint64_t nrows,
+							uint64_t ncodes, const int64_t *codes, unsigned int *missing,
+							unsigned long long *count)
 {
 	for (uint64_t row = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; row < nrows;
 		 row += (uint64_t) gridDim.x * blockDim.x)
 	{
 		int64_t		v = vals[row];
-		uint64_t	lo = 0,
-					hi = n;
+		unsigned int bit;
 
-		if (nulls != NULL && nulls[row])
+		if ((nulls != NULL && nulls[row]) || v < 0 || (uint64_t) v >= ncodes || codes[v] >= 0)
 			continue;
-		while (lo < hi)
-		{
-			uint64_t	mid = lo + (hi - lo) / 2;
+		bit = 1u << (v % 32);
+		if ((missing[v / 32] & bit) == 0 && (atomicOr(&missing[v / 32], bit) & bit) == 0)
+			atomicAdd(count, 1ULL);
+	}
+}
 
-			if (from[mid] < v)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		if (lo < n && from[lo] == v)
-			vals[row] = to[lo];
+/* gdb_code_map_set_kernel: codes[from[i]] = to[i] for i < n. */
+__global__ void
+gdb_code_map_set_kernel(int64_t *codes, const int64_t *from, const int64_t *to, uint64_t n)
+{
+	for (uint64_t i = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; i < n;
+		 i += (uint64_t) gridDim.x * blockDim.x)
+		codes[from[i]] = to[i];
+}
+
+/*
+ * gdb_code_map_apply_kernel: each value v in [0, ncodes) of a row not NULL
+ * replaced by codes[v] where that is known (a gather).
+ */
+__global__ void
+gdb_code_map_apply_kernel(int64_t *vals, const uint8_t *nulls, uint64_t nrows,
+						  const int64_t *codes, uint64_t ncodes)
+{
+	for (uint64_t row = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; row < nrows;
+		 row += (uint64_t) gridDim.x * blockDim.x)
+	{
+		int64_t		v = vals[row];
+
+		if ((nulls != NULL && nulls[row]) || v < 0 || (uint64_t) v >= ncodes)
+			continue;
+		if (codes[v] >= 0)
+			vals[row] = codes[v];
 	}
 }
 
@@ -237,86 +340,135 @@ gdb_buffer_col_ok(GdbCudaExec *exec, const GdbDeviceBuffer *buf, const GdbBatch 
 	return GDB_OK;
 }
 
-/* gdb_cuda_buffer_codes: see gpudb_device.h. */
+/* gdb_cuda_code_map_missing: see gpudb_device.h. */
 extern "C" int
-gdb_cuda_buffer_codes(GdbCudaExec *exec, const GdbDeviceBuffer *buf,
-					  const GdbBatch *hdr, uint32_t col, uint64_t ncodes,
-					  uint8_t *bitmap, GdbError *err)
+gdb_cuda_code_map_missing(GdbCudaExec *exec, GdbDeviceCodeMap **map, uint64_t ncodes,
+						  const GdbDeviceBuffer *buf, const GdbBatch *hdr,
+						  const uint32_t *cols, uint32_t ncols, int64_t **missing,
+						  uint64_t *nmissing, GdbError *err)
 {
+	GdbDeviceCodeMap *m;
+	unsigned long long count = 0;
 	size_t		nwords = (size_t) ((ncodes + 31) / 32);
-	unsigned int *d_words = NULL;
 	unsigned int *words;
-	int			rc = GDB_OK;
+	uint64_t	n = 0;
+	uint32_t	i;
 
-	GDB_TRY(gdb_buffer_col_ok(exec, buf, hdr, col, "gdb_cuda_buffer_codes", err));
-	if (ncodes == 0 || hdr->nrows == 0)
+	*missing = NULL;
+	*nmissing = 0;
+	for (i = 0; i < ncols; i++)
+		GDB_TRY(gdb_buffer_col_ok(exec, buf, hdr, cols[i], "gdb_cuda_code_map_missing", err));
+	if (ncodes == 0 || hdr->nrows == 0 || ncols == 0)
+		return GDB_OK;
+	GDB_TRY(gdb_code_map_reserve(exec, map, ncodes, err));
+	m = *map;
+	GDB_CUDA_CHECK(err, cudaMemsetAsync(m->missing, 0, nwords * sizeof(unsigned int), exec->stream));
+	GDB_CUDA_CHECK(err, cudaMemsetAsync(m->count, 0, sizeof(unsigned long long), exec->stream));
+	for (i = 0; i < ncols; i++)
+		gdb_code_map_missing_kernel<<<gdb_blocks(exec, hdr->nrows), GDB_BLOCK, 0, exec->stream>>>(
+			GDB_COL_PTR(buf->ptr, hdr, cols[i], const int64_t),
+			GDB_NULL_PTR(buf->ptr, hdr, cols[i]), hdr->nrows, ncodes, m->codes, m->missing,
+			m->count);
+	GDB_CUDA_CHECK(err, cudaGetLastError());
+	GDB_CUDA_CHECK(err, cudaMemcpyAsync(&count, m->count, sizeof(count), cudaMemcpyDeviceToHost,
+										exec->stream));
+	GDB_CUDA_CHECK(err, cudaStreamSynchronize(exec->stream));
+	if (count == 0)
 		return GDB_OK;
 	words = (unsigned int *) malloc(nwords * sizeof(unsigned int));
-	if (words == NULL)
-		return gdb_error_set(err, GDB_ERR_OUT_OF_MEMORY,
-							 "out of memory for a bitmap of %llu codes",
-							 (unsigned long long) ncodes);
-	if (cudaMalloc((void **) &d_words, nwords * sizeof(unsigned int)) != cudaSuccess)
+	*missing = (int64_t *) malloc((size_t) count * sizeof(int64_t));
+	if (words == NULL || *missing == NULL)
 	{
-		(void) cudaGetLastError();
 		free(words);
+		free(*missing);
+		*missing = NULL;
 		return gdb_error_set(err, GDB_ERR_OUT_OF_MEMORY,
-							 "out of device memory for a bitmap of %llu codes",
-							 (unsigned long long) ncodes);
+							 "out of memory for %llu codes to translate", count);
 	}
+	if (cudaMemcpyAsync(words, m->missing, nwords * sizeof(unsigned int),
+						cudaMemcpyDeviceToHost, exec->stream) != cudaSuccess ||
+		cudaStreamSynchronize(exec->stream) != cudaSuccess)
+	{
+		free(words);
+		free(*missing);
+		*missing = NULL;
+		return gdb_cuda_fail(err, "cudaMemcpyAsync", cudaGetLastError());
+	}
+	/* ascending, a word at a time: most words are empty */
+	for (size_t w = 0; w < nwords && n < count; w++)
+		for (unsigned int bits = words[w]; bits != 0; bits &= bits - 1)
+			(*missing)[n++] = (int64_t) (w * 32 + (unsigned) __builtin_ctz(bits));
+	free(words);
+	*nmissing = n;
+	return GDB_OK;
+}
+
+/* gdb_cuda_code_map_apply: see gpudb_device.h. */
+extern "C" int
+gdb_cuda_code_map_apply(GdbCudaExec *exec, GdbDeviceCodeMap *map, const int64_t *from,
+						const int64_t *to, uint64_t n, const GdbDeviceBuffer *buf,
+						const GdbBatch *hdr, const uint32_t *cols, uint32_t ncols,
+						GdbError *err)
+{
+	int64_t    *d_pairs = NULL;
+	int			rc = GDB_OK;
+	uint32_t	i;
+
+	for (i = 0; i < ncols; i++)
+		GDB_TRY(gdb_buffer_col_ok(exec, buf, hdr, cols[i], "gdb_cuda_code_map_apply", err));
+	if (hdr->nrows == 0 || ncols == 0)
+		return GDB_OK;
+	if (!gdb_code_map_live(map, exec))
+		return gdb_error_set(err, GDB_ERR_DEVICE, "a code map was lost in a device reset");
+	for (uint64_t k = 0; k < n; k++)
+		if (from[k] < 0 || (uint64_t) from[k] >= map->cap)
+			return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
+								 "code %lld is outside a code map of %llu codes",
+								 (long long) from[k], (unsigned long long) map->cap);
 	do
 	{
-		GDB_CUDA_CHECK_BREAK(rc, err, cudaMemsetAsync(d_words, 0, nwords * sizeof(unsigned int),
-													  exec->stream));
-		gdb_codes_present_kernel<<<gdb_blocks(exec, hdr->nrows), GDB_BLOCK, 0, exec->stream>>>(
-			GDB_COL_PTR(buf->ptr, hdr, col, const int64_t),
-			GDB_NULL_PTR(buf->ptr, hdr, col), hdr->nrows, ncodes, d_words);
+		if (n > 0)
+		{
+			if (cudaMalloc((void **) &d_pairs, (size_t) n * 2 * sizeof(int64_t)) != cudaSuccess)
+			{
+				(void) cudaGetLastError();
+				rc = gdb_error_set(err, GDB_ERR_OUT_OF_MEMORY,
+								   "out of device memory for %llu translated codes",
+								   (unsigned long long) n);
+				break;
+			}
+			GDB_CUDA_CHECK_BREAK(rc, err, cudaMemcpyAsync(d_pairs, from, (size_t) n * sizeof(int64_t),
+														  cudaMemcpyHostToDevice, exec->stream));
+			GDB_CUDA_CHECK_BREAK(rc, err, cudaMemcpyAsync(d_pairs + n, to, (size_t) n * sizeof(int64_t),
+														  cudaMemcpyHostToDevice, exec->stream));
+			gdb_code_map_set_kernel<<<gdb_blocks(exec, n), GDB_BLOCK, 0, exec->stream>>>(
+				map->codes, d_pairs, d_pairs + n, n);
+			GDB_CUDA_CHECK_BREAK(rc, err, cudaGetLastError());
+		}
+		for (i = 0; i < ncols; i++)
+			gdb_code_map_apply_kernel<<<gdb_blocks(exec, hdr->nrows), GDB_BLOCK, 0, exec->stream>>>(
+				GDB_COL_PTR(buf->ptr, hdr, cols[i], int64_t), GDB_NULL_PTR(buf->ptr, hdr, cols[i]),
+				hdr->nrows, map->codes, map->cap);
 		GDB_CUDA_CHECK_BREAK(rc, err, cudaGetLastError());
-		GDB_CUDA_CHECK_BREAK(rc, err, cudaMemcpyAsync(words, d_words, nwords * sizeof(unsigned int),
-													  cudaMemcpyDeviceToHost, exec->stream));
 		GDB_CUDA_CHECK_BREAK(rc, err, cudaStreamSynchronize(exec->stream));
-		for (uint64_t c = 0; c < ncodes; c++)
-			if (words[c / 32] & (1u << (c % 32)))
-				bitmap[c / 8] |= (uint8_t) (1u << (c % 8));
 	} while (0);
-	(void) cudaFree(d_words);
-	free(words);
+	if (d_pairs != NULL)
+		(void) cudaFree(d_pairs);
 	return rc;
 }
 
-/* gdb_cuda_buffer_recode: see gpudb_device.h. */
-extern "C" int
-gdb_cuda_buffer_recode(GdbCudaExec *exec, const GdbDeviceBuffer *buf,
-					   const GdbBatch *hdr, uint32_t col, const int64_t *from,
-					   const int64_t *to, uint64_t n, GdbError *err)
+/* gdb_cuda_code_map_free: see gpudb_device.h. */
+extern "C" void
+gdb_cuda_code_map_free(GdbDeviceCodeMap *map)
 {
-	int64_t    *d_map = NULL;
-	int			rc = GDB_OK;
-
-	GDB_TRY(gdb_buffer_col_ok(exec, buf, hdr, col, "gdb_cuda_buffer_recode", err));
-	if (n == 0 || hdr->nrows == 0)
-		return GDB_OK;
-	if (cudaMalloc((void **) &d_map, (size_t) n * 2 * sizeof(int64_t)) != cudaSuccess)
+	if (map == NULL)
+		return;
+	if (map->codes != NULL && map->epoch == gdb_cuda_epoch(map->ordinal))
 	{
-		(void) cudaGetLastError();
-		return gdb_error_set(err, GDB_ERR_OUT_OF_MEMORY,
-							 "out of device memory for a map of %llu codes",
-							 (unsigned long long) n);
+		cudaSetDevice(map->ordinal);
+		(void) cudaFree(map->codes);
 	}
-	do
-	{
-		GDB_CUDA_CHECK_BREAK(rc, err, cudaMemcpyAsync(d_map, from, (size_t) n * sizeof(int64_t),
-													  cudaMemcpyHostToDevice, exec->stream));
-		GDB_CUDA_CHECK_BREAK(rc, err, cudaMemcpyAsync(d_map + n, to, (size_t) n * sizeof(int64_t),
-													  cudaMemcpyHostToDevice, exec->stream));
-		gdb_recode_kernel<<<gdb_blocks(exec, hdr->nrows), GDB_BLOCK, 0, exec->stream>>>(
-			GDB_COL_PTR(buf->ptr, hdr, col, int64_t), GDB_NULL_PTR(buf->ptr, hdr, col),
-			hdr->nrows, d_map, d_map + n, n);
-		GDB_CUDA_CHECK_BREAK(rc, err, cudaGetLastError());
-		GDB_CUDA_CHECK_BREAK(rc, err, cudaStreamSynchronize(exec->stream));
-	} while (0);
-	(void) cudaFree(d_map);
-	return rc;
+	free(map);
 }
 
 /* gdb_cuda_buffer_free: see gpudb_device.h. */

@@ -1339,26 +1339,48 @@ extern int	gdb_cuda_buffer_to_host(GdbCudaExec *exec, const GdbDeviceBuffer *buf
 									GdbBatch *host, GdbError *err);
 
 /*
- * gdb_cuda_buffer_codes: set bit c of bitmap (host, (ncodes + 7) / 8
- * bytes, bit c at byte c / 8, mask 1 << (c % 8)) for every code c in
- * [0, ncodes) that column col of buf holds in a row that is not NULL
- * (other bits are left as they are); hdr is buf's header (host copy).
- * Waits for the device.  GDB_ERR_DEVICE or GDB_ERR_OUT_OF_MEMORY.
+ * A translation of one dictionary's codes (a cache entry's) into another's
+ * (a probe relation's), kept in device memory: entry c holds the other
+ * dictionary's code of code c, or nothing yet.  Made and grown by
+ * gdb_cuda_code_map_missing, freed by gdb_cuda_code_map_free; 8 bytes
+ * a code plus a bit.
  */
-extern int	gdb_cuda_buffer_codes(GdbCudaExec *exec, const GdbDeviceBuffer *buf,
-								  const GdbBatch *hdr, uint32_t col, uint64_t ncodes,
-								  uint8_t *bitmap, GdbError *err);
+typedef struct GdbDeviceCodeMap GdbDeviceCodeMap;
 
 /*
- * gdb_cuda_buffer_recode: in column col of buf (header hdr), replace
- * every value from[i] of a row that is not NULL by to[i]; from holds n
- * ascending codes (host arrays); other values are left as they are.
- * Binary search per row.  Waits for the device.  GDB_ERR_DEVICE or
+ * gdb_cuda_code_map_missing: the codes that columns cols[0, ncols) of buf
+ * (header hdr, the host's copy; INT64 columns of codes in [0, ncodes))
+ * hold in rows that are not NULL and that *map does not translate yet:
+ * their number in *nmissing and, ascending, the codes in *missing
+ * (malloc'ed, the caller frees it; NULL when there are none).  *map is
+ * made first when NULL (or lost in a device reset, or of another device),
+ * or grown to ncodes entries, the new ones untranslated.  One pass over
+ * the rows on the device; the host reads a counter and, when some code is
+ * missing, a bitmap of ncodes bits.  Waits for the device.
+ * GDB_ERR_DEVICE, GDB_ERR_BAD_REQUEST (a column not INT64) or
  * GDB_ERR_OUT_OF_MEMORY.
  */
-extern int	gdb_cuda_buffer_recode(GdbCudaExec *exec, const GdbDeviceBuffer *buf,
-								   const GdbBatch *hdr, uint32_t col, const int64_t *from,
-								   const int64_t *to, uint64_t n, GdbError *err);
+extern int	gdb_cuda_code_map_missing(GdbCudaExec *exec, GdbDeviceCodeMap **map,
+									  uint64_t ncodes, const GdbDeviceBuffer *buf,
+									  const GdbBatch *hdr, const uint32_t *cols, uint32_t ncols,
+									  int64_t **missing, uint64_t *nmissing, GdbError *err);
+
+/*
+ * gdb_cuda_code_map_apply: record to[i] as the translation of code from[i]
+ * in map (host arrays of n codes, each below the map's size: the codes
+ * gdb_cuda_code_map_missing found), then replace every code of columns
+ * cols[0, ncols) of buf in a row that is not NULL by its translation (a
+ * code without one is left as it is).  Waits for the device.
+ * GDB_ERR_DEVICE (map or buf lost), GDB_ERR_BAD_REQUEST or
+ * GDB_ERR_OUT_OF_MEMORY.
+ */
+extern int	gdb_cuda_code_map_apply(GdbCudaExec *exec, GdbDeviceCodeMap *map,
+									const int64_t *from, const int64_t *to, uint64_t n,
+									const GdbDeviceBuffer *buf, const GdbBatch *hdr,
+									const uint32_t *cols, uint32_t ncols, GdbError *err);
+
+/* gdb_cuda_code_map_free: release map (NULL allowed; waits for the device). */
+extern void gdb_cuda_code_map_free(GdbDeviceCodeMap *map);
 
 /* gdb_cuda_buffer_free: release buf (NULL allowed; waits for the device). */
 extern void gdb_cuda_buffer_free(GdbDeviceBuffer *buf);

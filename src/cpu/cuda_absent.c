@@ -267,33 +267,47 @@ gdb_cuda_store_append_kept(GdbCudaExec *exec, GdbStore *store, const GdbBatch *h
 	return gdb_no_cuda(err);
 }
 
-/* gdb_cuda_buffer_codes: GDB_ERR_NO_DEVICE. */
+/* gdb_cuda_code_map_missing: GDB_ERR_NO_DEVICE. */
 int
-gdb_cuda_buffer_codes(GdbCudaExec *exec, const GdbDeviceBuffer *buf,
-					  const GdbBatch *hdr, uint32_t col, uint64_t ncodes,
-					  uint8_t *bitmap, GdbError *err)
+gdb_cuda_code_map_missing(GdbCudaExec *exec, GdbDeviceCodeMap **map, uint64_t ncodes,
+						  const GdbDeviceBuffer *buf, const GdbBatch *hdr,
+						  const uint32_t *cols, uint32_t ncols, int64_t **missing,
+						  uint64_t *nmissing, GdbError *err)
 {
 	(void) exec;
+	(void) map;
+	(void) ncodes;
 	(void) buf;
 	(void) hdr;
-	(void) col;
-	(void) ncodes;
-	(void) bitmap;
+	(void) cols;
+	(void) ncols;
+	*missing = NULL;
+	*nmissing = 0;
 	return gdb_no_cuda(err);
 }
 
-/* gdb_cuda_buffer_recode: GDB_ERR_NO_DEVICE. */
+/* gdb_cuda_code_map_apply: GDB_ERR_NO_DEVICE. */
 int
-gdb_cuda_buffer_recode(GdbCudaExec *exec, const GdbDeviceBuffer *buf,
-					   const GdbBatch *hdr, uint32_t col, const int64_t *from,
-					   const int64_t *to, uint64_t n, GdbError *err)
+gdb_cuda_code_map_apply(GdbCudaExec *exec, GdbDeviceCodeMap *map, const int64_t *from,
+						const int64_t *to, uint64_t n, const GdbDeviceBuffer *buf,
+						const GdbBatch *hdr, const uint32_t *cols, uint32_t ncols,
+						GdbError *err)
 {
 	(void) exec;
-	(void) buf;
-	(void) hdr;
-	(void) col;
+	(void) map;
 	(void) from;
 	(void) to;
 	(void) n;
+	(void) buf;
+	(void) hdr;
+	(void) cols;
+	(void) ncols;
 	return gdb_no_cuda(err);
+}
+
+/* gdb_cuda_code_map_free: nothing to free (no map is ever made). */
+void
+gdb_cuda_code_map_free(GdbDeviceCodeMap *map)
+{
+	(void) map;
 }

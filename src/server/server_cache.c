@@ -84,6 +84,7 @@ static void
 entry_free(CacheEntry *e)
 {
 	srv_store_free(e->store);
+	gdb_cuda_code_map_free(e->dxlat);
 	MemoryContextDelete(e->mcxt);
 }
 

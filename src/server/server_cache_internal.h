@@ -48,6 +48,9 @@ typedef struct CacheEntry
 	int64		xlat_to;
 	int64	   *xlat;
 	int64		nxlat;
+	/* the same translation kept on the device (into dxlat_to's), or NULL */
+	int64		dxlat_to;
+	GdbDeviceCodeMap *dxlat;
 	uint64	   *ctids;			/* heap address of every row, host memory */
 	uint64		nctids;
 	uint64		cap_ctids;

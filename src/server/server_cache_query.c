@@ -137,62 +137,57 @@ keep_text_ready(const GdbCacheQuery *cq, CacheEntry *e, CacheEntry **to, bool *h
 
 /*
  * Re-encode the text columns of a build side kept on the device (dev,
- * header result) from codes of e's dictionary into codes of to's: the
- * codes present (gdb_cuda_buffer_codes), each string interned into to's
- * dictionary once, then every row mapped on the device
- * (gdb_cuda_buffer_recode), so that the host's work is per distinct
- * string, not per row.  false with st's error set on a failure.
+ * header result) from codes of e's dictionary into codes of to's,
+ * through e's code map kept on the device (CacheEntry.dxlat): the codes
+ * it lacks are found on the device (gdb_cuda_code_map_missing), interned
+ * into to's dictionary once each on the host (translated_code), then
+ * every row is mapped on the device (gdb_cuda_code_map_apply).  A build
+ * side kept again by a later query finds every code in the map: its host
+ * work is a counter's read, not a pass over the dictionary or the rows.
+ * false with st's error set on a failure.
  */
 static bool
 recode_kept_on_device(const GdbCacheQuery *cq, CacheEntry *e, CacheEntry *to,
 					  const GdbBatch *result, GdbDeviceBuffer *dev, GdbStatusReply *st)
 {
-	int64		ncodes = gdb_dict_size(e->dict);
-	uint8	   *bitmap;
-	int64	   *from;
-	int64	   *into;
+	uint32		cols[GDB_MAX_COLUMNS];
+	uint32		ncols = 0;
+	int64	   *missing = NULL;
+	int64	   *into = NULL;
 	uint64		n = 0;
-	int64		c;
-	uint32		i;
-	int			rc = GDB_OK;
-	MemoryContext old;
+	uint64		i;
+	int			rc;
 
-	bitmap = MemoryContextAllocExtended(CurrentMemoryContext, (ncodes + 7) / 8 + 1,
-										MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
-	for (i = 0; i < GDB_MAX_COLUMNS && i < result->ncols && rc == GDB_OK; i++)
+	for (i = 0; i < GDB_MAX_COLUMNS && i < result->ncols; i++)
 		if (cq->key_is_text[i])
-			rc = gdb_cuda_buffer_codes(srv_exec, dev, result, i, (uint64) ncodes, bitmap,
-									   &st->err);
-	if (rc != GDB_OK)
+			cols[ncols++] = (uint32) i;
+	if (e->dxlat_to != to->id)
 	{
-		st->err.status = rc;
-		srv_check_device(rc);
-		return false;
+		gdb_cuda_code_map_free(e->dxlat);
+		e->dxlat = NULL;
+		e->dxlat_to = to->id;
 	}
-	for (c = 0; c < ncodes; c++)
-		if (bitmap[c / 8] & (1 << (c % 8)))
-			n++;
-	from = MemoryContextAllocExtended(CurrentMemoryContext, sizeof(int64) * Max(n, 1),
-									  MCXT_ALLOC_HUGE);
-	into = MemoryContextAllocExtended(CurrentMemoryContext, sizeof(int64) * Max(n, 1),
-									  MCXT_ALLOC_HUGE);
-	old = MemoryContextSwitchTo(to->mcxt);
-	if (to->dict == NULL)
-		to->dict = gdb_dict_create();
-	n = 0;
-	for (c = 0; c < ncodes; c++)
-		if (bitmap[c / 8] & (1 << (c % 8)))
-		{
-			from[n] = c;
-			into[n++] = translated_code(e, to, c);
-		}
-	MemoryContextSwitchTo(old);
-	for (i = 0; i < GDB_MAX_COLUMNS && i < result->ncols && rc == GDB_OK; i++)
-		if (cq->key_is_text[i])
-			rc = gdb_cuda_buffer_recode(srv_exec, dev, result, i, from, into, n, &st->err);
-	pfree(bitmap);
-	pfree(from);
-	pfree(into);
+	rc = gdb_cuda_code_map_missing(srv_exec, &e->dxlat, (uint64) gdb_dict_size(e->dict), dev,
+								   result, cols, ncols, &missing, &n, &st->err);
+	if (rc == GDB_OK && n > 0)
+	{
+		MemoryContext old;
+
+		into = MemoryContextAllocExtended(CurrentMemoryContext, sizeof(int64) * n,
+										  MCXT_ALLOC_HUGE);
+		old = MemoryContextSwitchTo(to->mcxt);
+		if (to->dict == NULL)
+			to->dict = gdb_dict_create();
+		for (i = 0; i < n; i++)
+			into[i] = translated_code(e, to, missing[i]);
+		MemoryContextSwitchTo(old);
+	}
+	if (rc == GDB_OK)
+		rc = gdb_cuda_code_map_apply(srv_exec, e->dxlat, missing, into, n, dev, result,
+									 cols, ncols, &st->err);
+	free(missing);
+	if (into != NULL)
+		pfree(into);
 	if (rc != GDB_OK)
 	{
 		st->err.status = rc;
