@@ -91,6 +91,11 @@ SELECT * FROM os_diff('SELECT g, count(DISTINCT s) AS cs, count(DISTINCT d) AS c
 SELECT * FROM os_diff('SELECT t, count(DISTINCT x) AS cx, count(DISTINCT s) AS cs FROM os GROUP BY t');
 SELECT * FROM os_diff('SELECT g, t, count(DISTINCT x) AS cx, count(DISTINCT f) AS cf FROM os GROUP BY g, t');
 SELECT * FROM os_diff('SELECT count(DISTINCT x) AS cx, count(DISTINCT s) AS cs, count(DISTINCT f) AS cf FROM os');
+-- count(DISTINCT) alone counts the histogram's rows of a group: a float
+-- group key's -0 and +0 are one group, NaN another, NULL keys a third
+SELECT * FROM os_diff('SELECT f, count(DISTINCT x) AS cx, count(DISTINCT s) AS cs FROM os GROUP BY f');
+SELECT f, count(DISTINCT x) AS cx, count(DISTINCT s) AS cs FROM os
+WHERE f = 0 OR f = 'NaN' OR f IS NULL GROUP BY f ORDER BY f;
 -- -0 = +0 and NaN = NaN: one value each
 SELECT * FROM os_diff('SELECT count(DISTINCT f) AS cf FROM os WHERE f = 0 OR f = ''NaN'' OR f = ''Infinity''');
 SELECT count(DISTINCT f) AS cf FROM os WHERE f = 0 OR f = 'NaN' OR f = 'Infinity';

@@ -233,6 +233,34 @@ group_key(const GdbBatch *b, int nkeys, uint64 row, OsetGroupKey *key)
 	}
 }
 
+/*
+ * Are rows a and b of batch b's first nkeys columns one group?  What
+ * group_key compares, without encoding: equal NULL flags and equal words,
+ * or for a float key equal encodings (-0 and +0 are one group).
+ */
+static bool
+same_group(const GdbBatch *b, int nkeys, uint64 a, uint64 c)
+{
+	int			k;
+
+	for (k = 0; k < nkeys; k++)
+	{
+		const uint8_t *nulls = GDB_NULL_PTR(b, b, k);
+		const int64 *vals = GDB_COL_PTR(b, b, k, int64);
+		bool		anull = nulls && nulls[a];
+
+		if (anull != (nulls && nulls[c]))
+			return false;
+		if (anull || vals[a] == vals[c])
+			continue;
+		if (b->cols[k].kind != GDB_KIND_FLOAT64 ||
+			gdb_sort_encode(b->cols[k].kind, vals[a], 0) !=
+			gdb_sort_encode(b->cols[k].kind, vals[c], 0))
+			return false;
+	}
+	return true;
+}
+
 /* qsort_arg comparator of text values (dictionary codes) by collation. */
 typedef struct OsetTextCtx
 {
@@ -369,18 +397,20 @@ finish_group(const GdbQuery *q, const GdbColumnSet *cs, int col, uint32 kind,
  * A group of the histogram of column col is complete: its nvals distinct
  * values vals (sorted here by collation for text), finished into the
  * entry of key in res (in the memory context res lives in).  pass tells
- * a group seen twice in one histogram, which must not happen.
+ * a group seen twice in one histogram, which must not happen.  With
+ * count_only (col's only aggregates are count(DISTINCT)), vals is not
+ * filled and nvals alone counts.
  */
 static void
 complete_group(const GdbQuery *q, const GdbColumnSet *cs, int col, int pass,
 			   GdbOrderedSetResult *res, const OsetGroupKey *key,
-			   OsetValue *vals, int nvals)
+			   OsetValue *vals, int nvals, bool count_only)
 {
 	MemoryContext old = MemoryContextSwitchTo(res->mcxt);
 	OsetGroup  *g;
 	bool		found;
 
-	if (gdb_type_class(cs->typids[col]) == GDB_TYPE_TEXT && nvals > 1)
+	if (!count_only && gdb_type_class(cs->typids[col]) == GDB_TYPE_TEXT && nvals > 1)
 	{
 		OsetTextCtx ctx = {cs->dict, cs->collations[col]};
 
@@ -460,8 +490,10 @@ run_histogram(GdbQuery *q, int col, int pass, GdbRunSource source,
 	int			nvals = 0;
 	int			cap = 64;
 	bool		have_group = false;
+	bool		count_only = true;	/* count(DISTINCT) alone: nvals */
 	OsetGroupKey cur;
 	ListCell   *lc;
+	int			j;
 
 	MemoryContextSwitchTo(work);
 	/* the same columns and dictionary; keys + col, count(*) */
@@ -494,6 +526,10 @@ run_histogram(GdbQuery *q, int col, int pass, GdbRunSource source,
 	}
 
 	vals = palloc(sizeof(OsetValue) * cap);
+	for (j = 0; j < q->naggs; j++)
+		if (GDB_FN_IS_ORDERED_SET(q->aggs[j].fn) && q->req->aggs[j].input_col == col &&
+			q->aggs[j].fn != GDB_FN_COUNT_DISTINCT)
+			count_only = false;
 	foreach(lc, hinfo.batches)
 	{
 		const GdbBatch *b = (const GdbBatch *) lfirst(lc);
@@ -504,18 +540,27 @@ run_histogram(GdbQuery *q, int col, int pass, GdbRunSource source,
 
 		for (row = 0; row < b->nrows; row++)
 		{
-			OsetGroupKey key;
-
-			group_key(b, q->nkeys, row, &key);
-			if (have_group && memcmp(&key, &cur, sizeof(key)) != 0)
+			/* a new group?  (within a batch, compared with the row before) */
+			if (row == 0 || !same_group(b, q->nkeys, row - 1, row))
 			{
-				complete_group(q, &hq.cs, col, pass, res, &cur, vals, nvals);
-				nvals = 0;
+				OsetGroupKey key;
+
+				group_key(b, q->nkeys, row, &key);
+				if (have_group && memcmp(&key, &cur, sizeof(key)) != 0)
+				{
+					complete_group(q, &hq.cs, col, pass, res, &cur, vals, nvals, count_only);
+					nvals = 0;
+				}
+				cur = key;
+				have_group = true;
 			}
-			cur = key;
-			have_group = true;
 			if (xnulls && xnulls[row])
 				continue;		/* NULL inputs are ignored */
+			if (count_only)
+			{
+				nvals++;
+				continue;
+			}
 			if (nvals == cap)
 			{
 				cap *= 2;
@@ -527,7 +572,7 @@ run_histogram(GdbQuery *q, int col, int pass, GdbRunSource source,
 		}
 	}
 	if (have_group)
-		complete_group(q, &hq.cs, col, pass, res, &cur, vals, nvals);
+		complete_group(q, &hq.cs, col, pass, res, &cur, vals, nvals, count_only);
 	MemoryContextSwitchTo(outer);
 	MemoryContextDelete(work);
 	return true;
