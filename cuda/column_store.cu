@@ -87,6 +87,26 @@ gdb_store_set_ok(GdbError *err)
 }
 
 /*
+ * cudaMalloc for a store's buffer; when the device is out of memory, the
+ * execution state's scratch buffers (kept between requests, none in use
+ * by a store request) are freed and the allocation tried once more, so
+ * that an earlier large query's scratch never keeps a cache load out.
+ */
+static cudaError_t
+gdb_store_malloc(GdbCudaExec *exec, void **ptr, size_t bytes)
+{
+	cudaError_t rc = cudaMalloc(ptr, bytes);
+
+	if (rc == cudaErrorMemoryAllocation && gdb_cuda_scratch_bytes(exec) > 0)
+	{
+		(void) cudaGetLastError();
+		(void) gdb_cuda_release_scratch(exec, 0);
+		rc = cudaMalloc(ptr, bytes);
+	}
+	return rc;
+}
+
+/*
  * gdb_cuda_store_create: see gpudb_device.h.  Allocates (cudaMalloc) a
  * device buffer laid out for ncols columns (INT64/FLOAT64, NULL flags 0/1)
  * and capacity rows (0: GDB_STORE_DEFAULT_CAPACITY), writes its header
@@ -123,7 +143,7 @@ gdb_cuda_store_create(GdbCudaExec *exec, uint32_t ncols, const uint32_t *kinds,
 		return gdb_error_set(err, GDB_ERR_OUT_OF_MEMORY,
 							  "out of host memory for a CUDA column store");
 	total = gdb_batch_layout(&s->header, ncols, kinds, has_nulls, capacity);
-	rc = cudaMalloc(&buf, (size_t) total);
+	rc = gdb_store_malloc(exec, &buf, (size_t) total);
 	if (rc == cudaSuccess)
 		rc = cudaMemcpyAsync(buf, &s->header, sizeof(GdbBatch),
 							 cudaMemcpyHostToDevice, exec->stream);
@@ -177,12 +197,12 @@ gdb_cuda_store_grow(GdbCudaExec *exec, GdbStore *store, uint64_t need,
 	if (cap > (uint64_t) UINT32_MAX)
 		cap = UINT32_MAX;
 	total = gdb_store_relayout(&nh, h, cap);
-	rc = cudaMalloc((void **) &nb, (size_t) total);
+	rc = gdb_store_malloc(exec, (void **) &nb, (size_t) total);
 	if (rc == cudaErrorMemoryAllocation && cap > need)
 	{
 		(void) cudaGetLastError();
 		total = gdb_store_relayout(&nh, h, need);
-		rc = cudaMalloc((void **) &nb, (size_t) total);
+		rc = gdb_store_malloc(exec, (void **) &nb, (size_t) total);
 	}
 	if (rc != cudaSuccess)
 	{

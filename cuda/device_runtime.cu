@@ -127,6 +127,9 @@ gdb_cuda_scratch(GdbCudaExec *ex, int slot, size_t bytes, void **ptr,
 		ex->scratch[slot] = NULL;
 		ex->scratch_bytes[slot] = 0;
 	}
+	/* the words it held are gone, even if the new buffer has the address */
+	if (slot == GDB_SCR_TABLES)
+		ex->tables_key = 0;
 	if (cudaMalloc(&p, want) != cudaSuccess)
 	{
 		/* the 25% slack may be what does not fit: try the exact size */
@@ -632,6 +635,43 @@ gdb_cuda_scratch_bytes(GdbCudaExec *exec)
 	for (i = 0; i < GDB_SCR__COUNT; i++)
 		sum += exec->scratch_bytes[i];
 	return sum;
+}
+
+/*
+ * gdb_cuda_release_scratch: see gpudb_device.h.  The largest slots go
+ * first, so that a large query's buffers are returned while the small
+ * ones every query uses stay.
+ */
+extern "C" uint64_t
+gdb_cuda_release_scratch(GdbCudaExec *exec, uint64_t keep)
+{
+	uint64_t	freed = 0;
+
+	if (exec == NULL || gdb_exec_lost(exec) || gdb_cuda_scratch_bytes(exec) <= keep)
+		return 0;
+	if (cudaSetDevice(exec->ordinal) != cudaSuccess ||
+		cudaStreamSynchronize(exec->stream) != cudaSuccess)
+	{
+		(void) cudaGetLastError();
+		return 0;
+	}
+	while (gdb_cuda_scratch_bytes(exec) > keep)
+	{
+		int			big = 0;
+		int			i;
+
+		for (i = 1; i < GDB_SCR__COUNT; i++)
+			if (exec->scratch_bytes[i] > exec->scratch_bytes[big])
+				big = i;
+		(void) cudaFree(exec->scratch[big]);
+		freed += exec->scratch_bytes[big];
+		exec->scratch[big] = NULL;
+		exec->scratch_bytes[big] = 0;
+		if (big == GDB_SCR_TABLES)
+			exec->tables_key = 0;
+	}
+	(void) cudaGetLastError();
+	return freed;
 }
 
 /* Writes to an address no allocation covers (gdb_cuda_debug_fault). */

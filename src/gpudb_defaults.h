@@ -159,6 +159,17 @@
 #define GPUDB_JOIN_TEXT_VALUE_FACTOR	400.0
 
 /*
+ * Not a GUC: after every request, the GPU server keeps at most this
+ * fraction (1 / divisor) of a device's memory in the scratch buffers of
+ * its execution state (gdb_cuda_release_scratch, the largest first): the
+ * buffers of the queries that come again stay allocated, a large sort's
+ * go back to the device, so that a cache load after it finds the memory.
+ * A column store that still does not fit frees every scratch buffer and
+ * tries once more (column_store.cu).
+ */
+#define GPUDB_SCRATCH_KEPT_DIVISOR		8
+
+/*
  * Not a GUC: the most bytes of GpudbJoin build sides the GPU server keeps
  * at once for the queries of every backend (server_join_keep.c), and half
  * of gpudb.cache_size if that is less; a build side past it travels

@@ -1298,6 +1298,17 @@ extern int	gdb_cuda_recover(GdbCudaExec *exec, GdbError *err);
 extern uint64_t gdb_cuda_scratch_bytes(GdbCudaExec *exec);
 
 /*
+ * gdb_cuda_release_scratch: free exec's scratch buffers, the largest
+ * first, until it holds at most keep bytes (0: all); the next request
+ * that needs one allocates it again.  Waits for exec's stream first.
+ * Returns the bytes freed (0 for NULL, a lost exec, or in a build without
+ * CUDA).  The GPU server calls it after every request
+ * (GPUDB_SCRATCH_KEPT_DIVISOR), and a column store's allocation, once,
+ * when it does not fit (column_store.cu).
+ */
+extern uint64_t gdb_cuda_release_scratch(GdbCudaExec *exec, uint64_t keep);
+
+/*
  * A result batch kept in device memory of its own (a GpudbJoin's build
  * side the GPU server keeps for the probe, so that it never crosses PCIe).
  */

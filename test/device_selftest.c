@@ -4952,6 +4952,74 @@ test_joins(void)
 		}
 }
 
+/*
+ * Scratch returned (issue 21, item 1): gdb_cuda_release_scratch frees down
+ * to what it is told, and a column store that fits only once the scratch
+ * of an earlier large query is returned is created anyway (column_store.cu
+ * frees the scratch and tries again).  in: a batch whose GROUP BY needs
+ * scratch of a few hundred MB.
+ */
+static void
+test_scratch_release(GdbRequest *req, GdbBatch *in)
+{
+	GdbDeviceInfo devs[8];
+	int			ndev = 0;
+	GdbError	err;
+	GdbBatch   *res = NULL;
+	GdbStore   *store = NULL;
+	uint64_t	held,
+				freed,
+				target,
+				cap;
+	uint32_t	kinds[4] = {GDB_KIND_INT64, GDB_KIND_INT64, GDB_KIND_INT64, GDB_KIND_INT64};
+	uint32_t	nulls[4] = {0, 0, 0, 0};
+	int			st;
+
+	st = gdb_cuda_groupby(gpu, req, in, test_alloc, NULL, &res, NULL, &err);
+	check(st == GDB_OK, "scratch: the large query: %s", err.message);
+	free(res);
+	res = NULL;
+	held = gdb_cuda_scratch_bytes(gpu);
+	check(held > ((uint64_t) 16 << 20), "scratch: %llu bytes held after the large query",
+		  (unsigned long long) held);
+	freed = gdb_cuda_release_scratch(gpu, held / 2);
+	check(gdb_cuda_scratch_bytes(gpu) <= held / 2 && freed == held - gdb_cuda_scratch_bytes(gpu),
+		  "scratch: release to %llu bytes left %llu (freed %llu of %llu)",
+		  (unsigned long long) (held / 2), (unsigned long long) gdb_cuda_scratch_bytes(gpu),
+		  (unsigned long long) freed, (unsigned long long) held);
+	/* the query again (its scratch allocated anew) */
+	st = gdb_cuda_groupby(gpu, req, in, test_alloc, NULL, &res, NULL, &err);
+	check(st == GDB_OK && res != NULL, "scratch: the query after a release: %s", err.message);
+	free(res);
+	held = gdb_cuda_scratch_bytes(gpu);
+	/* a store of what is free now plus half the scratch held */
+	if (gdb_cuda_probe(devs, 8, &ndev, &err) != GDB_OK || ndev == 0)
+	{
+		check(0, "scratch: probe: %s", err.message);
+		return;
+	}
+	target = devs[0].memory_free + held / 2;
+	cap = target / (4 * sizeof(int64_t));
+	if (cap > (uint64_t) UINT32_MAX)
+	{
+		printf("scratch: %.1f GiB free is more than one store can take; store case skipped\n",
+			   devs[0].memory_free / 1073741824.0);
+		return;
+	}
+	st = gdb_cuda_store_create(gpu, 4, kinds, nulls, cap, &store, &err);
+	check(st == GDB_OK && store != NULL,
+		  "scratch: a store of %llu MB with %llu MB free and %llu MB of scratch held: %s",
+		  (unsigned long long) (target >> 20), (unsigned long long) (devs[0].memory_free >> 20),
+		  (unsigned long long) (held >> 20), st == GDB_OK ? "" : err.message);
+	check(gdb_cuda_scratch_bytes(gpu) == 0, "scratch: %llu bytes still held after the store",
+		  (unsigned long long) gdb_cuda_scratch_bytes(gpu));
+	gdb_cuda_store_free(store);
+	/* and the query once more */
+	st = gdb_cuda_groupby(gpu, req, in, test_alloc, NULL, &res, NULL, &err);
+	check(st == GDB_OK && res != NULL, "scratch: the query after the store: %s", err.message);
+	free(res);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -5093,6 +5161,8 @@ main(int argc, char **argv)
 		build_keys(req, 5);
 		build_program(req, 1);
 		run_case("2M rows, keys (kb), ~1M groups", req, in, 0);
+		if (gpu)
+			test_scratch_release(req, in);
 		free(in);
 	}
 

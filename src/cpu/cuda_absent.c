@@ -212,6 +212,15 @@ gdb_cuda_scratch_bytes(GdbCudaExec *exec)
 	return 0;
 }
 
+/* gdb_cuda_release_scratch: 0 (no CUDA executor can exist in this build). */
+uint64_t
+gdb_cuda_release_scratch(GdbCudaExec *exec, uint64_t keep)
+{
+	(void) exec;
+	(void) keep;
+	return 0;
+}
+
 /* gdb_cuda_keep_result: nothing to do (no CUDA executor in this build). */
 void
 gdb_cuda_keep_result(GdbCudaExec *exec, int on)

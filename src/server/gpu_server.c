@@ -72,6 +72,7 @@
 
 #include "gpudb.h"
 #include "server_client.h"
+#include "gpudb_defaults.h"
 #include "gpu_server.h"
 
 /*
@@ -469,6 +470,26 @@ handle_groupby(int s, GdbRequest *req, int fd)
 		srv_reply(s, &st, NULL, 0, NULL, 0);
 }
 
+/*
+ * After a request: each execution state's scratch buffers down to its
+ * device's memory / GPUDB_SCRATCH_KEPT_DIVISOR (gdb_cuda_release_scratch).
+ */
+static void
+release_scratch(void)
+{
+	int			i,
+				d;
+
+	if (!srv_use_gpu)
+		return;
+	for (i = 0; i < srv_nexecs; i++)
+		for (d = 0; d < hello.ndev && d < (int) lengthof(hello.devs); d++)
+			if (hello.devs[d].ordinal == srv_exec_ordinals[i])
+				(void) gdb_cuda_release_scratch(srv_execs[i],
+												hello.devs[d].memory_total /
+												GPUDB_SCRATCH_KEPT_DIVISOR);
+}
+
 /* Read and serve one request; false when the client is gone. */
 static bool
 serve(int s)
@@ -589,6 +610,7 @@ serve(int s)
 		close(fd);
 	MemoryContextSwitchTo(TopMemoryContext);
 	request_reset();
+	release_scratch();
 	if (srv_restart_pending)
 	{
 		unlink(GDB_SERVER_SOCKET);
