@@ -90,6 +90,16 @@
  * plan does not: any plan of the query may, as SQL and PostgreSQL leave
  * the order of evaluation free.
  *
+ * A restriction of R that reads nothing of R but its correlation columns
+ * o, each of a type whose equality leaves nothing to tell equal values
+ * apart (integers, date, bool, oid), is then implied by the join and
+ * dropped from the query's WHERE (TPC-H Q20's ps_partkey IN (SELECT
+ * p_partkey FROM part WHERE ...), which the derived table's IN holds
+ * already): a row of R meets a group only where its o equal the o of a
+ * row of R that passed it, and it gives both rows one answer.  Kept, it
+ * would be costed as a second restriction independent of the first, and
+ * the estimate of the join's rows fall short by its selectivity.
+ *
  * The derived table reads every row of f once, where the SubPlan reads the
  * rows of each outer row's keys (through an index, maybe only a few):
  * where a rewrite is made the hook plans both queries and keeps the
@@ -99,6 +109,7 @@
  */
 #include "postgres.h"
 
+#include "access/sysattr.h"
 #include "access/transam.h"
 #include "catalog/pg_aggregate.h"
 #include "catalog/pg_class.h"
@@ -660,13 +671,63 @@ key_restriction(Query *q, Index relid, List *corrs, List *restrictions)
 }
 
 /*
+ * Of R's restrictions (relid's, copied into the derived table's key
+ * restriction over R's correlation conjuncts same_rel), those the join
+ * with the derived table implies, which q may drop (the file header): a
+ * restriction that reads no column of R but its correlation columns o,
+ * each of a type whose equality leaves nothing to tell equal values apart
+ * (integers, date, bool, oid).  A row of R meets a group only where o =
+ * the group's keys = the o of a row of R that passed every restriction;
+ * such a restriction gives both rows one answer.
+ */
+static List *
+implied_restrictions(Index relid, List *same_rel, List *restrictions)
+{
+	Bitmapset  *ocols = NULL;
+	List	   *result = NIL;
+	ListCell   *lc;
+
+	foreach(lc, same_rel)
+	{
+		CorrelationEq *corr = (CorrelationEq *) lfirst(lc);
+		Var		   *o = (Var *) fc_strip_relabel((Node *) list_nth(corr->op->args,
+																	1 - corr->inner_arg));
+
+		switch (o->vartype)
+		{
+			case INT2OID:
+			case INT4OID:
+			case INT8OID:
+			case DATEOID:
+			case BOOLOID:
+			case OIDOID:
+				break;
+			default:
+				return NIL;
+		}
+		ocols = bms_add_member(ocols, o->varattno - FirstLowInvalidHeapAttributeNumber);
+	}
+	foreach(lc, restrictions)
+	{
+		Node	   *r = (Node *) lfirst(lc);
+		Bitmapset  *reads = NULL;
+
+		pull_varattnos(r, relid, &reads);
+		if (bms_is_subset(reads, ocols))
+			result = lappend(result, r);
+	}
+	return result;
+}
+
+/*
  * Rewrite one conjunct of q (its sublink is argument sublink_arg) as the
  * file header says: the derived table joins q's FROM; returns the
- * conjuncts that replace it.
+ * conjuncts that replace it, and adds to *implied the conjuncts of q the
+ * join now implies (implied_restrictions).
  */
 static List *
 decorrelate(Query *q, OpExpr *conjunct, int sublink_arg, SubLink *sl,
-			List *corrs, List *others)
+			List *corrs, List *others, List **implied)
 {
 	Query	   *sub = copyObject(castNode(Query, sl->subselect));
 	TargetEntry *value_te = linitial_node(TargetEntry, sub->targetList);
@@ -760,6 +821,8 @@ decorrelate(Query *q, OpExpr *conjunct, int sublink_arg, SubLink *sl,
 		quals = lappend(quals, key_restriction(q, o->varno, same_rel,
 											   restrictions));
 		sub->hasSubLinks = true;
+		*implied = list_concat(*implied,
+							   implied_restrictions(o->varno, same_rel, restrictions));
 	}
 	sub->jointree->quals = quals == NIL ? NULL :
 		(Node *) make_ands_explicit(quals);
@@ -811,6 +874,7 @@ rewrite_query(Query *q, bool apply)
 {
 	List	   *conjuncts;
 	List	   *out = NIL;
+	List	   *implied = NIL;
 	ListCell   *lc;
 	bool		changed = false;
 
@@ -834,15 +898,18 @@ rewrite_query(Query *q, bool apply)
 			if (!apply)
 				return true;
 			out = list_concat(out, decorrelate(q, (OpExpr *) c, arg, sl,
-											   corrs, others));
+											   corrs, others, &implied));
 			changed = true;
 		}
 		else
 			out = lappend(out, c);
 	}
-	if (changed)
-		q->jointree->quals = (Node *) make_ands_explicit(out);
-	return changed;
+	if (!changed)
+		return false;
+	/* the conjuncts a derived table's join implies: dropped (pointers) */
+	out = list_difference_ptr(out, implied);
+	q->jointree->quals = out == NIL ? NULL : (Node *) make_ands_explicit(out);
+	return true;
 }
 
 /*
