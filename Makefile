@@ -58,6 +58,10 @@ endif
 PG_CPPFLAGS += -Isrc $(addprefix -Isrc/,$(SRC_DIRS))
 # a function used without its header is an error, not a symbol missing at load time
 PG_CFLAGS   += -Werror=implicit-function-declaration
+# -ffp-contract=off: the C side never fuses a multiply and an add either
+# (gcc contracts by default where the target has FMA, e.g. -march=native),
+# so the CPU path rounds as the device (-fmad=false above) and PostgreSQL do
+PG_CFLAGS   += -ffp-contract=off
 
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
@@ -115,7 +119,7 @@ $(MODULE_big)$(DLSUFFIX): $(BUILD_STAMP)
 .PHONY: test/device_selftest
 SELFTEST_C   = src/cpu/cpu_path.c src/cpu/cpu_hash_join.c src/cpu/cpu_select_sort.c src/cpu/cpu_store.c
 test/device_selftest: test/device_selftest.c test/splitmix64.h $(SELFTEST_C) src/column_store.h $(CUDA_OBJS)
-	$(CC) -O2 -Isrc -Isrc/cpu -o $@ test/device_selftest.c $(SELFTEST_C) $(CUDA_OBJS) \
+	$(CC) -O2 -ffp-contract=off -Isrc -Isrc/cpu -o $@ test/device_selftest.c $(SELFTEST_C) $(CUDA_OBJS) \
 	    $(if $(filter 1,$(WITH_CUDA)),-L$(CUDA_HOME)/lib64 -lcudart_static -lrt -ldl -lpthread -lstdc++,src/cpu/cuda_absent.c) -lm
 
 .PHONY: selftest
