@@ -349,11 +349,16 @@ gdb_segment_fold_kernel(int kind, int input_is_states, const void *col,
 		 g += (uint64_t) gridDim.x * blockDim.x)
 	{
 		GdbAggState acc = gdb_state_identity(kind);
-		uint32_t	end = offsets[g + 1];
+		uint64_t	end = offsets[g + 1];
 
 		if (end - offsets[g] > GDB_FOLD_MAX_ROWS)
 			continue;			/* gdb_long_segment_fold_kernel's */
-		for (uint32_t i = offsets[g]; i < end; i++)
+		/*
+		 * 64-bit row index, as in gdb_long_segment_fold_kernel: offsets are
+		 * uint32 (nsel <= UINT32_MAX, see gdb_groupby_run), but the index
+		 * must not be the type that wraps when a segment ends at 2^32 - 1
+		 */
+		for (uint64_t i = offsets[g]; i < end; i++)
 			acc = gdb_state_combine(kind, acc,
 									gdb_row_state(kind, input_is_states, col, nulls, perm[i]));
 		out[g] = acc;
@@ -393,7 +398,7 @@ gdb_long_segment_fold_kernel(int kind, int input_is_states, const void *col,
 	for (unsigned long long j = blockIdx.x; j < n; j += gridDim.x)
 	{
 		uint32_t	g = long_ids[j];
-		uint32_t	end = offsets[g + 1];
+		uint64_t	end = offsets[g + 1];
 		GdbAggState acc = gdb_state_identity(kind);
 		GdbAggState total;
 
@@ -1073,6 +1078,14 @@ gdb_groupby_run(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
 	int			compacted;
 	GdbFusedArgs fused;
 
+	/*
+	 * Row ids (perm) and segment offsets are uint32: every offset is at
+	 * most nsel <= nrows, so they cannot wrap while nrows <= UINT32_MAX,
+	 * which the entry points check (gdb_too_many_rows); checked again here,
+	 * an explicit error rather than a silent wrap should a caller not.
+	 */
+	if (r->nrows > (uint64_t) UINT32_MAX)
+		return gdb_too_many_rows(err, r->nrows);
 	GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_OFFSETS, (n + 2) * sizeof(uint32_t), &p, err));
 	r->offsets = (uint32_t *) p;
 
