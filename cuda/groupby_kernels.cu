@@ -1279,8 +1279,8 @@ gdb_too_many_rows(GdbError *err, uint64_t nrows)
 int
 gdb_groupby_on_device(GdbCudaExec *exec, const GdbRequest *req,
 					  const GdbBatch *header, char *d_base,
-					  const GdbBatch *copy_src, GdbAllocFn alloc,
-					  void *alloc_arg, GdbBatch **result,
+					  const GdbBatch *copy_src, uint64_t store_gen,
+					  GdbAllocFn alloc, void *alloc_arg, GdbBatch **result,
 					  GdbStats *stats, GdbError *err)
 {
 	GdbError	dummy;
@@ -1314,6 +1314,12 @@ gdb_groupby_on_device(GdbCudaExec *exec, const GdbRequest *req,
 	run.copy_src = copy_src;
 	run.d_in = d_base;
 	run.nrows = header->nrows;
+	if (copy_src == NULL && store_gen != 0)
+	{
+		run.store_gen = store_gen;
+		run.store_buf = d_base;
+		run.store_bytes = header->total_bytes;
+	}
 	/* the row-sized scratch of every operator, then its own pipeline */
 	st = gdb_run_row_scratch(&run, err);
 	if (st == GDB_OK && req->ntables > 0)
@@ -1416,6 +1422,6 @@ gdb_cuda_groupby(GdbCudaExec *exec, const GdbRequest *req,
 	GDB_TRY(gdb_cuda_check_exec(exec, "gdb_cuda_groupby", err));
 	(void) cudaGetLastError();
 	GDB_TRY(gdb_cuda_scratch(exec, GDB_SCR_INPUT, (size_t) input->total_bytes, &d_in, err));
-	return gdb_groupby_on_device(exec, req, input, (char *) d_in, input, alloc,
-								 alloc_arg, result, stats, err);
+	return gdb_groupby_on_device(exec, req, input, (char *) d_in, input, 0,
+								 alloc, alloc_arg, result, stats, err);
 }
