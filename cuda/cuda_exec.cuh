@@ -76,6 +76,44 @@ typedef struct GdbDevCounters
 	unsigned long long kmax[GDB_MAX_GROUP_KEYS];	/* max key encoding */
 } GdbDevCounters;
 
+/*
+ * gdb_flag_raise: set *flag (a call-wide "some row went wrong" flag, such
+ * as fast_bad; zeroed before the kernel and never cleared in it) to
+ * nonzero.  Many rows may raise it -- every row, when the key ranges it is
+ * checked against are wrong -- so the flag is read first, and of the lanes
+ * that see it clear and run here together only the lowest does the
+ * atomic: not one atomic on one address per row.  A stale read (0 after
+ * another lane set it) only costs an atomic.
+ */
+__device__ __forceinline__ void
+gdb_flag_raise(unsigned long long *flag)
+{
+	if (*(volatile unsigned long long *) flag == 0)
+	{
+		unsigned	lane;
+
+		asm("mov.u32 %0, %%laneid;" : "=r"(lane));
+		if (lane == (unsigned) (__ffs(__activemask()) - 1))
+			atomicOr(flag, 1ULL);
+	}
+}
+
+/*
+ * gdb_error_min: atomicMin(err_key, key), the lowest failing row's key
+ * winning (row << GDB_STATUS_BITS | status), but skipped when *err_key
+ * already is at most key: err_key only falls from its preset ~0 while the
+ * kernels of a call run, so a read at most key means the minimum will be
+ * too, and a stale read only costs the atomic.  Rows that all fail (a
+ * filter that raises everywhere) then do an atomic only while theirs
+ * could still be the lowest, not one atomic on one address per row.
+ */
+__device__ __forceinline__ void
+gdb_error_min(unsigned long long *err_key, unsigned long long key)
+{
+	if (key < *(volatile unsigned long long *) err_key)
+		atomicMin(err_key, key);
+}
+
 /* A pinned host allocation handed out by gdb_cuda_host_alloc. */
 typedef struct GdbPinnedBlock
 {

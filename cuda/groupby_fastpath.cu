@@ -551,7 +551,7 @@ gdb_slot_agg_kernel(GdbSlotKeys keys, GdbFastAggs aggs, uint32_t naggs,
 			slot[u] = take[u] ? gdb_slot_of(keys, r, &ok) : 0;
 			if (take[u] && (!ok || slot[u] >= nslots))
 			{
-				atomicOr(bad, 1ULL);
+				gdb_flag_raise(bad);	/* read first: maybe every row */
 				take[u] = false;
 			}
 		}
