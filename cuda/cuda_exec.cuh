@@ -544,7 +544,9 @@ int			gdb_result_alloc(GdbRun *r, uint64_t ngroups, GdbAllocFn alloc,
 							 GdbError *err);
 
 /*
- * gdb_result_finish: copy d_res's arrays behind host's header; end phase.
+ * gdb_result_finish: zero the alignment padding of d_res's arrays (reused
+ * scratch: no stale bytes go back), copy them behind host's header; end
+ * phase.
  * For &r->order_hdr (an ordered GROUPBY) nothing is copied: the phase
  * ends, the unordered result stays in d_res for gdb_order_groups.
  */

@@ -435,6 +435,36 @@ gdb_segment_max_kernel(const uint32_t *offsets, const unsigned long long *nseg,
 		atomicMax(maxseg, m);
 }
 
+/* Padding runs of a result batch, each [start, next GDB_BATCH_ALIGN). */
+#define GDB_PAD_RUNS 64
+
+struct GdbPadRuns
+{
+	uint32_t	n;
+	uint64_t	start[GDB_PAD_RUNS];	/* never GDB_BATCH_ALIGN-aligned */
+};
+
+/*
+ * gdb_zero_padding_kernel: zero the bytes from each run's start up to the
+ * next GDB_BATCH_ALIGN boundary (fewer than GDB_BATCH_ALIGN each): item i
+ * is byte i % GDB_BATCH_ALIGN of run i / GDB_BATCH_ALIGN.
+ */
+__global__ void
+gdb_zero_padding_kernel(char *d_res, GdbPadRuns runs)
+{
+	uint64_t	n = (uint64_t) runs.n * GDB_BATCH_ALIGN;
+
+	for (uint64_t i = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; i < n;
+		 i += (uint64_t) gridDim.x * blockDim.x)
+	{
+		uint64_t	s = runs.start[i / GDB_BATCH_ALIGN];
+		uint64_t	b = s + i % GDB_BATCH_ALIGN;
+
+		if (b < ((s + GDB_BATCH_ALIGN - 1) & ~(uint64_t) (GDB_BATCH_ALIGN - 1)))
+			d_res[b] = 0;
+	}
+}
+
 /* gdb_identity_state_kernel: *out = gdb_state_identity(kind) (one thread). */
 __global__ void
 gdb_identity_state_kernel(GdbAggState *out, int kind)
@@ -922,6 +952,48 @@ gdb_copy_out(GdbCudaExec *ex, char *dst, const char *src, size_t bytes, GdbError
 	return GDB_OK;
 }
 
+/*
+ * Zero the alignment padding behind each column array of the result batch
+ * laid out as host says at d_res (values, then NULL flags, each padded to
+ * GDB_BATCH_ALIGN by gdb_batch_layout).  No kernel writes those bytes, and
+ * d_res is most often the reused RESULT scratch, so they would otherwise
+ * carry an earlier request's bytes to the host: the same result, different
+ * bytes.  Only the padding: every result batch has nrows == capacity
+ * (gdb_result_alloc, gdb_order_groups), and its kernels write each array
+ * whole.
+ */
+static int
+gdb_result_zero_padding(GdbRun *r, const GdbBatch *host, char *d_res, GdbError *err)
+{
+	GdbPadRuns	runs;
+	uint64_t	cap = host->capacity;
+
+	runs.n = 0;
+	for (uint32_t c = 0; c < host->ncols && c < GDB_MAX_BATCH_COLS; c++)
+	{
+		const GdbColumnDesc *cd = &host->cols[c];
+		uint64_t	ends[2];
+		int			nends = 0;
+
+		ends[nends++] = cd->values_off + cap * gdb_kind_width(cd->kind);
+		if (cd->has_nulls)
+			ends[nends++] = cd->nulls_off + cap;
+		for (int e = 0; e < nends; e++)
+			if (ends[e] % GDB_BATCH_ALIGN != 0)
+				runs.start[runs.n++] = ends[e];
+		/* full (room for fewer than a column's two runs), or the last column */
+		if (runs.n > 0 &&
+			(runs.n + 2 > GDB_PAD_RUNS || c + 1 == host->ncols || c + 1 == GDB_MAX_BATCH_COLS))
+		{
+			gdb_zero_padding_kernel<<<gdb_blocks(r->ex, (uint64_t) runs.n * GDB_BATCH_ALIGN),
+				GDB_BLOCK, 0, r->ex->stream>>>(d_res, runs);
+			GDB_CUDA_CHECK_LAUNCH(err, "gdb_zero_padding_kernel");
+			runs.n = 0;
+		}
+	}
+	return GDB_OK;
+}
+
 /* gdb_result_finish: see cuda_exec.cuh. */
 int
 gdb_result_finish(GdbRun *r, GdbBatch *host, const char *d_res, GdbError *err)
@@ -930,6 +1002,8 @@ gdb_result_finish(GdbRun *r, GdbBatch *host, const char *d_res, GdbError *err)
 
 	if (host == &r->order_hdr)
 		return gdb_phase_end(r, err);	/* ordered: gdb_order_groups goes on */
+	if (d_res != NULL && host->total_bytes > hdr)
+		GDB_TRY(gdb_result_zero_padding(r, host, (char *) d_res, err));
 	GDB_TRY(gdb_phase_begin(r, GDB_PHASE_TRANSFER_OUT, err));
 	if (d_res != NULL && d_res == r->ex->kept)
 	{
