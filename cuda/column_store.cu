@@ -45,6 +45,21 @@
 
 #include "cuda_exec.cuh"
 
+/*
+ * The last store generation handed out (GdbStore.gen): every creation and
+ * every change of a store's rows takes the next one, so a generation names
+ * one content of one buffer for the life of the process (64 bits: never
+ * wraps).  Freeing needs none: the next store made, at whatever address,
+ * takes a new one.
+ */
+static uint64_t gdb_store_gen_last = 0;
+
+static uint64_t
+gdb_store_next_gen(void)
+{
+	return __atomic_add_fetch(&gdb_store_gen_last, 1, __ATOMIC_RELAXED);
+}
+
 /* Was store's device reset (gdb_cuda_recover) since the store was made? */
 static bool
 gdb_store_lost(const GdbStore *store)
@@ -168,6 +183,7 @@ gdb_cuda_store_create(GdbCudaExec *exec, uint32_t ncols, const uint32_t *kinds,
 	s->ordinal = exec->ordinal;
 	s->epoch = exec->epoch;
 	s->buf = (GdbBatch *) buf;
+	s->gen = gdb_store_next_gen();
 	*store = s;
 	gdb_store_set_ok(err);
 	return GDB_OK;
@@ -244,6 +260,7 @@ gdb_cuda_store_grow(GdbCudaExec *exec, GdbStore *store, uint64_t need,
 	(void) cudaGetLastError();
 	store->buf = (GdbBatch *) nb;
 	store->header = nh;
+	store->gen = gdb_store_next_gen();	/* a new buffer */
 	return GDB_OK;
 }
 
@@ -369,6 +386,7 @@ gdb_cuda_store_append(GdbCudaExec *exec, GdbStore *store, const GdbBatch *batch,
 		return st;
 	}
 	store->header.nrows = need;
+	store->gen = gdb_store_next_gen();	/* more rows */
 	if (stats)
 	{
 		stats->bytes_to_device += bytes;
@@ -452,6 +470,7 @@ gdb_cuda_store_append_kept(GdbCudaExec *exec, GdbStore *store, const GdbBatch *h
 		return st;
 	}
 	store->header.nrows = need;
+	store->gen = gdb_store_next_gen();	/* more rows */
 	if (stats)
 		stats->bytes_to_device += src_ordinal == exec->ordinal ? 0 : bytes;
 	gdb_store_set_ok(err);
@@ -553,6 +572,8 @@ gdb_cuda_store_scatter(GdbCudaExec *exec, GdbStore *store, uint32_t col,
 							  "gdb_cuda_store_scatter: %llu rows is too many",
 							  (unsigned long long) n);
 	(void) cudaGetLastError();	/* a stale non-sticky error is not ours */
+	/* rows change in place (or may have, on a failure after the launch) */
+	store->gen = gdb_store_next_gen();
 	GDB_TRY(gdb_cuda_scratch(exec, GDB_SCR_TEMP,
 							 (size_t) (n * (sizeof(int64_t) + sizeof(uint32_t))),
 							 &d_tmp, err));
@@ -607,7 +628,8 @@ gdb_cuda_store_groupby(GdbCudaExec *exec, GdbStore *store, const GdbRequest *req
 		*result = NULL;
 	GDB_TRY(gdb_store_check(exec, store, "gdb_cuda_store_groupby", err));
 	return gdb_groupby_on_device(exec, req, &store->header, (char *) store->buf,
-								 NULL, alloc, alloc_arg, result, stats, err);
+								 NULL, store->gen, alloc, alloc_arg, result, stats,
+								 err);
 }
 
 /*

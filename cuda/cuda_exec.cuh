@@ -76,6 +76,44 @@ typedef struct GdbDevCounters
 	unsigned long long kmax[GDB_MAX_GROUP_KEYS];	/* max key encoding */
 } GdbDevCounters;
 
+/*
+ * gdb_flag_raise: set *flag (a call-wide "some row went wrong" flag, such
+ * as fast_bad; zeroed before the kernel and never cleared in it) to
+ * nonzero.  Many rows may raise it -- every row, when the key ranges it is
+ * checked against are wrong -- so the flag is read first, and of the lanes
+ * that see it clear and run here together only the lowest does the
+ * atomic: not one atomic on one address per row.  A stale read (0 after
+ * another lane set it) only costs an atomic.
+ */
+__device__ __forceinline__ void
+gdb_flag_raise(unsigned long long *flag)
+{
+	if (*(volatile unsigned long long *) flag == 0)
+	{
+		unsigned	lane;
+
+		asm("mov.u32 %0, %%laneid;" : "=r"(lane));
+		if (lane == (unsigned) (__ffs(__activemask()) - 1))
+			atomicOr(flag, 1ULL);
+	}
+}
+
+/*
+ * gdb_error_min: atomicMin(err_key, key), the lowest failing row's key
+ * winning (row << GDB_STATUS_BITS | status), but skipped when *err_key
+ * already is at most key: err_key only falls from its preset ~0 while the
+ * kernels of a call run, so a read at most key means the minimum will be
+ * too, and a stale read only costs the atomic.  Rows that all fail (a
+ * filter that raises everywhere) then do an atomic only while theirs
+ * could still be the lowest, not one atomic on one address per row.
+ */
+__device__ __forceinline__ void
+gdb_error_min(unsigned long long *err_key, unsigned long long key)
+{
+	if (key < *(volatile unsigned long long *) err_key)
+		atomicMin(err_key, key);
+}
+
 /* A pinned host allocation handed out by gdb_cuda_host_alloc. */
 typedef struct GdbPinnedBlock
 {
@@ -100,11 +138,16 @@ struct GdbCudaExec
 	GdbDevCounters *host_counters;	/* pinned, read back after each phase */
 	GdbPinnedBlock *pinned;		/* live gdb_cuda_host_alloc blocks */
 	uint32_t	epoch;			/* gdb_cuda_epoch(ordinal) at open */
-	/* key-range hints of column stores' key columns (groupby_fastpath.cu) */
+	/*
+	 * key-range hints of column stores' key columns (groupby_fastpath.cu),
+	 * keyed by (vals, nrows, gen): gen is the store's GdbStore.gen, new
+	 * for every buffer and every change of its rows
+	 */
 	struct
 	{
 		const void *vals;		/* the key column's device values; NULL: free */
 		uint64_t	nrows;
+		uint64_t	gen;		/* the store's generation (never 0) */
 		uint64_t	kmin;		/* gdb_key_encode_int range, as the range
 								 * kernel found it (kmin > kmax: no value) */
 		uint64_t	kmax;
@@ -190,6 +233,9 @@ int			gdb_cuda_check_exec(GdbCudaExec *exec, const char *what, GdbError *err);
  *				Phase A starts at the filter); else a host batch (pinned or
  *				pageable) whose total_bytes bytes are copied to d_base first,
  *				on exec's stream, timed and counted as part of Phase A
+ *	 store_gen	the column store's GdbStore.gen when d_base is a store's
+ *				buffer, else 0 (then no key-range hint is taken or kept:
+ *				a batch buffer holds other rows at the same address)
  * Result, statistics and errors as gdb_cuda_groupby; bytes_to_device counts
  * only host-to-device copies (copy_src's buffer if any, and the filter
  * program).  Requires header->nrows <= UINT32_MAX (else
@@ -197,7 +243,8 @@ int			gdb_cuda_check_exec(GdbCudaExec *exec, const char *what, GdbError *err);
  */
 int			gdb_groupby_on_device(GdbCudaExec *exec, const GdbRequest *req,
 								  const GdbBatch *header, char *d_base,
-								  const GdbBatch *copy_src, GdbAllocFn alloc,
+								  const GdbBatch *copy_src, uint64_t store_gen,
+								  GdbAllocFn alloc,
 								  void *alloc_arg, GdbBatch **result,
 								  GdbStats *stats, GdbError *err);
 
@@ -252,6 +299,15 @@ struct GdbRun
 	const GdbBatch *input;		/* host copy of the input batch's header */
 	const GdbBatch *copy_src;	/* host batch to copy to d_in, or NULL */
 	char	   *d_in;			/* device buffer of the input batch */
+	/*
+	 * the input as it came, for the key-range hints: a column store's
+	 * generation (0: not a store; copy_src is no test, gdb_copy_in clears
+	 * it) and its buffer's device address and bytes (a key column outside
+	 * them -- computed, a join's payload -- lives in scratch)
+	 */
+	uint64_t	store_gen;
+	const char *store_buf;
+	uint64_t	store_bytes;
 	uint32_t   *perm[2];		/* row-id double buffer */
 	int			cur;			/* perm[cur] holds the current order */
 	uint8_t    *flags;			/* filter flags (valid when req->ninstr) */
@@ -488,7 +544,9 @@ int			gdb_result_alloc(GdbRun *r, uint64_t ngroups, GdbAllocFn alloc,
 							 GdbError *err);
 
 /*
- * gdb_result_finish: copy d_res's arrays behind host's header; end phase.
+ * gdb_result_finish: zero the alignment padding of d_res's arrays (reused
+ * scratch: no stale bytes go back), copy them behind host's header; end
+ * phase.
  * For &r->order_hdr (an ordered GROUPBY) nothing is copied: the phase
  * ends, the unordered result stays in d_res for gdb_order_groups.
  */

@@ -256,7 +256,7 @@ gdb_filter_kernel(const char *base, const GdbInstr *prog, int ninstr,
 				continue;
 			if (status[j] != GDB_OK)
 			{
-				atomicMin(err_key, (unsigned long long) (row[j] << GDB_STATUS_BITS) | (unsigned) status[j]);
+				gdb_error_min(err_key, (unsigned long long) (row[j] << GDB_STATUS_BITS) | (unsigned) status[j]);
 				flags[row[j]] = 0;
 			}
 			else
@@ -326,7 +326,7 @@ gdb_values_kernel(const char *base, const GdbInstr *eprog, int neinstr,
 					continue;
 				if (live[j] && status[j] != GDB_OK)
 				{
-					atomicMin(err_key, (unsigned long long) (row[j] << GDB_STATUS_BITS) | (unsigned) status[j]);
+					gdb_error_min(err_key, (unsigned long long) (row[j] << GDB_STATUS_BITS) | (unsigned) status[j]);
 					live[j] = false;
 				}
 				a.vals[e][row[j]] = live[j] && !top[j].isnull ? top[j].v.i : 0;

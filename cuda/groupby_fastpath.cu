@@ -551,7 +551,7 @@ gdb_slot_agg_kernel(GdbSlotKeys keys, GdbFastAggs aggs, uint32_t naggs,
 			slot[u] = take[u] ? gdb_slot_of(keys, r, &ok) : 0;
 			if (take[u] && (!ok || slot[u] >= nslots))
 			{
-				atomicOr(bad, 1ULL);
+				gdb_flag_raise(bad);	/* read first: maybe every row */
 				take[u] = false;
 			}
 		}
@@ -681,19 +681,37 @@ gdb_slot_smem(GdbCudaExec *ex, uint32_t naggs, uint32_t nslots)
 
 /*
  * Key-range hints: per exec, the ranges gdb_key_range_kernel last found
- * for a column store's key columns (device address and row count).  A
- * hint only saves the range pass: every row outside the hinted ranges
- * sets fast_bad, and the call then measures the ranges after all, so a
- * stale hint (the store changed, or another one took its address) costs
- * time, never a wrong answer.  Only for column stores (no copy_src): a
- * batch buffer holds different data at the same address every time.
+ * for a column store's key columns, keyed by the column's device address,
+ * the row count and the store's generation (GdbStore.gen, new for every
+ * buffer and every change of its rows), so a hint matches only the very
+ * rows it was measured on.  A hint saves the range pass; should one be
+ * wrong all the same, every row outside the hinted ranges sets fast_bad
+ * and the call measures the ranges after all.  Only for key columns inside
+ * a column store's buffer (r->store_gen): a batch buffer, and the scratch
+ * of computed and join payload columns, hold other rows at the same
+ * address every time.
  */
+static int
+gdb_range_hint_usable(const GdbRun *r)
+{
+	if (r->store_gen == 0)
+		return 0;
+	for (uint32_t k = 0; k < r->req->nkeys; k++)
+	{
+		const char *v = (const char *) r->keys.vals[k];
+
+		if (v < r->store_buf || v >= r->store_buf + r->store_bytes)
+			return 0;
+	}
+	return 1;
+}
+
 static int
 gdb_range_hint_find(GdbRun *r)
 {
 	GdbCudaExec *ex = r->ex;
 
-	if (r->copy_src != NULL)
+	if (!gdb_range_hint_usable(r))
 		return 0;
 	for (uint32_t k = 0; k < r->req->nkeys; k++)
 	{
@@ -701,7 +719,8 @@ gdb_range_hint_find(GdbRun *r)
 
 		for (h = 0; h < GDB_RANGE_HINTS; h++)
 			if (ex->range_hint[h].vals == r->keys.vals[k] &&
-				ex->range_hint[h].nrows == r->nrows)
+				ex->range_hint[h].nrows == r->nrows &&
+				ex->range_hint[h].gen == r->store_gen)
 				break;
 		if (h == GDB_RANGE_HINTS)
 			return 0;
@@ -717,7 +736,7 @@ gdb_range_hint_store(GdbRun *r, int forget)
 {
 	GdbCudaExec *ex = r->ex;
 
-	if (r->copy_src != NULL)
+	if (!gdb_range_hint_usable(r))
 		return;
 	for (uint32_t k = 0; k < r->req->nkeys; k++)
 	{
@@ -734,6 +753,7 @@ gdb_range_hint_store(GdbRun *r, int forget)
 		}
 		ex->range_hint[h].vals = forget ? NULL : r->keys.vals[k];
 		ex->range_hint[h].nrows = r->nrows;
+		ex->range_hint[h].gen = r->store_gen;
 		ex->range_hint[h].kmin = r->kmin[k];
 		ex->range_hint[h].kmax = r->kmax[k];
 	}

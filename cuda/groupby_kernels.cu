@@ -349,11 +349,16 @@ gdb_segment_fold_kernel(int kind, int input_is_states, const void *col,
 		 g += (uint64_t) gridDim.x * blockDim.x)
 	{
 		GdbAggState acc = gdb_state_identity(kind);
-		uint32_t	end = offsets[g + 1];
+		uint64_t	end = offsets[g + 1];
 
 		if (end - offsets[g] > GDB_FOLD_MAX_ROWS)
 			continue;			/* gdb_long_segment_fold_kernel's */
-		for (uint32_t i = offsets[g]; i < end; i++)
+		/*
+		 * 64-bit row index, as in gdb_long_segment_fold_kernel: offsets are
+		 * uint32 (nsel <= UINT32_MAX, see gdb_groupby_run), but the index
+		 * must not be the type that wraps when a segment ends at 2^32 - 1
+		 */
+		for (uint64_t i = offsets[g]; i < end; i++)
 			acc = gdb_state_combine(kind, acc,
 									gdb_row_state(kind, input_is_states, col, nulls, perm[i]));
 		out[g] = acc;
@@ -393,7 +398,7 @@ gdb_long_segment_fold_kernel(int kind, int input_is_states, const void *col,
 	for (unsigned long long j = blockIdx.x; j < n; j += gridDim.x)
 	{
 		uint32_t	g = long_ids[j];
-		uint32_t	end = offsets[g + 1];
+		uint64_t	end = offsets[g + 1];
 		GdbAggState acc = gdb_state_identity(kind);
 		GdbAggState total;
 
@@ -428,6 +433,36 @@ gdb_segment_max_kernel(const uint32_t *offsets, const unsigned long long *nseg,
 	}
 	if (m > 0)
 		atomicMax(maxseg, m);
+}
+
+/* Padding runs of a result batch, each [start, next GDB_BATCH_ALIGN). */
+#define GDB_PAD_RUNS 64
+
+struct GdbPadRuns
+{
+	uint32_t	n;
+	uint64_t	start[GDB_PAD_RUNS];	/* never GDB_BATCH_ALIGN-aligned */
+};
+
+/*
+ * gdb_zero_padding_kernel: zero the bytes from each run's start up to the
+ * next GDB_BATCH_ALIGN boundary (fewer than GDB_BATCH_ALIGN each): item i
+ * is byte i % GDB_BATCH_ALIGN of run i / GDB_BATCH_ALIGN.
+ */
+__global__ void
+gdb_zero_padding_kernel(char *d_res, GdbPadRuns runs)
+{
+	uint64_t	n = (uint64_t) runs.n * GDB_BATCH_ALIGN;
+
+	for (uint64_t i = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; i < n;
+		 i += (uint64_t) gridDim.x * blockDim.x)
+	{
+		uint64_t	s = runs.start[i / GDB_BATCH_ALIGN];
+		uint64_t	b = s + i % GDB_BATCH_ALIGN;
+
+		if (b < ((s + GDB_BATCH_ALIGN - 1) & ~(uint64_t) (GDB_BATCH_ALIGN - 1)))
+			d_res[b] = 0;
+	}
 }
 
 /* gdb_identity_state_kernel: *out = gdb_state_identity(kind) (one thread). */
@@ -917,6 +952,48 @@ gdb_copy_out(GdbCudaExec *ex, char *dst, const char *src, size_t bytes, GdbError
 	return GDB_OK;
 }
 
+/*
+ * Zero the alignment padding behind each column array of the result batch
+ * laid out as host says at d_res (values, then NULL flags, each padded to
+ * GDB_BATCH_ALIGN by gdb_batch_layout).  No kernel writes those bytes, and
+ * d_res is most often the reused RESULT scratch, so they would otherwise
+ * carry an earlier request's bytes to the host: the same result, different
+ * bytes.  Only the padding: every result batch has nrows == capacity
+ * (gdb_result_alloc, gdb_order_groups), and its kernels write each array
+ * whole.
+ */
+static int
+gdb_result_zero_padding(GdbRun *r, const GdbBatch *host, char *d_res, GdbError *err)
+{
+	GdbPadRuns	runs;
+	uint64_t	cap = host->capacity;
+
+	runs.n = 0;
+	for (uint32_t c = 0; c < host->ncols && c < GDB_MAX_BATCH_COLS; c++)
+	{
+		const GdbColumnDesc *cd = &host->cols[c];
+		uint64_t	ends[2];
+		int			nends = 0;
+
+		ends[nends++] = cd->values_off + cap * gdb_kind_width(cd->kind);
+		if (cd->has_nulls)
+			ends[nends++] = cd->nulls_off + cap;
+		for (int e = 0; e < nends; e++)
+			if (ends[e] % GDB_BATCH_ALIGN != 0)
+				runs.start[runs.n++] = ends[e];
+		/* full (room for fewer than a column's two runs), or the last column */
+		if (runs.n > 0 &&
+			(runs.n + 2 > GDB_PAD_RUNS || c + 1 == host->ncols || c + 1 == GDB_MAX_BATCH_COLS))
+		{
+			gdb_zero_padding_kernel<<<gdb_blocks(r->ex, (uint64_t) runs.n * GDB_BATCH_ALIGN),
+				GDB_BLOCK, 0, r->ex->stream>>>(d_res, runs);
+			GDB_CUDA_CHECK_LAUNCH(err, "gdb_zero_padding_kernel");
+			runs.n = 0;
+		}
+	}
+	return GDB_OK;
+}
+
 /* gdb_result_finish: see cuda_exec.cuh. */
 int
 gdb_result_finish(GdbRun *r, GdbBatch *host, const char *d_res, GdbError *err)
@@ -925,6 +1002,8 @@ gdb_result_finish(GdbRun *r, GdbBatch *host, const char *d_res, GdbError *err)
 
 	if (host == &r->order_hdr)
 		return gdb_phase_end(r, err);	/* ordered: gdb_order_groups goes on */
+	if (d_res != NULL && host->total_bytes > hdr)
+		GDB_TRY(gdb_result_zero_padding(r, host, (char *) d_res, err));
 	GDB_TRY(gdb_phase_begin(r, GDB_PHASE_TRANSFER_OUT, err));
 	if (d_res != NULL && d_res == r->ex->kept)
 	{
@@ -1073,6 +1152,14 @@ gdb_groupby_run(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
 	int			compacted;
 	GdbFusedArgs fused;
 
+	/*
+	 * Row ids (perm) and segment offsets are uint32: every offset is at
+	 * most nsel <= nrows, so they cannot wrap while nrows <= UINT32_MAX,
+	 * which the entry points check (gdb_too_many_rows); checked again here,
+	 * an explicit error rather than a silent wrap should a caller not.
+	 */
+	if (r->nrows > (uint64_t) UINT32_MAX)
+		return gdb_too_many_rows(err, r->nrows);
 	GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_OFFSETS, (n + 2) * sizeof(uint32_t), &p, err));
 	r->offsets = (uint32_t *) p;
 
@@ -1266,8 +1353,8 @@ gdb_too_many_rows(GdbError *err, uint64_t nrows)
 int
 gdb_groupby_on_device(GdbCudaExec *exec, const GdbRequest *req,
 					  const GdbBatch *header, char *d_base,
-					  const GdbBatch *copy_src, GdbAllocFn alloc,
-					  void *alloc_arg, GdbBatch **result,
+					  const GdbBatch *copy_src, uint64_t store_gen,
+					  GdbAllocFn alloc, void *alloc_arg, GdbBatch **result,
 					  GdbStats *stats, GdbError *err)
 {
 	GdbError	dummy;
@@ -1301,6 +1388,12 @@ gdb_groupby_on_device(GdbCudaExec *exec, const GdbRequest *req,
 	run.copy_src = copy_src;
 	run.d_in = d_base;
 	run.nrows = header->nrows;
+	if (copy_src == NULL && store_gen != 0)
+	{
+		run.store_gen = store_gen;
+		run.store_buf = d_base;
+		run.store_bytes = header->total_bytes;
+	}
 	/* the row-sized scratch of every operator, then its own pipeline */
 	st = gdb_run_row_scratch(&run, err);
 	if (st == GDB_OK && req->ntables > 0)
@@ -1403,6 +1496,6 @@ gdb_cuda_groupby(GdbCudaExec *exec, const GdbRequest *req,
 	GDB_TRY(gdb_cuda_check_exec(exec, "gdb_cuda_groupby", err));
 	(void) cudaGetLastError();
 	GDB_TRY(gdb_cuda_scratch(exec, GDB_SCR_INPUT, (size_t) input->total_bytes, &d_in, err));
-	return gdb_groupby_on_device(exec, req, input, (char *) d_in, input, alloc,
-								 alloc_arg, result, stats, err);
+	return gdb_groupby_on_device(exec, req, input, (char *) d_in, input, 0,
+								 alloc, alloc_arg, result, stats, err);
 }

@@ -87,7 +87,7 @@ gdb_order_check_kernel(GdbOrderChecks checks, uint64_t ngroups,
 
 			if (st != GDB_OK)
 			{
-				atomicMin(err_key, (unsigned long long) (g << GDB_STATUS_BITS) | (unsigned) st);
+				gdb_error_min(err_key, (unsigned long long) (g << GDB_STATUS_BITS) | (unsigned) st);
 				break;
 			}
 		}

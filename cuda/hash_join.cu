@@ -102,7 +102,7 @@ gdb_hj_unique_kernel(GdbHashSide side, uint32_t nkeys, uint64_t nrows,
 	for (uint64_t row = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x;
 		 row < nrows; row += (uint64_t) gridDim.x * blockDim.x)
 		if (!gdb_hj_unique_row(&side, nkeys, row))
-			atomicMin(dup, (unsigned long long) row);
+			gdb_error_min(dup, (unsigned long long) row);	/* the lowest */
 }
 
 /*
@@ -154,7 +154,7 @@ gdb_hj_probe_kernel(const char *base, const GdbInstr *prog, GdbJoinArgs a,
 		a.keep_vals[row] = keep;
 		a.keep_nulls[row] = 0;
 		if (st != GDB_OK)
-			atomicMin(err_key, (unsigned long long) (row << GDB_STATUS_BITS) | (unsigned) st);
+			gdb_error_min(err_key, (unsigned long long) (row << GDB_STATUS_BITS) | (unsigned) st);
 	}
 }
 

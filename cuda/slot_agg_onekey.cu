@@ -100,7 +100,7 @@ gdb_slot1_fold(const GdbSlot1Args &k, uint32_t nslots, unsigned long long *tab,
 		slot[u] = kn[u] ? (uint32_t) k.range : (uint32_t) d;
 		if (take[u] && !kn[u] && d >= k.range)
 		{
-			atomicOr(bad, 1ULL);
+			gdb_flag_raise(bad);	/* read first: maybe every row */
 			take[u] = false;
 		}
 	}

@@ -130,7 +130,7 @@ gdb_slot_warp_kernel(GdbSlotKeys keys, GdbFastAggs aggs, uint32_t naggs,
 
 			if (!ok || sl >= nslots)
 			{
-				atomicOr(bad, 1ULL);
+				gdb_flag_raise(bad);	/* read first: maybe every row */
 				take = false;
 			}
 			slot = (uint32_t) sl;

@@ -43,7 +43,12 @@ extern "C"
  * header.nrows is the number of stored rows, header.total_bytes the bytes
  * held.  epoch is the device's reset epoch at creation (CUDA store only):
  * after gdb_cuda_recover reset the device, buf is gone and the store only
- * accepts *_store_free.
+ * accepts *_store_free.  gen (CUDA store only) is a process-wide number
+ * taken anew whenever buf or its rows change (creation, growth, append,
+ * scatter), never 0 and never reused: device-side memos of the rows
+ * (key-range hints, cuda/groupby_fastpath.cu) are keyed by it, so a store
+ * freed and made again at the same address, or changed in place, cannot
+ * match a memo of the old rows.
  */
 struct GdbStore
 {
@@ -52,6 +57,7 @@ struct GdbStore
 	uint32_t	epoch;			/* device reset epoch at creation */
 	uint32_t	pad_;
 	GdbBatch   *buf;			/* the buffer (host or device address) */
+	uint64_t	gen;			/* generation of buf's rows (CUDA store) */
 	GdbBatch	header;			/* host copy of the buffer's header */
 };
 

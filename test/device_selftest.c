@@ -2256,9 +2256,10 @@ scatter_compare(int on_gpu, GdbStore *s, GdbRequest *req, const GdbBatch *whole,
  * takes its key ranges from the exec's hints after an unfiltered call
  * measured them.  The same group-by by (ki) and by (kb) six times, with
  * and without a filter, then after scatters that put ki values outside the
- * hinted range (a stale hint: the slot pass must notice and measure
- * again) and inside it; every answer against gdb_cpu_groupby over the
- * input changed the same way, and on the small-key path.
+ * hinted range and inside it (each scatter gives the store a new
+ * generation, so the old hint is not taken: the ranges are measured
+ * again); every answer against gdb_cpu_groupby over the input changed the
+ * same way, and on the small-key path.
  */
 static void
 test_store_range_hints(uint64_t nrows)
