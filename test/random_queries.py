@@ -116,6 +116,30 @@ then gpudb.use_cache = off, gpudb.batch_rows = 1024 (several batches where
 --rows is above 3072), or gpudb.min_parallel_table_size = 0 with
 gpudb.parallel_workers = 2 (a GpudbScan's own parallel heap readers).
 
+Correlated scalar subqueries (--scalar, 0.08 of the queries, over the join
+tables; kinds sq-agg, sq-sel, sq-q20-agg, sq-q20-sel; an RNG of their own
+decides, seeded "seed:I:sq", so the others stay as the seed gives them):
+src/planner/scalar_subquery_rewrite.c's shapes.  An outer table t (a fact
+table or a dimension, now and then joined to d: inner, comma or LEFT JOIN),
+a conjunct x op (SELECT agg FROM s [, w] WHERE s.k = t.k [AND s.k2 = t.k2 |
+d.k2] [AND s's filter]) with op < <= = <> >= > (the sublink on either
+side), agg avg, sum, min or max of an integer or numeric (also 0.5 *
+sum(...), avg(...) * 2, sum(...) + 1), min or max of a date or text, x
+mostly the aggregated column itself (Q17's, Q2's x = min(x)); and beside
+them what the rewrite must leave alone: count (the count bug), avg of a
+float, the conjunct under OR, correlation columns of two types; correlation
+columns of every key domain (integers, text/varchar/char(10), dates,
+numerics, NULLs, duplicates and stray keys) and bool; now and then two such
+conjuncts.  Restrictions of t over its correlation columns only (t.k % 3 =
+1, t.k > c, IN lists, t.k IN (SELECT ...), EXISTS correlated to t.k only,
+(t.k, t.k2) IN (SELECT ...), LIKE, length(), extract(), a numeric key as
+text: the derived table's key restriction, and where those columns are
+integers, dates or bool dropped from the WHERE), over its other columns,
+over both, and over d.  sq-q20: TPC-H Q20's nesting, SELECT ... FROM d
+WHERE d.k IN (SELECT t.k' FROM t WHERE t.k IN (SELECT ...) AND t.x >
+(SELECT 0.5 * sum(s.v) FROM s WHERE s.k = t.k AND s.k2 = t.k2 ...)).  They
+are join queries (settings, no overflow) and count among the joins too.
+
 HOW IT COMPARES: if either side errors, both must fail with the same SQLSTATE
 (psql's :SQLSTATE; --loose-sqlstate accepts any two class-22 errors).  Else the
 results must be equal: ORDER BY queries row by row in order (each ORDER BY ends
@@ -148,12 +172,20 @@ pg_virtualenv does (superuser: CREATE EXTENSION, LOAD 'gpudb' per session):
   pg_virtualenv -t -o shared_preload_libraries=gpudb -o gpudb.device=cpu \\
       python3 test/random_queries.py --setup-sql 'SET gpudb.device = cpu'
 Options: --seed --queries (300) --tables (4) --rows (2000) --joins (the share of
-join queries, 0.2; 0: none and no join tables) --setup-sql --min-gpu --jobs
+join queries, 0.2; 0: none and no join tables) --scalar (the share of
+correlated scalar subquery queries, 0.08; none without join tables) --setup-sql --min-gpu --jobs
 (parallel sessions, 4) --log FILE --verbose --only I,J --self-check.
 Last line: the summary (queries, those with a Gpudb node by kind: scan, agg,
 sort, join; those with expressions and how many of them had a Gpudb node; the
-join queries, how many of them had a Gpudb node and how many a GpudbJoin; errors
-matched, differences).  The --log marks the queries with expressions "+x".
+join queries, how many of them had a Gpudb node and how many a GpudbJoin; the
+queries with a correlated scalar subquery (sq-* and the join kinds' own), how
+many of them the plan joins as a grouped derived table (the alias
+scalar_subquery in the plan, or the planner's DEBUG1 line that the rewrite
+cost less: rewrite_choice.c; the EXPLAIN of such a query runs with
+client_min_messages = debug1 and a \\warn marker on stderr), how many had a
+restriction the rewrite may drop and how many of those were rewritten;
+errors matched, differences).  The --log marks the queries with expressions "+x", those
+whose correlated scalar subquery the plan joins as a derived table "+sq".
 Exit 1 on a difference or fewer than --min-gpu GPU queries, 2 (a message)
 when setup fails.  test/random_queries.sh wraps it all.
 
@@ -181,7 +213,8 @@ import sys
 import time
 
 # the generator, the runner and the comparison: test/rq/, by concept
-from rq.compare import compare, derived_join, device_having, gpu_nodes, ordered_join, report
+from rq.compare import (compare, derived_join, device_having, gpu_nodes, ordered_join, report,
+                        scalar_rewritten)
 from rq.join_tables import cache_join_tables, make_join_tables
 from rq.self_check import self_check
 from rq.session import die, limit_retry, prelude, psql, run_all
@@ -199,6 +232,9 @@ def main():
     ap.add_argument('--jobs', type=int, default=4)
     ap.add_argument('--joins', type=float, default=0.2,
                     help='the share of join queries (0: none, and no join tables)')
+    ap.add_argument('--scalar', type=float, default=0.08,
+                    help='the share of queries with a correlated scalar subquery (over the '
+                         'join tables: none with --joins 0)')
     ap.add_argument('--log')
     ap.add_argument('--only', help='comma-separated query numbers to run')
     ap.add_argument('--loose-sqlstate', action='store_true',
@@ -230,13 +266,13 @@ def main():
     if args.self_check:
         return self_check(args, tables, gucs, jtables)
     idxs = range(args.queries) if not args.only else [int(x) for x in args.only.split(',')]
-    queries = [gen_query(args.seed, i, tables, jtables, args.joins) for i in idxs]
+    queries = [gen_query(args.seed, i, tables, jtables, args.joins, args.scalar) for i in idxs]
     results = run_all(args, queries, gucs)
     limit_retry(args, queries, results, gucs)
     ngpu, kinds, errs, diffs, log = 0, {'GpudbScan': 0, 'GpudbAgg': 0, 'GpudbSort': 0, 'GpudbJoin': 0}, \
         0, 0, []
     nexpr = nexpr_gpu = njoin = njoin_gpu = njoin_gpujoin = njoin_ordered = nhaving = 0
-    nderived = 0
+    nderived = nscalar = nscalar_rw = ndrop = ndrop_rw = 0
     for q in queries:
         r = results[q.idx]
         why = compare(q, r, args.loose_sqlstate)
@@ -250,6 +286,10 @@ def main():
         njoin_ordered += q.join and ordered_join(r)
         nderived += q.join and derived_join(r)
         nhaving += device_having(r)
+        nscalar += q.scalar
+        nscalar_rw += q.scalar and scalar_rewritten(r)
+        ndrop += q.scalar and q.droppable
+        ndrop_rw += q.scalar and q.droppable and scalar_rewritten(r)
         for n in nodes:
             kinds[n] = kinds.get(n, 0) + 1
         erred = 'crash' not in r and (r['A'][0] != '00000' or r['B'][0] != '00000')
@@ -260,7 +300,8 @@ def main():
             if erred and r['A'][0] == r['B'][0] else 'errors %s/%s (risky)' % (
                 r['A'][0], r['B'][0]) if erred else \
             'ok, %d rows' % len(r['A'][2])
-        log.append('%d [%s%s] %s [%s] %s' % (q.idx, q.kind, '+x' if q.has_expr else '',
+        log.append('%d [%s%s%s] %s [%s] %s' % (q.idx, q.kind, '+x' if q.has_expr else '',
+                                               '+sq' if q.scalar and scalar_rewritten(r) else '',
                                              ','.join(sorted(nodes)) or '-', outcome, q.sql))
         if why:
             report(q, r, why, args.seed)
@@ -280,11 +321,13 @@ def main():
     print('random_queries: %d queries, %d with a GPU node (scan %d, agg %d, sort %d, join %d), '
           '%d with expressions (%d of them with a GPU node), %d joins (%d of them with a GPU '
           'node, %d with a GpudbJoin, %d of those ordered on the device, %d with a derived '
-          'table\'s build side), %d with HAVING on the '
+          'table\'s build side), %d with a correlated scalar subquery (%d of them '
+          'rewritten as a join; %d with a restriction the rewrite may drop, %d of those '
+          'rewritten), %d with HAVING on the '
           'device, %d errors matched, %d differences'
           % (len(queries), ngpu, kinds['GpudbScan'], kinds['GpudbAgg'], kinds['GpudbSort'],
              kinds['GpudbJoin'], nexpr, nexpr_gpu, njoin, njoin_gpu, njoin_gpujoin,
-             njoin_ordered, nderived, nhaving, errs, diffs))
+             njoin_ordered, nderived, nscalar, nscalar_rw, ndrop, ndrop_rw, nhaving, errs, diffs))
     return 1 if diffs or ngpu < args.min_gpu else 0
 
 if __name__ == '__main__':

@@ -15,6 +15,8 @@ tested and how; its main runs it all):
                   xagg, q1/q6) and gen_query, which draws query I of a seed
   joins.py        the join query shapes (gen_join: stars, chains, semi and anti
                   joins, derived tables)
+  scalar.py       correlated scalar subqueries over the join tables (gen_scalar:
+                  scalar_subquery_rewrite.c's shapes, TPC-H Q2/Q17/Q20's)
   session.py      psql: the session script of each query (gpudb on, off,
                   EXPLAIN), batches in parallel sessions, the LIMIT retry
   compare.py      the comparison of both sides' results, and the report of a

@@ -91,6 +91,22 @@ def device_having(r):
     (its "HAVING Quals on Device" line, groupby_having.c)."""
     return 'E' in r and any('HAVING Quals on Device:' in line for line in r['E'][2])
 
+SCALAR_DEBUG = re.compile(r'correlated scalar subquery as a join: cost ([0-9.e+]+), '
+                          r'as written ([0-9.e+]+)')
+
+def scalar_rewritten(r):
+    """Whether the plan joins a correlated scalar subquery's grouped derived
+    table (src/planner/scalar_subquery_rewrite.c): the alias scalar_subquery in
+    the plan, or where the plan elides that subquery scan, the planner's DEBUG1
+    line that the rewritten query cost less (rewrite_choice.c)."""
+    if 'E' in r and any(re.search(r'\bscalar_subquery\b', line) for line in r['E'][2]):
+        return True
+    for line in r.get('W', (0, 0, []))[2]:
+        m = SCALAR_DEBUG.search(line)
+        if m and float(m.group(1)) < float(m.group(2)):
+            return True
+    return False
+
 def derived_join(r):
     """Whether a GpudbJoin of the plan has a derived table's build side: a plan
     node under it (the derived table's plan, join_build.c)."""

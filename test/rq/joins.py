@@ -273,6 +273,7 @@ def gen_join(seed, i, jt):
         if kind in ('SEMI', 'ANTI') and (shape == 'star' or last):
             nsemi += 1
             if rng.random() < 0.3:
+                rng.scalar = True
                 where.append(scalar_part(rng, X, JRel('s%d' % nsemi, t)))
             else:
                 where.append(semi_part(rng, X, JRel('s%d' % nsemi, t), kind == 'ANTI'))
@@ -337,6 +338,13 @@ def gen_join(seed, i, jt):
         q = jsel_query(rng, rels, cols, frm, wsql, bound)
         kind = 'sel'
     q.kind = 'j%s-%s' % (shape, kind)
+    q.scalar = getattr(rng, 'scalar', False)
+    join_settings(rng, q)
+    q.idx = i
+    return q
+
+def join_settings(rng, q):
+    """The settings of a join query (q.pg_set, q.gpu_off), its flags."""
     q.join, q.risky = True, False
     q.has_expr = rng.exprs > 0
     r = rng.random()
@@ -356,8 +364,6 @@ def gen_join(seed, i, jt):
         q.pg_set += [('gpudb.min_parallel_table_size', '0'), ('gpudb.parallel_workers', '2')]
     if rng.random() < 0.15:
         q.gpu_off = [rng.choice(ALL_ENABLE_GUCS)]
-    q.idx = i
-    return q
 
 def jpick(rng, cols, k):
     """k of cols, the first ones from different tables."""

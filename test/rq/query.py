@@ -20,6 +20,8 @@ class Query:
         self.limit_excused = None
         self.risky = False          # drawn with overflow and division by zero
         self.join = False           # a join query (gen_join)
+        self.scalar = False         # has a correlated scalar subquery (scalar.py, scalar_part)
+        self.droppable = False      # and a restriction the rewrite may drop (scalar.py)
 
 def order_item(rng, name):
     return name + rng.choice(['', ' ASC', ' DESC']) + rng.choice(['', '', ' NULLS FIRST',

@@ -45,7 +45,10 @@ def block(q, gucs):
     out += ['SET %s = %s;' % (g, 'off' if g in q.gpu_off else 'on') for g in ALL_ENABLE_GUCS
             if g in gucs]
     out += ['SET %s = 0;' % g for g in COST_GUCS if g in gucs]
+    if q.scalar:    # the planner's DEBUG1 line of its choice, on stderr up to a marker
+        out.append('SET client_min_messages = debug1;')
     out += ['EXPLAIN (COSTS OFF) %s;' % q.sql, '\\echo @@E %d :SQLSTATE :LAST_ERROR_MESSAGE' % i,
+            'SET client_min_messages = warning;\n\\warn @@W %d' % i if q.scalar else '',
             q.sql + ';', '\\echo @@A %d :SQLSTATE :LAST_ERROR_MESSAGE' % i,
             'SET gpudb.enabled = off;',
             q.sql_off + ';', '\\echo @@B %d :SQLSTATE :LAST_ERROR_MESSAGE' % i]
@@ -66,6 +69,13 @@ def run_batch(args, queries, gucs):
             die('session setup failed (%s %s); stderr:\n%s' % (state, msg, err))
         res.setdefault(i, {})[tag] = (state, msg if state != '00000' else '', buf)
         buf = []
+    # the DEBUG lines before each @@W marker on stderr: the EXPLAIN's (a scalar query's)
+    buf = []
+    for line in err.split('\n'):
+        m = re.match(r'@@W (\d+)$', line)
+        if m and int(m.group(1)) in res:
+            res[int(m.group(1))]['W'] = ('00000', '', [x for x in buf if 'DEBUG' in x])
+        buf = [] if m else buf + [line]
     return res, err
 
 def wait_server(deadline=60):
@@ -75,6 +85,10 @@ def wait_server(deadline=60):
             return
         time.sleep(1)
 
+def complete(r):
+    """Whether a query's results hold its EXPLAIN and both runs."""
+    return all(k in r for k in 'EAB')
+
 def run_all(args, queries, gucs):
     """All queries, --jobs sessions at a time; incomplete ones are retried alone."""
     size = max(1, min(40, (len(queries) + args.jobs - 1) // args.jobs))
@@ -83,12 +97,12 @@ def run_all(args, queries, gucs):
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as ex:
         for res, err in ex.map(lambda b: run_batch(args, b, gucs), batches):
             results.update(res)
-    missing = [q for q in queries if len(results.get(q.idx, {})) < 3]
+    missing = [q for q in queries if not complete(results.get(q.idx, {}))]
     for q in missing:       # a lost connection: find the query that does it, alone
         wait_server()
         res, err = run_batch(args, [q], gucs)
         results[q.idx] = res.get(q.idx, {})
-        if len(results[q.idx]) < 3:
+        if not complete(results[q.idx]):
             results[q.idx]['crash'] = err.strip()[-500:]
     return results
 
@@ -113,11 +127,12 @@ def limit_retry(args, queries, results, gucs):
                 nq = Query(q.kind, LIMIT_RE.sub('', q.sql), q.floats, q.ordered,
                            sql_off=LIMIT_RE.sub('', q.sql_off))
                 nq.idx, nq.pg_set, nq.gpu_off, nq.bad = q.idx, q.pg_set, q.gpu_off, bad
+                nq.scalar = q.scalar
                 again.append(nq)
     if not again:
         return
     res = run_all(args, again, gucs)
     for nq in again:
         r = res.get(nq.idx, {})
-        if 'crash' not in r and len(r) >= 3 and r['A'][0] == r['B'][0] == nq.bad:
+        if 'crash' not in r and complete(r) and r['A'][0] == r['B'][0] == nq.bad:
             next(q for q in queries if q.idx == nq.idx).limit_excused = nq.bad
