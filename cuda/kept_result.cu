@@ -180,20 +180,25 @@ gdb_cuda_buffer_to_host(GdbCudaExec *exec, const GdbDeviceBuffer *buf,
  */
 struct GdbDeviceCodeMap
 {
+	unsigned long long *count;	/* the allocation's start */
 	int64_t    *codes;			/* cap entries */
 	unsigned int *missing;		/* (cap + 31) / 32 words */
-	unsigned long long *count;
 	uint64_t	cap;
 	int			ordinal;
 	uint32_t	epoch;			/* gdb_cuda_epoch(ordinal) when made */
 };
 
-/* Bytes of a map of cap codes: codes, then the bitmap, then the counter. */
+/*
+ * Bytes of a map of cap codes: the counter, then the codes, then the
+ * bitmap, so that the 8-byte counter and codes are 8-byte aligned (a
+ * bitmap of an odd number of words in front of the counter put it on a
+ * 4-byte boundary: a misaligned atomic).
+ */
 static size_t
 gdb_code_map_bytes(uint64_t cap)
 {
-	return (size_t) cap * sizeof(int64_t) + (size_t) ((cap + 31) / 32) * sizeof(unsigned int) +
-		sizeof(unsigned long long);
+	return sizeof(unsigned long long) + (size_t) cap * sizeof(int64_t) +
+		(size_t) ((cap + 31) / 32) * sizeof(unsigned int);
 }
 
 /* Is map's allocation still there, on exec's device? */
@@ -244,11 +249,13 @@ gdb_code_map_reserve(GdbCudaExec *exec, GdbDeviceCodeMap **map, uint64_t ncodes,
 	}
 	do
 	{
+		char	   *codes = p + sizeof(unsigned long long);
+
 		if (keep > 0)
-			GDB_CUDA_CHECK_BREAK(rc, err, cudaMemcpyAsync(p, m->codes, (size_t) keep * sizeof(int64_t),
+			GDB_CUDA_CHECK_BREAK(rc, err, cudaMemcpyAsync(codes, m->codes, (size_t) keep * sizeof(int64_t),
 														  cudaMemcpyDeviceToDevice, exec->stream));
 		/* all ones: -1 */
-		GDB_CUDA_CHECK_BREAK(rc, err, cudaMemsetAsync(p + keep * sizeof(int64_t), 0xff,
+		GDB_CUDA_CHECK_BREAK(rc, err, cudaMemsetAsync(codes + keep * sizeof(int64_t), 0xff,
 													  (size_t) (cap - keep) * sizeof(int64_t),
 													  exec->stream));
 		GDB_CUDA_CHECK_BREAK(rc, err, cudaStreamSynchronize(exec->stream));
@@ -258,11 +265,11 @@ gdb_code_map_reserve(GdbCudaExec *exec, GdbDeviceCodeMap **map, uint64_t ncodes,
 		(void) cudaFree(p);
 		return rc;
 	}
-	if (m->codes != NULL)
-		(void) cudaFree(m->codes);
-	m->codes = (int64_t *) p;
-	m->missing = (unsigned int *) (p + (size_t) cap * sizeof(int64_t));
-	m->count = (unsigned long long *) (p + gdb_code_map_bytes(cap) - sizeof(unsigned long long));
+	if (m->count != NULL)
+		(void) cudaFree(m->count);
+	m->count = (unsigned long long *) p;
+	m->codes = (int64_t *) (p + sizeof(unsigned long long));
+	m->missing = (unsigned int *) (p + sizeof(unsigned long long) + (size_t) cap * sizeof(int64_t));
 	m->cap = cap;
 	m->ordinal = exec->ordinal;
 	m->epoch = exec->epoch;
@@ -463,10 +470,10 @@ gdb_cuda_code_map_free(GdbDeviceCodeMap *map)
 {
 	if (map == NULL)
 		return;
-	if (map->codes != NULL && map->epoch == gdb_cuda_epoch(map->ordinal))
+	if (map->count != NULL && map->epoch == gdb_cuda_epoch(map->ordinal))
 	{
 		cudaSetDevice(map->ordinal);
-		(void) cudaFree(map->codes);
+		(void) cudaFree(map->count);	/* the allocation's start */
 	}
 	free(map);
 }
