@@ -606,7 +606,7 @@ gdb_cuda_store_scatter(GdbCudaExec *exec, GdbStore *store, uint32_t col,
 }
 
 /*
- * gdb_cuda_store_groupby: see gpudb_device.h: gdb_cuda_groupby's contract
+ * gdb_cuda_store_execute: see gpudb_device.h: gdb_cuda_execute's contract
  * (result, order, statistics, errors) over all stored rows, run on the
  * resident buffer with gdb_groupby_on_device (which runs every operator:
  * SELECT and SORT requests too): nothing of the store is copied, so
@@ -616,7 +616,7 @@ gdb_cuda_store_scatter(GdbCudaExec *exec, GdbStore *store, uint32_t col,
  * GDB_ERR_DEVICE (store or exec lost in a device reset).
  */
 extern "C" int
-gdb_cuda_store_groupby(GdbCudaExec *exec, GdbStore *store, const GdbRequest *req,
+gdb_cuda_store_execute(GdbCudaExec *exec, GdbStore *store, const GdbRequest *req,
 					   GdbAllocFn alloc, void *alloc_arg, GdbBatch **result,
 					   GdbStats *stats, GdbError *err)
 {
@@ -626,7 +626,7 @@ gdb_cuda_store_groupby(GdbCudaExec *exec, GdbStore *store, const GdbRequest *req
 		err = &dummy;
 	if (result)
 		*result = NULL;
-	GDB_TRY(gdb_store_check(exec, store, "gdb_cuda_store_groupby", err));
+	GDB_TRY(gdb_store_check(exec, store, "gdb_cuda_store_execute", err));
 	return gdb_groupby_on_device(exec, req, &store->header, (char *) store->buf,
 								 NULL, store->gen, alloc, alloc_arg, result, stats,
 								 err);

@@ -236,7 +236,7 @@ int			gdb_cuda_check_exec(GdbCudaExec *exec, const char *what, GdbError *err);
  *	 store_gen	the column store's GdbStore.gen when d_base is a store's
  *				buffer, else 0 (then no key-range hint is taken or kept:
  *				a batch buffer holds other rows at the same address)
- * Result, statistics and errors as gdb_cuda_groupby; bytes_to_device counts
+ * Result, statistics and errors as gdb_cuda_execute; bytes_to_device counts
  * only host-to-device copies (copy_src's buffer if any, and the filter
  * program).  Requires header->nrows <= UINT32_MAX (else
  * GDB_ERR_BAD_REQUEST).  On error *result is NULL and the stream is idle.
@@ -355,8 +355,8 @@ struct GdbRun
  * gdb_select_sort_run (select_sort_kernels.cu): the SELECT and SORT
  * pipeline over run r, which gdb_groupby_on_device filled after validating
  * the request and batch, checking the exec and sizing the row scratch
- * (counters, flags, perm[0..1]; so gdb_cuda_groupby and
- * gdb_cuda_store_groupby run every operator): filter, compaction, for SORT
+ * (counters, flags, perm[0..1]; so gdb_cuda_execute and
+ * gdb_cuda_store_execute run every operator): filter, compaction, for SORT
  * the stable radix passes per key and the top-k cut, then the gather into
  * a result batch from alloc() identical to gdb_cpu_select_sort's.  Fills
  * r->nsel, r->ngroups (rows returned), the byte counts and r->ms; after a

@@ -1,8 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * groupby_kernels.cu
- *	  gdb_cuda_groupby: the group-by of gpudb_device.h on a CUDA device.
- *	  Same contract and same output as gdb_cpu_groupby (src/cpu/cpu_path.c):
+ *	  gdb_cuda_execute: the group-by of gpudb_device.h on a CUDA device.
+ *	  Same contract and same output as gdb_cpu_execute (src/cpu/cpu_path.c):
  *	  groups ascending by the key encodings of gpudb_semantics.h, NULL after
  *	  every value per key, each group's key values taken from its first row
  *	  in input order, aggregate states folded with gdb_state_combine.
@@ -82,9 +82,9 @@
  * Neither is used for input_is_states, nor for the variance family's
  * kinds (gdb_fast_kinds).
  *
- * Entry points: gdb_cuda_groupby (a host batch: copied in, then the
+ * Entry points: gdb_cuda_execute (a host batch: copied in, then the
  * pipeline) and gdb_groupby_on_device (the pipeline over a batch already in
- * device memory; also used by gdb_cuda_store_groupby, column_store.cu).
+ * device memory; also used by gdb_cuda_store_execute, column_store.cu).
  * Both run every operator: gdb_groupby_on_device hands SELECT and SORT
  * requests to gdb_select_sort_run (select_sort_kernels.cu) right
  * after validation, before any group-by path (fast or not) sees them.
@@ -776,7 +776,7 @@ gdb_phase_segment(GdbRun *r, GdbError *err)
 	uint32_t   *offsets = r->offsets;
 	unsigned long long *nseg = &r->d_counters->nseg;
 
-	/* ascending, NULLs last: the group order of gdb_cpu_groupby */
+	/* ascending, NULLs last: the group order of gdb_cpu_execute */
 	for (int k = (int) req->nkeys - 1; k >= 0; k--)
 	{
 		if (r->key_range_known &&
@@ -1378,7 +1378,7 @@ gdb_groupby_on_device(GdbCudaExec *exec, const GdbRequest *req,
 		return st;
 	if (header->nrows > (uint64_t) UINT32_MAX)
 		return gdb_too_many_rows(err, header->nrows);
-	GDB_TRY(gdb_cuda_check_exec(exec, "gdb_cuda_groupby", err));
+	GDB_TRY(gdb_cuda_check_exec(exec, "gdb_cuda_execute", err));
 	(void) cudaGetLastError();	/* a stale non-sticky error is not ours */
 
 	memset(&run, 0, sizeof(run));
@@ -1442,7 +1442,7 @@ gdb_groupby_on_device(GdbCudaExec *exec, const GdbRequest *req,
 }
 
 /*
- * gdb_cuda_groupby: see gpudb_device.h.  Algorithm: the sort-based
+ * gdb_cuda_execute: see gpudb_device.h.  Algorithm: the sort-based
  * group-by of the CUDADB line of work named there (filter, compact, stable
  * LSD radix sort on key encodings, segment, segmented reduce), in the
  * phases listed in this file's header.  input is a host batch (pinned or
@@ -1450,7 +1450,7 @@ gdb_groupby_on_device(GdbCudaExec *exec, const GdbRequest *req,
  * (total_bytes) is copied to the INPUT scratch buffer on the device, then
  * gdb_groupby_on_device runs the pipeline there.  On GDB_OK *result is a
  * batch from alloc() with ngroups rows (req->nkeys key columns as in the
- * input, then req->naggs STATE columns) identical to gdb_cpu_groupby's,
+ * input, then req->naggs STATE columns) identical to gdb_cpu_execute's,
  * except SUM_FLOAT sums whose rounding depends on the reduction order.
  * stats: rows_in, rows_selected, groups_out, bytes_to_device (input buffer
  * and filter program), bytes_from_device and device_ms (CUDA event time of
@@ -1465,7 +1465,7 @@ gdb_groupby_on_device(GdbCudaExec *exec, const GdbRequest *req,
  * gdb_cpu_select_sort.
  */
 extern "C" int
-gdb_cuda_groupby(GdbCudaExec *exec, const GdbRequest *req,
+gdb_cuda_execute(GdbCudaExec *exec, const GdbRequest *req,
 				 const GdbBatch *input, GdbAllocFn alloc,
 				 void *alloc_arg, GdbBatch **result,
 				 GdbStats *stats, GdbError *err)
@@ -1484,7 +1484,7 @@ gdb_cuda_groupby(GdbCudaExec *exec, const GdbRequest *req,
 	{
 		err->status = GDB_ERR_BAD_REQUEST;
 		snprintf(err->message, sizeof(err->message),
-				 "gdb_cuda_groupby: exec, result and alloc must not be NULL");
+				 "gdb_cuda_execute: exec, result and alloc must not be NULL");
 		return GDB_ERR_BAD_REQUEST;
 	}
 	/* validate before sizing the device copy by input->total_bytes */
@@ -1493,7 +1493,7 @@ gdb_cuda_groupby(GdbCudaExec *exec, const GdbRequest *req,
 		return st;
 	if (input->nrows > (uint64_t) UINT32_MAX)
 		return gdb_too_many_rows(err, input->nrows);
-	GDB_TRY(gdb_cuda_check_exec(exec, "gdb_cuda_groupby", err));
+	GDB_TRY(gdb_cuda_check_exec(exec, "gdb_cuda_execute", err));
 	(void) cudaGetLastError();
 	GDB_TRY(gdb_cuda_scratch(exec, GDB_SCR_INPUT, (size_t) input->total_bytes, &d_in, err));
 	return gdb_groupby_on_device(exec, req, input, (char *) d_in, input, 0,

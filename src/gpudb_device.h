@@ -1060,7 +1060,7 @@ gdb_batch_layout_like(GdbBatch *b, const GdbBatch *like, uint64_t capacity)
 /* ---- the two implementations ---- */
 
 /*
- * gdb_cpu_groupby: run req over input on the CPU.
+ * gdb_cpu_execute: run req over input on the CPU.
  *	 input		a batch of input->nrows rows (values or, with
  *				req->input_is_states, partial states)
  *	 alloc		allocates the result batch; called once
@@ -1084,7 +1084,7 @@ gdb_batch_layout_like(GdbBatch *b, const GdbBatch *like, uint64_t capacity)
  * A SELECT or SORT request (req->oper) is handed to gdb_cpu_select_sort:
  * every entry point that runs a request runs any operator.
  */
-extern int	gdb_cpu_groupby(const GdbRequest *req, const GdbBatch *input,
+extern int	gdb_cpu_execute(const GdbRequest *req, const GdbBatch *input,
 							GdbAllocFn alloc, void *alloc_arg,
 							GdbBatch **result, GdbStats *stats, GdbError *err);
 
@@ -1097,7 +1097,7 @@ extern int	gdb_cpu_groupby(const GdbRequest *req, const GdbBatch *input,
  *	 stats		rows_in, rows_selected and groups_out (rows returned) added
  * Algorithm: the filter VM over every row, then (SORT) qsort_r of the
  * selected row ids by the key encodings with the row id as the last key,
- * then a gather of the output columns.  Errors as gdb_cpu_groupby's.
+ * then a gather of the output columns.  Errors as gdb_cpu_execute's.
  */
 extern int	gdb_cpu_select_sort(const GdbRequest *req, const GdbBatch *input,
 								GdbAllocFn alloc, void *alloc_arg,
@@ -1151,7 +1151,7 @@ extern int	gdb_cuda_host_register(GdbCudaExec *exec, void *p, size_t bytes);
 extern void gdb_cuda_host_unregister(GdbCudaExec *exec, void *p);
 
 /*
- * gdb_cuda_groupby: the same contract as gdb_cpu_groupby, on the device.
+ * gdb_cuda_execute: the same contract as gdb_cpu_execute, on the device.
  * The algorithm (after the thesis/CUDADB line of work): filter by the opcode
  * VM into flags; compact selected row ids (cub::DeviceSelect::Flagged);
  * order them by the keys with stable LSD passes of cub::DeviceRadixSort over
@@ -1167,7 +1167,7 @@ extern void gdb_cuda_host_unregister(GdbCudaExec *exec, void *p);
  * (cuda/groupby_order.cu), and copies back only the first limit groups
  * (alloc() is asked for that many rows, never for every group).
  */
-extern int	gdb_cuda_groupby(GdbCudaExec *exec, const GdbRequest *req,
+extern int	gdb_cuda_execute(GdbCudaExec *exec, const GdbRequest *req,
 							 const GdbBatch *input, GdbAllocFn alloc,
 							 void *alloc_arg, GdbBatch **result,
 							 GdbStats *stats, GdbError *err);
@@ -1244,14 +1244,14 @@ extern int	gdb_cuda_store_append(GdbCudaExec *exec, GdbStore *store,
 								  GdbError *err);
 
 /*
- * *_store_groupby: gdb_cpu_groupby's contract, with all stored rows as the
+ * *_store_groupby: gdb_cpu_execute's contract, with all stored rows as the
  * input batch (column indexes of req refer to the store's columns).
  */
-extern int	gdb_cpu_store_groupby(GdbStore *store, const GdbRequest *req,
+extern int	gdb_cpu_store_execute(GdbStore *store, const GdbRequest *req,
 								  GdbAllocFn alloc, void *alloc_arg,
 								  GdbBatch **result, GdbStats *stats,
 								  GdbError *err);
-extern int	gdb_cuda_store_groupby(GdbCudaExec *exec, GdbStore *store,
+extern int	gdb_cuda_store_execute(GdbCudaExec *exec, GdbStore *store,
 								   const GdbRequest *req, GdbAllocFn alloc,
 								   void *alloc_arg, GdbBatch **result,
 								   GdbStats *stats, GdbError *err);
@@ -1316,7 +1316,7 @@ typedef struct GdbDeviceBuffer GdbDeviceBuffer;
 
 /*
  * gdb_cuda_keep_result: with on = 1, the next result of exec's
- * gdb_cuda_groupby or gdb_cuda_store_groupby (a SELECT's or an unordered
+ * gdb_cuda_execute or gdb_cuda_store_execute (a SELECT's or an unordered
  * GROUPBY's; any other is returned as usual) is written to a device
  * allocation of its own and not copied back: the host result batch holds
  * its header only (its total_bytes those of the whole batch, its arrays

@@ -3,10 +3,10 @@
  * device_selftest.c
  *	  Standalone check of the two implementations (CPU and CUDA) of the
  *	  operators behind gpudb_device.h (no PostgreSQL):
- *	   - gdb_cpu_groupby against a naive O(rows * groups) reference written
+ *	   - gdb_cpu_execute against a naive O(rows * groups) reference written
  *		 here (linear search for the group, SQL equality on keys, groups
  *		 sorted by gdb_float_cmp / integer order with NULLs last): exact;
- *	   - gdb_cuda_groupby against gdb_cpu_groupby on the same input, when
+ *	   - gdb_cuda_execute against gdb_cpu_execute on the same input, when
  *		 this build has CUDA and a device is found: exact, except SUM_FLOAT
  *		 sums (1e-12 relative);
  *	   - combine mode: the partial results of two halves of a batch,
@@ -22,17 +22,17 @@
  *		 both paths, batches and stores; malformed tables refused;
  *	   - column stores (CPU, and CUDA with a device): a random input
  *		 appended in 3-5 unequal batches from a small capacity (so the store
- *		 grows), group-bys over the store against gdb_cpu_groupby over the
+ *		 grows), group-bys over the store against gdb_cpu_execute over the
  *		 rows appended so far, rejected appends (layout mismatch), creation
  *		 errors, empty stores;
  *	   - store scatter (CPU, and CUDA with a device): INT64 columns with
  *		 and without NULL flags, group-bys against the input changed the
  *		 same way, rejected scatters (nothing written), n == 0;
  *	   - SELECT and SORT requests (GdbRequest.oper): gdb_cpu_select_sort,
- *		 directly and through gdb_cpu_groupby, against a naive reference
+ *		 directly and through gdb_cpu_execute, against a naive reference
  *		 written here (a plain filter loop, an insertion sort straight on
  *		 the values with PostgreSQL's float order and NULL placement, the
- *		 first min(limit, rows)): exact; the GPU (gdb_cuda_groupby) against
+ *		 first min(limit, rows)): exact; the GPU (gdb_cuda_execute) against
  *		 the CPU: every word and NULL flag identical, same statistics, no
  *		 group-by path run.  Random output columns, 1-4 sort keys of random
  *		 direction and NULL placement, limits 0, 1, small, past the rows;
@@ -961,7 +961,7 @@ static int
 gpu_groupby(const GdbRequest *req, const GdbBatch *input, GdbAllocFn alloc,
 			void *alloc_arg, GdbBatch **result, GdbStats *stats, GdbError *err)
 {
-	return gdb_cuda_groupby(gpu, req, input, alloc, alloc_arg, result, stats, err);
+	return gdb_cuda_execute(gpu, req, input, alloc, alloc_arg, result, stats, err);
 }
 
 /* Run fn, checking the error contract (NUL-terminated message, *result). */
@@ -1012,7 +1012,7 @@ run_case(const char *name, const GdbRequest *req, const GdbBatch *in,
 	memset(&nfst, 0, sizeof(nfst));
 	t0 = now_ms();
 	snprintf(what, sizeof(what), "%s [cpu]", name);
-	cst_status = run_path(what, gdb_cpu_groupby, req, in, &cpu, &cst);
+	cst_status = run_path(what, gdb_cpu_execute, req, in, &cpu, &cst);
 	t_cpu = now_ms() - t0;
 	if (cst_status >= 0 && cst_status <= GDB_ERR_DEVICE)
 		status_seen[cst_status]++;
@@ -1147,7 +1147,7 @@ run_case(const char *name, const GdbRequest *req, const GdbBatch *in,
 		batch_append(hi, in, h, in->nrows - h);
 		for (pass = 0; pass < (gpu ? 2 : 1); pass++)
 		{
-			GroupbyFn	fn = pass ? gpu_groupby : gdb_cpu_groupby;
+			GroupbyFn	fn = pass ? gpu_groupby : gdb_cpu_execute;
 			const char *pname = pass ? "gpu" : "cpu";
 			GdbBatch   *p1 = NULL,
 					   *p2 = NULL,
@@ -1685,8 +1685,8 @@ expect_status(const char *name, const GdbRequest *req, const GdbBatch *in,
 		int			st;
 
 		memset(&err, 0x5a, sizeof(err));
-		st = pass ? gdb_cuda_groupby(gpu, req, in, alloc, NULL, &res, NULL, &err)
-			: gdb_cpu_groupby(req, in, alloc, NULL, &res, NULL, &err);
+		st = pass ? gdb_cuda_execute(gpu, req, in, alloc, NULL, &res, NULL, &err)
+			: gdb_cpu_execute(req, in, alloc, NULL, &res, NULL, &err);
 		check(st == want && err.status == want &&
 			  memchr(err.message, '\0', sizeof(err.message)) &&
 			  (want == GDB_OK ? res != NULL : (res == NULL && err.message[0])),
@@ -1960,12 +1960,12 @@ static int
 st_groupby(int on_gpu, GdbStore *s, const GdbRequest *req, GdbBatch **res,
 		   GdbStats *stats, GdbError *err)
 {
-	return on_gpu ? gdb_cuda_store_groupby(gpu, s, req, test_alloc, NULL, res, stats, err)
-		: gdb_cpu_store_groupby(s, req, test_alloc, NULL, res, stats, err);
+	return on_gpu ? gdb_cuda_store_execute(gpu, s, req, test_alloc, NULL, res, stats, err)
+		: gdb_cpu_store_execute(s, req, test_alloc, NULL, res, stats, err);
 }
 
 /*
- * Group-by over the store against gdb_cpu_groupby over whole (the rows
+ * Group-by over the store against gdb_cpu_execute over whole (the rows
  * appended so far): same status; same result (SUM_FLOAT within 1e-12 on
  * the GPU); same rows/selection/group statistics; on the GPU nothing but
  * the filter program (and the code tables, with their view's header) is
@@ -1989,7 +1989,7 @@ store_compare(int on_gpu, GdbStore *s, const GdbRequest *req, const GdbBatch *wh
 	x = st_groupby(on_gpu, s, req, &a, &sa, &err);
 	check(err.status == x && memchr(err.message, '\0', sizeof(err.message)) &&
 		  (x == GDB_OK) == (a != NULL), "%s: store error contract (%d)", name, x);
-	y = gdb_cpu_groupby(req, whole, test_alloc, NULL, &b, &sb, NULL);
+	y = gdb_cpu_execute(req, whole, test_alloc, NULL, &b, &sb, NULL);
 	check(x == y, "%s: store status %d, whole batch %d (%s)", name, x, y,
 		  x ? err.message : "");
 	if (x == GDB_OK && y == GDB_OK)
@@ -2258,7 +2258,7 @@ scatter_compare(int on_gpu, GdbStore *s, GdbRequest *req, const GdbBatch *whole,
  * and without a filter, then after scatters that put ki values outside the
  * hinted range and inside it (each scatter gives the store a new
  * generation, so the old hint is not taken: the ranges are measured
- * again); every answer against gdb_cpu_groupby over the input changed the
+ * again); every answer against gdb_cpu_execute over the input changed the
  * same way, and on the small-key path.
  */
 static void
@@ -2336,7 +2336,7 @@ done:
  * *_store_scatter on one path: a random input appended in two parts;
  * scatters into the nullable INT64 key ki (NULL rows among the targets
  * become non-NULL), the NOT NULL INT64 columns ci and kb; group-bys over
- * the store against gdb_cpu_groupby over the input changed the same way.
+ * the store against gdb_cpu_execute over the input changed the same way.
  * Rejected scatters (row, column out of range, FLOAT64 column, NULL
  * arrays, the other path's store) change nothing; n == 0 is a no-op.
  */
@@ -2566,7 +2566,7 @@ test_store_errors(void)
 		hn[2] = 0;
 		st = gdb_cuda_store_create(NULL, 3, kinds, hn, 0, &s, &err);
 		check(st != GDB_OK && s == NULL && err.message[0], "gpu store without a device: %d", st);
-		st = gdb_cuda_store_groupby(NULL, NULL, NULL, test_alloc, NULL, &res, NULL, &err);
+		st = gdb_cuda_store_execute(NULL, NULL, NULL, test_alloc, NULL, &res, NULL, &err);
 		check(st != GDB_OK && res == NULL, "gpu store group-by without a device: %d", st);
 		st = gdb_cuda_store_append(NULL, NULL, NULL, NULL, &err);
 		check(st != GDB_OK, "gpu store append without a device: %d", st);
@@ -2597,7 +2597,7 @@ test_text_constants(void)
 	{
 		GdbBatch   *res = NULL;
 		GdbError	err;
-		int			st = gdb_cpu_groupby(r, in, test_alloc, NULL, &res, NULL, &err);
+		int			st = gdb_cpu_execute(r, in, test_alloc, NULL, &res, NULL, &err);
 
 		check(st == GDB_ERR_BAD_REQUEST && strstr(err.message, "unbound text constant"),
 			  "unbound PUSH_TEXT message: %s", err.message);
@@ -2745,8 +2745,8 @@ test_code_tables(void)
 		}
 		tt_attach(t, words);
 		snprintf(what, sizeof(what), "code tables: %s [cpu]", cases[k].name);
-		x = run_path(what, gdb_cpu_groupby, t, in, &a, NULL);
-		y = run_path(what, gdb_cpu_groupby, lit, in, &b, NULL);
+		x = run_path(what, gdb_cpu_execute, t, in, &a, NULL);
+		y = run_path(what, gdb_cpu_execute, lit, in, &b, NULL);
 		check(x == GDB_OK && y == GDB_OK && results_equal(what, t, a, b, 0),
 			  "%s: tables %d, written out %d", what, x, y);
 		free(a);
@@ -2840,7 +2840,7 @@ test_recover(void)
 	check(st == GDB_ERR_DEVICE && strstr(err.message, "reset") != NULL,
 		  "recover after a sticky error: %d (%s)", st, err.message);
 	printf("  recover: %s\n", err.message);
-	st = gdb_cuda_store_groupby(ex, s, r, test_alloc, NULL, &res, NULL, &err);
+	st = gdb_cuda_store_execute(ex, s, r, test_alloc, NULL, &res, NULL, &err);
 	check(st == GDB_ERR_DEVICE && res == NULL, "group-by on a lost store: %d", st);
 	{
 		uint32_t	r0 = 0;
@@ -2849,7 +2849,7 @@ test_recover(void)
 		st = gdb_cuda_store_scatter(ex, s, C_KI, &r0, &v0, 1, NULL, &err);
 		check(st == GDB_ERR_DEVICE, "scatter into a lost store: %d (%s)", st, err.message);
 	}
-	st = gdb_cuda_groupby(ex, r, in, test_alloc, NULL, &res, NULL, &err);
+	st = gdb_cuda_execute(ex, r, in, test_alloc, NULL, &res, NULL, &err);
 	check(st == GDB_ERR_DEVICE && res == NULL, "group-by on a lost exec: %d", st);
 	check(gdb_cuda_host_alloc(ex, 64) == NULL, "pinned memory of a lost exec");
 	gdb_cuda_store_free(s);
@@ -3081,7 +3081,7 @@ random_select_sort(int oper, int p, uint64_t nrows, char *desc, size_t len)
 }
 
 /*
- * One SELECT / SORT case: the CPU path (through gdb_cpu_groupby's dispatch
+ * One SELECT / SORT case: the CPU path (through gdb_cpu_execute's dispatch
  * and gdb_cpu_select_sort itself) against the reference, the GPU against
  * the CPU (status, rows, statistics); no group-by path of the GPU may run.
  */
@@ -3107,7 +3107,7 @@ run_select_case(const char *name, const GdbRequest *req, const GdbBatch *in,
 	memset(&gst, 0, sizeof(gst));
 	snprintf(what, sizeof(what), "%s [cpu]", name);
 	t0 = now_ms();
-	cst_status = run_path(what, gdb_cpu_groupby, req, in, &cpu, &cst);
+	cst_status = run_path(what, gdb_cpu_execute, req, in, &cpu, &cst);
 	t_cpu = now_ms() - t0;
 	if (cst_status >= 0 && cst_status <= GDB_ERR_DEVICE)
 		status_seen[cst_status]++;
@@ -3116,7 +3116,7 @@ run_select_case(const char *name, const GdbRequest *req, const GdbBatch *in,
 		snprintf(what, sizeof(what), "%s [cpu direct]", name);
 		st = run_path(what, gdb_cpu_select_sort, req, in, &direct, NULL);
 		check(st == cst_status && (st != GDB_OK || rows_equal(what, req, direct, cpu)),
-			  "%s: gdb_cpu_select_sort vs gdb_cpu_groupby (%d, %d)", name, st, cst_status);
+			  "%s: gdb_cpu_select_sort vs gdb_cpu_execute (%d, %d)", name, st, cst_status);
 		st = ref_select_sort(req, in, &ref, &ref_nsel);
 		check(st == cst_status, "%s: cpu status %d, reference %d", name, cst_status, st);
 		if (st == GDB_OK && cst_status == GDB_OK)
@@ -4189,7 +4189,7 @@ ordered_case(const char *name, const GdbRequest *req, const GdbBatch *in)
 	u->limit = 0;
 	memset(&cst, 0, sizeof(cst));
 	snprintf(what, sizeof(what), "%s [cpu unordered]", name);
-	su = run_path(what, gdb_cpu_groupby, u, in, &unord, NULL);
+	su = run_path(what, gdb_cpu_execute, u, in, &unord, NULL);
 	snprintf(what, sizeof(what), "%s [cpu]", name);
 	count_alloc_calls = 0;
 	{
@@ -4197,7 +4197,7 @@ ordered_case(const char *name, const GdbRequest *req, const GdbBatch *in)
 
 		memset(&err, 0, sizeof(err));
 		cpu = (GdbBatch *) (uintptr_t) 1;
-		sc = gdb_cpu_groupby(req, in, counting_alloc, NULL, &cpu, &cst, &err);
+		sc = gdb_cpu_execute(req, in, counting_alloc, NULL, &cpu, &cst, &err);
 		check(err.status == sc && (sc == GDB_OK) == (cpu != NULL) &&
 			  (sc == GDB_OK || err.message[0]), "%s: error contract (%d)", what, sc);
 		if (sc != GDB_OK)
@@ -4246,7 +4246,7 @@ ordered_case(const char *name, const GdbRequest *req, const GdbBatch *in)
 			snprintf(what, sizeof(what), "%s [gpu%s]", name,
 					 nmodes == 1 ? "" : mode == 0 ? " fast" : " sort");
 			count_alloc_calls = 0;
-			sg = gdb_cuda_groupby(gpu, req, in, counting_alloc, NULL, &out, &gst, &err);
+			sg = gdb_cuda_execute(gpu, req, in, counting_alloc, NULL, &out, &gst, &err);
 			check(sg == sc, "%s: gpu status %d, cpu %d (%s)", what, sg, sc, err.message);
 			if (sg == GDB_OK && sc == GDB_OK)
 			{
@@ -4291,7 +4291,7 @@ ordered_case(const char *name, const GdbRequest *req, const GdbBatch *in)
 		batch_append(hi, in, h, in->nrows - h);
 		for (int pass = 0; pass < (gpu ? 2 : 1); pass++)
 		{
-			GroupbyFn	fn = pass ? gpu_groupby : gdb_cpu_groupby;
+			GroupbyFn	fn = pass ? gpu_groupby : gdb_cpu_execute;
 			GdbBatch   *p1 = NULL,
 					   *p2 = NULL,
 					   *comb = NULL;
@@ -4557,7 +4557,7 @@ test_ordered_groupby(void)
 		if (st_create(p, in, 0, &s, &err) == GDB_OK && st_append(p, s, in, NULL, &err) == GDB_OK)
 		{
 			int			x = st_groupby(p, s, r, &a, &sa, &err);
-			int			y = gdb_cpu_groupby(r, in, test_alloc, NULL, &b, NULL, NULL);
+			int			y = gdb_cpu_execute(r, in, test_alloc, NULL, &b, NULL, NULL);
 
 			check(x == GDB_OK && y == GDB_OK && results_equal("ordered store", r, a, b, p) &&
 				  sa.groups_out == 7 && a->nrows == 7,
@@ -4926,7 +4926,7 @@ test_joins(void)
 
 			snprintf(name, sizeof(name), "join %s, %llu probe rows", shapes[sh].name,
 					 (unsigned long long) sizes[si]);
-			st = run_path(name, gdb_cpu_groupby, req, in, &res, NULL);
+			st = run_path(name, gdb_cpu_execute, req, in, &res, NULL);
 			flat = join_reference_input(req, in, shapes[sh].side[0] == J_DUPP ? 10 : 100,
 										flat_req);
 			if (shapes[sh].side[0] == J_DUP && shapes[sh].type[0] == GDB_JOIN_INNER)
@@ -4934,7 +4934,7 @@ test_joins(void)
 					  name, st);
 			else
 			{
-				rst = run_path(name, gdb_cpu_groupby, flat_req, flat, &ref, NULL);
+				rst = run_path(name, gdb_cpu_execute, flat_req, flat, &ref, NULL);
 				check(st == GDB_OK && rst == GDB_OK, "%s: cpu status %d, reference %d",
 					  name, st, rst);
 				if (st == GDB_OK && rst == GDB_OK)
@@ -4976,7 +4976,7 @@ test_scratch_release(GdbRequest *req, GdbBatch *in)
 	uint32_t	nulls[4] = {0, 0, 0, 0};
 	int			st;
 
-	st = gdb_cuda_groupby(gpu, req, in, test_alloc, NULL, &res, NULL, &err);
+	st = gdb_cuda_execute(gpu, req, in, test_alloc, NULL, &res, NULL, &err);
 	check(st == GDB_OK, "scratch: the large query: %s", err.message);
 	free(res);
 	res = NULL;
@@ -4989,7 +4989,7 @@ test_scratch_release(GdbRequest *req, GdbBatch *in)
 		  (unsigned long long) (held / 2), (unsigned long long) gdb_cuda_scratch_bytes(gpu),
 		  (unsigned long long) freed, (unsigned long long) held);
 	/* the query again (its scratch allocated anew) */
-	st = gdb_cuda_groupby(gpu, req, in, test_alloc, NULL, &res, NULL, &err);
+	st = gdb_cuda_execute(gpu, req, in, test_alloc, NULL, &res, NULL, &err);
 	check(st == GDB_OK && res != NULL, "scratch: the query after a release: %s", err.message);
 	free(res);
 	held = gdb_cuda_scratch_bytes(gpu);
@@ -5016,7 +5016,7 @@ test_scratch_release(GdbRequest *req, GdbBatch *in)
 		  (unsigned long long) gdb_cuda_scratch_bytes(gpu));
 	gdb_cuda_store_free(store);
 	/* and the query once more */
-	st = gdb_cuda_groupby(gpu, req, in, test_alloc, NULL, &res, NULL, &err);
+	st = gdb_cuda_execute(gpu, req, in, test_alloc, NULL, &res, NULL, &err);
 	check(st == GDB_OK && res != NULL, "scratch: the query after the store: %s", err.message);
 	free(res);
 }
@@ -5072,8 +5072,8 @@ main(int argc, char **argv)
 		gdb_cuda_host_free(NULL, NULL);
 		build_keys(req, 0);
 		build_aggs(req);
-		st = gdb_cuda_groupby(NULL, req, NULL, test_alloc, NULL, &res, NULL, &err);
-		check(st != GDB_OK && res == NULL, "gdb_cuda_groupby without an exec: %d", st);
+		st = gdb_cuda_execute(NULL, req, NULL, test_alloc, NULL, &res, NULL, &err);
+		check(st != GDB_OK && res == NULL, "gdb_cuda_execute without an exec: %d", st);
 		if (!gdb_cuda_built())
 		{
 			st = gdb_cuda_probe(devs, 8, &ndev, &err);

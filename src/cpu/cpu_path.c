@@ -2,7 +2,7 @@
  *
  * cpu_path.c
  *	  The CPU implementation of a group-by over a column batch
- *	  (gdb_cpu_groupby, see gpudb_device.h), and the request/batch validation
+ *	  (gdb_cpu_execute, see gpudb_device.h), and the request/batch validation
  *	  that the CUDA path shares with it.
  *
  * Plain C99 plus glibc's qsort_r: no PostgreSQL header, no longjmp, so the
@@ -965,7 +965,7 @@ gdb_cpu_row_state(const GdbRequest *req, const GdbAggSpec *spec,
 }
 
 /*
- * gdb_cpu_groupby: see gpudb_device.h.  Scratch: 8 bytes per input row for
+ * gdb_cpu_execute: see gpudb_device.h.  Scratch: 8 bytes per input row for
  * the selected row ids, plus (with keys) 9 * nkeys + 16 bytes per selected
  * row for the encodings, null flags, the sort order and group starts.
  * An ordered request builds the unordered result in malloc'd memory (the
@@ -977,7 +977,7 @@ gdb_cpu_row_state(const GdbRequest *req, const GdbAggSpec *spec,
  * returned NULL).  On error *result is NULL and nothing is leaked.
  */
 int
-gdb_cpu_groupby(const GdbRequest *req, const GdbBatch *input,
+gdb_cpu_execute(const GdbRequest *req, const GdbBatch *input,
 				GdbAllocFn alloc, void *alloc_arg,
 				GdbBatch **result, GdbStats *stats, GdbError *err)
 {
@@ -1012,7 +1012,7 @@ gdb_cpu_groupby(const GdbRequest *req, const GdbBatch *input,
 		*result = NULL;
 	if (result == NULL || alloc == NULL)
 		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
-							 "gdb_cpu_groupby: result and alloc must not be NULL");
+							 "gdb_cpu_execute: result and alloc must not be NULL");
 	if (req != NULL && req->oper != GDB_OPER_GROUPBY)
 		return gdb_cpu_select_sort(req, input, alloc, alloc_arg, result, stats, err);
 	/* 1. filter */

@@ -11,7 +11,7 @@
  *
  * A CPU store is one malloc'd buffer in the GdbBatch layout whose header's
  * nrows is the number of stored rows: it IS a batch, and a group-by over
- * the store is gdb_cpu_groupby over that buffer.  An append that does not
+ * the store is gdb_cpu_execute over that buffer.  An append that does not
  * fit grows the buffer by doubling its capacity: a new buffer is laid out,
  * each column's stored rows (values, NULL flags) are copied to their new
  * offsets and the old buffer is freed; if the doubled buffer cannot be
@@ -27,7 +27,7 @@
 #include "column_store.h"
 
 /* Shared with cpu_path.c. */
-extern int	gdb_cpu_groupby(const GdbRequest *req, const GdbBatch *input,
+extern int	gdb_cpu_execute(const GdbRequest *req, const GdbBatch *input,
 							GdbAllocFn alloc, void *alloc_arg,
 							GdbBatch **result, GdbStats *stats, GdbError *err);
 
@@ -294,13 +294,13 @@ gdb_cpu_store_append(GdbStore *store, const GdbBatch *batch, GdbError *err)
 }
 
 /*
- * gdb_cpu_store_groupby: see gpudb_device.h: gdb_cpu_groupby over the
+ * gdb_cpu_store_execute: see gpudb_device.h: gdb_cpu_execute over the
  * store's buffer (a batch of gdb_store_rows(store) rows), with the same
  * result, statistics and errors, plus GDB_ERR_BAD_REQUEST for a NULL or
  * CUDA store.
  */
 int
-gdb_cpu_store_groupby(GdbStore *store, const GdbRequest *req,
+gdb_cpu_store_execute(GdbStore *store, const GdbRequest *req,
 					  GdbAllocFn alloc, void *alloc_arg,
 					  GdbBatch **result, GdbStats *stats, GdbError *err)
 {
@@ -309,10 +309,10 @@ gdb_cpu_store_groupby(GdbStore *store, const GdbRequest *req,
 		if (result)
 			*result = NULL;
 		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
-							   "gdb_cpu_store_groupby: %s",
+							   "gdb_cpu_store_execute: %s",
 							   store ? "a CUDA store" : "store is NULL");
 	}
-	return gdb_cpu_groupby(req, store->buf, alloc, alloc_arg, result, stats, err);
+	return gdb_cpu_execute(req, store->buf, alloc, alloc_arg, result, stats, err);
 }
 
 /*

@@ -97,9 +97,9 @@ gdb_cuda_host_unregister(GdbCudaExec *exec, void *p)
 	(void) p;
 }
 
-/* gdb_cuda_groupby: *result = NULL, GDB_ERR_NO_DEVICE. */
+/* gdb_cuda_execute: *result = NULL, GDB_ERR_NO_DEVICE. */
 int
-gdb_cuda_groupby(GdbCudaExec *exec, const GdbRequest *req,
+gdb_cuda_execute(GdbCudaExec *exec, const GdbRequest *req,
 				 const GdbBatch *input, GdbAllocFn alloc,
 				 void *alloc_arg, GdbBatch **result,
 				 GdbStats *stats, GdbError *err)
@@ -143,9 +143,9 @@ gdb_cuda_store_append(GdbCudaExec *exec, GdbStore *store,
 	return gdb_no_cuda(err);
 }
 
-/* gdb_cuda_store_groupby: *result = NULL, GDB_ERR_NO_DEVICE. */
+/* gdb_cuda_store_execute: *result = NULL, GDB_ERR_NO_DEVICE. */
 int
-gdb_cuda_store_groupby(GdbCudaExec *exec, GdbStore *store,
+gdb_cuda_store_execute(GdbCudaExec *exec, GdbStore *store,
 					   const GdbRequest *req, GdbAllocFn alloc,
 					   void *alloc_arg, GdbBatch **result,
 					   GdbStats *stats, GdbError *err)

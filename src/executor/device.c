@@ -303,7 +303,7 @@ executor_start(GdbExecutor *ex, const GdbRequest *req, const GdbBatch *input,
 		memset(&err, 0, sizeof(err));
 		memset(&stats, 0, sizeof(stats));
 		ex->pending = NULL;
-		st = gdb_cpu_groupby(req, input, executor_result_alloc, ex,
+		st = gdb_cpu_execute(req, input, executor_result_alloc, ex,
 							 &ex->pending, &stats, &err);
 		if (st != GDB_OK)
 		{

@@ -453,10 +453,10 @@ handle_groupby(int s, GdbRequest *req, int fd)
 	if (rc != GDB_OK)
 		;
 	else if (srv_use_gpu)
-		rc = gdb_cuda_groupby(srv_exec, req, input, srv_request_alloc, NULL, &result,
+		rc = gdb_cuda_execute(srv_exec, req, input, srv_request_alloc, NULL, &result,
 							  &st.stats, &st.err);
 	else
-		rc = gdb_cpu_groupby(req, input, srv_request_alloc, NULL, &result,
+		rc = gdb_cpu_execute(req, input, srv_request_alloc, NULL, &result,
 							 &st.stats, &st.err);
 	srv_unmap_batch(input);
 	st.err.status = rc;

@@ -143,7 +143,7 @@ extern int	srv_store_scatter(SrvStore *ss, uint32 col, const uint32 *rows,
 extern bool srv_store_can_run(const SrvStore *ss, const GdbRequest *req);
 
 /*
- * srv_store_run: gdb_cpu_groupby's contract with every stored row as the
+ * srv_store_run: gdb_cpu_execute's contract with every stored row as the
  * input, on the shards' devices (or the CPU path), their partial results
  * combined (see the file header).  keep (may be NULL): where the GPU
  * runs the request over one shard, its result kept in device memory

@@ -221,11 +221,11 @@ shard_groupby(SrvStore *ss, int s, const GdbRequest *req, int keep_bytes,
 	if (kept)
 		*kept = NULL;
 	if (!srv_use_gpu)
-		return gdb_cpu_store_groupby(ss->shards[s], req, alloc, alloc_arg, result,
+		return gdb_cpu_store_execute(ss->shards[s], req, alloc, alloc_arg, result,
 									 stats, err);
 	if (kept)
 		gdb_cuda_keep_result(ex, keep_bytes);
-	rc = gdb_cuda_store_groupby(ex, ss->shards[s], req, alloc, alloc_arg, result,
+	rc = gdb_cuda_store_execute(ex, ss->shards[s], req, alloc, alloc_arg, result,
 								stats, err);
 	if (kept)
 	{
@@ -572,7 +572,7 @@ combine_on_device(SrvStore *ss, ShardRun *run, const GdbRequest *comb, uint64 pr
 			gdb_cuda_store_append(srv_exec, all, run->parts[s], cst, err);
 	}
 	if (rc == GDB_OK)
-		rc = gdb_cuda_store_groupby(srv_exec, all, comb, alloc, alloc_arg, result, cst, err);
+		rc = gdb_cuda_store_execute(srv_exec, all, comb, alloc, alloc_arg, result, cst, err);
 	gdb_cuda_store_free(all);
 	return rc;
 }
@@ -708,10 +708,10 @@ srv_store_run(SrvStore *ss, const GdbRequest *req, GdbAllocFn alloc, void *alloc
 				rc = gdb_error_set(err, GDB_ERR_BAD_REQUEST,
 								   "a sort key of a sharded cache's SORT is not an output column");
 			else if (srv_use_gpu && prows >= SRV_DEVICE_COMBINE_ROWS)
-				rc = gdb_cuda_groupby(srv_exec, comb, all, alloc, alloc_arg, result, &cst,
+				rc = gdb_cuda_execute(srv_exec, comb, all, alloc, alloc_arg, result, &cst,
 									  err);
 			else
-				rc = gdb_cpu_groupby(comb, all, alloc, alloc_arg, result, &cst, err);
+				rc = gdb_cpu_execute(comb, all, alloc, alloc_arg, result, &cst, err);
 			if (all)
 				pfree(all);
 		}

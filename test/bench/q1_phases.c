@@ -174,7 +174,7 @@ time_case(GdbCudaExec *ex, GdbStore *s, const GdbRequest *req, const char *name,
 		GdbBatch   *res = NULL;
 
 		memset(&st, 0, sizeof(st));
-		if (gdb_cuda_store_groupby(ex, s, req, bench_alloc, NULL, &res, &st, &err) != GDB_OK)
+		if (gdb_cuda_store_execute(ex, s, req, bench_alloc, NULL, &res, &st, &err) != GDB_OK)
 		{
 			printf("%s: error %s\n", name, err.message);
 			failures++;

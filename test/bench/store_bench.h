@@ -2,7 +2,7 @@
  *
  * store_bench.h
  *	  What the column-store benchmarks (kernel_bw.c, q1_phases.c) share:
- *	  the result allocator gdb_cuda_store_groupby takes and the comparison
+ *	  the result allocator gdb_cuda_store_execute takes and the comparison
  *	  that sorts timings for their medians.  Header-only (static).
  *
  *-------------------------------------------------------------------------
