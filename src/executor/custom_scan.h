@@ -116,8 +116,7 @@ typedef struct GdbJoinBuild
 	int			derived;
 	List	   *derived_cols;
 	PlanState  *derived_ps;
-	struct Tuplestorestate *derived_rows;
-	uint64		derived_nrows;	/* rows in derived_rows */
+	GdbBatch   *derived_part;	/* its rows as a batch, or NULL */
 } GdbJoinBuild;
 
 /* The build sides of a GpudbJoin, in probe order. */
@@ -154,11 +153,13 @@ extern List *gdb_join_init_derived(GdbJoinState *js, List *custom_plans,
 
 /*
  * gdb_join_read_derived: run each derived table's plan of js that has not
- * run yet to its end, its rows kept for the build sides (of every run of
- * the node: the plans take no parameter).  Raises what those plans raise;
- * the node calls it before the request, outside any subtransaction.
+ * run yet to its end, its rows laid out as a batch for the build sides
+ * (of every run of the node: the plans take no parameter), text as codes
+ * of q's dictionary (a nested tree's, of its own query's).  Raises what
+ * those plans raise; the node calls it before the request, outside any
+ * subtransaction.
  */
-extern void gdb_join_read_derived(GdbJoinState *js);
+extern void gdb_join_read_derived(GdbJoinState *js, GdbQuery *q);
 
 /*
  * gdb_join_end_derived: end the plans started by gdb_join_init_derived.

@@ -39,7 +39,6 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/ruleutils.h"
-#include "utils/tuplestore.h"
 
 #include "cpu_hash_join.h"
 #include "custom_scan.h"
@@ -605,32 +604,81 @@ gdb_join_init_derived(GdbJoinState *js, List *custom_plans, EState *estate, int 
 	return states;
 }
 
+/* Rows of one chunk of a derived table's batch (read_derived). */
+#define GDB_DERIVED_CHUNK_ROWS	65536
+
 /*
- * Run derived table build side b's plan to its end into its tuplestore,
- * unless it ran (or b is a table's).
+ * Run derived table build side b's plan to its end, unless it ran (or b
+ * is a table's), its rows laid out as they come as a batch of b->q's
+ * result columns (b->derived_part): text as codes of the probe query q's
+ * dictionary (made here when needed; a query's dictionary is never
+ * replaced, only grown), numeric as b's column's fixed point.  Chunks of
+ * GDB_DERIVED_CHUNK_ROWS rows, concatenated at the end: no tuple is
+ * stored and read back.
  */
 static void
-read_derived(GdbJoinBuild *b)
+read_derived(GdbJoinBuild *b, GdbQuery *q)
 {
-	if (b->derived == 0 || b->derived_rows != NULL)
+	GdbColumnSet cs = b->q.cs;
+	GdbBatch	layout;
+	List	   *chunks = NIL;
+	GdbBatch   *chunk = NULL;
+	uint64		size;
+	int			c;
+
+	if (b->derived == 0 || b->derived_part != NULL)
 		return;
-	b->derived_rows = tuplestore_begin_heap(false, false, work_mem);
+	for (c = 0; c < cs.ncols; c++)
+		if (gdb_type_class(cs.typids[c]) == GDB_TYPE_TEXT && q->cs.dict == NULL)
+			q->cs.dict = gdb_dict_create();
+	cs.dict = q->cs.dict;
+	size = gdb_columnset_layout(&cs, &layout, GDB_DERIVED_CHUNK_ROWS, false);
 	for (;;)
 	{
 		TupleTableSlot *slot = ExecProcNode(b->derived_ps);
+		ListCell   *lc;
 
 		if (TupIsNull(slot))
 			break;
-		tuplestore_puttupleslot(b->derived_rows, slot);
-		b->derived_nrows++;
+		if (chunk == NULL || chunk->nrows == GDB_DERIVED_CHUNK_ROWS)
+		{
+			chunk = MemoryContextAllocHuge(CurrentMemoryContext, size);
+			memcpy(chunk, &layout, sizeof(GdbBatch));
+			chunk->nrows = 0;
+			chunks = lappend(chunks, chunk);
+		}
+		slot_getallattrs(slot);
+		foreach(lc, b->derived_cols)
+		{
+			int			pos = lfirst_int(lc);
+
+			gdb_batch_store_value(&cs, chunk, foreach_current_index(lc), chunk->nrows,
+								  slot->tts_values[pos], slot->tts_isnull[pos]);
+		}
+		chunk->nrows++;
 	}
 	/* its parallel workers, if any, done (the request may need a subxact) */
 	ExecShutdownNode(b->derived_ps);
+	if (chunks == NIL)
+	{
+		/* no row: an empty batch of the layout */
+		size = gdb_columnset_layout(&cs, &layout, 1, false);
+		chunk = MemoryContextAllocHuge(CurrentMemoryContext, size);
+		memcpy(chunk, &layout, sizeof(GdbBatch));
+		chunk->nrows = 0;
+		chunks = list_make1(chunk);
+	}
+	b->derived_part = list_length(chunks) == 1 ? (GdbBatch *) linitial(chunks) :
+		gdb_concat_batches(NULL, chunks);
+	if (list_length(chunks) > 1)
+		list_free_deep(chunks);
+	else
+		list_free(chunks);
 }
 
 /* see custom_scan.h */
 void
-gdb_join_read_derived(GdbJoinState *js)
+gdb_join_read_derived(GdbJoinState *js, GdbQuery *q)
 {
 	int			j;
 
@@ -640,8 +688,9 @@ gdb_join_read_derived(GdbJoinState *js)
 	{
 		GdbJoinBuild *b = &js->builds[j];
 
-		gdb_join_read_derived(b->sub);
-		read_derived(b);
+		/* a nested tree's build sides code text as its own query does */
+		gdb_join_read_derived(b->sub, &b->q);
+		read_derived(b, q);
 	}
 }
 
@@ -661,55 +710,26 @@ gdb_join_end_derived(GdbJoinState *js)
 		if (b->derived_ps != NULL)
 			ExecEndNode(b->derived_ps);
 		b->derived_ps = NULL;
-		if (b->derived_rows != NULL)
-			tuplestore_end(b->derived_rows);
-		b->derived_rows = NULL;
-		b->derived_nrows = 0;
+		if (b->derived_part != NULL)
+			pfree(b->derived_part);
+		b->derived_part = NULL;
 	}
 }
 
 /*
- * A derived table's build side b as a batch of b->q's result columns, from
- * its plan's rows (read first if they were not): text as codes of the
- * probe query q's dictionary, numeric as b's column's fixed point.
+ * A derived table's build side b as a batch of b->q's result columns, in
+ * the probe query q's dictionary: a copy of the rows read_derived laid
+ * out (read first if they were not), which the caller may change (its
+ * numeric keys rescaled) and build_sides may ask for again.
  */
 static GdbBatch *
 derived_batch(GdbJoinBuild *b, GdbQuery *q)
 {
-	GdbColumnSet cs = b->q.cs;
-	GdbBatch	layout;
 	GdbBatch   *part;
-	TupleTableSlot *slot;
-	uint64		n = 0;
-	uint64		size;
-	int			c;
 
-	read_derived(b);
-	for (c = 0; c < cs.ncols; c++)
-		if (gdb_type_class(cs.typids[c]) == GDB_TYPE_TEXT && q->cs.dict == NULL)
-			q->cs.dict = gdb_dict_create();
-	cs.dict = q->cs.dict;
-	slot = MakeSingleTupleTableSlot(ExecGetResultType(b->derived_ps), &TTSOpsMinimalTuple);
-	size = gdb_columnset_layout(&cs, &layout, Max(b->derived_nrows, 1), false);
-	part = MemoryContextAllocHuge(CurrentMemoryContext, size);
-	memcpy(part, &layout, sizeof(GdbBatch));
-	tuplestore_rescan(b->derived_rows);
-	while (tuplestore_gettupleslot(b->derived_rows, true, false, slot))
-	{
-		ListCell   *lc;
-
-		slot_getallattrs(slot);
-		foreach(lc, b->derived_cols)
-		{
-			int			pos = lfirst_int(lc);
-
-			gdb_batch_store_value(&cs, part, foreach_current_index(lc), n,
-								  slot->tts_values[pos], slot->tts_isnull[pos]);
-		}
-		n++;
-	}
-	part->nrows = n;
-	ExecDropSingleTupleTableSlot(slot);
+	read_derived(b, q);
+	part = MemoryContextAllocHuge(CurrentMemoryContext, b->derived_part->total_bytes);
+	memcpy(part, b->derived_part, b->derived_part->total_bytes);
 	return part;
 }
 
