@@ -9,7 +9,7 @@
  *	  crosses PCIe (hash_join.cu reads it through
  *	  GdbRequest.build_sides_dev).  No PostgreSQL header.
  *
- * gdb_result_alloc (groupby_kernels.cu) lays such a result out in an
+ * gdb_result_alloc (result_batch.cu) lays such a result out in an
  * allocation of its own (gdb_kept_result_alloc) instead of the RESULT
  * scratch, and gdb_result_finish writes the host's header in front of it
  * instead of copying the arrays back.  A buffer remembers the device
