@@ -425,6 +425,9 @@ gdb_cuda_code_map_apply(GdbCudaExec *exec, GdbDeviceCodeMap *map, const int64_t 
 		GDB_TRY(gdb_buffer_col_ok(exec, buf, hdr, cols[i], "gdb_cuda_code_map_apply", err));
 	if (hdr->nrows == 0 || ncols == 0)
 		return GDB_OK;
+	/* an empty dictionary: no map was made, and no row holds a code */
+	if (map == NULL && n == 0)
+		return GDB_OK;
 	if (!gdb_code_map_live(map, exec))
 		return gdb_error_set(err, GDB_ERR_DEVICE, "a code map was lost in a device reset");
 	for (uint64_t k = 0; k < n; k++)

@@ -4,8 +4,10 @@
 -- those codes (server_cache_query.c, translated_code): the first query
 -- interns each string, the next ones look it up.  The answers must stay
 -- PostgreSQL's when the memo is reused, when the build relation gains new
--- strings (changes captured by the cache), and when the probe relation is
--- loaded again (a new entry: the memo starts over).
+-- strings (changes captured by the cache), when the probe relation is
+-- loaded again (a new entry: the memo starts over), and when the build
+-- relation's text is all NULL (an empty dictionary).  On a GPU the
+-- translation is also kept on the device (GdbDeviceCodeMap).
 \i sql/include/plan_node_settings.sql
 
 CREATE TABLE kf (id int8, ck int4, amt numeric(10,2));
@@ -46,6 +48,19 @@ SELECT (gpu_diff($q$
 SELECT kc.name, kc.city, sum(amt) FROM kf JOIN kc ON kc.ck = kf.ck GROUP BY kc.name, kc.city$q$)).*;
 SELECT (gpu_diff($q$
 SELECT kc.city, count(*), sum(amt) FROM kf JOIN kc ON kc.ck = kf.ck GROUP BY kc.city$q$)).*;
+
+-- a build relation whose text column holds only NULLs: its dictionary is
+-- empty, and there is no code to translate
+CREATE TABLE kn (ck int4 PRIMARY KEY, name text);
+INSERT INTO kn SELECT k, NULL FROM generate_series(0, 499) k;
+ANALYZE kn;
+SELECT gpu_cache_load('kn') > 0 AS loaded;
+SELECT (gpu_diff($q$
+SELECT kn.name, count(*), sum(amt) FROM kf JOIN kn ON kn.ck = kf.ck GROUP BY kn.name$q$)).*;
+SELECT (gpu_diff($q$
+SELECT kn.name, count(*), sum(amt) FROM kf JOIN kn ON kn.ck = kf.ck GROUP BY kn.name$q$)).*;
+SELECT gpu_cache_drop('kn');
+DROP TABLE kn;
 
 SELECT gpu_cache_drop('kf');
 SELECT gpu_cache_drop('kc');

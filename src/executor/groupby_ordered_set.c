@@ -313,17 +313,20 @@ value_datum(const GdbColumnSet *cs, int col, uint32 kind, int64 raw)
 /*
  * Finish the histogram aggregates of q over column col for one group: its
  * nvals distinct non-NULL values vals, in PostgreSQL's order, with
- * multiplicities.  Writes g->values[j] and g->nulls[j].
+ * multiplicities (with count_only, col's aggregates are all
+ * count(DISTINCT), and vals is not read).  Writes g->values[j] and
+ * g->nulls[j].
  */
 static void
 finish_group(const GdbQuery *q, const GdbColumnSet *cs, int col, uint32 kind,
-			 const OsetValue *vals, int nvals, OsetGroup *g)
+			 const OsetValue *vals, int nvals, bool count_only, OsetGroup *g)
 {
 	int64		n = 0;
 	int			i,
 				j;
 
-	for (i = 0; i < nvals; i++)
+	/* (count_only: vals is not filled, and only nvals is needed) */
+	for (i = 0; i < nvals && !count_only; i++)
 		n += vals[i].count;
 	for (j = 0; j < q->naggs; j++)
 	{
@@ -425,7 +428,7 @@ complete_group(const GdbQuery *q, const GdbColumnSet *cs, int col, int pass,
 	else if (g->pass == pass)
 		elog(ERROR, "gpudb: histogram groups are not contiguous");
 	g->pass = pass;
-	finish_group(q, cs, col, gdb_column_kind(cs, col), vals, nvals, g);
+	finish_group(q, cs, col, gdb_column_kind(cs, col), vals, nvals, count_only, g);
 	MemoryContextSwitchTo(old);
 }
 

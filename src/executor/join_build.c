@@ -613,8 +613,8 @@ gdb_join_init_derived(GdbJoinState *js, List *custom_plans, EState *estate, int 
  * result columns (b->derived_part): text as codes of the probe query q's
  * dictionary (made here when needed; a query's dictionary is never
  * replaced, only grown), numeric as b's column's fixed point.  Chunks of
- * GDB_DERIVED_CHUNK_ROWS rows, concatenated at the end: no tuple is
- * stored and read back.
+ * GDB_DERIVED_CHUNK_ROWS rows, concatenated at the end into one batch of
+ * exactly its rows: no tuple is stored and read back.
  */
 static void
 read_derived(GdbJoinBuild *b, GdbQuery *q)
@@ -668,12 +668,9 @@ read_derived(GdbJoinBuild *b, GdbQuery *q)
 		chunk->nrows = 0;
 		chunks = list_make1(chunk);
 	}
-	b->derived_part = list_length(chunks) == 1 ? (GdbBatch *) linitial(chunks) :
-		gdb_concat_batches(NULL, chunks);
-	if (list_length(chunks) > 1)
-		list_free_deep(chunks);
-	else
-		list_free(chunks);
+	/* one batch of exactly its rows (a small table sends no empty chunk) */
+	b->derived_part = gdb_concat_batches(NULL, chunks);
+	list_free_deep(chunks);
 }
 
 /* see custom_scan.h */

@@ -92,8 +92,9 @@
  *
  * A restriction of R that reads nothing of R but its correlation columns
  * o, each of a type whose equality leaves nothing to tell equal values
- * apart (integers, date, bool, oid), is then implied by the join and
- * dropped from the query's WHERE (TPC-H Q20's ps_partkey IN (SELECT
+ * apart (integers, date, bool, oid), and that cannot raise an error of its
+ * own (leakproof operators, EXISTS and IN sublinks), is then implied by
+ * the join and dropped from the query's WHERE (TPC-H Q20's ps_partkey IN (SELECT
  * p_partkey FROM part WHERE ...), which the derived table's IN holds
  * already): a row of R meets a group only where its o equal the o of a
  * row of R that passed it, and it gives both rows one answer.  Kept, it
@@ -670,23 +671,97 @@ key_restriction(Query *q, Index relid, List *corrs, List *restrictions)
 	return sl;
 }
 
+/* What implied_walker looks for in a restriction of R. */
+typedef struct ImpliedContext
+{
+	Index		relid;			/* R's range table index */
+	Bitmapset  *ocols;			/* R's correlation columns (attno offset) */
+} ImpliedContext;
+
+/* check_functions_in_node callback: true for a function that can raise. */
+static bool
+implied_function_may_raise(Oid funcid, void *context)
+{
+	return !get_func_leakproof(funcid);
+}
+
+/*
+ * Does node, a restriction of R (or a part of one), read a column of R
+ * other than its correlation columns, or possibly raise an error of its
+ * own?  Only Vars, Consts, Params, relabelings, AND/OR/NOT, NULL and
+ * boolean tests, leakproof operators and functions, and EXISTS and IN
+ * sublinks pass: a sublink's subquery is uncorrelated (outer_restrictions)
+ * and is evaluated by the derived table's key restriction too; its test
+ * (o = the subquery's column) is walked.  Subqueries are not entered.
+ */
+static bool
+implied_walker(Node *node, ImpliedContext *cxt)
+{
+	if (node == NULL)
+		return false;
+	switch (nodeTag(node))
+	{
+		case T_Var:
+			{
+				Var		   *v = (Var *) node;
+
+				return v->varlevelsup != 0 || v->varno != cxt->relid ||
+					!bms_is_member(v->varattno - FirstLowInvalidHeapAttributeNumber,
+								   cxt->ocols);
+			}
+		case T_Const:
+		case T_Param:
+		case T_Query:
+			return false;
+		case T_SubLink:
+			{
+				SubLink    *sl = (SubLink *) node;
+
+				if (sl->subLinkType != EXISTS_SUBLINK && sl->subLinkType != ANY_SUBLINK)
+					return true;
+				return implied_walker(sl->testexpr, cxt);
+			}
+		case T_RelabelType:
+		case T_BoolExpr:
+		case T_NullTest:
+		case T_BooleanTest:
+		case T_List:
+			break;
+		case T_OpExpr:
+		case T_FuncExpr:
+		case T_DistinctExpr:
+		case T_NullIfExpr:
+		case T_ScalarArrayOpExpr:
+			if (check_functions_in_node(node, implied_function_may_raise, NULL))
+				return true;
+			break;
+		default:
+			return true;
+	}
+	return expression_tree_walker(node, implied_walker, (void *) cxt);
+}
+
 /*
  * Of R's restrictions (relid's, copied into the derived table's key
  * restriction over R's correlation conjuncts same_rel), those the join
  * with the derived table implies, which q may drop (the file header): a
  * restriction that reads no column of R but its correlation columns o,
  * each of a type whose equality leaves nothing to tell equal values apart
- * (integers, date, bool, oid).  A row of R meets a group only where o =
- * the group's keys = the o of a row of R that passed every restriction;
- * such a restriction gives both rows one answer.
+ * (integers, date, bool, oid), and that cannot raise an error of its own
+ * (implied_walker), so that dropping it loses no error the query's scan
+ * of R would raise.  A row of R meets a group only where o = the group's
+ * keys = the o of a row of R that passed every restriction; such a
+ * restriction gives both rows one answer.
  */
 static List *
 implied_restrictions(Index relid, List *same_rel, List *restrictions)
 {
-	Bitmapset  *ocols = NULL;
+	ImpliedContext cxt;
 	List	   *result = NIL;
 	ListCell   *lc;
 
+	cxt.relid = relid;
+	cxt.ocols = NULL;
 	foreach(lc, same_rel)
 	{
 		CorrelationEq *corr = (CorrelationEq *) lfirst(lc);
@@ -705,15 +780,14 @@ implied_restrictions(Index relid, List *same_rel, List *restrictions)
 			default:
 				return NIL;
 		}
-		ocols = bms_add_member(ocols, o->varattno - FirstLowInvalidHeapAttributeNumber);
+		cxt.ocols = bms_add_member(cxt.ocols,
+								   o->varattno - FirstLowInvalidHeapAttributeNumber);
 	}
 	foreach(lc, restrictions)
 	{
 		Node	   *r = (Node *) lfirst(lc);
-		Bitmapset  *reads = NULL;
 
-		pull_varattnos(r, relid, &reads);
-		if (bms_is_subset(reads, ocols))
+		if (!implied_walker(r, &cxt))
 			result = lappend(result, r);
 	}
 	return result;

@@ -152,6 +152,7 @@ recode_kept_on_device(const GdbCacheQuery *cq, CacheEntry *e, CacheEntry *to,
 {
 	uint32		cols[GDB_MAX_COLUMNS];
 	uint32		ncols = 0;
+	int64	   *found = NULL;	/* malloc'ed by gdb_cuda_code_map_missing */
 	int64	   *missing = NULL;
 	int64	   *into = NULL;
 	uint64		n = 0;
@@ -168,11 +169,17 @@ recode_kept_on_device(const GdbCacheQuery *cq, CacheEntry *e, CacheEntry *to,
 		e->dxlat_to = to->id;
 	}
 	rc = gdb_cuda_code_map_missing(srv_exec, &e->dxlat, (uint64) gdb_dict_size(e->dict), dev,
-								   result, cols, ncols, &missing, &n, &st->err);
+								   result, cols, ncols, &found, &n, &st->err);
 	if (rc == GDB_OK && n > 0)
 	{
 		MemoryContext old;
 
+		/* palloc'ed, so that an error while interning leaks nothing */
+		missing = MemoryContextAllocExtended(CurrentMemoryContext, sizeof(int64) * n,
+											 MCXT_ALLOC_HUGE);
+		memcpy(missing, found, sizeof(int64) * n);
+		free(found);
+		found = NULL;
 		into = MemoryContextAllocExtended(CurrentMemoryContext, sizeof(int64) * n,
 										  MCXT_ALLOC_HUGE);
 		old = MemoryContextSwitchTo(to->mcxt);
@@ -185,7 +192,9 @@ recode_kept_on_device(const GdbCacheQuery *cq, CacheEntry *e, CacheEntry *to,
 	if (rc == GDB_OK)
 		rc = gdb_cuda_code_map_apply(srv_exec, e->dxlat, missing, into, n, dev, result,
 									 cols, ncols, &st->err);
-	free(missing);
+	free(found);
+	if (missing != NULL)
+		pfree(missing);
 	if (into != NULL)
 		pfree(into);
 	if (rc != GDB_OK)
