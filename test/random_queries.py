@@ -140,6 +140,28 @@ WHERE d.k IN (SELECT t.k' FROM t WHERE t.k IN (SELECT ...) AND t.x >
 (SELECT 0.5 * sum(s.v) FROM s WHERE s.k = t.k AND s.k2 = t.k2 ...)).  They
 are join queries (settings, no overflow) and count among the joins too.
 
+Eager aggregation (--eager, 0.05 of the queries, over the join tables;
+kinds ea-plain, ea-q13, ea-wrap, ea-cte, and the near misses ea-limit,
+ea-having, ea-distinct; an RNG of its own decides, seeded "seed:I:ea", after
+the scalar one; test/rq/eager.py): src/planner/eager_aggregate_rewrite.c's
+shape, TPC-H Q13's inner query: SELECT A's primary key [, A's other columns],
+aggregates over B FROM a ... LEFT JOIN b ON a.k = b.fk [AND a.k2 = b.fk2]
+[AND B-only conditions that cannot raise] [WHERE A-only filter] GROUP BY
+A's primary key [, A's other columns] (A one of rq.jd1, jd2, jd3, the
+tables with a primary key; B any join table, A's own now and then);
+count(b.c), sum/avg of integers and numerics, min, max, expressions over
+them; [ORDER BY every column], or wrapped: Q13's SELECT c_count, count(*)
+FROM (...) AS c_orders (c_custkey, c_count) GROUP BY c_count, an outer
+ORDER BY ... LIMIT, a CTE.  Beside it the near misses it must refuse (a
+query draws one or a few now and then): INNER, RIGHT, FULL joins, B LEFT
+JOIN A, a third table, A without a primary key, a GROUP BY short of the
+key or with B's column or an expression, join keys of two types or under
+an expression, ON conditions that may raise, over A or over both, a WHERE
+over B, count(*), count(1), count(DISTINCT), FILTER, float sums, an
+aggregate of an expression or of A's column, HAVING, DISTINCT, LIMIT at its
+level.  TPC-H Q13's shape among the join queries (jstar-q13, jchain-q13)
+counts with them.
+
 HOW IT COMPARES: if either side errors, both must fail with the same SQLSTATE
 (psql's :SQLSTATE; --loose-sqlstate accepts any two class-22 errors).  Else the
 results must be equal: ORDER BY queries row by row in order (each ORDER BY ends
@@ -173,8 +195,10 @@ pg_virtualenv does (superuser: CREATE EXTENSION, LOAD 'gpudb' per session):
       python3 test/random_queries.py --setup-sql 'SET gpudb.device = cpu'
 Options: --seed --queries (300) --tables (4) --rows (2000) --joins (the share of
 join queries, 0.2; 0: none and no join tables) --scalar (the share of
-correlated scalar subquery queries, 0.08; none without join tables) --setup-sql --min-gpu --jobs
-(parallel sessions, 4) --log FILE --verbose --only I,J --self-check.
+correlated scalar subquery queries, 0.08; none without join tables) --eager
+(the share of eager aggregation queries, 0.05; none without join tables)
+--setup-sql --min-gpu --jobs (parallel sessions, 4) --log FILE --verbose
+--only I,J --self-check.
 Last line: the summary (queries, those with a Gpudb node by kind: scan, agg,
 sort, join; those with expressions and how many of them had a Gpudb node; the
 join queries, how many of them had a Gpudb node and how many a GpudbJoin; the
@@ -183,14 +207,27 @@ many of them the plan joins as a grouped derived table (the alias
 scalar_subquery in the plan, or the planner's DEBUG1 line that the rewrite
 cost less: rewrite_choice.c; the EXPLAIN of such a query runs with
 client_min_messages = debug1 and a \\warn marker on stderr), how many had a
-restriction the rewrite may drop and how many of those were rewritten;
-errors matched, differences).  The --log marks the queries with expressions "+x", those
-whose correlated scalar subquery the plan joins as a derived table "+sq".
+restriction the rewrite may drop and how many of those were rewritten; the
+queries of eager aggregation's shape or next to it (ea-* and the join kinds'
+q13), how many of them the plan runs as eager_aggregate_rewrite.c writes
+them (the alias eager_aggregate in the plan, or its DEBUG1 line that the
+rewrite cost less), how many of those drawn to fit it the rewrite took (its
+DEBUG1 line, printed whichever plan is kept; all of them unless
+gpudb.enable_gpujoin is off, which counts as a near miss) and how many of
+the near misses (none); errors matched, differences).  A query drawn to
+fit that the rewrite refused, or a near miss it took, is listed on a line
+of its own above the summary (not a failure: the generator's idea of the
+rewrite's conditions and the rewrite disagree; one or the other has
+changed).  The --log marks the queries with expressions "+x", those
+whose correlated scalar subquery the plan joins as a derived table "+sq",
+those the eager aggregation rewrite planned "+ea", and those listed as
+disagreeing "!ea".
 Exit 1 on a difference or fewer than --min-gpu GPU queries, 2 (a message)
 when setup fails.  test/random_queries.sh wraps it all.
 
-REPRODUCING: tables and queries depend only on --seed, --tables, --rows and
---joins (query I has its own RNG seeded "seed:I", "seed:I:join" for a join);
+REPRODUCING: tables and queries depend only on --seed, --tables, --rows,
+--joins, --scalar and --eager (query I has its own RNG seeded "seed:I",
+"seed:I:join" for a join, "seed:I:scalar", "seed:I:eager");
 rerun with those and --only I --verbose for query I's SQL, settings, plan and
 both results.  The tables stay in schema rq (in a persistent cluster;
 pg_virtualenv drops its own on exit).
@@ -213,8 +250,8 @@ import sys
 import time
 
 # the generator, the runner and the comparison: test/rq/, by concept
-from rq.compare import (compare, derived_join, device_having, gpu_nodes, ordered_join, report,
-                        scalar_rewritten)
+from rq.compare import (compare, derived_join, device_having, eager_rewritten, eager_taken,
+                        gpu_nodes, ordered_join, report, scalar_rewritten)
 from rq.join_tables import cache_join_tables, make_join_tables
 from rq.self_check import self_check
 from rq.session import die, limit_retry, prelude, psql, run_all
@@ -235,6 +272,9 @@ def main():
     ap.add_argument('--scalar', type=float, default=0.08,
                     help='the share of queries with a correlated scalar subquery (over the '
                          'join tables: none with --joins 0)')
+    ap.add_argument('--eager', type=float, default=0.05,
+                    help='the share of queries of eager aggregation\'s shape or next to it (over '
+                         'the join tables: none with --joins 0)')
     ap.add_argument('--log')
     ap.add_argument('--only', help='comma-separated query numbers to run')
     ap.add_argument('--loose-sqlstate', action='store_true',
@@ -266,13 +306,16 @@ def main():
     if args.self_check:
         return self_check(args, tables, gucs, jtables)
     idxs = range(args.queries) if not args.only else [int(x) for x in args.only.split(',')]
-    queries = [gen_query(args.seed, i, tables, jtables, args.joins, args.scalar) for i in idxs]
+    queries = [gen_query(args.seed, i, tables, jtables, args.joins, args.scalar, args.eager)
+               for i in idxs]
     results = run_all(args, queries, gucs)
     limit_retry(args, queries, results, gucs)
     ngpu, kinds, errs, diffs, log = 0, {'GpudbScan': 0, 'GpudbAgg': 0, 'GpudbSort': 0, 'GpudbJoin': 0}, \
         0, 0, []
     nexpr = nexpr_gpu = njoin = njoin_gpu = njoin_gpujoin = njoin_ordered = nhaving = 0
     nderived = nscalar = nscalar_rw = ndrop = ndrop_rw = 0
+    neager = neager_rw = nfit = nfit_taken = nnear = nnear_taken = 0
+    odd = []
     for q in queries:
         r = results[q.idx]
         why = compare(q, r, args.loose_sqlstate)
@@ -290,6 +333,21 @@ def main():
         nscalar_rw += q.scalar and scalar_rewritten(r)
         ndrop += q.scalar and q.droppable
         ndrop_rw += q.scalar and q.droppable and scalar_rewritten(r)
+        neager += q.eager
+        neager_rw += q.eager and eager_rewritten(r)
+        taken = q.eager and eager_taken(r)
+        nfit += q.eager_expect == 'yes'
+        nfit_taken += q.eager_expect == 'yes' and taken
+        nnear += q.eager_expect == 'no'
+        nnear_taken += q.eager_expect == 'no' and taken
+        # drawn to fit but refused, or a near miss taken: the generator's idea of
+        # the rewrite's conditions and the rewrite disagree (listed below)
+        mismatch = 'E' in r and q.eager_expect is not None and \
+            taken != (q.eager_expect == 'yes')
+        if mismatch:
+            odd.append('%d (%s%s)' % (q.idx, 'taken' if taken else 'refused',
+                                      ', drawn as a near miss: ' + ' '.join(q.eager_misses)
+                                      if q.eager_misses else ''))
         for n in nodes:
             kinds[n] = kinds.get(n, 0) + 1
         erred = 'crash' not in r and (r['A'][0] != '00000' or r['B'][0] != '00000')
@@ -300,9 +358,11 @@ def main():
             if erred and r['A'][0] == r['B'][0] else 'errors %s/%s (risky)' % (
                 r['A'][0], r['B'][0]) if erred else \
             'ok, %d rows' % len(r['A'][2])
-        log.append('%d [%s%s%s] %s [%s] %s' % (q.idx, q.kind, '+x' if q.has_expr else '',
-                                               '+sq' if q.scalar and scalar_rewritten(r) else '',
-                                             ','.join(sorted(nodes)) or '-', outcome, q.sql))
+        log.append('%d [%s%s%s%s%s] %s [%s] %s' % (
+            q.idx, q.kind, '+x' if q.has_expr else '',
+            '+sq' if q.scalar and scalar_rewritten(r) else '',
+            '+ea' if q.eager and eager_rewritten(r) else '', '!ea' if mismatch else '',
+            ','.join(sorted(nodes)) or '-', outcome, q.sql))
         if why:
             report(q, r, why, args.seed)
         elif args.verbose:
@@ -314,6 +374,10 @@ def main():
             f.write('seed %d, %d tables, %d rows max, joins %g, cached: %s\n'
                     % (args.seed, args.tables, args.rows, args.joins, ' '.join(cached) or '-'))
             f.write('\n'.join(log) + '\n')
+    if odd:
+        print('random_queries: eager aggregation, drawn to fit but refused or drawn as a near '
+              'miss but taken (not a failure; the generator and eager_aggregate_rewrite.c '
+              'disagree): %s' % ', '.join(odd))
     print('seed %d, %.1f s%s' % (args.seed, time.time() - t0,
                                  '' if ngpu >= args.min_gpu else
                                  '; FAIL: fewer than --min-gpu %d queries had a GPU node'
@@ -323,11 +387,13 @@ def main():
           'node, %d with a GpudbJoin, %d of those ordered on the device, %d with a derived '
           'table\'s build side), %d with a correlated scalar subquery (%d of them '
           'rewritten as a join; %d with a restriction the rewrite may drop, %d of those '
-          'rewritten), %d with HAVING on the '
+          'rewritten), %d with an eager-aggregation shape (%d of them rewritten; %d of the %d '
+          'drawn to fit taken by the rewrite, %d of the %d near misses), %d with HAVING on the '
           'device, %d errors matched, %d differences'
           % (len(queries), ngpu, kinds['GpudbScan'], kinds['GpudbAgg'], kinds['GpudbSort'],
              kinds['GpudbJoin'], nexpr, nexpr_gpu, njoin, njoin_gpu, njoin_gpujoin,
-             njoin_ordered, nderived, nscalar, nscalar_rw, ndrop, ndrop_rw, nhaving, errs, diffs))
+             njoin_ordered, nderived, nscalar, nscalar_rw, ndrop, ndrop_rw, neager, neager_rw,
+             nfit_taken, nfit, nnear_taken, nnear, nhaving, errs, diffs))
     return 1 if diffs or ngpu < args.min_gpu else 0
 
 if __name__ == '__main__':

@@ -17,6 +17,9 @@ tested and how; its main runs it all):
                   joins, derived tables)
   scalar.py       correlated scalar subqueries over the join tables (gen_scalar:
                   scalar_subquery_rewrite.c's shapes, TPC-H Q2/Q17/Q20's)
+  eager.py        eager aggregation below a left join over the join tables
+                  (gen_eager: eager_aggregate_rewrite.c's shape, TPC-H Q13's,
+                  and the near misses it must refuse)
   session.py      psql: the session script of each query (gpudb on, off,
                   EXPLAIN), batches in parallel sessions, the LIMIT retry
   compare.py      the comparison of both sides' results, and the report of a

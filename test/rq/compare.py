@@ -107,6 +107,26 @@ def scalar_rewritten(r):
             return True
     return False
 
+EAGER_DEBUG = re.compile(r'eager aggregation below a left join: cost ([0-9.e+]+), '
+                         r'as written ([0-9.e+]+)')
+
+def eager_taken(r):
+    """Whether src/planner/eager_aggregate_rewrite.c took the query's shape (some
+    level of it): its DEBUG1 line, printed whichever plan costs less."""
+    return any(EAGER_DEBUG.search(line) for line in r.get('W', (0, 0, []))[2])
+
+def eager_rewritten(r):
+    """Whether the plan is the eager aggregation rewrite's: the alias
+    eager_aggregate of its derived table in the plan, or where the plan elides
+    that subquery scan, the planner's DEBUG1 line that the rewrite cost less."""
+    if 'E' in r and any(re.search(r'\beager_aggregate\b', line) for line in r['E'][2]):
+        return True
+    for line in r.get('W', (0, 0, []))[2]:
+        m = EAGER_DEBUG.search(line)
+        if m and float(m.group(1)) < float(m.group(2)):
+            return True
+    return False
+
 def derived_join(r):
     """Whether a GpudbJoin of the plan has a derived table's build side: a plan
     node under it (the derived table's plan, join_build.c)."""
@@ -133,6 +153,7 @@ def report(q, r, why, seed, title='DIFFERENCE'):
     print('    query (gpudb on):  %s' % q.sql)
     if q.sql_off != q.sql:
         print('    query (gpudb off): %s' % q.sql_off)
-    for tag, what in (('E', 'plan'), ('A', 'gpudb on'), ('B', 'gpudb off')):
-        if tag in r:
+    for tag, what in (('E', 'plan'), ('W', 'planner DEBUG1 lines'), ('A', 'gpudb on'),
+                      ('B', 'gpudb off')):
+        if tag in r and (tag != 'W' or r[tag][2]):
             print('    %s [%s]:\n      %s' % (what, r[tag][0], show(r[tag][2])))

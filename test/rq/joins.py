@@ -339,6 +339,7 @@ def gen_join(seed, i, jt):
         kind = 'sel'
     q.kind = 'j%s-%s' % (shape, kind)
     q.scalar = getattr(rng, 'scalar', False)
+    q.eager = kind == 'q13'
     join_settings(rng, q)
     q.idx = i
     return q

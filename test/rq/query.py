@@ -22,6 +22,9 @@ class Query:
         self.join = False           # a join query (gen_join)
         self.scalar = False         # has a correlated scalar subquery (scalar.py, scalar_part)
         self.droppable = False      # and a restriction the rewrite may drop (scalar.py)
+        self.eager = False          # of eager aggregation's shape or next to it (eager.py, q13)
+        self.eager_expect = None    # 'yes': drawn to fit it, 'no': a near miss (eager.py)
+        self.eager_misses = []      # and why (eager.py)
 
 def order_item(rng, name):
     return name + rng.choice(['', ' ASC', ' DESC']) + rng.choice(['', '', ' NULLS FIRST',

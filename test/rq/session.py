@@ -45,10 +45,11 @@ def block(q, gucs):
     out += ['SET %s = %s;' % (g, 'off' if g in q.gpu_off else 'on') for g in ALL_ENABLE_GUCS
             if g in gucs]
     out += ['SET %s = 0;' % g for g in COST_GUCS if g in gucs]
-    if q.scalar:    # the planner's DEBUG1 line of its choice, on stderr up to a marker
+    if q.scalar or q.eager:     # the planner's DEBUG1 line of its choice, on stderr up to a marker
         out.append('SET client_min_messages = debug1;')
     out += ['EXPLAIN (COSTS OFF) %s;' % q.sql, '\\echo @@E %d :SQLSTATE :LAST_ERROR_MESSAGE' % i,
-            'SET client_min_messages = warning;\n\\warn @@W %d' % i if q.scalar else '',
+            'SET client_min_messages = warning;\n\\warn @@W %d' % i if q.scalar or q.eager
+            else '',
             q.sql + ';', '\\echo @@A %d :SQLSTATE :LAST_ERROR_MESSAGE' % i,
             'SET gpudb.enabled = off;',
             q.sql_off + ';', '\\echo @@B %d :SQLSTATE :LAST_ERROR_MESSAGE' % i]
@@ -69,7 +70,8 @@ def run_batch(args, queries, gucs):
             die('session setup failed (%s %s); stderr:\n%s' % (state, msg, err))
         res.setdefault(i, {})[tag] = (state, msg if state != '00000' else '', buf)
         buf = []
-    # the DEBUG lines before each @@W marker on stderr: the EXPLAIN's (a scalar query's)
+    # the DEBUG lines before each @@W marker on stderr: the EXPLAIN's (a scalar or
+    # eager aggregation query's)
     buf = []
     for line in err.split('\n'):
         m = re.match(r'@@W (\d+)$', line)
@@ -127,7 +129,7 @@ def limit_retry(args, queries, results, gucs):
                 nq = Query(q.kind, LIMIT_RE.sub('', q.sql), q.floats, q.ordered,
                            sql_off=LIMIT_RE.sub('', q.sql_off))
                 nq.idx, nq.pg_set, nq.gpu_off, nq.bad = q.idx, q.pg_set, q.gpu_off, bad
-                nq.scalar = q.scalar
+                nq.scalar, nq.eager = q.scalar, q.eager
                 again.append(nq)
     if not again:
         return

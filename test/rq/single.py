@@ -8,6 +8,7 @@ from rq.exprs import (CMP, QRng, atom, cmp_ok, const, flag_of, gen_expr_agg, gen
                       gen_value, keyable, noted, num_const_like, pick_col, sum_exact)
 from rq.joins import gen_join
 from rq.query import ENABLE_GUCS, PG_TOGGLES, Query, group_order_by, order_item
+from rq.eager import gen_eager
 from rq.scalar import gen_scalar
 from rq.tables import FIXED, FLOATS, INTS, NUMS, SUPPORTED, TEXTS, VARIANCE, is_float
 
@@ -296,11 +297,13 @@ def gen_unsup(rng, t):
     sql, floats, ordered = rng.choice(forms)
     return Query('unsup', sql, floats, ordered)
 
-def gen_query(seed, i, tables, jtables=None, join_share=0.0, scalar_share=0.0):
-    # whether query i has a correlated scalar subquery, or joins: RNGs of their
-    # own, so that the others stay as they were
+def gen_query(seed, i, tables, jtables=None, join_share=0.0, scalar_share=0.0, eager_share=0.0):
+    # whether query i has a correlated scalar subquery, is of eager aggregation's
+    # shape, or joins: RNGs of their own, so that the others stay as they were
     if jtables and random.Random('%d:%d:sq' % (seed, i)).random() < scalar_share:
         return gen_scalar(seed, i, jtables)
+    if jtables and random.Random('%d:%d:ea' % (seed, i)).random() < eager_share:
+        return gen_eager(seed, i, jtables)
     if jtables and random.Random('%d:%d:j' % (seed, i)).random() < join_share:
         return gen_join(seed, i, jtables)
     rng = QRng('%d:%d' % (seed, i))
