@@ -215,6 +215,22 @@ SELECT q, d.* FROM (VALUES
   ($$SELECT count(*) FROM rq_found WHERE c = t::bpchar$$),
   ($$SELECT count(*) FROM rq_found WHERE t::bpchar = 'a'$$)
 ) v(q), LATERAL gpu_diff(q) d;
+-- found by random_queries (eager aggregation shapes): a varchar or text
+-- value cast to char(n) as a group or sort key, or inside an expression:
+-- 'b' and 'b ' are one char(n) value and two varchar values (was two
+-- groups in GpudbAgg; now PostgreSQL's plan)
+CREATE TABLE rq_bp (k varchar(12), t text, n int4);
+INSERT INTO rq_bp SELECT CASE WHEN g % 3 = 0 THEN 'b' WHEN g % 3 = 1 THEN 'b ' ELSE 'b' || chr(9) END,
+  CASE WHEN g % 2 = 0 THEN 'a  ' ELSE 'a' END, g FROM generate_series(1, 600) g;
+ANALYZE rq_bp;
+SELECT q, d.* FROM (VALUES
+  ($$SELECT k::bpchar, count(*), sum(n) FROM rq_bp GROUP BY 1$$),
+  ($$SELECT t::bpchar, count(*) FROM rq_bp GROUP BY 1$$),
+  ($$SELECT k::bpchar AS kb, n FROM rq_bp ORDER BY 1, 2 LIMIT 5$$),
+  ($$SELECT count(*) FROM rq_bp WHERE k::bpchar = 'b'$$),
+  ($$SELECT length(k::bpchar), count(*) FROM rq_bp GROUP BY 1$$)
+) v(q), LATERAL gpu_diff(q) d;
+DROP TABLE rq_bp;
 -- a numeric value past the 64-bit fixed point (9999999999999.99^2 is
 -- about 10^26): the node runs PostgreSQL's plan behind it instead of
 -- raising (was 22003 "numeric value out of range for gpudb's fixed point")

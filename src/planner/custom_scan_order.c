@@ -44,6 +44,7 @@
 
 #include "custom_scan.h"
 #include "custom_scan_path.h"
+#include "expr_compile.h"
 #include "server_client.h"
 
 /* ---- GpudbSort ---- */
@@ -143,7 +144,7 @@ pathkey_ok(PathKey *pk, Index relid, Oid reloid, List **sort,
 		EquivalenceMember *em = (EquivalenceMember *) lfirst(lc);
 		Expr	   *e = em->em_expr;
 
-		while (e && IsA(e, RelabelType))
+		while (e && IsA(e, RelabelType) && !fc_is_bpchar_relabel((Node *) e))
 			e = ((RelabelType *) e)->arg;
 		if (e && IsA(e, Var) && ((Var *) e)->varno == relid &&
 			((Var *) e)->varlevelsup == 0)
@@ -208,7 +209,7 @@ sort_target_ok(PlannerInfo *root, PathTarget *target, Index relid, Oid reloid,
 		char	   *reason = NULL;
 		Bitmapset  *cols = NULL;
 
-		while (IsA(e, RelabelType))
+		while (IsA(e, RelabelType) && !fc_is_bpchar_relabel(e))
 			e = (Node *) ((RelabelType *) e)->arg;
 		if (IsA(e, Var) || IsA(e, Const) || list_member(*exprs, e))
 			continue;
@@ -421,7 +422,7 @@ order_pathkey_ok(PathKey *pk, List *key_vars, List *aggrefs, bool exact_sums,
 		Expr	   *e = ((EquivalenceMember *) lfirst(lc))->em_expr;
 		ListCell   *lk;
 
-		while (e && IsA(e, RelabelType))
+		while (e && IsA(e, RelabelType) && !fc_is_bpchar_relabel((Node *) e))
 			e = ((RelabelType *) e)->arg;
 		if (e && !IsA(e, Aggref))
 		{
@@ -430,7 +431,7 @@ order_pathkey_ok(PathKey *pk, List *key_vars, List *aggrefs, bool exact_sums,
 			{
 				Node	   *k = (Node *) lfirst(lk);
 
-				while (k && IsA(k, RelabelType))
+				while (k && IsA(k, RelabelType) && !fc_is_bpchar_relabel(k))
 					k = (Node *) ((RelabelType *) k)->arg;
 				if (IsA(e, Var) && IsA(k, Var) ?
 					(((Var *) k)->varno == ((Var *) e)->varno &&

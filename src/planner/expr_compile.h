@@ -64,8 +64,17 @@ pg_noreturn extern void fc_unsupported(FilterCompiler *fc, const char *what,
 /* Point the jumps at the instruction indexes in jumps at the next one. */
 extern void fc_patch_jumps(FilterCompiler *fc, List *jumps);
 
-/* node below any RelabelType or CollateExpr */
+/*
+ * node below any RelabelType or CollateExpr, but not below a varchar or
+ * text value relabelled as char(n) (fc_is_bpchar_relabel)
+ */
 extern Node *fc_strip_relabel(Node *node);
+
+/*
+ * Is node a RelabelType of a non-char(n) value (varchar, text) to char(n)?
+ * Its trailing blanks stop counting: nothing compiles it as its argument.
+ */
+extern bool fc_is_bpchar_relabel(Node *node);
 
 /* the batch column of a Var (nulls_ok: only its NULL flag is read) */
 extern int	fc_var_column(FilterCompiler *fc, Var *var, bool nulls_ok);

@@ -236,12 +236,29 @@ fc_patch_jumps(FilterCompiler *fc, List *jumps)
 	}
 }
 
-/* The node below any binary-compatible relabelling or COLLATE. */
+/* see expr_compile.h */
+bool
+fc_is_bpchar_relabel(Node *node)
+{
+	return node != NULL && IsA(node, RelabelType) &&
+		((RelabelType *) node)->resulttype == BPCHAROID &&
+		exprType((Node *) ((RelabelType *) node)->arg) != BPCHAROID;
+}
+
+/*
+ * The node below any binary-compatible relabelling or COLLATE, but not
+ * below a varchar or text value relabelled as char(n) (bpchar): char(n)
+ * compares, groups and sorts with its trailing blanks ignored, which the
+ * value below does not ('b' and 'b ' are one char(n) value, two varchar
+ * values).  Such a relabelling is itself left for the caller to refuse.
+ */
 Node *
 fc_strip_relabel(Node *node)
 {
 	for (;;)
 	{
+		if (fc_is_bpchar_relabel(node))
+			return node;
 		if (node && IsA(node, RelabelType))
 			node = (Node *) ((RelabelType *) node)->arg;
 		else if (node && IsA(node, CollateExpr))
@@ -863,6 +880,10 @@ fc_compile_node(FilterCompiler *fc, Node *node)
 			fc_compile_const(fc, (Const *) node);
 			break;
 		case T_RelabelType:
+			if (fc_is_bpchar_relabel(node))
+				fc_unsupported(fc, "a varchar or text value cast to char(n)",
+							   "char(n) ignores trailing blanks, which the value's own type compares.",
+							   exprLocation(node));
 			fc_compile_node(fc, (Node *) ((RelabelType *) node)->arg);
 			break;
 		case T_CollateExpr:
