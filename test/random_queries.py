@@ -203,7 +203,7 @@ Last line: the summary (queries, those with a Gpudb node by kind: scan, agg,
 sort, join; those with expressions and how many of them had a Gpudb node; the
 join queries, how many of them had a Gpudb node and how many a GpudbJoin; the
 queries with a correlated scalar subquery (sq-* and the join kinds' own), how
-many of them the plan joins as a grouped derived table (the alias
+many of them returned rows (an empty result compares trivially), how many of them the plan joins as a grouped derived table (the alias
 scalar_subquery in the plan, or the planner's DEBUG1 line that the rewrite
 cost less: rewrite_choice.c; the EXPLAIN of such a query runs with
 client_min_messages = debug1 and a \\warn marker on stderr), how many had a
@@ -313,7 +313,7 @@ def main():
     ngpu, kinds, errs, diffs, log = 0, {'GpudbScan': 0, 'GpudbAgg': 0, 'GpudbSort': 0, 'GpudbJoin': 0}, \
         0, 0, []
     nexpr = nexpr_gpu = njoin = njoin_gpu = njoin_gpujoin = njoin_ordered = nhaving = 0
-    nderived = nscalar = nscalar_rw = ndrop = ndrop_rw = 0
+    nderived = nscalar = nscalar_rw = ndrop = ndrop_rw = nscalar_rows = 0
     neager = neager_rw = nfit = nfit_taken = nnear = nnear_taken = 0
     odd = []
     for q in queries:
@@ -331,6 +331,9 @@ def main():
         nhaving += device_having(r)
         nscalar += q.scalar
         nscalar_rw += q.scalar and scalar_rewritten(r)
+        # returned rows (an empty result compares trivially)
+        nscalar_rows += q.scalar and 'crash' not in r and r['A'][0] == '00000' and \
+            bool(r['A'][2])
         ndrop += q.scalar and q.droppable
         ndrop_rw += q.scalar and q.droppable and scalar_rewritten(r)
         neager += q.eager
@@ -386,13 +389,13 @@ def main():
           '%d with expressions (%d of them with a GPU node), %d joins (%d of them with a GPU '
           'node, %d with a GpudbJoin, %d of those ordered on the device, %d with a derived '
           'table\'s build side), %d with a correlated scalar subquery (%d of them '
-          'rewritten as a join; %d with a restriction the rewrite may drop, %d of those '
+          'returned rows, %d rewritten as a join; %d with a restriction the rewrite may drop, %d of those '
           'rewritten), %d with an eager-aggregation shape (%d of them rewritten; %d of the %d '
           'drawn to fit taken by the rewrite, %d of the %d near misses), %d with HAVING on the '
           'device, %d errors matched, %d differences'
           % (len(queries), ngpu, kinds['GpudbScan'], kinds['GpudbAgg'], kinds['GpudbSort'],
              kinds['GpudbJoin'], nexpr, nexpr_gpu, njoin, njoin_gpu, njoin_gpujoin,
-             njoin_ordered, nderived, nscalar, nscalar_rw, ndrop, ndrop_rw, neager, neager_rw,
+             njoin_ordered, nderived, nscalar, nscalar_rows, nscalar_rw, ndrop, ndrop_rw, neager, neager_rw,
              nfit_taken, nfit, nnear_taken, nnear, nhaving, errs, diffs))
     return 1 if diffs or ngpu < args.min_gpu else 0
 

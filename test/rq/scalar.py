@@ -40,11 +40,16 @@ DROP_TYPES = INTS + ('date', 'bool')    # the rewrite drops restrictions over th
 def key_cols(t, dom=None):
     return [c for c in t.keys if dom is None or c.dom == dom]
 
-def corr_pairs(rng, T, S):
+def corr_pairs(rng, T, S, jt=()):
     """[(column of T, column of S)]: one or two pairs of key columns of a shared
-    domain, of one type mostly; now and then a pair of bool columns."""
+    domain, of one type mostly; now and then a pair of bool columns.  Two
+    pairs of two tables: mostly of jd3's primary key domains (the fact
+    tables copy its pairs: the groups are seldom empty)."""
     shared = sorted(jdoms(T) & jdoms(S))
     doms = rng.sample(shared, 2 if len(shared) >= 2 and rng.random() < 0.35 else 1)
+    pk2 = [set(c.dom for c in t.pk) for t in jt if len(t.pk) == 2]
+    if len(doms) == 2 and T is not S and rng.random() < 0.85:
+        doms = sorted(pk2[0]) if pk2 and pk2[0] <= set(shared) else doms[:1]
     out = []
     for d in doms:
         tc = rng.choice(key_cols(T, d))
@@ -59,8 +64,31 @@ def corr_pairs(rng, T, S):
     return out
 
 def lit(rng, c):
-    """A constant of key column c's type (a NULL now and then)."""
+    """A constant of key column c's type (a NULL now and then); of a key column
+    mostly one of the values it holds (restrictions that keep rows: an empty
+    result compares trivially)."""
+    if getattr(c, 'dom', None) and c.values and rng.random() < 0.7:
+        return plain_lit(rng.choice([v for v in c.values if v is not None] or [None]), c)
     return const(rng, c)
+
+def plain_lit(v, c):
+    """Value v (a literal's body, or None) of key column c as an SQL literal."""
+    if v is None:
+        return 'NULL'
+    if c.ty in INTS or c.ty in FIXED:
+        return "'NaN'::numeric" if v == 'NaN' else '(%s)' % v if v[0] == '-' else v
+    if c.ty == 'date':
+        return "DATE %s" % sql_str(v)
+    return sql_str(v)
+
+def lit_range(rng, c):
+    """Two constants for BETWEEN: of a key column's values, low first mostly."""
+    vals = [v for v in (c.values or []) if v is not None and v != 'NaN']
+    if getattr(c, 'dom', None) in ('i', 'd', 'n') and vals and rng.random() < 0.8:
+        key = (lambda v: v) if c.dom == 'd' else float
+        a, b = sorted([rng.choice(vals), rng.choice(vals)], key=key)
+        return plain_lit(a, c), plain_lit(b, c)
+    return lit(rng, c), lit(rng, c)
 
 def corr_restriction(rng, jt, rel, cs, n):
     """A restriction of rel that reads only its columns cs (correlation columns)."""
@@ -110,7 +138,7 @@ def simple(rng, rel, c):
         return '%s %sIN (%s)' % (ref, 'NOT ' if rng.random() < 0.2 else '',
                                  ', '.join(lit(rng, c) for _ in range(rng.randint(1, 5))))
     if r < 0.3:
-        return '%s BETWEEN %s AND %s' % (ref, lit(rng, c), lit(rng, c))
+        return '%s BETWEEN %s AND %s' % ((ref,) + lit_range(rng, c))
     if r < 0.6:
         if ty in INTS:
             return rng.choice(['%s %% 3 = %d' % (ref, rng.randint(0, 2)),
@@ -134,20 +162,29 @@ def simple(rng, rel, c):
                                '%s * 4 %s %d' % (ref, rng.choice(CMP), rng.randint(-4, 40))])
     return '%s %s %s' % (ref, rng.choice(CMP), lit(rng, c))
 
-def soft(rng, rel, depth=None):
+def soft(rng, rel, depth=None, keep=0.6):
     """A filter over rel: jatom's comparisons with the column's own values most
-    of the time (they keep rows), else jfilter's."""
-    if rng.random() < 0.6:
+    of the time (keep: they keep rows), else jfilter's."""
+    if rng.random() < keep:
         rng.table = rel.t
         return rel.q(jatom(rng, rel.t))
     return jfilter(rng, rel, depth)
 
-def pick_op(rng, own):
-    """The comparison of x with the subquery's value: where that is min or max of
-    x's own column over x's own group (own), = <= >= mostly (Q2's x = min(x));
-    else <, <=, >, >= mostly (an average is seldom equal to anything)."""
+def pick_op(rng, own, fn=None, big=False, same=False):
+    """The comparison of x with the subquery's value, drawn so that it holds for a
+    fair share of the rows (an empty result compares trivially): where that is
+    min or max of x's own column over x's own group (own), = mostly (Q2's x =
+    min(x)) or the side that x's own group keeps (x >= min, x < max; x < min
+    holds for none, now and then all the same); where the value is a sum or
+    a multiple of the group's values (big), < <= mostly; else <, <=, >, >=
+    mostly (an average is seldom equal to anything)."""
     if own:
-        return rng.choice(['=', '=', '<=', '>=', '<', '>', '<>'])
+        keep = {'min': ['>=', '>=', '>'], 'max': ['<=', '<=', '<']}.get(fn, ['<=', '>='])
+        return rng.choice(['=', '=', '='] + keep * 2 + ['<>', '<', '>'])
+    if big:
+        return rng.choice(['<', '<='] * 4 + ['>', '>=', '=', '<>'])
+    if same:        # x's own column, its own group (of one row, often)
+        return rng.choice(['<=', '>='] * 4 + ['<', '>', '=', '<>'])
     return rng.choice(['<', '<=', '>', '>='] * 4 + ['=', '<>'])
 
 def scalar_value(rng, T, S):
@@ -166,14 +203,18 @@ def scalar_value(rng, T, S):
         fn = rng.choice(['avg', 'sum', 'min', 'max', 'avg', 'avg'] + (['count'] if r < 0.05
                                                                        else []))
         val = '%s(%s)' % (fn, S.ref(y))
+        big = fn in ('sum', 'count')
         if fn in ('avg', 'sum') and rng.random() < 0.5:
-            val = rng.choice(['0.5 * %s', '0.2 * %s', '%s * 2', '(%s + 1)', '1.5 * %s - 3',
-                              '0.9 * %s']) % val
+            form = rng.choice(['0.5 * %s', '0.2 * %s', '%s * 2', '(%s + 1)', '1.5 * %s - 3',
+                               '0.9 * %s'])
+            val = form % val
+            big = big or form in ('%s * 2', '1.5 * %s - 3')
         lhs = T.ref(x)
         if rng.random() < 0.1:
             lhs = '(%s + 1)' % lhs
         return val, lhs, pick_op(rng, fn in ('min', 'max') and x.name == y.name and
-                                 T.t is S.t and lhs == T.ref(x))
+                                 T.t is S.t and lhs == T.ref(x), fn, big,
+                                 x.name == y.name and T.t is S.t)
     op = rng.choice(CMP)
     sf = [c for c in S.t.cols[1:] if c.ty == 'float8']
     tf = [c for c in T.t.cols[1:] if c.ty in INTS + FIXED + ('float8',)]
@@ -186,8 +227,8 @@ def scalar_value(rng, T, S):
             y = rng.choice(ss)
             same = [c for c in ts if c.name == y.name and T.t is S.t]
             x = rng.choice(same if same and rng.random() < 0.7 else ts)
-            return '%s(%s)' % (rng.choice(['min', 'max']), S.ref(y)), T.ref(x), \
-                pick_op(rng, x in same)
+            fn = rng.choice(['min', 'max'])
+            return '%s(%s)' % (fn, S.ref(y)), T.ref(x), pick_op(rng, x in same, fn)
     return None
 
 def scalar_conjunct(rng, jt, T, D, n):
@@ -195,7 +236,7 @@ def scalar_conjunct(rng, jt, T, D, n):
     correlation columns of T (their Cols)."""
     S = JRel('s%d' % n, T.t if rng.random() < 0.35 else
              rng.choice([t for t in jt if jdoms(t) & jdoms(T.t)]))
-    pairs = corr_pairs(rng, T.t, S.t)
+    pairs = corr_pairs(rng, T.t, S.t, jt)
     conds, tcorr = [], []
     for k, (tc, sc) in enumerate(pairs):
         src = T
@@ -214,15 +255,21 @@ def scalar_conjunct(rng, jt, T, D, n):
         frm += ', ' + U.sql
         conds += jconds(rng, S, U, jpairs(rng, S, U)[:1])
         if rng.random() < 0.5:
-            conds.append(soft(rng, U))
+            conds.append(soft(rng, U, keep=0.8))
     if rng.random() < 0.4:
-        conds.append(soft(rng, S))
+        conds.append(soft(rng, S, keep=0.8))
     rng.shuffle(conds)
     v = scalar_value(rng, T, S)
     if v is None:                   # the key's own: min or max of S's first key column
         tc, sc = pairs[0]
-        v = '%s(%s)' % (rng.choice(['min', 'max']), S.ref(sc)), T.ref(tc), pick_op(rng, True)
+        fn = rng.choice(['min', 'max'])
+        v = '%s(%s)' % (fn, S.ref(sc)), T.ref(tc), pick_op(rng, True, fn)
     val, lhs, op = v
+    if any(val in ('min(%s)' % S.ref(sc), 'max(%s)' % S.ref(sc)) and lhs == T.ref(tc)
+           for tc, sc in pairs[:len(tcorr)] if tc in tcorr):
+        # min or max of the correlation column: x's own value (of a group that
+        # holds x), so = <= >= (a strict one or <> holds for no row)
+        op = rng.choice(['=', '=', '<=', '>=', '<=', '>=', '<>'])
     sub = '(SELECT %s FROM %s WHERE %s)' % (val, frm, ' AND '.join(conds))
     s = '%s %s %s' % (lhs, op, sub) if rng.random() < 0.75 else '%s %s %s' % (sub, FLIP[op], lhs)
     if rng.random() < 0.06:         # not a top-level conjunct: a SubPlan
