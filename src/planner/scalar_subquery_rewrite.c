@@ -678,66 +678,41 @@ typedef struct ImpliedContext
 	Bitmapset  *ocols;			/* R's correlation columns (attno offset) */
 } ImpliedContext;
 
-/* check_functions_in_node callback: true for a function that can raise. */
-static bool
-implied_function_may_raise(Oid funcid, void *context)
-{
-	return !get_func_leakproof(funcid);
-}
-
 /*
  * Does node, a restriction of R (or a part of one), read a column of R
  * other than its correlation columns, or possibly raise an error of its
- * own?  Only Vars, Consts, Params, relabelings, AND/OR/NOT, NULL and
- * boolean tests, leakproof operators and functions, and EXISTS and IN
- * sublinks pass: a sublink's subquery is uncorrelated (outer_restrictions)
- * and is evaluated by the derived table's key restriction too; its test
- * (o = the subquery's column) is walked.  Subqueries are not entered.
+ * own?  Only Vars, Params, the nodes gdb_node_may_raise passes (Consts,
+ * relabelings, AND/OR/NOT, NULL and boolean tests, leakproof operators
+ * and functions), and EXISTS and IN sublinks pass: a sublink's subquery
+ * is uncorrelated (outer_restrictions) and is evaluated by the derived
+ * table's key restriction too; its test (o = the subquery's column) is
+ * walked.  Subqueries are not entered.
  */
 static bool
 implied_walker(Node *node, ImpliedContext *cxt)
 {
 	if (node == NULL)
 		return false;
-	switch (nodeTag(node))
+	if (IsA(node, Var))
 	{
-		case T_Var:
-			{
-				Var		   *v = (Var *) node;
+		Var		   *v = (Var *) node;
 
-				return v->varlevelsup != 0 || v->varno != cxt->relid ||
-					!bms_is_member(v->varattno - FirstLowInvalidHeapAttributeNumber,
-								   cxt->ocols);
-			}
-		case T_Const:
-		case T_Param:
-		case T_Query:
-			return false;
-		case T_SubLink:
-			{
-				SubLink    *sl = (SubLink *) node;
-
-				if (sl->subLinkType != EXISTS_SUBLINK && sl->subLinkType != ANY_SUBLINK)
-					return true;
-				return implied_walker(sl->testexpr, cxt);
-			}
-		case T_RelabelType:
-		case T_BoolExpr:
-		case T_NullTest:
-		case T_BooleanTest:
-		case T_List:
-			break;
-		case T_OpExpr:
-		case T_FuncExpr:
-		case T_DistinctExpr:
-		case T_NullIfExpr:
-		case T_ScalarArrayOpExpr:
-			if (check_functions_in_node(node, implied_function_may_raise, NULL))
-				return true;
-			break;
-		default:
-			return true;
+		return v->varlevelsup != 0 || v->varno != cxt->relid ||
+			!bms_is_member(v->varattno - FirstLowInvalidHeapAttributeNumber, cxt->ocols);
 	}
+	if (IsA(node, Param) || IsA(node, Query))
+		return false;
+	if (IsA(node, SubLink))
+	{
+		SubLink    *sl = (SubLink *) node;
+
+		if (sl->subLinkType != EXISTS_SUBLINK && sl->subLinkType != ANY_SUBLINK)
+			return true;
+		return implied_walker(sl->testexpr, cxt);
+	}
+	/* (no aggregate reads R's rows here) */
+	if (IsA(node, Aggref) || gdb_node_may_raise(node))
+		return true;
 	return expression_tree_walker(node, implied_walker, (void *) cxt);
 }
 
