@@ -351,8 +351,9 @@ gdb_buffer_col_ok(GdbCudaExec *exec, const GdbDeviceBuffer *buf, const GdbBatch 
 extern "C" int
 gdb_cuda_code_map_missing(GdbCudaExec *exec, GdbDeviceCodeMap **map, uint64_t ncodes,
 						  const GdbDeviceBuffer *buf, const GdbBatch *hdr,
-						  const uint32_t *cols, uint32_t ncols, int64_t **missing,
-						  uint64_t *nmissing, GdbError *err)
+						  const uint32_t *cols, uint32_t ncols, GdbAllocFn alloc,
+						  void *alloc_arg, int64_t **missing, uint64_t *nmissing,
+						  GdbError *err)
 {
 	GdbDeviceCodeMap *m;
 	unsigned long long count = 0;
@@ -383,12 +384,11 @@ gdb_cuda_code_map_missing(GdbCudaExec *exec, GdbDeviceCodeMap **map, uint64_t nc
 	if (count == 0)
 		return GDB_OK;
 	words = (unsigned int *) malloc(nwords * sizeof(unsigned int));
-	*missing = (int64_t *) malloc((size_t) count * sizeof(int64_t));
+	*missing = (int64_t *) alloc(alloc_arg, (size_t) count * sizeof(int64_t));
 	if (words == NULL || *missing == NULL)
 	{
 		free(words);
-		free(*missing);
-		*missing = NULL;
+		*missing = NULL;		/* (alloc's memory is its owner's) */
 		return gdb_error_set(err, GDB_ERR_OUT_OF_MEMORY,
 							 "out of memory for %llu codes to translate", count);
 	}
@@ -397,7 +397,6 @@ gdb_cuda_code_map_missing(GdbCudaExec *exec, GdbDeviceCodeMap **map, uint64_t nc
 		cudaStreamSynchronize(exec->stream) != cudaSuccess)
 	{
 		free(words);
-		free(*missing);
 		*missing = NULL;
 		return gdb_cuda_fail(err, "cudaMemcpyAsync", cudaGetLastError());
 	}

@@ -1362,19 +1362,20 @@ typedef struct GdbDeviceCodeMap GdbDeviceCodeMap;
  * gdb_cuda_code_map_missing: the codes that columns cols[0, ncols) of buf
  * (header hdr, the host's copy; INT64 columns of codes in [0, ncodes))
  * hold in rows that are not NULL and that *map does not translate yet:
- * their number in *nmissing and, ascending, the codes in *missing
- * (malloc'ed, the caller frees it; NULL when there are none).  *map is
+ * their number in *nmissing and, ascending, the codes in *missing (from
+ * alloc(alloc_arg, bytes); NULL when there are none).  *map is
  * made first when NULL (or lost in a device reset, or of another device),
  * or grown to ncodes entries, the new ones untranslated.  One pass over
  * the rows on the device; the host reads a counter and, when some code is
  * missing, a bitmap of ncodes bits.  Waits for the device.
  * GDB_ERR_DEVICE, GDB_ERR_BAD_REQUEST (a column not INT64) or
- * GDB_ERR_OUT_OF_MEMORY.
+ * GDB_ERR_OUT_OF_MEMORY (alloc returned NULL too).
  */
 extern int	gdb_cuda_code_map_missing(GdbCudaExec *exec, GdbDeviceCodeMap **map,
 									  uint64_t ncodes, const GdbDeviceBuffer *buf,
 									  const GdbBatch *hdr, const uint32_t *cols, uint32_t ncols,
-									  int64_t **missing, uint64_t *nmissing, GdbError *err);
+									  GdbAllocFn alloc, void *alloc_arg, int64_t **missing,
+									  uint64_t *nmissing, GdbError *err);
 
 /*
  * gdb_cuda_code_map_apply: record to[i] as the translation of code from[i]

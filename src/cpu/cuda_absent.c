@@ -280,8 +280,9 @@ gdb_cuda_store_append_kept(GdbCudaExec *exec, GdbStore *store, const GdbBatch *h
 int
 gdb_cuda_code_map_missing(GdbCudaExec *exec, GdbDeviceCodeMap **map, uint64_t ncodes,
 						  const GdbDeviceBuffer *buf, const GdbBatch *hdr,
-						  const uint32_t *cols, uint32_t ncols, int64_t **missing,
-						  uint64_t *nmissing, GdbError *err)
+						  const uint32_t *cols, uint32_t ncols, GdbAllocFn alloc,
+						  void *alloc_arg, int64_t **missing, uint64_t *nmissing,
+						  GdbError *err)
 {
 	(void) exec;
 	(void) map;
@@ -290,6 +291,8 @@ gdb_cuda_code_map_missing(GdbCudaExec *exec, GdbDeviceCodeMap **map, uint64_t nc
 	(void) hdr;
 	(void) cols;
 	(void) ncols;
+	(void) alloc;
+	(void) alloc_arg;
 	*missing = NULL;
 	*nmissing = 0;
 	return gdb_no_cuda(err);

@@ -188,6 +188,12 @@ extern void srv_handle_cache_changes(int s, char *payload, size_t len, int fd);
 /* false when the connection broke mid-exchange */
 extern bool srv_handle_cache_groupby(int s, char *payload, size_t len);
 
+/*
+ * srv_palloc_no_oom: a GdbAllocFn of CurrentMemoryContext (huge allowed)
+ * that returns NULL when memory is short instead of raising; arg unused.
+ */
+extern void *srv_palloc_no_oom(void *arg, size_t bytes);
+
 /* Bytes held by cache entries other than except (NULL: all). */
 extern uint64 srv_cache_bytes(const struct CacheEntry *except);
 

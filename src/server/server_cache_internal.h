@@ -48,8 +48,7 @@ typedef struct CacheEntry
 	int64		xlat_to;
 	int64	   *xlat;
 	int64		nxlat;
-	/* the same translation kept on the device (into dxlat_to's), or NULL */
-	int64		dxlat_to;
+	/* the same translation kept on the device, or NULL (xlat_target) */
 	GdbDeviceCodeMap *dxlat;
 	uint64	   *ctids;			/* heap address of every row, host memory */
 	uint64		nctids;

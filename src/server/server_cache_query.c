@@ -78,8 +78,27 @@ intern_code(CacheEntry *e, CacheEntry *to, int64 c)
 }
 
 /*
+ * Make e's translations of its codes (the host memo CacheEntry.xlat and
+ * the device's code map CacheEntry.dxlat) translations into to's
+ * dictionary: both forgotten when they were made for another entry.
+ */
+static void
+xlat_target(CacheEntry *e, CacheEntry *to)
+{
+	if (e->xlat_to == to->id)
+		return;
+	if (e->xlat)
+		pfree(e->xlat);
+	e->xlat = NULL;
+	e->nxlat = 0;
+	gdb_cuda_code_map_free(e->dxlat);
+	e->dxlat = NULL;
+	e->xlat_to = to->id;
+}
+
+/*
  * The code in to's dictionary of e's string c, through e's memo of them
- * (CacheEntry.xlat, made for to, grown to e's dictionary): interned into
+ * (CacheEntry.xlat, made for to: xlat_target, grown to e's dictionary): interned into
  * to's the first time only, so that a build side kept again by the next
  * query (TPC-H Q10's 1.5M customers' four text columns: 6M strings at SF
  * 10) costs a lookup a string.  Both dictionaries only grow, and an entry
@@ -89,14 +108,7 @@ intern_code(CacheEntry *e, CacheEntry *to, int64 c)
 static int64
 translated_code(CacheEntry *e, CacheEntry *to, int64 c)
 {
-	if (e->xlat_to != to->id)
-	{
-		if (e->xlat)
-			pfree(e->xlat);
-		e->xlat = NULL;
-		e->nxlat = 0;
-		e->xlat_to = to->id;
-	}
+	xlat_target(e, to);
 	if (c >= e->nxlat)
 	{
 		int64		n = Max(gdb_dict_size(e->dict), c + 1);
@@ -152,7 +164,6 @@ recode_kept_on_device(const GdbCacheQuery *cq, CacheEntry *e, CacheEntry *to,
 {
 	uint32		cols[GDB_MAX_COLUMNS];
 	uint32		ncols = 0;
-	int64	   *found = NULL;	/* malloc'ed by gdb_cuda_code_map_missing */
 	int64	   *missing = NULL;
 	int64	   *into = NULL;
 	uint64		n = 0;
@@ -162,24 +173,14 @@ recode_kept_on_device(const GdbCacheQuery *cq, CacheEntry *e, CacheEntry *to,
 	for (i = 0; i < GDB_MAX_COLUMNS && i < result->ncols; i++)
 		if (cq->key_is_text[i])
 			cols[ncols++] = (uint32) i;
-	if (e->dxlat_to != to->id)
-	{
-		gdb_cuda_code_map_free(e->dxlat);
-		e->dxlat = NULL;
-		e->dxlat_to = to->id;
-	}
+	xlat_target(e, to);
 	rc = gdb_cuda_code_map_missing(srv_exec, &e->dxlat, (uint64) gdb_dict_size(e->dict), dev,
-								   result, cols, ncols, &found, &n, &st->err);
+								   result, cols, ncols, srv_palloc_no_oom, NULL, &missing, &n,
+								   &st->err);
 	if (rc == GDB_OK && n > 0)
 	{
 		MemoryContext old;
 
-		/* palloc'ed, so that an error while interning leaks nothing */
-		missing = MemoryContextAllocExtended(CurrentMemoryContext, sizeof(int64) * n,
-											 MCXT_ALLOC_HUGE);
-		memcpy(missing, found, sizeof(int64) * n);
-		free(found);
-		found = NULL;
 		into = MemoryContextAllocExtended(CurrentMemoryContext, sizeof(int64) * n,
 										  MCXT_ALLOC_HUGE);
 		old = MemoryContextSwitchTo(to->mcxt);
@@ -192,7 +193,6 @@ recode_kept_on_device(const GdbCacheQuery *cq, CacheEntry *e, CacheEntry *to,
 	if (rc == GDB_OK)
 		rc = gdb_cuda_code_map_apply(srv_exec, e->dxlat, missing, into, n, dev, result,
 									 cols, ncols, &st->err);
-	free(found);
 	if (missing != NULL)
 		pfree(missing);
 	if (into != NULL)

@@ -177,9 +177,9 @@ srv_store_shard_info(const SrvStore *ss, int s, int *ordinal, uint64 *rows,
 	*bytes = gdb_store_bytes(ss->shards[s]);
 }
 
-/* Host memory, NULL when it is short (a GdbAllocFn that never raises). */
-static void *
-palloc_no_oom(void *arg, size_t bytes)
+/* see gpu_server.h */
+void *
+srv_palloc_no_oom(void *arg, size_t bytes)
 {
 	return MemoryContextAllocExtended(CurrentMemoryContext, bytes,
 									  MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
@@ -270,7 +270,7 @@ srv_store_append(SrvStore *ss, const GdbBatch *batch, GdbStats *stats, GdbError 
 			take = Min(take, ss->share - have);
 		if (take < batch->nrows)
 		{
-			slice = gdb_batch_slice(batch, done, take, palloc_no_oom, NULL);
+			slice = gdb_batch_slice(batch, done, take, srv_palloc_no_oom, NULL);
 			if (slice == NULL)
 				return gdb_error_set(err, GDB_ERR_OUT_OF_MEMORY,
 									 "out of host memory for a shard's rows");
@@ -697,7 +697,7 @@ srv_store_run(SrvStore *ss, const GdbRequest *req, GdbAllocFn alloc, void *alloc
 			comb = req->oper == GDB_OPER_GROUPBY ?
 				gdb_combine_request(req, gdb_request_ordered(req)) :
 				gdb_resort_request(req);
-			all = rc == GDB_OK ? gdb_batch_concat(parts, palloc_no_oom, NULL) : NULL;
+			all = rc == GDB_OK ? gdb_batch_concat(parts, srv_palloc_no_oom, NULL) : NULL;
 			if (rc == GDB_OK && all == NULL)
 				rc = gdb_error_set(err, GDB_ERR_OUT_OF_MEMORY,
 								   "out of host memory for " UINT64_FORMAT " rows of partial results",
