@@ -44,15 +44,10 @@ gdb_attach_tables(GdbRun *r, GdbBatch *view, GdbError *err)
 	/*
 	 * the words, unless the scratch still holds them: the same key (the
 	 * GPU server's memo of a cached relation: equal keys, equal words) in
-	 * a scratch that was not regrown since
+	 * a scratch that was not regrown or released since (gdb_cuda_scratch
+	 * and gdb_cuda_release_scratch forget the key then)
 	 */
-	{
-		void	   *before = ex->scratch[GDB_SCR_TABLES];
-
-		GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_TABLES, hdrbytes + wbytes, &scr, err));
-		if (scr != before)
-			ex->tables_key = 0;
-	}
+	GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_TABLES, hdrbytes + wbytes, &scr, err));
 	if (wbytes > 0 &&
 		!(req->table_words_key != 0 && req->table_words_key == ex->tables_key &&
 		  wbytes == ex->tables_bytes))
