@@ -638,15 +638,16 @@ read_derived(GdbJoinBuild *b, GdbQuery *q)
 		TupleTableSlot *slot = ExecProcNode(b->derived_ps);
 		ListCell   *lc;
 
-		if (TupIsNull(slot))
-			break;
-		if (chunk == NULL || chunk->nrows == GDB_DERIVED_CHUNK_ROWS)
+		/* a chunk first (an empty table is one empty chunk), then as filled */
+		if (chunk == NULL || (!TupIsNull(slot) && chunk->nrows == GDB_DERIVED_CHUNK_ROWS))
 		{
 			chunk = MemoryContextAllocHuge(CurrentMemoryContext, size);
 			memcpy(chunk, &layout, sizeof(GdbBatch));
 			chunk->nrows = 0;
 			chunks = lappend(chunks, chunk);
 		}
+		if (TupIsNull(slot))
+			break;
 		slot_getallattrs(slot);
 		foreach(lc, b->derived_cols)
 		{
@@ -659,15 +660,6 @@ read_derived(GdbJoinBuild *b, GdbQuery *q)
 	}
 	/* its parallel workers, if any, done (the request may need a subxact) */
 	ExecShutdownNode(b->derived_ps);
-	if (chunks == NIL)
-	{
-		/* no row: an empty batch of the layout */
-		size = gdb_columnset_layout(&cs, &layout, 1, false);
-		chunk = MemoryContextAllocHuge(CurrentMemoryContext, size);
-		memcpy(chunk, &layout, sizeof(GdbBatch));
-		chunk->nrows = 0;
-		chunks = list_make1(chunk);
-	}
 	/* one batch of exactly its rows (a small table sends no empty chunk) */
 	b->derived_part = gdb_concat_batches(NULL, chunks);
 	list_free_deep(chunks);
