@@ -94,6 +94,12 @@ static int	fault_delay_ms = 0;
 GdbCudaExec *srv_exec = NULL;
 GdbCudaExec *srv_execs[SRV_MAX_EXECS];
 int			srv_exec_ordinals[SRV_MAX_EXECS];
+
+/*
+ * The scratch each execution state keeps between requests: its device's
+ * memory / GPUDB_SCRATCH_KEPT_DIVISOR (release_scratch), set when opened.
+ */
+static uint64 srv_scratch_kept[SRV_MAX_EXECS];
 int			srv_nexecs = 0;
 int			srv_nshards = 1;
 static GdbHelloReply hello;
@@ -471,23 +477,18 @@ handle_groupby(int s, GdbRequest *req, int fd)
 }
 
 /*
- * After a request: each execution state's scratch buffers down to its
- * device's memory / GPUDB_SCRATCH_KEPT_DIVISOR (gdb_cuda_release_scratch).
+ * After a request: each execution state's scratch buffers down to
+ * srv_scratch_kept (gdb_cuda_release_scratch).
  */
 static void
 release_scratch(void)
 {
-	int			i,
-				d;
+	int			i;
 
 	if (!srv_use_gpu)
 		return;
 	for (i = 0; i < srv_nexecs; i++)
-		for (d = 0; d < hello.ndev && d < (int) lengthof(hello.devs); d++)
-			if (hello.devs[d].ordinal == srv_exec_ordinals[i])
-				(void) gdb_cuda_release_scratch(srv_execs[i],
-												hello.devs[d].memory_total /
-												GPUDB_SCRATCH_KEPT_DIVISOR);
+		(void) gdb_cuda_release_scratch(srv_execs[i], srv_scratch_kept[i]);
 }
 
 /* Read and serve one request; false when the client is gone. */
@@ -631,7 +632,8 @@ open_devices(void)
 	int			ndev = 0;
 	int			want[SRV_MAX_EXECS];
 	int			nwant;
-	int			i;
+	int			i,
+				d;
 
 	if (gpudb_device_mode == GPUDB_DEVICE_CPU)
 	{
@@ -664,6 +666,11 @@ open_devices(void)
 			continue;
 		}
 		srv_exec_ordinals[srv_nexecs] = want[i];
+		srv_scratch_kept[srv_nexecs] = 0;
+		for (d = 0; d < ndev && d < (int) lengthof(hello.devs); d++)
+			if (hello.devs[d].ordinal == want[i])
+				srv_scratch_kept[srv_nexecs] = hello.devs[d].memory_total /
+					GPUDB_SCRATCH_KEPT_DIVISOR;
 		srv_execs[srv_nexecs++] = ex;
 	}
 	if (srv_nexecs == 0)
