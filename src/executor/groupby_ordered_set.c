@@ -234,12 +234,12 @@ group_key(const GdbBatch *b, int nkeys, uint64 row, OsetGroupKey *key)
 }
 
 /*
- * Are rows a and b of batch b's first nkeys columns one group?  What
- * group_key compares, without encoding: equal NULL flags and equal words,
- * or for a float key equal encodings (-0 and +0 are one group).
+ * Do rows a and c of batch b's first nkeys columns hold the same words and
+ * NULL flags?  Then they are one group; when not, they may still be one
+ * (a float key's -0 and +0), which group_key's encodings decide.
  */
 static bool
-same_group(const GdbBatch *b, int nkeys, uint64 a, uint64 c)
+same_words(const GdbBatch *b, int nkeys, uint64 a, uint64 c)
 {
 	int			k;
 
@@ -249,13 +249,7 @@ same_group(const GdbBatch *b, int nkeys, uint64 a, uint64 c)
 		const int64 *vals = GDB_COL_PTR(b, b, k, int64);
 		bool		anull = nulls && nulls[a];
 
-		if (anull != (nulls && nulls[c]))
-			return false;
-		if (anull || vals[a] == vals[c])
-			continue;
-		if (b->cols[k].kind != GDB_KIND_FLOAT64 ||
-			gdb_sort_encode(b->cols[k].kind, vals[a], 0) !=
-			gdb_sort_encode(b->cols[k].kind, vals[c], 0))
+		if (anull != (nulls && nulls[c]) || (!anull && vals[a] != vals[c]))
 			return false;
 	}
 	return true;
@@ -313,20 +307,18 @@ value_datum(const GdbColumnSet *cs, int col, uint32 kind, int64 raw)
 /*
  * Finish the histogram aggregates of q over column col for one group: its
  * nvals distinct non-NULL values vals, in PostgreSQL's order, with
- * multiplicities (with count_only, col's aggregates are all
- * count(DISTINCT), and vals is not read).  Writes g->values[j] and
- * g->nulls[j].
+ * multiplicities (vals NULL when col's aggregates are all count(DISTINCT),
+ * which needs nvals alone).  Writes g->values[j] and g->nulls[j].
  */
 static void
 finish_group(const GdbQuery *q, const GdbColumnSet *cs, int col, uint32 kind,
-			 const OsetValue *vals, int nvals, bool count_only, OsetGroup *g)
+			 const OsetValue *vals, int nvals, OsetGroup *g)
 {
 	int64		n = 0;
 	int			i,
 				j;
 
-	/* (count_only: vals is not filled, and only nvals is needed) */
-	for (i = 0; i < nvals && !count_only; i++)
+	for (i = 0; vals != NULL && i < nvals; i++)
 		n += vals[i].count;
 	for (j = 0; j < q->naggs; j++)
 	{
@@ -400,20 +392,19 @@ finish_group(const GdbQuery *q, const GdbColumnSet *cs, int col, uint32 kind,
  * A group of the histogram of column col is complete: its nvals distinct
  * values vals (sorted here by collation for text), finished into the
  * entry of key in res (in the memory context res lives in).  pass tells
- * a group seen twice in one histogram, which must not happen.  With
- * count_only (col's only aggregates are count(DISTINCT)), vals is not
- * filled and nvals alone counts.
+ * a group seen twice in one histogram, which must not happen.  vals is
+ * NULL when col's only aggregates are count(DISTINCT): nvals alone counts.
  */
 static void
 complete_group(const GdbQuery *q, const GdbColumnSet *cs, int col, int pass,
 			   GdbOrderedSetResult *res, const OsetGroupKey *key,
-			   OsetValue *vals, int nvals, bool count_only)
+			   OsetValue *vals, int nvals)
 {
 	MemoryContext old = MemoryContextSwitchTo(res->mcxt);
 	OsetGroup  *g;
 	bool		found;
 
-	if (!count_only && gdb_type_class(cs->typids[col]) == GDB_TYPE_TEXT && nvals > 1)
+	if (vals != NULL && gdb_type_class(cs->typids[col]) == GDB_TYPE_TEXT && nvals > 1)
 	{
 		OsetTextCtx ctx = {cs->dict, cs->collations[col]};
 
@@ -428,7 +419,7 @@ complete_group(const GdbQuery *q, const GdbColumnSet *cs, int col, int pass,
 	else if (g->pass == pass)
 		elog(ERROR, "gpudb: histogram groups are not contiguous");
 	g->pass = pass;
-	finish_group(q, cs, col, gdb_column_kind(cs, col), vals, nvals, count_only, g);
+	finish_group(q, cs, col, gdb_column_kind(cs, col), vals, nvals, g);
 	MemoryContextSwitchTo(old);
 }
 
@@ -544,14 +535,15 @@ run_histogram(GdbQuery *q, int col, int pass, GdbRunSource source,
 		for (row = 0; row < b->nrows; row++)
 		{
 			/* a new group?  (within a batch, compared with the row before) */
-			if (row == 0 || !same_group(b, q->nkeys, row - 1, row))
+			if (row == 0 || !same_words(b, q->nkeys, row - 1, row))
 			{
 				OsetGroupKey key;
 
 				group_key(b, q->nkeys, row, &key);
 				if (have_group && memcmp(&key, &cur, sizeof(key)) != 0)
 				{
-					complete_group(q, &hq.cs, col, pass, res, &cur, vals, nvals, count_only);
+					complete_group(q, &hq.cs, col, pass, res, &cur,
+								   count_only ? NULL : vals, nvals);
 					nvals = 0;
 				}
 				cur = key;
@@ -575,7 +567,8 @@ run_histogram(GdbQuery *q, int col, int pass, GdbRunSource source,
 		}
 	}
 	if (have_group)
-		complete_group(q, &hq.cs, col, pass, res, &cur, vals, nvals, count_only);
+		complete_group(q, &hq.cs, col, pass, res, &cur,
+					   count_only ? NULL : vals, nvals);
 	MemoryContextSwitchTo(outer);
 	MemoryContextDelete(work);
 	return true;
