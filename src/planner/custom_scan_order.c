@@ -353,8 +353,13 @@ function_may_raise(Oid funcid, void *context)
 	return !get_func_leakproof(funcid);
 }
 
-/* see custom_scan_path.h */
-bool
+/*
+ * Can node itself (not its arguments) raise an error?  False for Vars,
+ * Consts, Aggrefs, relabelings, AND/OR/NOT, NULL and boolean tests, lists,
+ * and operators and functions that are all leakproof (a leakproof function
+ * raises no error that depends on its arguments); true for anything else.
+ */
+static bool
 gdb_node_may_raise(Node *node)
 {
 	switch (nodeTag(node))

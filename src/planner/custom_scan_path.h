@@ -165,14 +165,6 @@ extern int	gdb_aggref_function(Aggref *aggref);
 extern bool gdb_expr_may_raise(Node *node, void *context);
 
 /*
- * Can node itself (not its arguments) raise an error?  False for Vars,
- * Consts, Aggrefs, relabelings, AND/OR/NOT, NULL and boolean tests, lists,
- * and operators and functions that are all leakproof (a leakproof function
- * raises no error that depends on its arguments); true for anything else.
- */
-extern bool gdb_node_may_raise(Node *node);
-
-/*
  * custom_scan_fallback.c: does node compute numeric values with fixed-point
  * arithmetic (which stops at 10^18, where PostgreSQL's numeric goes on)?
  */
