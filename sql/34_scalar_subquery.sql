@@ -196,6 +196,29 @@ EXPLAIN (COSTS OFF)
 SELECT count(*) FROM spa WHERE spa.t = 'a1' AND spa.k < (SELECT avg(v) + 10 FROM si WHERE si.k = spa.k);
 DROP TABLE spa, spc;
 
+-- a derived table's numeric aggregate result, unconstrained, laid out at
+-- the scale the planner expected (gdb_numeric_result_typmod: a sum's, min's,
+-- max's is its argument's, a product's the sum of its factors', an avg's
+-- 16 digits) and checked value by value: an average below 1 has 20 digits
+-- in PostgreSQL, and the node answers with PostgreSQL's plan (its
+-- Fallback line) with the same rows
+CREATE TABLE sm (k int4, v numeric(10,2));
+INSERT INTO sm SELECT i % 10,
+  CASE WHEN i % 10 < 3 THEN 0.01 * (i % 3) ELSE (i % 17) * 2.5 END
+  FROM generate_series(1, 300) i;
+ANALYZE sm;
+SELECT q, has_subplan(q), (gpu_diff(q)).* FROM (VALUES
+  ('SELECT count(*), sum(so.x) FROM so WHERE so.x < (SELECT avg(v) FROM sm WHERE sm.k = so.k)'),
+  ('SELECT count(*), sum(so.x) FROM so WHERE so.k >= 3 AND so.x < (SELECT avg(v) FROM sm WHERE sm.k = so.k)'),
+  ('SELECT count(*), sum(so.x) FROM so WHERE so.x > (SELECT 0.5 * sum(v) - 1 FROM sm WHERE sm.k = so.k)'),
+  ('SELECT count(*), sum(so.x) FROM so WHERE so.x >= (SELECT max(v) * 0.1 + min(v) FROM sm WHERE sm.k = so.k)')
+) t(q);
+SELECT l FROM gpu_explain('SELECT count(*), sum(so.x) FROM so WHERE so.x < (SELECT avg(v) FROM sm WHERE sm.k = so.k)') l
+  WHERE l::text ~ 'GpudbJoin|Fallback';
+SELECT l FROM gpu_explain('SELECT count(*), sum(so.x) FROM so WHERE so.k >= 3 AND so.x < (SELECT avg(v) FROM sm WHERE sm.k = so.k)') l
+  WHERE l::text ~ 'GpudbJoin|Fallback';
+DROP TABLE sm;
+
 -- gpudb off: never rewritten
 SET gpudb.enabled = off;
 SELECT has_subplan('SELECT id, x FROM so WHERE x < (SELECT 0.5 * avg(v) FROM si WHERE si.k = so.k)');

@@ -155,11 +155,14 @@ extern List *gdb_join_init_derived(GdbJoinState *js, List *custom_plans,
  * gdb_join_read_derived: run each derived table's plan of js that has not
  * run yet to its end, its rows laid out as a batch for the build sides
  * (of every run of the node: the plans take no parameter), text as codes
- * of q's dictionary (a nested tree's, of its own query's).  Raises what
- * those plans raise; the node calls it before the request, outside any
- * subtransaction.
+ * of q's dictionary (a nested tree's, of its own query's).  False, with
+ * *why, when a numeric value does not have its column's planned scale
+ * exactly (an aggregate's result, whose scale the planner expected:
+ * gdb_numeric_result_typmod), and the node answers with PostgreSQL's plan.
+ * Raises what those plans raise; the node calls it before the request,
+ * outside any subtransaction.
  */
-extern void gdb_join_read_derived(GdbJoinState *js, GdbQuery *q);
+extern bool gdb_join_read_derived(GdbJoinState *js, GdbQuery *q, const char **why);
 
 /*
  * gdb_join_end_derived: end the plans started by gdb_join_init_derived.

@@ -716,8 +716,8 @@ gdb_next(ScanState *ss)
 								   ((CustomScan *) s->css.ss.ps.plan)->custom_scan_tlist,
 								   s->params, s->q.cs.param_values, true);
 		/* derived tables' rows first, outside the request's subtransaction */
-		gdb_join_read_derived(s->join, &s->q);
-		if (!run_or_fall_back(s))
+		if (!gdb_join_read_derived(s->join, &s->q, (const char **) &s->fallback_why) ||
+			!run_or_fall_back(s))
 		{
 			/* gdb_exec hands out the fallback plan's rows instead */
 			MemoryContextSwitchTo(old);

@@ -604,6 +604,26 @@ gdb_join_init_derived(GdbJoinState *js, List *custom_plans, EState *estate, int 
 	return states;
 }
 
+/*
+ * Is numeric datum value (not NULL) one that a column of display scale
+ * scale holds as PostgreSQL shows it: NaN, or a finite value below 10^18
+ * at that scale whose own display scale is scale?  A derived table's
+ * aggregate result has the scale gdb_numeric_result_typmod expected unless
+ * its values say otherwise (an average's grows for a quotient below 1);
+ * laid out at another scale, its text and what it adds up to would differ.
+ */
+static bool
+derived_numeric_fits(Datum value, int scale)
+{
+	int64		scaled;
+	GdbNumericFit fit = gdb_numeric_to_scaled(value, scale, &scaled);
+
+	if (fit == GDB_NUMFIT_NAN)
+		return true;
+	return fit == GDB_NUMFIT_EXACT &&
+		DatumGetInt32(DirectFunctionCall1(numeric_scale, value)) == scale;
+}
+
 /* Rows of one chunk of a derived table's batch (read_derived). */
 #define GDB_DERIVED_CHUNK_ROWS	65536
 
@@ -614,10 +634,12 @@ gdb_join_init_derived(GdbJoinState *js, List *custom_plans, EState *estate, int 
  * dictionary (made here when needed; a query's dictionary is never
  * replaced, only grown), numeric as b's column's fixed point.  Chunks of
  * GDB_DERIVED_CHUNK_ROWS rows, concatenated at the end into one batch of
- * exactly its rows: no tuple is stored and read back.
+ * exactly its rows: no tuple is stored and read back.  False, with *why,
+ * at the first numeric value whose display scale is not its column's
+ * (derived_numeric_fits): the plan is not run further.
  */
-static void
-read_derived(GdbJoinBuild *b, GdbQuery *q)
+static bool
+read_derived(GdbJoinBuild *b, GdbQuery *q, const char **why)
 {
 	GdbColumnSet cs = b->q.cs;
 	GdbBatch	layout;
@@ -627,7 +649,7 @@ read_derived(GdbJoinBuild *b, GdbQuery *q)
 	int			c;
 
 	if (b->derived == 0 || b->derived_part != NULL)
-		return;
+		return true;
 	for (c = 0; c < cs.ncols; c++)
 		if (gdb_type_class(cs.typids[c]) == GDB_TYPE_TEXT && q->cs.dict == NULL)
 			q->cs.dict = gdb_dict_create();
@@ -652,8 +674,18 @@ read_derived(GdbJoinBuild *b, GdbQuery *q)
 		foreach(lc, b->derived_cols)
 		{
 			int			pos = lfirst_int(lc);
+			int			col = foreach_current_index(lc);
 
-			gdb_batch_store_value(&cs, chunk, foreach_current_index(lc), chunk->nrows,
+			if (cs.typids[col] == NUMERICOID && !slot->tts_isnull[pos] &&
+				!derived_numeric_fits(slot->tts_values[pos],
+									  gdb_column_numeric_scale(&cs, col)))
+			{
+				*why = psprintf("a derived table's numeric value does not have the display scale %d that its column was planned with",
+								gdb_column_numeric_scale(&cs, col));
+				list_free_deep(chunks);
+				return false;
+			}
+			gdb_batch_store_value(&cs, chunk, col, chunk->nrows,
 								  slot->tts_values[pos], slot->tts_isnull[pos]);
 		}
 		chunk->nrows++;
@@ -663,24 +695,26 @@ read_derived(GdbJoinBuild *b, GdbQuery *q)
 	/* one batch of exactly its rows (a small table sends no empty chunk) */
 	b->derived_part = gdb_concat_batches(NULL, chunks);
 	list_free_deep(chunks);
+	return true;
 }
 
 /* see custom_scan.h */
-void
-gdb_join_read_derived(GdbJoinState *js, GdbQuery *q)
+bool
+gdb_join_read_derived(GdbJoinState *js, GdbQuery *q, const char **why)
 {
 	int			j;
 
 	if (js == NULL)
-		return;
+		return true;
 	for (j = 0; j < js->njoins; j++)
 	{
 		GdbJoinBuild *b = &js->builds[j];
 
 		/* a nested tree's build sides code text as its own query does */
-		gdb_join_read_derived(b->sub, &b->q);
-		read_derived(b, q);
+		if (!gdb_join_read_derived(b->sub, &b->q, why) || !read_derived(b, q, why))
+			return false;
 	}
+	return true;
 }
 
 /* see custom_scan.h */
@@ -715,8 +749,11 @@ static GdbBatch *
 derived_batch(GdbJoinBuild *b, GdbQuery *q)
 {
 	GdbBatch   *part;
+	const char *why;
 
-	read_derived(b, q);
+	/* (read before the request: gdb_join_read_derived) */
+	if (!read_derived(b, q, &why))
+		elog(ERROR, "gpudb: %s", why);
 	part = MemoryContextAllocHuge(CurrentMemoryContext, b->derived_part->total_bytes);
 	memcpy(part, b->derived_part, b->derived_part->total_bytes);
 	return part;

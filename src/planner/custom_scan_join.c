@@ -738,7 +738,8 @@ column_type(PlannerInfo *root, Index varno, AttrNumber attnum, Oid *typid,
 		if (te == NULL || te->resjunk)
 			elog(ERROR, "gpudb: column %d of a derived table not found", attnum);
 		*typid = exprType((Node *) te->expr);
-		*typmod = exprTypmod((Node *) te->expr);
+		/* an aggregate's numeric: its expected scale (read_derived checks) */
+		*typmod = gdb_numeric_result_typmod((Node *) te->expr);
 		*collid = exprCollation((Node *) te->expr);
 		return;
 	}

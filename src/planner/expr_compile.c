@@ -36,6 +36,8 @@
  */
 #include "postgres.h"
 
+#include "catalog/pg_aggregate.h"
+#include "catalog/pg_namespace.h"
 #include "catalog/pg_type.h"
 #include "common/int.h"
 #include "nodes/makefuncs.h"
@@ -381,6 +383,66 @@ gdb_sum_arg_exprs(Node *arg, bool is_numeric_sum)
 	Node	   *rescaled = is_numeric_sum ? gdb_numeric_case_rescaled(arg, &dscale) : NULL;
 
 	return rescaled ? list_make2(rescaled, dscale) : list_make1(arg);
+}
+
+/*
+ * expression_tree_mutator callback of gdb_numeric_result_typmod: each
+ * numeric sum, min, max or avg of pg_catalog as a Var whose typmod carries
+ * the display scale its values have (numeric.c): a sum's, min's or max's
+ * is its argument's; an average is sum / count by numeric_div, whose
+ * select_div_scale gives at least 16 digits after the point
+ * (NUMERIC_MIN_SIG_DIGITS) and more for a quotient below 1: the expected
+ * 16 (or the argument's, if more), which the caller checks per value.  Any
+ * other aggregate is a Var of unknown scale.
+ */
+static Node *
+aggref_as_scaled_var(Node *node, void *context)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Aggref))
+	{
+		Aggref	   *ag = (Aggref *) node;
+		int			s = -1;
+
+		if (ag->aggtype == NUMERICOID && ag->aggkind == AGGKIND_NORMAL &&
+			!ag->aggstar && list_length(ag->args) == 1 &&
+			get_func_namespace(ag->aggfnoid) == PG_CATALOG_NAMESPACE)
+		{
+			char	   *name = get_func_name(ag->aggfnoid);
+			Node	   *arg = (Node *) linitial_node(TargetEntry, ag->args)->expr;
+			Oid			argtype = exprType(arg);
+			int			a = argtype == NUMERICOID ? gdb_numeric_scale(arg) :
+				(argtype == INT2OID || argtype == INT4OID || argtype == INT8OID) ? 0 : -1;
+
+			if (a >= 0 && (strcmp(name, "sum") == 0 || strcmp(name, "min") == 0 ||
+						   strcmp(name, "max") == 0))
+				s = a;
+			else if (a >= 0 && strcmp(name, "avg") == 0)
+				s = Max(a, 16);
+		}
+		return (Node *) makeVar(1, 1, NUMERICOID,
+								s >= 0 && s <= GDB_NUMERIC_MAX_PRECISION ?
+								(int32) ((GDB_NUMERIC_MAX_PRECISION << 16) | s) + VARHDRSZ : -1,
+								InvalidOid, 0);
+	}
+	return expression_tree_mutator(node, aggref_as_scaled_var, context);
+}
+
+/* see expr_compile.h */
+int32
+gdb_numeric_result_typmod(Node *expr)
+{
+	int			s;
+
+	if (exprType(expr) != NUMERICOID)
+		return exprTypmod(expr);
+	if (exprTypmod(expr) >= 0)
+		return exprTypmod(expr);
+	s = gdb_numeric_scale(aggref_as_scaled_var(expr, NULL));
+	if (s < 0 || s > GDB_NUMERIC_MAX_PRECISION)
+		return -1;
+	return (int32) ((GDB_NUMERIC_MAX_PRECISION << 16) | s) + VARHDRSZ;
 }
 
 /* see expr_compile.h */

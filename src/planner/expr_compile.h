@@ -102,6 +102,19 @@ extern void fc_compile_const(FilterCompiler *fc, Const *c);
 extern int	gdb_numeric_scale(Node *node);
 
 /*
+ * gdb_numeric_result_typmod: a typmod, numeric(18, s), for the values of
+ * numeric expression expr of a derived table's output (a grouped
+ * subquery's select list), whose own typmod is -1 (an aggregate's result,
+ * an expression over one): s the display scale gdb_numeric_scale gives
+ * once each sum, min, max and avg is replaced by its result's expected
+ * scale (an avg's, 16, depends on its values: the executor checks every
+ * value against s and falls back to PostgreSQL's plan on a mismatch).
+ * expr's own typmod where it has one or is not numeric; -1 where s is
+ * unknown or above 18.  Never raises.
+ */
+extern int32 gdb_numeric_result_typmod(Node *expr);
+
+/*
  * gdb_numeric_case_rescaled: for sum(expr) whose expr is a CASE whose arms
  * are numeric of different scales (TPC-H Q8 and Q14: THEN a price times a
  * discount, ELSE 0), the same CASE with every arm rounded up to the

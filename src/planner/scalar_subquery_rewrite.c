@@ -785,11 +785,17 @@ decorrelate(Query *q, OpExpr *conjunct, int sublink_arg, SubLink *sl,
 	q->jointree->fromlist = lappend(q->jointree->fromlist, rtr);
 	free_parsestate(pstate);
 
-	/* x op v, the sublink replaced by the value column */
+	/*
+	 * x op v, the sublink replaced by the value column; a numeric v with
+	 * the typmod of the scale its values are expected to have
+	 * (gdb_numeric_result_typmod), so that gpudb can compute x op v as
+	 * fixed point: only gpudb reads a Var's typmod here (x op v does not),
+	 * and its executor checks every value of v against it
+	 */
 	outer = copyObject(conjunct);
 	slot = sublink_slot((Node **) &lfirst(list_nth_cell(outer->args, sublink_arg)));
 	*slot = (Node *) makeVar(rtindex, i + 1, exprType((Node *) value_te->expr),
-							 exprTypmod((Node *) value_te->expr),
+							 gdb_numeric_result_typmod((Node *) value_te->expr),
 							 exprCollation((Node *) value_te->expr), 0);
 	result = lappend(result, outer);
 
