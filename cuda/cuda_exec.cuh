@@ -47,6 +47,8 @@ enum GdbScratchSlot
 	GDB_SCR_ORDER_VALS,			/* ordered group-by: one sort key's finished
 								 * values (int64 per group), then NULL flags */
 	GDB_SCR_ORDER_RESULT,		/* ordered group-by: the cut result batch */
+	GDB_SCR_ORDER_RUNS,			/* ordered group-by with distinct_last_key:
+								 * the batch of one row per run */
 	GDB_SCR_EXPRS,				/* computed columns: the view's header, then
 								 * values and NULL flags per column */
 	GDB_SCR_EPROGRAM,			/* filter + computed columns' programs */

@@ -35,6 +35,14 @@
  *	 4. gdb_order_gather_kernel copies, column by column, the first k
  *		groups of that order (values or states, and NULL flags) into a
  *		k-row batch in the ORDER_RESULT scratch;
+ *	 4b. with distinct_last_key (count(DISTINCT x) per group: the runs of
+ *		rows that agree on every key but the last), gdb_run_heads_kernel
+ *		flags each run's first row (gdb_same_key_prefix),
+ *		cub::DeviceScan::InclusiveSum numbers the runs, the last number
+ *		(the runs) is read back (one wait), and gdb_run_collapse_kernel
+ *		writes each run's first row's keys and counts its rows with a
+ *		non-NULL last key (atomicAdd) into a batch of one row per run in
+ *		the ORDER_RUNS scratch, which replaces the k rows;
  *	 5. the counters are read back (the check's status); only then is the
  *		host batch of k rows allocated and the k rows copied back.
  * The full sort of the group ids costs a few radix passes over ngroups
@@ -47,6 +55,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <cub/device/device_scan.cuh>
 #include <cub/device/device_select.cuh>
 #include <thrust/iterator/counting_iterator.h>
 
@@ -174,6 +183,118 @@ gdb_order_gather_kernel(const unsigned long long *src, unsigned long long *dst,
 		if (dnulls)
 			dnulls[i] = snulls[g];
 	}
+}
+
+/* The key columns of an ordered result for step 4b (distinct_last_key). */
+struct GdbRunKeys
+{
+	uint32_t	nkeys;			/* the last one is x */
+	uint32_t	kind[GDB_MAX_GROUP_KEYS];
+	const int64_t *vals[GDB_MAX_GROUP_KEYS];
+	const uint8_t *nulls[GDB_MAX_GROUP_KEYS];
+	int64_t    *dvals[GDB_MAX_GROUP_KEYS];	/* the batch of runs' columns */
+	uint8_t    *dnulls[GDB_MAX_GROUP_KEYS];
+	GdbAggState *dstates;		/* its count(*) states, zeroed */
+};
+
+/*
+ * gdb_run_heads_kernel: heads[i] = 1 where row i of k starts a run (row 0,
+ * or a row whose keys but the last differ from row i - 1's:
+ * gdb_same_key_prefix), else 0.  Grid-stride over the rows.
+ */
+__global__ void
+gdb_run_heads_kernel(GdbRunKeys rk, uint64_t k, uint32_t *heads)
+{
+	for (uint64_t i = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; i < k;
+		 i += (uint64_t) gridDim.x * blockDim.x)
+		heads[i] = i == 0 || !gdb_same_key_prefix(rk.nkeys - 1, rk.kind, rk.vals, rk.nulls,
+												  i - 1, i);
+}
+
+/*
+ * gdb_run_collapse_kernel: for row i of k in run runs[i] - 1 (runs: the
+ * inclusive sum of the heads), a run's first row writes its keys into
+ * that row of the runs' batch, and each row whose last key is not NULL
+ * adds 1 to the run's count (atomicAdd).  Grid-stride over the rows.
+ */
+__global__ void
+gdb_run_collapse_kernel(GdbRunKeys rk, uint64_t k, const uint32_t *heads,
+						const uint32_t *runs)
+{
+	uint32_t	x = rk.nkeys - 1;
+
+	for (uint64_t i = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; i < k;
+		 i += (uint64_t) gridDim.x * blockDim.x)
+	{
+		uint64_t	g = runs[i] - 1;
+
+		if (heads[i])
+			for (uint32_t c = 0; c < rk.nkeys; c++)
+			{
+				rk.dvals[c][g] = rk.vals[c][i];
+				if (rk.dnulls[c])
+					rk.dnulls[c][g] = rk.nulls[c][i];
+			}
+		if (!(rk.nulls[x] && rk.nulls[x][i]))
+			atomicAdd((unsigned long long *) &rk.dstates[g].count, 1ULL);
+	}
+}
+
+/*
+ * Step 4b of gdb_order_groups (file header): the k ordered rows at *d_out
+ * (layout *lay) become one row per run, in the ORDER_RUNS scratch; *d_out,
+ * *lay and *k then describe those.  heads and runs: uint32 scratch of k.
+ */
+static int
+collapse_runs(GdbRun *r, char **d_out, GdbBatch *lay, uint64_t *k, uint32_t *heads,
+			  uint32_t *runs, GdbError *err)
+{
+	GdbCudaExec *ex = r->ex;
+	const GdbRequest *req = r->req;
+	cudaStream_t s = ex->stream;
+	GdbRunKeys	rk;
+	GdbBatch	runs_lay;
+	uint64_t	n = *k;
+	uint64_t	m;
+	char	   *d_runs;
+	void	   *p;
+
+	memset(&rk, 0, sizeof(rk));
+	rk.nkeys = req->nkeys;
+	for (uint32_t c = 0; c < req->nkeys; c++)
+	{
+		rk.kind[c] = lay->cols[c].kind;
+		rk.vals[c] = GDB_COL_PTR(*d_out, lay, c, const int64_t);
+		rk.nulls[c] = GDB_NULL_PTR(*d_out, lay, c);
+	}
+	gdb_run_heads_kernel<<<gdb_blocks(ex, n), GDB_BLOCK, 0, s>>>(rk, n, heads);
+	GDB_CUDA_CHECK_LAUNCH(err, "gdb_run_heads_kernel");
+	GDB_TRY(gdb_cub(ex, "cub::DeviceScan::InclusiveSum", [&](void *t, size_t &b) {
+		return cub::DeviceScan::InclusiveSum(t, b, heads, runs, (int64_t) n, s);
+	}, err));
+	GDB_CUDA_CHECK(err, cudaMemcpyAsync(&ex->host_counters->nkept, runs + (n - 1),
+										sizeof(uint32_t), cudaMemcpyDeviceToHost, s));
+	GDB_CUDA_CHECK(err, cudaStreamSynchronize(s));
+	r->from_device += sizeof(uint32_t);
+	m = (uint32_t) ex->host_counters->nkept;
+
+	gdb_batch_layout_like(&runs_lay, lay, m);
+	runs_lay.nrows = m;
+	GDB_TRY(gdb_cuda_scratch(ex, GDB_SCR_ORDER_RUNS, (size_t) runs_lay.total_bytes, &p, err));
+	d_runs = (char *) p;
+	GDB_CUDA_CHECK(err, cudaMemsetAsync(d_runs, 0, (size_t) runs_lay.total_bytes, s));
+	for (uint32_t c = 0; c < req->nkeys; c++)
+	{
+		rk.dvals[c] = GDB_COL_PTR(d_runs, &runs_lay, c, int64_t);
+		rk.dnulls[c] = GDB_NULL_PTR(d_runs, &runs_lay, c);
+	}
+	rk.dstates = GDB_COL_PTR(d_runs, &runs_lay, req->nkeys, GdbAggState);
+	gdb_run_collapse_kernel<<<gdb_blocks(ex, n), GDB_BLOCK, 0, s>>>(rk, n, heads, runs);
+	GDB_CUDA_CHECK_LAUNCH(err, "gdb_run_collapse_kernel");
+	*d_out = d_runs;
+	*lay = runs_lay;
+	*k = m;
+	return GDB_OK;
 }
 
 /* gdb_order_groups: see cuda_exec.cuh and the file header. */
@@ -348,6 +469,10 @@ gdb_order_groups(GdbRun *r, GdbAllocFn alloc, void *alloc_arg,
 			r->perm[r->cur], k);
 		GDB_CUDA_CHECK_LAUNCH(err, "gdb_order_gather_kernel");
 	}
+
+	/* 4b. distinct_last_key: one row per run (perm[] are free again) */
+	if (req->distinct_last_key && k > 0)
+		GDB_TRY(collapse_runs(r, &d_out, &out_lay, &k, r->perm[0], r->perm[1], err));
 
 	/* 5. the check's status; then k rows to the host */
 	GDB_CUDA_CHECK(err, cudaMemcpyAsync(ex->host_counters, r->d_counters,

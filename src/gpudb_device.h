@@ -578,6 +578,16 @@ typedef struct GdbJoinSpec
  * groups that fail any of its terms after those checks and before the
  * order and the cut: the result holds the passing groups only, in the
  * unordered order when nsort == 0.
+ * distinct_last_key (count(DISTINCT x) per group, from the histogram of
+ * groupby_ordered_set.c): a request grouped by keys k1..kn-1 and x = kn,
+ * with count(*) as its only aggregate, ordered by the keys in order
+ * (sort key i names key i), with no limit and no qualifier, whose result
+ * after the order keeps one row per run of rows that agree on k1..kn-1
+ * (gdb_same_key_prefix): the run's first row's keys, and a count(*)
+ * state whose count is the number of the run's rows whose x is not NULL
+ * (the group's distinct non-NULL x; its other fields 0).  Like the order,
+ * it is the last step: gdb_unordered_request clears it for partial runs,
+ * the final combine carries it.
  * An ordered request (gdb_request_ordered: sort keys or a qualifier) may
  * combine states (input_is_states) only as the FINAL combine of a
  * multi-batch run: its result is cut, filtered and ordered, so it cannot
@@ -597,7 +607,9 @@ typedef struct GdbRequest
 	uint32_t	nout;			/* SELECT/SORT: result columns */
 	int32_t		out_cols[GDB_MAX_COLUMNS];
 	uint32_t	nsort;			/* SORT, ordered GROUPBY: keys in sort_keys */
-	uint32_t	pad_;
+	uint32_t	distinct_last_key;	/* ordered GROUPBY: 1 = count the distinct
+									 * values of the last key per group of
+									 * the others (see above) */
 	GdbSortKey	sort_keys[GDB_MAX_SORT_KEYS];
 	uint64_t	limit;			/* SORT, ordered GROUPBY: at most this many
 								 * rows / groups; 0 = all */

@@ -664,6 +664,31 @@ gdb_sort_encode(uint32_t kind, int64_t raw, int descending)
 	return descending ? ~e : e;
 }
 
+/*
+ * Do rows a and b agree on the nprefix key columns whose kinds, value
+ * arrays and NULL flags (NULL: none) are kinds[], vals[] and nulls[]: the
+ * same NULL flags and, where not NULL, the same gdb_sort_encode (so a
+ * float key's -0 and +0 agree, as they group together)?  The runs of a
+ * request with distinct_last_key.
+ */
+GDB_HOSTDEV int
+gdb_same_key_prefix(uint32_t nprefix, const uint32_t *kinds,
+					const int64_t *const *vals, const uint8_t *const *nulls,
+					uint64_t a, uint64_t b)
+{
+	for (uint32_t c = 0; c < nprefix; c++)
+	{
+		int			anull = nulls[c] ? nulls[c][a] != 0 : 0;
+
+		if (anull != (nulls[c] ? nulls[c][b] != 0 : 0))
+			return 0;
+		if (!anull && gdb_sort_encode(kinds[c], vals[c][a], 0) !=
+			gdb_sort_encode(kinds[c], vals[c][b], 0))
+			return 0;
+	}
+	return 1;
+}
+
 GDB_HOSTDEV uint32_t
 gdb_sort_null_rank(int isnull, int nulls_first)
 {

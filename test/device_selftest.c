@@ -4161,6 +4161,90 @@ counting_alloc(void *arg, size_t bytes)
 }
 
 /*
+ * Reference of distinct_last_key over the ordered reference *res of req:
+ * one row per run of rows with equal NULL flags and equal values of every
+ * key but the last (floats compared as numbers, so -0 and +0 are one run;
+ * NaN equal to NaN), the run's first row's keys, a count(*) state whose
+ * count is the run's rows with a non-NULL last key.  Replaces *res.
+ */
+static void
+ref_collapse_runs(const GdbRequest *req, GdbBatch **res)
+{
+	GdbBatch   *in = *res;
+	uint32_t	kinds[GDB_MAX_COLUMNS],
+				hn[GDB_MAX_COLUMNS],
+				c;
+	uint32_t	x = req->nkeys - 1;
+	uint64_t	m = 0,
+				i;
+	GdbBatch   *o;
+
+	for (c = 0; c < in->ncols; c++)
+	{
+		kinds[c] = in->cols[c].kind;
+		hn[c] = in->cols[c].has_nulls;
+	}
+	o = batch_new(in->ncols, kinds, hn, in->nrows);
+	/* (batch_new fills with a pattern) */
+	memset(GDB_COL_PTR(o, o, req->nkeys, GdbAggState), 0,
+		   (size_t) in->nrows * sizeof(GdbAggState));
+	for (i = 0; i < in->nrows; i++)
+	{
+		int			head = i == 0;
+
+		for (c = 0; c < x && !head; c++)
+		{
+			const uint8_t *nl = GDB_NULL_PTR(in, in, c);
+			int			an = nl ? nl[i - 1] : 0,
+						bn = nl ? nl[i] : 0;
+
+			if (an != bn)
+				head = 1;
+			else if (!an && kinds[c] == GDB_KIND_FLOAT64)
+			{
+				double		a = col_f(in, (int) c)[i - 1],
+							b = col_f(in, (int) c)[i];
+
+				head = !(a == b || (isnan(a) && isnan(b)));
+			}
+			else if (!an)
+				head = col_i(in, (int) c)[i - 1] != col_i(in, (int) c)[i];
+		}
+		if (head)
+		{
+			for (c = 0; c <= x; c++)
+			{
+				col_i(o, (int) c)[m] = col_i(in, (int) c)[i];
+				if (hn[c])
+					col_n(o, (int) c)[m] = GDB_NULL_PTR(in, in, c)[i];
+			}
+			m++;
+		}
+		if (!(hn[x] && GDB_NULL_PTR(in, in, x)[i]))
+			GDB_COL_PTR(o, o, req->nkeys, GdbAggState)[m - 1].count++;
+	}
+	o->nrows = m;
+	{
+		/* exactly m rows, as the paths allocate */
+		GdbBatch   *t = batch_new(in->ncols, kinds, hn, m);
+
+		t->nrows = m;
+		for (c = 0; c < in->ncols; c++)
+		{
+			uint64_t	w = gdb_kind_width(kinds[c]);
+
+			memcpy((char *) t + t->cols[c].values_off, (char *) o + o->cols[c].values_off, m * w);
+			if (hn[c])
+				memcpy(col_n(t, (int) c), col_n(o, (int) c), m);
+		}
+		free(o);
+		o = t;
+	}
+	free(in);
+	*res = o;
+}
+
+/*
  * One ordered group-by: req (keys, aggregates, program, sort keys, limit)
  * over in.  The CPU path against ref_order_groups over its own unordered
  * result (exact, same status); the CPU path's alloc() asked once, for the
@@ -4187,6 +4271,7 @@ ordered_case(const char *name, const GdbRequest *req, const GdbBatch *in)
 
 	u->nsort = 0;
 	u->limit = 0;
+	u->distinct_last_key = 0;
 	memset(&cst, 0, sizeof(cst));
 	snprintf(what, sizeof(what), "%s [cpu unordered]", name);
 	su = run_path(what, gdb_cpu_execute, u, in, &unord, NULL);
@@ -4207,6 +4292,8 @@ ordered_case(const char *name, const GdbRequest *req, const GdbBatch *in)
 		sr = ref_order_groups(req, unord, &ref);
 	else
 		sr = su;
+	if (sr == GDB_OK && req->distinct_last_key)
+		ref_collapse_runs(req, &ref);
 	check(sc == sr, "%s: cpu status %d, reference %d", what, sc, sr);
 	if (sc == GDB_OK && sr == GDB_OK)
 	{
@@ -4287,6 +4374,7 @@ ordered_case(const char *name, const GdbRequest *req, const GdbBatch *in)
 		creq->nsort = req->nsort;
 		memcpy(creq->sort_keys, req->sort_keys, sizeof(creq->sort_keys));
 		creq->limit = req->limit;
+		creq->distinct_last_key = req->distinct_last_key;
 		batch_append(lo, in, 0, h);
 		batch_append(hi, in, h, in->nrows - h);
 		for (int pass = 0; pass < (gpu ? 2 : 1); pass++)
@@ -4425,6 +4513,42 @@ test_ordered_groupby(void)
 		free(in);
 	}
 
+	/*
+	 * distinct_last_key (count(DISTINCT x) per group): every key set with
+	 * keys, x its last key, ordered by the keys in order, each direction
+	 */
+	for (si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++)
+	{
+		GenParams	gp = {1 + rng_below(12), 1 + (int) rng_below(12),
+		1 + rng_below(sizes[si] + 1), (int) rng_below(40), 0};
+		GdbBatch   *in = gen_batch(sizes[si], &gp);
+
+		for (k = 1; k < NKEYSETS; k++)
+			for (p = 0; p < 2; p++)
+			{
+				int			prog = p == 0 ? 0 : (int) rng_below(NPROGS);
+
+				memset(r, 0, sizeof(*r));
+				build_keys(r, k);
+				r->naggs = 1;
+				r->aggs[0].kind = GDB_AGG_COUNT_STAR;
+				r->aggs[0].input_col = -1;
+				build_program(r, prog);
+				r->nsort = r->nkeys;
+				for (i = 0; i < (int) r->nkeys; i++)
+				{
+					r->sort_keys[i].col = i;
+					r->sort_keys[i].descending = (uint8_t) rng_below(2);
+					r->sort_keys[i].nulls_first = (uint8_t) rng_below(2);
+				}
+				r->distinct_last_key = 1;
+				snprintf(name, sizeof(name), "distinct last key, %llu rows, keys %s, %s",
+						 (unsigned long long) sizes[si], keysets[k].name, programs[prog].name);
+				ordered_case(name, r, in);
+			}
+		free(in);
+	}
+
 	/* many groups, a small limit: the sort path and the small-key path */
 	{
 		GenParams	gp = {1000, 12, 40000, 5, 0};
@@ -4529,6 +4653,31 @@ test_ordered_groupby(void)
 		r->nsort = 1;
 		expect_status("ordered: alloc() fails", r, in, GDB_ERR_OUT_OF_MEMORY, failing_alloc);
 		expect_status("ordered: well formed", r, in, GDB_OK, test_alloc);
+		/* distinct_last_key: only count(*) alone, ordered by the keys */
+		r->limit = 0;
+		r->distinct_last_key = 1;
+		expect_status("distinct last key: other aggregates", r, in, GDB_ERR_BAD_REQUEST,
+					  test_alloc);
+		r->naggs = 1;
+		r->aggs[0].kind = GDB_AGG_COUNT_STAR;
+		r->aggs[0].input_col = -1;
+		r->nsort = r->nkeys;
+		for (i = 0; i < (int) r->nkeys; i++)
+			r->sort_keys[i].col = i;
+		if (r->nkeys > 1)
+		{
+			r->sort_keys[0].col = 1;
+			expect_status("distinct last key: sort keys out of key order", r, in,
+						  GDB_ERR_BAD_REQUEST, test_alloc);
+			r->sort_keys[0].col = 0;
+		}
+		r->limit = 3;
+		expect_status("distinct last key: a limit", r, in, GDB_ERR_BAD_REQUEST, test_alloc);
+		r->limit = 0;
+		r->distinct_last_key = 2;
+		expect_status("distinct last key: flag 2", r, in, GDB_ERR_BAD_REQUEST, test_alloc);
+		r->distinct_last_key = 1;
+		expect_status("distinct last key: well formed", r, in, GDB_OK, test_alloc);
 		free(in);
 	}
 

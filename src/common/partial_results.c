@@ -125,6 +125,7 @@ gdb_combine_request(const GdbRequest *req, bool ordered)
 		comb->limit = req->limit;
 		comb->nhaving = req->nhaving;
 		memcpy(comb->having, req->having, sizeof(comb->having));
+		comb->distinct_last_key = req->distinct_last_key;
 	}
 	return comb;
 }
@@ -141,6 +142,7 @@ gdb_unordered_request(const GdbRequest *req)
 	u->limit = 0;
 	u->nhaving = 0;
 	memset(u->having, 0, sizeof(u->having));
+	u->distinct_last_key = 0;
 	return u;
 }
 

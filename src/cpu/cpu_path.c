@@ -609,6 +609,20 @@ gdb_cpu_validate_request(const GdbRequest *req, const GdbBatch *input,
 								 i, (unsigned) (sk->col - req->nkeys),
 								 (unsigned) req->aggs[sk->col - req->nkeys].kind);
 	}
+	/* distinct counts of the last key: the shape GdbRequest describes */
+	if (req->distinct_last_key > 1 ||
+		(req->distinct_last_key &&
+		 (req->nkeys == 0 || req->naggs != 1 ||
+		  req->aggs[0].kind != GDB_AGG_COUNT_STAR || req->nsort != req->nkeys ||
+		  req->limit != 0 || req->nhaving != 0)))
+		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
+							 "distinct_last_key %u needs keys, count(*) alone, the keys as sort keys, no limit and no group qualifier",
+							 (unsigned) req->distinct_last_key);
+	for (i = 0; i < req->nsort && req->distinct_last_key; i++)
+		if (req->sort_keys[i].col != (int32_t) i)
+			return gdb_error_set(err, GDB_ERR_BAD_REQUEST,
+								 "distinct_last_key: sort key %u names column %d, not group key %u",
+								 i, (int) req->sort_keys[i].col, i);
 	/* a group qualifier: orderable aggregates of the request */
 	if (req->nhaving > GDB_MAX_HAVING)
 		return gdb_error_set(err, GDB_ERR_BAD_REQUEST,

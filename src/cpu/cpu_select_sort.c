@@ -247,7 +247,9 @@ oom:
  *				req->sort_keys: per key (gdb_sort_null_rank, gdb_sort_encode)
  *				of the result column or of the aggregate's finished value
  *				(gdb_order_agg_value), the group index last, so ties keep
- *				the unordered order (stable)
+ *				the unordered order (stable); with distinct_last_key, of
+ *				those, one row per run (GdbRequest), its count(*) state
+ *				the run's non-NULL last keys
  * First every state of every group is checked with gdb_order_state_status
  * (cut groups included): GDB_ERR_FLOAT_OVERFLOW for the first failing
  * group in group order, before anything is allocated; then the sums of
@@ -257,7 +259,7 @@ oom:
  * aggregate kind that is not orderable: the validator checks both),
  * GDB_ERR_OUT_OF_MEMORY (malloc, or alloc returned NULL).  On error
  * *result is NULL and nothing is leaked.  Scratch: 9 * nsort + 8 bytes
- * per group.
+ * per group (16 with distinct_last_key).
  */
 int
 gdb_cpu_order_groups(const GdbRequest *req, const GdbBatch *groups,
@@ -273,6 +275,7 @@ gdb_cpu_order_groups(const GdbRequest *req, const GdbBatch *groups,
 	uint64_t   *enc = NULL;
 	uint8_t    *rank = NULL;
 	size_t	   *order = NULL;
+	int64_t    *nonnull = NULL; /* distinct_last_key: per run */
 	GdbCpuOrderCtx ctx;
 	GdbBatch   *out;
 	uint64_t	total,
@@ -408,6 +411,40 @@ gdb_cpu_order_groups(const GdbRequest *req, const GdbBatch *groups,
 		qsort_r(order, (size_t) nkept, sizeof(size_t), gdb_cpu_cmp_order, &ctx);
 	}
 
+	/*
+	 * 4b. distinct_last_key: one row per run of the ordered groups that
+	 * agree on every key but the last (order[] keeps each run's first
+	 * group; nonnull[] counts the run's non-NULL last keys)
+	 */
+	if (req->distinct_last_key && k > 0)
+	{
+		const uint8_t *xnulls = GDB_NULL_PTR(base, groups, req->nkeys - 1);
+		uint32_t	kinds[GDB_MAX_GROUP_KEYS];
+		const int64_t *vals[GDB_MAX_GROUP_KEYS];
+		const uint8_t *nulls[GDB_MAX_GROUP_KEYS];
+		uint64_t	m = 0;
+
+		for (c = 0; c + 1 < req->nkeys; c++)
+		{
+			kinds[c] = groups->cols[c].kind;
+			vals[c] = GDB_COL_PTR(base, groups, c, const int64_t);
+			nulls[c] = GDB_NULL_PTR(base, groups, c);
+		}
+		nonnull = (int64_t *) calloc((size_t) k, sizeof(int64_t));
+		if (nonnull == NULL)
+			goto oom;
+		for (i = 0; i < k; i++)
+		{
+			if (i == 0 || !gdb_same_key_prefix(req->nkeys - 1, kinds, vals, nulls,
+												order[i - 1], order[i]))
+				order[m++] = order[i];
+			/* (order[m - 1] may be order[i]: read before the next write) */
+			if (!(xnulls && xnulls[order[i]]))
+				nonnull[m - 1]++;
+		}
+		k = m;
+	}
+
 	/* 5. the first k of them, every column */
 	total = gdb_batch_layout_like(NULL, groups, k);
 	out = (GdbBatch *) alloc(alloc_arg, (size_t) total);
@@ -438,6 +475,18 @@ gdb_cpu_order_groups(const GdbRequest *req, const GdbBatch *groups,
 				dnulls[i] = snulls[order[i]];
 		}
 	}
+	/* ... and a run's count(*) state: its distinct non-NULL last keys */
+	if (nonnull != NULL)
+	{
+		GdbAggState *states = GDB_COL_PTR(out, out, req->nkeys, GdbAggState);
+
+		for (i = 0; i < k; i++)
+		{
+			memset(&states[i], 0, sizeof(GdbAggState));
+			states[i].count = nonnull[i];
+		}
+	}
+	free(nonnull);
 	free(enc);
 	free(rank);
 	free(order);
@@ -445,6 +494,7 @@ gdb_cpu_order_groups(const GdbRequest *req, const GdbBatch *groups,
 	return GDB_OK;
 
 oom:
+	free(nonnull);
 	free(enc);
 	free(rank);
 	free(order);

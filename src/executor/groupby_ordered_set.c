@@ -13,8 +13,12 @@
  * group keys plus x as keys and count(*) as its only aggregate, ordered on
  * the device by (keys, x) ascending with NULLs last.  Its result, the
  * histogram, lists each group's distinct x values in order with their
- * multiplicities, one group after another.  One pass over it finishes the
- * aggregates of every group as PostgreSQL's final functions do
+ * multiplicities, one group after another.  Where every such aggregate
+ * of x is count(DISTINCT x), the histogram is collapsed where it was
+ * ordered (on the device, or the CPU path) to one row per group with its
+ * number of distinct non-NULL x (GdbRequest.distinct_last_key): TPC-H Q16
+ * at SF 10 brings back 27,840 rows instead of 2.4M.  One pass over it
+ * finishes the aggregates of every group as PostgreSQL's final functions do
  * (orderedsetaggs.c; NULL inputs are ignored, a group without non-NULL
  * input gives NULL, or 0 for count):
  *	 count(DISTINCT x)	the number of distinct non-NULL x;
@@ -427,10 +431,13 @@ complete_group(const GdbQuery *q, const GdbColumnSet *cs, int col, int pass,
  * The histogram request of q over column col: q's filter, q's joins (a
  * GpudbJoin's probe step, col maybe a payload column), q's keys (and the
  * computed columns they may name) and col as keys, count(*), ordered by
- * every key ascending with NULLs last.
+ * every key ascending with NULLs last; with count_only (col's aggregates
+ * all count(DISTINCT)), collapsed to one row per group of q's keys whose
+ * count is its distinct non-NULL col (distinct_last_key), so that the
+ * histogram never leaves the device.
  */
 static GdbRequest *
-histogram_request(const GdbQuery *q, int col)
+histogram_request(const GdbQuery *q, int col, bool count_only)
 {
 	GdbRequest *h = palloc0(sizeof(GdbRequest));
 	uint32		k;
@@ -463,6 +470,7 @@ histogram_request(const GdbQuery *q, int col)
 	h->nsort = h->nkeys;
 	for (k = 0; k < h->nkeys; k++)
 		h->sort_keys[k].col = (int32) k;
+	h->distinct_last_key = count_only ? 1 : 0;
 	return h;
 }
 
@@ -501,7 +509,11 @@ run_histogram(GdbQuery *q, int col, int pass, GdbRunSource source,
 	hq.aggs[0].dscale_col = -1;
 	hq.aggs[0].dscale_companion = -1;
 	hq.aggs[0].label = "count(*)";
-	hq.req = histogram_request(q, col);
+	for (j = 0; j < q->naggs; j++)
+		if (GDB_FN_IS_ORDERED_SET(q->aggs[j].fn) && q->req->aggs[j].input_col == col &&
+			q->aggs[j].fn != GDB_FN_COUNT_DISTINCT)
+			count_only = false;
+	hq.req = histogram_request(q, col, count_only);
 	gdb_query_run_source(&hq, &hinfo, source);
 	if (source == GDB_SOURCE_CACHE && !hinfo.from_cache)
 	{
@@ -520,10 +532,6 @@ run_histogram(GdbQuery *q, int col, int pass, GdbRunSource source,
 	}
 
 	vals = palloc(sizeof(OsetValue) * cap);
-	for (j = 0; j < q->naggs; j++)
-		if (GDB_FN_IS_ORDERED_SET(q->aggs[j].fn) && q->req->aggs[j].input_col == col &&
-			q->aggs[j].fn != GDB_FN_COUNT_DISTINCT)
-			count_only = false;
 	foreach(lc, hinfo.batches)
 	{
 		const GdbBatch *b = (const GdbBatch *) lfirst(lc);
@@ -549,13 +557,14 @@ run_histogram(GdbQuery *q, int col, int pass, GdbRunSource source,
 				cur = key;
 				have_group = true;
 			}
-			if (xnulls && xnulls[row])
-				continue;		/* NULL inputs are ignored */
+			/* collapsed: the row's count is its group's distinct non-NULL x */
 			if (count_only)
 			{
-				nvals++;
+				nvals += counts[row].count;
 				continue;
 			}
+			if (xnulls && xnulls[row])
+				continue;		/* NULL inputs are ignored */
 			if (nvals == cap)
 			{
 				cap *= 2;
