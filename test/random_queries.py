@@ -133,8 +133,8 @@ numerics, NULLs, duplicates and stray keys) and bool; now and then two such
 conjuncts.  Restrictions of t over its correlation columns only (t.k % 3 =
 1, t.k > c, IN lists, t.k IN (SELECT ...), EXISTS correlated to t.k only,
 (t.k, t.k2) IN (SELECT ...), LIKE, length(), extract(), a numeric key as
-text: the derived table's key restriction, and where those columns are
-integers, dates or bool dropped from the WHERE), over its other columns,
+text: copied into the derived table's key restriction, and kept in the
+WHERE), over its other columns,
 over both, and over d.  sq-q20: TPC-H Q20's nesting, SELECT ... FROM d
 WHERE d.k IN (SELECT t.k' FROM t WHERE t.k IN (SELECT ...) AND t.x >
 (SELECT 0.5 * sum(s.v) FROM s WHERE s.k = t.k AND s.k2 = t.k2 ...)).  They
@@ -207,7 +207,8 @@ many of them returned rows (an empty result compares trivially), how many of the
 scalar_subquery in the plan, or the planner's DEBUG1 line that the rewrite
 cost less: rewrite_choice.c; the EXPLAIN of such a query runs with
 client_min_messages = debug1 and a \\warn marker on stderr), how many had a
-restriction the rewrite may drop and how many of those were rewritten; the
+restriction the rewrite copies into the derived table and how many of those
+were rewritten; the
 queries of eager aggregation's shape or next to it (ea-* and the join kinds'
 q13), how many of them the plan runs as eager_aggregate_rewrite.c writes
 them (the alias eager_aggregate in the plan, or its DEBUG1 line that the
@@ -313,7 +314,7 @@ def main():
     ngpu, kinds, errs, diffs, log = 0, {'GpudbScan': 0, 'GpudbAgg': 0, 'GpudbSort': 0, 'GpudbJoin': 0}, \
         0, 0, []
     nexpr = nexpr_gpu = njoin = njoin_gpu = njoin_gpujoin = njoin_ordered = nhaving = 0
-    nderived = nscalar = nscalar_rw = ndrop = ndrop_rw = nscalar_rows = 0
+    nderived = nscalar = nscalar_rw = nmagic = nmagic_rw = nscalar_rows = 0
     neager = neager_rw = nfit = nfit_taken = nnear = nnear_taken = 0
     odd = []
     for q in queries:
@@ -334,8 +335,8 @@ def main():
         # returned rows (an empty result compares trivially)
         nscalar_rows += q.scalar and 'crash' not in r and r['A'][0] == '00000' and \
             bool(r['A'][2])
-        ndrop += q.scalar and q.droppable
-        ndrop_rw += q.scalar and q.droppable and scalar_rewritten(r)
+        nmagic += q.scalar and q.magic
+        nmagic_rw += q.scalar and q.magic and scalar_rewritten(r)
         neager += q.eager
         neager_rw += q.eager and eager_rewritten(r)
         taken = q.eager and eager_taken(r)
@@ -389,13 +390,13 @@ def main():
           '%d with expressions (%d of them with a GPU node), %d joins (%d of them with a GPU '
           'node, %d with a GpudbJoin, %d of those ordered on the device, %d with a derived '
           'table\'s build side), %d with a correlated scalar subquery (%d of them '
-          'returned rows, %d rewritten as a join; %d with a restriction the rewrite may drop, %d of those '
-          'rewritten), %d with an eager-aggregation shape (%d of them rewritten; %d of the %d '
+          'returned rows, %d rewritten as a join; %d with a restriction copied into the derived '
+          'table, %d of those rewritten), %d with an eager-aggregation shape (%d of them rewritten; %d of the %d '
           'drawn to fit taken by the rewrite, %d of the %d near misses), %d with HAVING on the '
           'device, %d errors matched, %d differences'
           % (len(queries), ngpu, kinds['GpudbScan'], kinds['GpudbAgg'], kinds['GpudbSort'],
              kinds['GpudbJoin'], nexpr, nexpr_gpu, njoin, njoin_gpu, njoin_gpujoin,
-             njoin_ordered, nderived, nscalar, nscalar_rows, nscalar_rw, ndrop, ndrop_rw, neager, neager_rw,
+             njoin_ordered, nderived, nscalar, nscalar_rows, nscalar_rw, nmagic, nmagic_rw, neager, neager_rw,
              nfit_taken, nfit, nnear_taken, nnear, nhaving, errs, diffs))
     return 1 if diffs or ngpu < args.min_gpu else 0
 

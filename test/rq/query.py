@@ -21,7 +21,7 @@ class Query:
         self.risky = False          # drawn with overflow and division by zero
         self.join = False           # a join query (gen_join)
         self.scalar = False         # has a correlated scalar subquery (scalar.py, scalar_part)
-        self.droppable = False      # and a restriction the rewrite may drop (scalar.py)
+        self.magic = False          # and a restriction copied into its derived table (scalar.py)
         self.eager = False          # of eager aggregation's shape or next to it (eager.py, q13)
         self.eager_expect = None    # 'yes': drawn to fit it, 'no': a near miss (eager.py)
         self.eager_misses = []      # and why (eager.py)

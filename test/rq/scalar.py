@@ -2,8 +2,7 @@
 sq-agg, sq-sel, sq-q20-agg, sq-q20-sel): the shapes that
 src/planner/scalar_subquery_rewrite.c turns into a join with a grouped
 derived table, restricted by a "magic set" IN over the correlation table's
-own restrictions (those of them that read only integer, date or bool
-correlation columns then dropped from the outer WHERE), and shapes next to
+own restrictions (which stay in the outer WHERE too), and shapes next to
 them that it must leave alone.
 
   outer table t (a fact table or a dimension), now and then joined to d
@@ -35,7 +34,6 @@ from rq.joins import (JRel, jagg_query, jatom, jconds, jdoms, jfilter, jmult, jp
 from rq.tables import FIXED, INTS, TEXTS, sql_str
 
 FLIP = {'<': '>', '<=': '>=', '=': '=', '<>': '<>', '>=': '<=', '>': '<'}
-DROP_TYPES = INTS + ('date', 'bool')    # the rewrite drops restrictions over these only
 
 def key_cols(t, dom=None):
     return [c for c in t.keys if dom is None or c.dom == dom]
@@ -278,16 +276,15 @@ def scalar_conjunct(rng, jt, T, D, n):
 
 def restrictions(rng, jt, T, tcorr, D):
     """Restrictions of the query: over T's correlation columns only, over its
-    others, over both, over D; sets rng.droppable where one reads only integer,
-    date or bool correlation columns."""
+    others, over both, over D; sets rng.magic where one reads only correlation
+    columns (the rewrite copies it into the derived table's key restriction)."""
     out = []
     for k in range(rng.choice([0, 1, 1, 1, 2, 2, 3])):
         r = rng.random()
         if r < 0.55 and tcorr:
             cs = rng.sample(tcorr, rng.randint(1, len(tcorr)))
             out.append(corr_restriction(rng, jt, T, cs, k))
-            if all(c.ty in DROP_TYPES for c in tcorr):
-                rng.droppable = True
+            rng.magic = True
         elif r < 0.8:
             out.append(soft(rng, T))
         elif r < 0.9 and tcorr:     # a correlation column and another column
@@ -305,7 +302,7 @@ def gen_scalar(seed, i, jt):
     rng.nofail, rng.risk = True, False
     rng.xp = rng.choice([0.12, 0.12, 0.4])
     rng.flavor = rng.choice(['numeric', 'int', 'float', 'mix'])
-    rng.droppable = False
+    rng.magic = False
     facts = [t for t in jt if t.role == 'fact']
     if rng.random() < 0.25:
         q, shape = q20_query(rng, jt), 'q20-'
@@ -339,7 +336,7 @@ def gen_scalar(seed, i, jt):
         wsql = ' WHERE ' + ' AND '.join(where)
         q = outer_query(rng, rels, frm, wsql, bound, 0.5)
     q.kind = 'sq-' + shape + q.kind
-    q.scalar, q.droppable = True, rng.droppable
+    q.scalar, q.magic = True, rng.magic
     join_settings(rng, q)
     q.idx = i
     return q
@@ -354,7 +351,7 @@ def q20_query(rng, jt):
     if not any(x.startswith(T.ref(c) + ' IN (SELECT') for x in inner for c in tcorr) and \
             tcorr and getattr(tcorr[0], 'dom', None) and rng.random() < 0.6:
         inner.append(corr_restriction_in(rng, jt, T, tcorr[0]))    # Q20's own
-        rng.droppable = rng.droppable or all(c.ty in DROP_TYPES for c in tcorr)
+        rng.magic = True
     rng.shuffle(inner)
     # the IN's column: one of T's key columns (a correlation column or not)
     tk = rng.choice(T.t.keys)
