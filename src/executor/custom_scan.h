@@ -165,6 +165,37 @@ extern List *gdb_join_init_derived(GdbJoinState *js, List *custom_plans,
 extern bool gdb_join_read_derived(GdbJoinState *js, GdbQuery *q, const char **why);
 
 /*
+ * gdb_direct_rows_begin/next/end (custom_scan_exec.c): a derived table's
+ * rows straight from its plan's GpudbAgg or GpudbJoin result batches,
+ * where the plan state ps is that node, or a SubqueryScan that only
+ * renames its columns, with no qual: gdb_direct_rows_next gives the
+ * values of the output columns at positions (0-based, the list given to
+ * begin) of the next row, as the slots would have held them, without a
+ * tuple or a projection per row; false after the last.  begin runs the
+ * node's request and returns false (nothing to end) where ps is of
+ * another shape or the node answers with PostgreSQL's plan: the caller
+ * then reads ps's slots.  EXPLAIN ANALYZE counts the rows on both nodes.
+ * Values live until the next call.
+ */
+typedef struct GdbDirectRows
+{
+	void	   *scan;			/* the GdbScanState; NULL once ended */
+	PlanState  *ps;
+	int		   *attrs;			/* scan attribute of each position */
+	int			ncols;
+	int			bi;				/* batch, and row in it, of the next row */
+	uint64		row;
+	uint64		nrows;			/* rows handed out */
+	Datum	   *values;			/* one row of the scan's attributes */
+	bool	   *nulls;
+	MemoryContext tmp;			/* that row's values */
+} GdbDirectRows;
+
+extern bool gdb_direct_rows_begin(PlanState *ps, List *positions, GdbDirectRows *d);
+extern bool gdb_direct_rows_next(GdbDirectRows *d, Datum *values, bool *nulls);
+extern void gdb_direct_rows_end(GdbDirectRows *d);
+
+/*
  * gdb_join_end_derived: end the plans started by gdb_join_init_derived.
  */
 extern void gdb_join_end_derived(GdbJoinState *js);

@@ -37,6 +37,7 @@
 #include "access/xact.h"
 #include "commands/explain.h"
 #include "executor/executor.h"
+#include "executor/instrument.h"
 #include "executor/tuptable.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
@@ -690,6 +691,57 @@ bind_params(GdbScanState *s)
 	ResetExprContext(econtext);
 }
 
+/*
+ * Run the node's request once (its parameters bound, its derived tables
+ * read first): its result batches in s->batches, before the first row.
+ * False when the node answers with PostgreSQL's plan instead
+ * (s->fell_back).
+ */
+static bool
+run_node(GdbScanState *s)
+{
+	MemoryContext old;
+	ListCell   *lc;
+
+	if (s->ran)
+		return !s->fell_back;
+	old = MemoryContextSwitchTo(s->run_cxt);
+	if (s->params != NIL)
+		bind_params(s);
+	/* the qualifier with the parameters' values: what EXPLAIN shows now */
+	if (s->having_quals > 0)
+		s->having_quals =
+			gdb_having_compile(&s->q, s->css.ss.ps.plan->qual,
+							   ((CustomScan *) s->css.ss.ps.plan)->custom_scan_tlist,
+							   s->params, s->q.cs.param_values, true);
+	/* derived tables' rows first, outside the request's subtransaction */
+	if (!gdb_join_read_derived(s->join, &s->q, (const char **) &s->fallback_why) ||
+		!run_or_fall_back(s))
+	{
+		/* gdb_exec hands out the fallback plan's rows instead */
+		MemoryContextSwitchTo(old);
+		s->ran = true;
+		s->fell_back = true;
+		return false;
+	}
+	s->batches = palloc(sizeof(GdbBatch *) * Max(list_length(s->info.batches), 1));
+	s->nbatches = 0;
+	s->nrows = 0;
+	foreach(lc, s->info.batches)
+	{
+		s->batches[s->nbatches++] = (const GdbBatch *) lfirst(lc);
+		s->nrows += ((const GdbBatch *) lfirst(lc))->nrows;
+	}
+	MemoryContextSwitchTo(old);
+	s->ran = true;
+	if (s->expect_gpu && strncmp(s->info.path, "gpu:", 4) != 0)
+		s->fallbacks++;
+	s->bi = 0;
+	s->bstart = 0;
+	s->cur = -1;
+	return true;
+}
+
 /* The next result row into the scan slot, or an empty slot at the end. */
 static TupleTableSlot *
 gdb_next(ScanState *ss)
@@ -702,45 +754,8 @@ gdb_next(ScanState *ss)
 	MemoryContext old;
 	int			i;
 
-	if (!s->ran)
-	{
-		ListCell   *lc;
-
-		old = MemoryContextSwitchTo(s->run_cxt);
-		if (s->params != NIL)
-			bind_params(s);
-		/* the qualifier with the parameters' values: what EXPLAIN shows now */
-		if (s->having_quals > 0)
-			s->having_quals =
-				gdb_having_compile(&s->q, s->css.ss.ps.plan->qual,
-								   ((CustomScan *) s->css.ss.ps.plan)->custom_scan_tlist,
-								   s->params, s->q.cs.param_values, true);
-		/* derived tables' rows first, outside the request's subtransaction */
-		if (!gdb_join_read_derived(s->join, &s->q, (const char **) &s->fallback_why) ||
-			!run_or_fall_back(s))
-		{
-			/* gdb_exec hands out the fallback plan's rows instead */
-			MemoryContextSwitchTo(old);
-			s->ran = true;
-			s->fell_back = true;
-			return ExecClearTuple(slot);
-		}
-		s->batches = palloc(sizeof(GdbBatch *) * Max(list_length(s->info.batches), 1));
-		s->nbatches = 0;
-		s->nrows = 0;
-		foreach(lc, s->info.batches)
-		{
-			s->batches[s->nbatches++] = (const GdbBatch *) lfirst(lc);
-			s->nrows += ((const GdbBatch *) lfirst(lc))->nrows;
-		}
-		MemoryContextSwitchTo(old);
-		s->ran = true;
-		if (s->expect_gpu && strncmp(s->info.path, "gpu:", 4) != 0)
-			s->fallbacks++;
-		s->bi = 0;
-		s->bstart = 0;
-		s->cur = -1;
-	}
+	if (!run_node(s))
+		return ExecClearTuple(slot);
 	ExecClearTuple(slot);
 	/* one step in the scan's direction; past either end it stays there */
 	if (ScanDirectionIsBackward(ss->ps.state->es_direction))
@@ -780,6 +795,154 @@ gdb_next(ScanState *ss)
 	MemoryContextSwitchTo(old);
 	s->rows_out++;
 	return ExecStoreVirtualTuple(slot);
+}
+
+/*
+ * The GpudbAgg or GpudbJoin (GdbScanState) whose result rows are the rows
+ * of derived table plan state ps, ps itself or the plan of a SubqueryScan
+ * that only renames them, and in attrs[] (palloc'd) the node's scan
+ * attribute (0-based, gdb_result_row_values's order) of each output
+ * position of ps in positions; NULL where any step computes, filters or
+ * reorders (a qual, an expression in a target list, another node).
+ */
+static GdbScanState *
+direct_scan(PlanState *ps, List *positions, int **attrs)
+{
+	PlanState  *sub = ps;
+	List	   *outer_tlist = NIL;
+	GdbScanState *s;
+	List	   *tlist;
+	ListCell   *lc;
+	int			i = 0;
+
+	if (IsA(ps, SubqueryScanState))
+	{
+		if (ps->qual != NULL)
+			return NULL;
+		outer_tlist = ps->plan->targetlist;
+		sub = ((SubqueryScanState *) ps)->subplan;
+	}
+	if (!IsA(sub, CustomScanState) ||
+		((CustomScanState *) sub)->methods != &gdb_exec_methods)
+		return NULL;
+	s = (GdbScanState *) sub;
+	if ((s->kind != GDB_NODE_AGG && s->kind != GDB_NODE_JOIN) || sub->qual != NULL)
+		return NULL;
+	tlist = sub->ps_ProjInfo ? sub->plan->targetlist : NIL;
+	*attrs = palloc(sizeof(int) * Max(list_length(positions), 1));
+	foreach(lc, positions)
+	{
+		int			a = lfirst_int(lc) + 1;	/* 1-based output column of ps */
+
+		if (outer_tlist != NIL)
+		{
+			TargetEntry *te = list_nth_node(TargetEntry, outer_tlist, a - 1);
+
+			if (!IsA(te->expr, Var) || ((Var *) te->expr)->varattno <= 0)
+				return NULL;
+			a = ((Var *) te->expr)->varattno;
+		}
+		else if (IsA(ps, SubqueryScanState))
+			return NULL;
+		if (tlist != NIL)
+		{
+			TargetEntry *te = list_nth_node(TargetEntry, tlist, a - 1);
+
+			if (!IsA(te->expr, Var) || ((Var *) te->expr)->varno != INDEX_VAR ||
+				((Var *) te->expr)->varattno <= 0)
+				return NULL;
+			a = ((Var *) te->expr)->varattno;
+		}
+		if (a > gdb_query_natts(&s->q))
+			return NULL;
+		(*attrs)[i++] = a - 1;
+	}
+	return s;
+}
+
+/* see custom_scan.h */
+bool
+gdb_direct_rows_begin(PlanState *ps, List *positions, GdbDirectRows *d)
+{
+	GdbScanState *s;
+	int		   *attrs = NULL;
+
+	memset(d, 0, sizeof(GdbDirectRows));
+	s = direct_scan(ps, positions, &attrs);
+	if (s == NULL)
+		return false;
+	/* EXPLAIN ANALYZE: both nodes ran, once, for all their rows */
+	if (ps->instrument)
+		InstrStartNode(ps->instrument);
+	if (ps != &s->css.ss.ps && s->css.ss.ps.instrument)
+		InstrStartNode(s->css.ss.ps.instrument);
+	if (!run_node(s))
+	{
+		/* PostgreSQL's plan answers: its rows through the plan states */
+		if (ps != &s->css.ss.ps && s->css.ss.ps.instrument)
+			InstrStopNode(s->css.ss.ps.instrument, 0);
+		if (ps->instrument)
+			InstrStopNode(ps->instrument, 0);
+		return false;
+	}
+	d->scan = s;
+	d->ps = ps;
+	d->attrs = attrs;
+	d->ncols = list_length(positions);
+	d->values = palloc(sizeof(Datum) * Max(gdb_query_natts(&s->q), 1));
+	d->nulls = palloc(sizeof(bool) * Max(gdb_query_natts(&s->q), 1));
+	d->tmp = AllocSetContextCreate(CurrentMemoryContext, "gpudb derived rows",
+								   ALLOCSET_DEFAULT_SIZES);
+	return true;
+}
+
+/* see custom_scan.h */
+bool
+gdb_direct_rows_next(GdbDirectRows *d, Datum *values, bool *nulls)
+{
+	GdbScanState *s = (GdbScanState *) d->scan;
+	const GdbBatch *res;
+	MemoryContext old;
+	int			c;
+
+	while (d->bi < s->nbatches && d->row >= s->batches[d->bi]->nrows)
+	{
+		d->bi++;
+		d->row = 0;
+	}
+	if (d->bi >= s->nbatches)
+		return false;
+	res = s->batches[d->bi];
+	MemoryContextReset(d->tmp);
+	old = MemoryContextSwitchTo(d->tmp);
+	gdb_result_row_values(&s->q, res, d->row, d->values, d->nulls);
+	MemoryContextSwitchTo(old);
+	for (c = 0; c < d->ncols; c++)
+	{
+		values[c] = d->values[d->attrs[c]];
+		nulls[c] = d->nulls[d->attrs[c]];
+	}
+	d->row++;
+	d->nrows++;
+	return true;
+}
+
+/* see custom_scan.h */
+void
+gdb_direct_rows_end(GdbDirectRows *d)
+{
+	GdbScanState *s = (GdbScanState *) d->scan;
+
+	if (s == NULL)
+		return;
+	s->rows_out += d->nrows;
+	s->cur = s->nrows;			/* past the last row, as a scan to its end */
+	if (d->ps != &s->css.ss.ps && s->css.ss.ps.instrument)
+		InstrStopNode(s->css.ss.ps.instrument, (double) d->nrows);
+	if (d->ps->instrument)
+		InstrStopNode(d->ps->instrument, (double) d->nrows);
+	MemoryContextDelete(d->tmp);
+	d->scan = NULL;
 }
 
 /* No parameters or locking: every row the node returns is final. */

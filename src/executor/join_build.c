@@ -645,6 +645,11 @@ read_derived(GdbJoinBuild *b, GdbQuery *q, const char **why)
 	GdbBatch	layout;
 	List	   *chunks = NIL;
 	GdbBatch   *chunk = NULL;
+	GdbDirectRows direct;
+	bool		is_direct;
+	int			ncols = list_length(b->derived_cols);
+	Datum	   *values = palloc(sizeof(Datum) * Max(ncols, 1));
+	bool	   *nulls = palloc(sizeof(bool) * Max(ncols, 1));
 	uint64		size;
 	int			c;
 
@@ -655,41 +660,59 @@ read_derived(GdbJoinBuild *b, GdbQuery *q, const char **why)
 			q->cs.dict = gdb_dict_create();
 	cs.dict = q->cs.dict;
 	size = gdb_columnset_layout(&cs, &layout, GDB_DERIVED_CHUNK_ROWS, false);
+	/* a GpudbAgg's or GpudbJoin's result batches read directly, else slots */
+	is_direct = gdb_direct_rows_begin(b->derived_ps, b->derived_cols, &direct);
 	for (;;)
 	{
-		TupleTableSlot *slot = ExecProcNode(b->derived_ps);
-		ListCell   *lc;
+		bool		more;
+
+		if (is_direct)
+			more = gdb_direct_rows_next(&direct, values, nulls);
+		else
+		{
+			TupleTableSlot *slot = ExecProcNode(b->derived_ps);
+			ListCell   *lc;
+
+			more = !TupIsNull(slot);
+			if (more)
+			{
+				slot_getallattrs(slot);
+				foreach(lc, b->derived_cols)
+				{
+					values[foreach_current_index(lc)] = slot->tts_values[lfirst_int(lc)];
+					nulls[foreach_current_index(lc)] = slot->tts_isnull[lfirst_int(lc)];
+				}
+			}
+		}
 
 		/* a chunk first (an empty table is one empty chunk), then as filled */
-		if (chunk == NULL || (!TupIsNull(slot) && chunk->nrows == GDB_DERIVED_CHUNK_ROWS))
+		if (chunk == NULL || (more && chunk->nrows == GDB_DERIVED_CHUNK_ROWS))
 		{
 			chunk = MemoryContextAllocHuge(CurrentMemoryContext, size);
 			memcpy(chunk, &layout, sizeof(GdbBatch));
 			chunk->nrows = 0;
 			chunks = lappend(chunks, chunk);
 		}
-		if (TupIsNull(slot))
+		if (!more)
 			break;
-		slot_getallattrs(slot);
-		foreach(lc, b->derived_cols)
+		for (c = 0; c < ncols; c++)
 		{
-			int			pos = lfirst_int(lc);
-			int			col = foreach_current_index(lc);
-
-			if (cs.typids[col] == NUMERICOID && !slot->tts_isnull[pos] &&
-				!derived_numeric_fits(slot->tts_values[pos],
-									  gdb_column_numeric_scale(&cs, col)))
+			if (cs.typids[c] == NUMERICOID && !nulls[c] &&
+				!derived_numeric_fits(values[c], gdb_column_numeric_scale(&cs, c)))
 			{
 				*why = psprintf("a derived table's numeric value does not have the display scale %d that its column was planned with",
-								gdb_column_numeric_scale(&cs, col));
+								gdb_column_numeric_scale(&cs, c));
+				if (is_direct)
+					gdb_direct_rows_end(&direct);
 				list_free_deep(chunks);
 				return false;
 			}
-			gdb_batch_store_value(&cs, chunk, col, chunk->nrows,
-								  slot->tts_values[pos], slot->tts_isnull[pos]);
+			gdb_batch_store_value(&cs, chunk, c, chunk->nrows, values[c], nulls[c]);
 		}
 		chunk->nrows++;
 	}
+	if (is_direct)
+		gdb_direct_rows_end(&direct);
 	/* its parallel workers, if any, done (the request may need a subxact) */
 	ExecShutdownNode(b->derived_ps);
 	/* one batch of exactly its rows (a small table sends no empty chunk) */
