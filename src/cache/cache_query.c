@@ -268,8 +268,19 @@ gdb_cache_groupby(GdbQuery *q, GdbStats *stats, int *cache_state)
 		r->status->result_bytes < sizeof(GdbBatch))
 		elog(ERROR, "gpudb: malformed cache reply");
 
-	result = MemoryContextAllocHuge(CurrentMemoryContext, r->status->result_bytes);
-	memcpy(result, r->rest, r->status->result_bytes);
+	/*
+	 * the result where it came, in the reply's payload (memory of this
+	 * context too, freed with it, and nothing frees a result batch on its
+	 * own): no second copy of a large result and of its pages; a copy only
+	 * where the payload would leave its words less aligned than palloc's
+	 */
+	if ((uintptr_t) r->rest % MAXIMUM_ALIGNOF == 0)
+		result = (GdbBatch *) r->rest;
+	else
+	{
+		result = MemoryContextAllocHuge(CurrentMemoryContext, r->status->result_bytes);
+		memcpy(result, r->rest, r->status->result_bytes);
+	}
 	*stats = r->status->stats;
 	if (q->keep_id != 0 && r->status->value == 1)
 	{
