@@ -80,6 +80,11 @@ typedef enum GdbPrivateField
 								 * all */
 	GDB_PRIV_JOIN,				/* List: the join tree (JOIN; NIL for the
 								 * others): see custom_scan_join.c */
+	GDB_PRIV_HOST_ORDER,		/* Integer: 1 when an AGG or JOIN orders its
+								 * groups by GDB_PRIV_SORT on the host after
+								 * finishing them (a count(DISTINCT) or a
+								 * text key among the sort keys), not on
+								 * the device */
 	GDB_PRIV__COUNT
 } GdbPrivateField;
 
@@ -163,6 +168,18 @@ extern List *gdb_join_init_derived(GdbJoinState *js, List *custom_plans,
  * outside any subtransaction.
  */
 extern bool gdb_join_read_derived(GdbJoinState *js, GdbQuery *q, const char **why);
+
+/*
+ * gdb_host_order (host_order.c): the row indexes of result batch res of
+ * group-by q (its keys and finished aggregates, count(DISTINCT) included:
+ * gdb_ordered_set_run ran) in the order of the nk sort keys keys (a result
+ * column each: a group key of any type, text in its collation's order, or
+ * a count, count(*) or count(DISTINCT); descending and NULLS FIRST as
+ * GdbSortKey says), ties in res's order; res->nrows entries, palloc'd.
+ * Raises only what palloc and the collation's comparison raise.
+ */
+extern int64 *gdb_host_order(const GdbQuery *q, const GdbBatch *res,
+							 const GdbSortKey *keys, int nk);
 
 /*
  * gdb_direct_rows_begin/next/end (custom_scan_exec.c): a derived table's

@@ -92,6 +92,16 @@ typedef struct GdbScanState
 	int64		bstart;
 	int64		cur;
 	int64		nrows;
+
+	/*
+	 * Groups ordered on the host (GDB_PRIV_HOST_ORDER): the sort keys the
+	 * request does not carry, the LIMIT (0: none), and once run the result
+	 * rows (of one batch) in that order, nrows of them
+	 */
+	int			nhost;
+	GdbSortKey	host_keys[GDB_MAX_SORT_KEYS];
+	uint64		host_limit;
+	int64	   *order;
 	uint64		rows_out;
 	Datum	   *values;
 	bool	   *nulls;
@@ -434,6 +444,15 @@ gdb_begin(CustomScanState *node, EState *estate, int eflags)
 			}
 			/* ordered on the device: result columns (keys, then aggregates) */
 			set_sort_keys(s, (List *) list_nth(priv, GDB_PRIV_SORT), true);
+			/* ... or on the host, once the groups are finished (host_order) */
+			if (intVal(list_nth(priv, GDB_PRIV_HOST_ORDER)) != 0)
+			{
+				s->nhost = (int) q->req->nsort;
+				memcpy(s->host_keys, q->req->sort_keys, sizeof(GdbSortKey) * s->nhost);
+				s->host_limit = (uint64) strtoull(strVal(list_nth(priv, GDB_PRIV_LIMIT)),
+												  NULL, 10);
+				q->req->nsort = 0;
+			}
 			break;
 		case GDB_NODE_SCAN:
 		case GDB_NODE_SORT:
@@ -692,6 +711,31 @@ bind_params(GdbScanState *s)
 }
 
 /*
+ * Order the node's finished groups on the host (gdb_host_order) into
+ * s->order, cut to s->host_limit; the several batches of a heap run are
+ * concatenated first.
+ */
+static void
+host_order(GdbScanState *s)
+{
+	if (s->nbatches > 1)
+	{
+		List	   *parts = NIL;
+		int			b;
+
+		for (b = 0; b < s->nbatches; b++)
+			parts = lappend(parts, (void *) s->batches[b]);
+		s->batches[0] = gdb_concat_batches(NULL, parts);
+		s->nbatches = 1;
+	}
+	if (s->nrows == 0)
+		return;
+	s->order = gdb_host_order(&s->q, s->batches[0], s->host_keys, s->nhost);
+	if (s->host_limit > 0 && s->host_limit < (uint64) s->nrows)
+		s->nrows = (int64) s->host_limit;
+}
+
+/*
  * Run the node's request once (its parameters bound, its derived tables
  * read first): its result batches in s->batches, before the first row.
  * False when the node answers with PostgreSQL's plan instead
@@ -732,6 +776,8 @@ run_node(GdbScanState *s)
 		s->batches[s->nbatches++] = (const GdbBatch *) lfirst(lc);
 		s->nrows += ((const GdbBatch *) lfirst(lc))->nrows;
 	}
+	if (s->nhost > 0)
+		host_order(s);
 	MemoryContextSwitchTo(old);
 	s->ran = true;
 	if (s->expect_gpu && strncmp(s->info.path, "gpu:", 4) != 0)
@@ -772,12 +818,21 @@ gdb_next(ScanState *ss)
 	}
 	if (s->cur < 0 || s->cur >= s->nrows)
 		return slot;
-	while (s->cur < s->bstart)
-		s->bstart -= s->batches[--s->bi]->nrows;
-	while (s->cur >= s->bstart + (int64) s->batches[s->bi]->nrows)
-		s->bstart += s->batches[s->bi++]->nrows;
-	res = s->batches[s->bi];
-	row = (uint64) (s->cur - s->bstart);
+	if (s->order != NULL)
+	{
+		/* ordered on the host: one batch, rows in s->order */
+		res = s->batches[0];
+		row = (uint64) s->order[s->cur];
+	}
+	else
+	{
+		while (s->cur < s->bstart)
+			s->bstart -= s->batches[--s->bi]->nrows;
+		while (s->cur >= s->bstart + (int64) s->batches[s->bi]->nrows)
+			s->bstart += s->batches[s->bi++]->nrows;
+		res = s->batches[s->bi];
+		row = (uint64) (s->cur - s->bstart);
+	}
 
 	old = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
 	if (s->kind == GDB_NODE_AGG || s->kind == GDB_NODE_JOIN)
@@ -826,7 +881,8 @@ direct_scan(PlanState *ps, List *positions, int **attrs)
 		((CustomScanState *) sub)->methods != &gdb_exec_methods)
 		return NULL;
 	s = (GdbScanState *) sub;
-	if ((s->kind != GDB_NODE_AGG && s->kind != GDB_NODE_JOIN) || sub->qual != NULL)
+	if ((s->kind != GDB_NODE_AGG && s->kind != GDB_NODE_JOIN) || sub->qual != NULL ||
+		s->nhost > 0)
 		return NULL;
 	tlist = sub->ps_ProjInfo ? sub->plan->targetlist : NIL;
 	*attrs = palloc(sizeof(int) * Max(list_length(positions), 1));
@@ -1159,6 +1215,15 @@ gdb_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyList("Sort Keys", items, es);
 		if (q->req->limit > 0)
 			ExplainPropertyInteger("Top-k Limit", NULL, (int64) q->req->limit, es);
+	}
+	if (s->nhost > 0)
+	{
+		items = NIL;
+		for (i = 0; i < s->nhost; i++)
+			items = lappend(items, s->sort_labels[i]);
+		ExplainPropertyList("Host Sort Keys", items, es);
+		if (s->host_limit > 0)
+			ExplainPropertyInteger("Top-k Limit", NULL, (int64) s->host_limit, es);
 	}
 	if (!es->analyze || !s->ran)
 		return;

@@ -13,6 +13,8 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "access/stratnum.h"
 #include "access/sysattr.h"
 #include "access/table.h"
@@ -409,11 +411,14 @@ gdb_expr_may_raise(Node *node, void *context)
  * integer or double precision: gdb_order_agg_value; with exact_sums, for a
  * node with PostgreSQL's plan behind it, also sum of bigint or numeric,
  * which the device orders where it is exact and else leaves to that plan:
- * GDB_SORT_EXACT_SUM), or not in the type's default order.
+ * GDB_SORT_EXACT_SUM), or not in the type's default order.  A text group
+ * key or a count(DISTINCT) sets *host (the groups are ordered on the host:
+ * add_ordered_path), an aggregate other than count or count(DISTINCT)
+ * sets *device (only the device orders those).
  */
 static bool
 order_pathkey_ok(PathKey *pk, List *key_vars, List *aggrefs, bool exact_sums,
-				 List **sort, const char **why)
+				 List **sort, bool *host, bool *device, const char **why)
 {
 	EquivalenceClass *ec = pk->pk_eclass;
 	int			col = -1;
@@ -463,7 +468,12 @@ order_pathkey_ok(PathKey *pk, List *key_vars, List *aggrefs, bool exact_sums,
 					Oid			argtype = fn == GDB_FN_COUNT_STAR ? InvalidOid :
 						exprType((Node *) linitial_node(TargetEntry, ag->args)->expr);
 
+					if (fn == GDB_FN_COUNT_DISTINCT)
+						*host = true;
+					else if (fn != GDB_FN_COUNT_STAR && fn != GDB_FN_COUNT)
+						*device = true;
 					if (!(fn == GDB_FN_COUNT_STAR || fn == GDB_FN_COUNT ||
+						  fn == GDB_FN_COUNT_DISTINCT ||
 						  fn == GDB_FN_MIN || fn == GDB_FN_MAX ||
 						  (fn == GDB_FN_SUM && (argtype == INT2OID || argtype == INT4OID ||
 												argtype == FLOAT8OID)) ||
@@ -487,11 +497,9 @@ order_pathkey_ok(PathKey *pk, List *key_vars, List *aggrefs, bool exact_sums,
 		*why = "a sort key is neither a group key nor an aggregate of the node";
 		return false;
 	}
+	/* text in its collation's order: ranks of its strings, on the host */
 	if (gdb_type_class(type) == GDB_TYPE_TEXT)
-	{
-		*why = "text sort keys stay on the CPU (collation order)";
-		return false;
-	}
+		*host = true;
 	return append_sort_key(pk, type, col, sort, why);
 }
 
@@ -556,7 +564,12 @@ order_limit(PlannerInfo *root, List *having, const char **why)
  * are not evaluated; and sum(real), whose float4 overflow the device does
  * not check for every group, keeps the ordinary sort.  Costed as the
  * GpudbAgg path plus a device sort of its groups (2 work units per key and
- * group), and the rows it returns.
+ * group), and the rows it returns.  Where a sort key is a text group key
+ * (its collation's order) or a count(DISTINCT) (finished on the host), the
+ * node orders its finished groups on the host instead (custom_scan_exec.c
+ * host_order: text keys by the ranks of their strings, the values
+ * encoded as the device encodes them), costed as a comparison sort; the
+ * other sort keys may then be group keys, count and count(*) only.
  */
 /*
  * The ordered variant of agg, a GpudbAgg or GpudbJoin path of the grouped
@@ -576,6 +589,8 @@ add_ordered_path(PlannerInfo *root, CustomPath *agg, RelOptInfo *output_rel)
 	List	   *sort = NIL;
 	PathTarget *target = root->upper_targets[UPPERREL_ORDERED];
 	const char *why = NULL;
+	bool		host = false;	/* ordered on the host (order_pathkey_ok) */
+	bool		device = false;
 	double		limit;
 	double		rows_out;
 	double		row_cost;
@@ -607,11 +622,17 @@ add_ordered_path(PlannerInfo *root, CustomPath *agg, RelOptInfo *output_rel)
 	}
 	foreach(lc, root->sort_pathkeys)
 		if (!order_pathkey_ok((PathKey *) lfirst(lc), key_vars, aggrefs,
-							  kind == GDB_NODE_JOIN && agg->custom_paths != NIL, &sort, &why))
+							  kind == GDB_NODE_JOIN && agg->custom_paths != NIL, &sort,
+							  &host, &device, &why))
 		{
 			order_not_offered("ORDER BY", why);
 			return;
 		}
+	if (host && device)
+	{
+		order_not_offered("ORDER BY", "text or count(DISTINCT) sort keys are ordered on the host, which orders no other aggregate than count");
+		return;
+	}
 	if (gdb_expr_may_raise((Node *) having, NULL) ||
 		gdb_expr_may_raise((Node *) agg->path.pathtarget->exprs, NULL))
 	{
@@ -636,7 +657,10 @@ add_ordered_path(PlannerInfo *root, CustomPath *agg, RelOptInfo *output_rel)
 	rows_out = limit > 0 ? Min(limit, agg->path.rows) : agg->path.rows;
 	row_cost = gdb_device_row_cost();
 	startup = agg->path.startup_cost + (enable_sort ? 0 : disable_cost) +
-		agg->path.rows * row_cost * 2.0 * list_length(root->sort_pathkeys);
+		(host ?
+	/* one comparison of encoded keys per step (cost_sort's charges two) */
+		 agg->path.rows * cpu_operator_cost * log2(Max(agg->path.rows, 2.0)) :
+		 agg->path.rows * row_cost * 2.0 * list_length(root->sort_pathkeys));
 	/* a GpudbJoin decodes the text keys of the groups it returns only */
 	if (kind == GDB_NODE_JOIN)
 		startup += gdb_text_result_cost(key_vars, rows_out) -
@@ -645,6 +669,7 @@ add_ordered_path(PlannerInfo *root, CustomPath *agg, RelOptInfo *output_rel)
 	node = list_copy(node);
 	node = lappend(node, sort);
 	node = lappend(node, makeString(psprintf("%.0f", limit)));
+	node = lappend(node, makeInteger(host ? 1 : 0));
 	cp = gdb_make_path(kind, output_rel, agg->path.pathtarget, rows_out,
 					   startup, startup + rows_out * per_row, root->sort_pathkeys,
 					   (Index) intVal(list_nth(agg->custom_private, GDB_PATH_BASEREL)),

@@ -1142,6 +1142,7 @@ gdb_plan_custom_path(PlannerInfo *root, RelOptInfo *rel,
 	Bitmapset  *out_attnums = NULL;
 	const char *why = NULL;
 	char	   *limit = "0";
+	int			host_order = 0;
 	List	   *join = NIL;
 
 	cscan->scan.plan.targetlist = tlist;
@@ -1206,13 +1207,18 @@ gdb_plan_custom_path(PlannerInfo *root, RelOptInfo *rel,
 						/* ordered on the device, as a GpudbAgg below */
 						sort = (List *) list_nth(node, 6);
 						limit = strVal(list_nth(node, 7));
+						host_order = intVal(list_nth(node, 8));
 					}
 				}
 				else if (list_length(node) > 5)
 				{
-					/* ordered on the device: (result column, desc, nulls_first) */
+					/*
+					 * ordered on the device (or the host): (result column,
+					 * desc, nulls_first)
+					 */
 					sort = (List *) list_nth(node, 5);
 					limit = strVal(list_nth(node, 6));
+					host_order = intVal(list_nth(node, 7));
 				}
 				foreach(lc, list_concat(list_copy((List *) lthird(node)),
 										(List *) lfourth(node)))
@@ -1247,6 +1253,7 @@ gdb_plan_custom_path(PlannerInfo *root, RelOptInfo *rel,
 	cscan->custom_private = lappend(cscan->custom_private, sort);
 	cscan->custom_private = lappend(cscan->custom_private, makeString(pstrdup(limit)));
 	cscan->custom_private = lappend(cscan->custom_private, join);
+	cscan->custom_private = lappend(cscan->custom_private, makeInteger(host_order));
 	Assert(list_length(cscan->custom_private) == GDB_PRIV__COUNT);
 	return &cscan->scan.plan;
 }
