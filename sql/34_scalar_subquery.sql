@@ -213,6 +213,23 @@ SELECT q, has_subplan(q), (gpu_diff(q)).* FROM (VALUES
   ('SELECT count(*), sum(so.x) FROM so WHERE so.x > (SELECT 0.5 * sum(v) - 1 FROM sm WHERE sm.k = so.k)'),
   ('SELECT count(*), sum(so.x) FROM so WHERE so.x >= (SELECT max(v) * 0.1 + min(v) FROM sm WHERE sm.k = so.k)')
 ) t(q);
+-- the value cast to numeric(p,s) by the query: the outer query's column
+-- keeps its own typmod, so PostgreSQL's simplifier keeps the cast (a
+-- rounded 0.2 * avg, compared with x at 17 digits)
+CREATE TABLE smo (k int4, x numeric(20,17));
+INSERT INTO smo SELECT 2 + i % 50, 0.5 FROM generate_series(1, 500) i;
+INSERT INTO smo VALUES (1, 0.06666666666666667);
+CREATE TABLE smi (k int4, q numeric(15,2));
+INSERT INTO smi SELECT 2 + i % 50, i % 7 FROM generate_series(1, 500) i;
+INSERT INTO smi VALUES (1, 0), (1, 1), (1, 0);
+ANALYZE smo, smi;
+SELECT q, has_subplan(q), (gpu_diff(q)).* FROM (VALUES
+  ('SELECT count(*) FROM smo WHERE x <= (SELECT 0.2 * avg(q) FROM smi WHERE smi.k = smo.k)::numeric(20,17)'),
+  ('SELECT count(*) FROM smo WHERE x::numeric(18,2) <= (SELECT sum(q) FROM smi WHERE smi.k = smo.k)::numeric(18,2)')
+) t(q);
+SELECT l FROM explain_lines('SELECT count(*) FROM smo WHERE x <= (SELECT 0.2 * avg(q) FROM smi WHERE smi.k = smo.k)::numeric(20,17)') l
+  WHERE l ~ 'Filter';
+DROP TABLE smo, smi;
 SELECT l FROM gpu_explain('SELECT count(*), sum(so.x) FROM so WHERE so.x < (SELECT avg(v) FROM sm WHERE sm.k = so.k)') l
   WHERE l::text ~ 'GpudbJoin|Fallback';
 SELECT l FROM gpu_explain('SELECT count(*), sum(so.x) FROM so WHERE so.k >= 3 AND so.x < (SELECT avg(v) FROM sm WHERE sm.k = so.k)') l

@@ -961,6 +961,7 @@ gdb_direct_rows_next(GdbDirectRows *d, Datum *values, bool *nulls)
 	MemoryContext old;
 	int			c;
 
+	CHECK_FOR_INTERRUPTS();
 	while (d->bi < s->nbatches && d->row >= s->batches[d->bi]->nrows)
 	{
 		d->bi++;

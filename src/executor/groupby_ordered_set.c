@@ -493,6 +493,7 @@ run_histogram(GdbQuery *q, int col, int pass, GdbRunSource source,
 	int			cap = 64;
 	bool		have_group = false;
 	bool		count_only = true;	/* count(DISTINCT) alone: nvals */
+	int64		group_rows = 0; /* collapsed: rows of the current group */
 	OsetGroupKey cur;
 	ListCell   *lc;
 	int			j;
@@ -553,13 +554,20 @@ run_histogram(GdbQuery *q, int col, int pass, GdbRunSource source,
 					complete_group(q, &hq.cs, col, pass, res, &cur,
 								   count_only ? NULL : vals, nvals);
 					nvals = 0;
+					group_rows = 0;
 				}
 				cur = key;
 				have_group = true;
 			}
-			/* collapsed: the row's count is its group's distinct non-NULL x */
+			/*
+			 * collapsed: the row's count is its group's distinct non-NULL x,
+			 * and the group's only row (a second one would count its values
+			 * twice)
+			 */
 			if (count_only)
 			{
+				if (++group_rows > 1)
+					elog(ERROR, "gpudb: a collapsed histogram holds a group twice");
 				nvals += counts[row].count;
 				continue;
 			}

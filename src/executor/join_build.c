@@ -648,13 +648,15 @@ read_derived(GdbJoinBuild *b, GdbQuery *q, const char **why)
 	GdbDirectRows direct;
 	bool		is_direct;
 	int			ncols = list_length(b->derived_cols);
-	Datum	   *values = palloc(sizeof(Datum) * Max(ncols, 1));
-	bool	   *nulls = palloc(sizeof(bool) * Max(ncols, 1));
+	Datum	   *values;
+	bool	   *nulls;
 	uint64		size;
 	int			c;
 
 	if (b->derived == 0 || b->derived_part != NULL)
 		return true;
+	values = palloc(sizeof(Datum) * Max(ncols, 1));
+	nulls = palloc(sizeof(bool) * Max(ncols, 1));
 	for (c = 0; c < cs.ncols; c++)
 		if (gdb_type_class(cs.typids[c]) == GDB_TYPE_TEXT && q->cs.dict == NULL)
 			q->cs.dict = gdb_dict_create();
@@ -704,6 +706,8 @@ read_derived(GdbJoinBuild *b, GdbQuery *q, const char **why)
 								gdb_column_numeric_scale(&cs, c));
 				if (is_direct)
 					gdb_direct_rows_end(&direct);
+				/* its parallel workers stopped: PostgreSQL's plan runs next */
+				ExecShutdownNode(b->derived_ps);
 				list_free_deep(chunks);
 				return false;
 			}

@@ -747,6 +747,61 @@ column_type(PlannerInfo *root, Index varno, AttrNumber attnum, Oid *typid,
 }
 
 /*
+ * expression_tree_mutator callback of derived_typmods: a Var of a derived
+ * table's numeric column without a typmod (an aggregate's result) as a
+ * copy with the typmod column_type gives it, the scale its values are
+ * expected to have (gdb_numeric_result_typmod; read_derived checks every
+ * value), so that gpudb computes the quals that read it as fixed point.
+ */
+static Node *
+derived_typmod_mutator(Node *node, void *context)
+{
+	PlannerInfo *root = (PlannerInfo *) context;
+
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Var))
+	{
+		Var		   *v = (Var *) node;
+		Oid			typid;
+		int32		typmod;
+		Oid			collid;
+
+		if (v->varlevelsup != 0 || v->varattno <= 0 || v->vartype != NUMERICOID ||
+			v->vartypmod >= 0 || planner_rt_fetch(v->varno, root)->rtekind != RTE_SUBQUERY)
+			return (Node *) v;
+		column_type(root, v->varno, v->varattno, &typid, &typmod, &collid);
+		v = copyObject(v);
+		v->vartypmod = typmod;
+		return (Node *) v;
+	}
+	return expression_tree_mutator(node, derived_typmod_mutator, context);
+}
+
+/*
+ * The other quals of every join of tree (nested trees too) with their
+ * derived tables' numeric columns typed as read_derived lays them out
+ * (derived_typmod_mutator): copies only for gpudb's own compilation; the
+ * query and PostgreSQL's plan behind the node keep the columns' own
+ * typmod, -1, which PostgreSQL's simplifier reads (a cast to numeric(p,s)
+ * of a column already of that typmod is dropped).
+ */
+static void
+derived_typmods(PlannerInfo *root, JoinTree *tree)
+{
+	ListCell   *lc;
+
+	foreach(lc, tree->steps)
+	{
+		JoinStep   *step = (JoinStep *) lfirst(lc);
+
+		step->extra = (List *) derived_typmod_mutator((Node *) step->extra, root);
+		if (step->sub != NULL)
+			derived_typmods(root, step->sub);
+	}
+}
+
+/*
  * The position in derived's output (its target list) of column attnum of
  * its relation, or -1.
  */
@@ -1177,6 +1232,7 @@ gdb_try_gpujoin(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 	}
 	if (!find_join_tree(root, input_rel, &tree, &why))
 		goto refused;
+	derived_typmods(root, &tree);
 	if (!bms_equal(tree.relids, gdb_join_base_relids(root, input_rel->relids)))
 	{
 		why = "the join tree does not cover the query's relations";

@@ -390,10 +390,14 @@ gdb_sum_arg_exprs(Node *arg, bool is_numeric_sum)
  * numeric sum, min, max or avg of pg_catalog as a Var whose typmod carries
  * the display scale its values have (numeric.c): a sum's, min's or max's
  * is its argument's; an average is sum / count by numeric_div, whose
- * select_div_scale gives at least 16 digits after the point
- * (NUMERIC_MIN_SIG_DIGITS) and more for a quotient below 1: the expected
- * 16 (or the argument's, if more), which the caller checks per value.  Any
- * other aggregate is a Var of unknown scale.
+ * select_div_scale gives max(16 - 4 * qweight, the sum's scale) digits
+ * after the point, qweight the quotient's estimated base-10000 weight: 16
+ * for the usual average (sum and count of one base-10000 weight, the sum's
+ * leading digit the larger), 12 from about 10^4 up, 20 where the sum's
+ * leading digit is not above the count's (an average of 1).  The expected
+ * 16 (or the argument's scale, if more); the executor checks every value
+ * and a mismatch answers with PostgreSQL's plan.  Any other aggregate is a
+ * Var of unknown scale.
  */
 static Node *
 aggref_as_scaled_var(Node *node, void *context)

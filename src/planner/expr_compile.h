@@ -107,8 +107,9 @@ extern int	gdb_numeric_scale(Node *node);
  * subquery's select list), whose own typmod is -1 (an aggregate's result,
  * an expression over one): s the display scale gdb_numeric_scale gives
  * once each sum, min, max and avg is replaced by its result's expected
- * scale (an avg's, 16, depends on its values: the executor checks every
- * value against s and falls back to PostgreSQL's plan on a mismatch).
+ * scale (an avg's, 16, depends on its values: 12 from about 10^4 up, 20
+ * for some averages of 1; the executor checks every value against s and
+ * falls back to PostgreSQL's plan on a mismatch).
  * expr's own typmod where it has one or is not numeric; -1 where s is
  * unknown or above 18.  Never raises.
  */

@@ -786,16 +786,16 @@ decorrelate(Query *q, OpExpr *conjunct, int sublink_arg, SubLink *sl,
 	free_parsestate(pstate);
 
 	/*
-	 * x op v, the sublink replaced by the value column; a numeric v with
-	 * the typmod of the scale its values are expected to have
-	 * (gdb_numeric_result_typmod), so that gpudb can compute x op v as
-	 * fixed point: only gpudb reads a Var's typmod here (x op v does not),
-	 * and its executor checks every value of v against it
+	 * x op v, the sublink replaced by the value column, with the value's
+	 * own typmod (-1 for an aggregate's numeric): a typmod it does not have
+	 * would let PostgreSQL's simplifier drop a cast of v to numeric(p,s)
+	 * as a no-op.  gpudb reads the scale its values are expected to have
+	 * from the derived table itself (custom_scan_join.c derived_typmods).
 	 */
 	outer = copyObject(conjunct);
 	slot = sublink_slot((Node **) &lfirst(list_nth_cell(outer->args, sublink_arg)));
 	*slot = (Node *) makeVar(rtindex, i + 1, exprType((Node *) value_te->expr),
-							 gdb_numeric_result_typmod((Node *) value_te->expr),
+							 exprTypmod((Node *) value_te->expr),
 							 exprCollation((Node *) value_te->expr), 0);
 	result = lappend(result, outer);
 
