@@ -790,7 +790,7 @@ decorrelate(Query *q, OpExpr *conjunct, int sublink_arg, SubLink *sl,
 	 * own typmod (-1 for an aggregate's numeric): a typmod it does not have
 	 * would let PostgreSQL's simplifier drop a cast of v to numeric(p,s)
 	 * as a no-op.  gpudb reads the scale its values are expected to have
-	 * from the derived table itself (custom_scan_join.c derived_typmods).
+	 * from the derived table itself (join_derived.c gdb_join_derived_typmods).
 	 */
 	outer = copyObject(conjunct);
 	slot = sublink_slot((Node **) &lfirst(list_nth_cell(outer->args, sublink_arg)));
