@@ -695,6 +695,45 @@ gdb_sort_null_rank(int isnull, int nulls_first)
 	return isnull ? (nulls_first ? 0u : 1u) : (nulls_first ? 1u : 0u);
 }
 
+/*
+ * The sort context of gdb_order_cmp: for each position (a row or group
+ * index), nkeys (NULL rank, encoding) pairs as gdb_sort_null_rank and
+ * gdb_sort_encode make them, at [position * nkeys + key].
+ */
+typedef struct GdbOrderCtx
+{
+	const uint64_t *enc;
+	const uint8_t *rank;
+	uint32_t	nkeys;
+} GdbOrderCtx;
+
+/*
+ * A qsort_r/qsort_arg comparator of two size_t positions by their keys
+ * (rank, then encoding, key by key), then by position: a stable order.
+ * The CPU path's sorts and the host's order of a node's groups.
+ */
+GDB_HOSTDEV int
+gdb_order_cmp(const void *pa, const void *pb, void *arg)
+{
+	const GdbOrderCtx *ctx = (const GdbOrderCtx *) arg;
+	size_t		a = *(const size_t *) pa;
+	size_t		b = *(const size_t *) pb;
+
+	for (uint32_t k = 0; k < ctx->nkeys; k++)
+	{
+		uint8_t		ra = ctx->rank[a * ctx->nkeys + k];
+		uint8_t		rb = ctx->rank[b * ctx->nkeys + k];
+		uint64_t	ea = ctx->enc[a * ctx->nkeys + k];
+		uint64_t	eb = ctx->enc[b * ctx->nkeys + k];
+
+		if (ra != rb)
+			return ra < rb ? -1 : 1;
+		if (ea != eb)
+			return ea < eb ? -1 : 1;
+	}
+	return (a > b) - (a < b);
+}
+
 /* ---- aggregate transition states ---- */
 
 /* The bits of a double as an int64 and back (VAR_FLOAT keeps Sxx in i0). */

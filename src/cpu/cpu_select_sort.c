@@ -33,38 +33,6 @@ extern int	gdb_cpu_order_groups(const GdbRequest *req, const GdbBatch *groups,
 								 GdbAllocFn alloc, void *alloc_arg,
 								 GdbBatch **result, GdbError *err);
 
-/* Sort context: per selected position, nsort (rank, encoding) pairs. */
-typedef struct GdbCpuOrderCtx
-{
-	const uint64_t *enc;		/* [nsel * nsort] */
-	const uint8_t *rank;		/* [nsel * nsort] */
-	uint32_t	nsort;
-} GdbCpuOrderCtx;
-
-/* qsort_r comparator over positions: keys, then position (stable). */
-static int
-gdb_cpu_cmp_order(const void *pa, const void *pb, void *arg)
-{
-	const GdbCpuOrderCtx *ctx = (const GdbCpuOrderCtx *) arg;
-	size_t		a = *(const size_t *) pa;
-	size_t		b = *(const size_t *) pb;
-	uint32_t	k;
-
-	for (k = 0; k < ctx->nsort; k++)
-	{
-		uint8_t		ra = ctx->rank[a * ctx->nsort + k];
-		uint8_t		rb = ctx->rank[b * ctx->nsort + k];
-		uint64_t	ea = ctx->enc[a * ctx->nsort + k];
-		uint64_t	eb = ctx->enc[b * ctx->nsort + k];
-
-		if (ra != rb)
-			return ra < rb ? -1 : 1;
-		if (ea != eb)
-			return ea < eb ? -1 : 1;
-	}
-	return (a > b) - (a < b);
-}
-
 /*
  * Order the nsel selected row ids in sel by req's sort keys, in place.
  * Returns GDB_OK or GDB_ERR_OUT_OF_MEMORY.
@@ -81,7 +49,7 @@ gdb_cpu_order_rows(const GdbRequest *req, const GdbBatch *input,
 	uint64_t   *sorted;
 	size_t		p;
 	uint32_t	k;
-	GdbCpuOrderCtx ctx;
+	GdbOrderCtx ctx;
 
 	if (nsel <= 1)
 		return GDB_OK;
@@ -115,8 +83,8 @@ gdb_cpu_order_rows(const GdbRequest *req, const GdbBatch *input,
 	}
 	ctx.enc = enc;
 	ctx.rank = rank;
-	ctx.nsort = nsort;
-	qsort_r(order, (size_t) nsel, sizeof(size_t), gdb_cpu_cmp_order, &ctx);
+	ctx.nkeys = nsort;
+	qsort_r(order, (size_t) nsel, sizeof(size_t), gdb_order_cmp, &ctx);
 	for (p = 0; p < nsel; p++)
 		sorted[p] = sel[order[p]];
 	memcpy(sel, sorted, (size_t) nsel * sizeof(uint64_t));
@@ -276,7 +244,7 @@ gdb_cpu_order_groups(const GdbRequest *req, const GdbBatch *groups,
 	uint8_t    *rank = NULL;
 	size_t	   *order = NULL;
 	int64_t    *nonnull = NULL; /* distinct_last_key: per run */
-	GdbCpuOrderCtx ctx;
+	GdbOrderCtx ctx;
 	GdbBatch   *out;
 	uint64_t	total,
 				g,
@@ -407,8 +375,8 @@ gdb_cpu_order_groups(const GdbRequest *req, const GdbBatch *groups,
 	{
 		ctx.enc = enc;
 		ctx.rank = rank;
-		ctx.nsort = nsort;
-		qsort_r(order, (size_t) nkept, sizeof(size_t), gdb_cpu_cmp_order, &ctx);
+		ctx.nkeys = nsort;
+		qsort_r(order, (size_t) nkept, sizeof(size_t), gdb_order_cmp, &ctx);
 	}
 
 	/*

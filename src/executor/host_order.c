@@ -14,7 +14,8 @@
  * varstr_cmp under the column's collation, char(n) without its trailing
  * blanks as bpcharcmp compares, equal strings one rank), and a
  * count(DISTINCT)'s is its finished value's; then one comparison sort
- * (qsort_arg) of the group indexes, ties in the result's order.  A
+ * (qsort_arg with gdb_order_cmp, the CPU path's comparator) of the group
+ * indexes, ties in the result's order.  A
  * PostgreSQL Sort above the node would compare the strings at every
  * comparison, through the tuples' varlena columns.
  *
@@ -27,38 +28,6 @@
 
 #include "custom_scan.h"
 #include "gpudb_semantics.h"
-
-/* qsort_arg context of the row comparison. */
-typedef struct HostOrderCtx
-{
-	const uint64 *enc;			/* [row * nkeys + key] */
-	const uint8 *rank;			/* NULL ranks, the same shape */
-	int			nkeys;
-} HostOrderCtx;
-
-static int
-host_order_cmp(const void *a, const void *b, void *arg)
-{
-	const HostOrderCtx *ctx = (const HostOrderCtx *) arg;
-	int64		x = *(const int64 *) a;
-	int64		y = *(const int64 *) b;
-	int			k;
-
-	for (k = 0; k < ctx->nkeys; k++)
-	{
-		uint8		rx = ctx->rank[x * ctx->nkeys + k];
-		uint8		ry = ctx->rank[y * ctx->nkeys + k];
-		uint64		ex = ctx->enc[x * ctx->nkeys + k];
-		uint64		ey = ctx->enc[y * ctx->nkeys + k];
-
-		if (rx != ry)
-			return rx < ry ? -1 : 1;
-		if (ex != ey)
-			return ex < ey ? -1 : 1;
-	}
-	/* ties keep the result's order, as the device's order does */
-	return x < y ? -1 : x > y ? 1 : 0;
-}
 
 /* qsort_arg context of text codes compared by their strings. */
 typedef struct TextRankCtx
@@ -163,8 +132,9 @@ gdb_host_order(const GdbQuery *q, const GdbBatch *res, const GdbSortKey *keys, i
 	int64		n = (int64) res->nrows;
 	uint64	   *enc = palloc(sizeof(uint64) * Max(n, 1) * nk);
 	uint8	   *rank = palloc(sizeof(uint8) * Max(n, 1) * nk);
-	int64	   *order = palloc(sizeof(int64) * Max(n, 1));
-	HostOrderCtx ctx;
+	size_t	   *order = palloc(sizeof(size_t) * Max(n, 1));
+	int64	   *result = palloc(sizeof(int64) * Max(n, 1));
+	GdbOrderCtx ctx;
 	int64		r;
 	int			k;
 
@@ -214,12 +184,15 @@ gdb_host_order(const GdbQuery *q, const GdbBatch *res, const GdbSortKey *keys, i
 			pfree(ranks);
 	}
 	for (r = 0; r < n; r++)
-		order[r] = r;
+		order[r] = (size_t) r;
 	ctx.enc = enc;
 	ctx.rank = rank;
-	ctx.nkeys = nk;
-	qsort_arg(order, n, sizeof(int64), host_order_cmp, &ctx);
+	ctx.nkeys = (uint32_t) nk;
+	qsort_arg(order, n, sizeof(size_t), gdb_order_cmp, &ctx);
+	for (r = 0; r < n; r++)
+		result[r] = (int64) order[r];
 	pfree(enc);
 	pfree(rank);
-	return order;
+	pfree(order);
+	return result;
 }
