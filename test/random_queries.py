@@ -215,7 +215,9 @@ them (the alias eager_aggregate in the plan, or its DEBUG1 line that the
 rewrite cost less), how many of those drawn to fit it the rewrite took (its
 DEBUG1 line, printed whichever plan is kept; all of them unless
 gpudb.enable_gpujoin is off, which counts as a near miss) and how many of
-the near misses (none); errors matched, differences).  A query drawn to
+the near misses (none); how many had a GpudbAgg or GpudbJoin order its
+groups on the host (text group keys or count(DISTINCT) among the sort
+keys: its Host Sort Keys line); errors matched, differences).  A query drawn to
 fit that the rewrite refused, or a near miss it took, is listed on a line
 of its own above the summary (not a failure: the generator's idea of the
 rewrite's conditions and the rewrite disagree; one or the other has
@@ -251,7 +253,7 @@ import sys
 import time
 
 # the generator, the runner and the comparison: test/rq/, by concept
-from rq.compare import (compare, derived_join, device_having, eager_rewritten, eager_taken,
+from rq.compare import (compare, derived_join, device_having, host_ordered, eager_rewritten, eager_taken,
                         gpu_nodes, ordered_join, report, scalar_rewritten)
 from rq.join_tables import cache_join_tables, make_join_tables
 from rq.self_check import self_check
@@ -314,6 +316,7 @@ def main():
     ngpu, kinds, errs, diffs, log = 0, {'GpudbScan': 0, 'GpudbAgg': 0, 'GpudbSort': 0, 'GpudbJoin': 0}, \
         0, 0, []
     nexpr = nexpr_gpu = njoin = njoin_gpu = njoin_gpujoin = njoin_ordered = nhaving = 0
+    nhost = 0
     nderived = nscalar = nscalar_rw = nmagic = nmagic_rw = nscalar_rows = 0
     neager = neager_rw = nfit = nfit_taken = nnear = nnear_taken = 0
     odd = []
@@ -328,6 +331,7 @@ def main():
         njoin_gpu += q.join and bool(nodes)
         njoin_gpujoin += q.join and 'GpudbJoin' in nodes
         njoin_ordered += q.join and ordered_join(r)
+        nhost += host_ordered(r)
         nderived += q.join and derived_join(r)
         nhaving += device_having(r)
         nscalar += q.scalar
@@ -393,11 +397,11 @@ def main():
           'returned rows, %d rewritten as a join; %d with a restriction copied into the derived '
           'table, %d of those rewritten), %d with an eager-aggregation shape (%d of them rewritten; %d of the %d '
           'drawn to fit taken by the rewrite, %d of the %d near misses), %d with HAVING on the '
-          'device, %d errors matched, %d differences'
+          'device, %d with groups ordered on the host, %d errors matched, %d differences'
           % (len(queries), ngpu, kinds['GpudbScan'], kinds['GpudbAgg'], kinds['GpudbSort'],
              kinds['GpudbJoin'], nexpr, nexpr_gpu, njoin, njoin_gpu, njoin_gpujoin,
              njoin_ordered, nderived, nscalar, nscalar_rows, nscalar_rw, nmagic, nmagic_rw, neager, neager_rw,
-             nfit_taken, nfit, nnear_taken, nnear, nhaving, errs, diffs))
+             nfit_taken, nfit, nnear_taken, nnear, nhaving, nhost, errs, diffs))
     return 1 if diffs or ngpu < args.min_gpu else 0
 
 if __name__ == '__main__':

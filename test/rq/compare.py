@@ -86,6 +86,12 @@ def ordered_join(r):
     return 'GpudbJoin' in nodes and not nodes & {'GpudbSort', 'GpudbAgg'} and \
         any('Sort Keys:' in line for line in r['E'][2])
 
+def host_ordered(r):
+    """Whether a GpudbAgg or GpudbJoin of the plan orders its finished groups on
+    the host (its "Host Sort Keys" line: text keys or count(DISTINCT) among the
+    sort keys, src/executor/host_order.c)."""
+    return 'E' in r and any('Host Sort Keys:' in line for line in r['E'][2])
+
 def device_having(r):
     """Whether a Gpudb node of the plan evaluates HAVING quals on the device
     (its "HAVING Quals on Device" line, groupby_having.c)."""
