@@ -108,6 +108,24 @@ SELECT gpu_cache_drop('dj_f');
 SELECT gpu_cache_drop('dj_d');
 SELECT gpu_cache_drop('dj_l');
 
+-- a derived table's GpudbAgg that answers with PostgreSQL's plan (x * 2
+-- passes the 64-bit fixed point): its plan states, under the GpudbJoin,
+-- live in the query's memory, not the node's, which gdb_end deletes before
+-- the executor clears its tuple table (a use after free, found when such a
+-- fallback's rows were copied into its slots)
+CREATE TABLE dj_x (k int4, x numeric(18,0));
+INSERT INTO dj_x SELECT i % 10, 600000000000000000 FROM generate_series(0, 29) i;
+CREATE TABLE dj_y (k int4 PRIMARY KEY, w int4);
+INSERT INTO dj_y SELECT i, i % 4 FROM generate_series(0, 9) i;
+ANALYZE dj_x, dj_y;
+SELECT q, (gpu_diff(q)).* FROM (VALUES
+  ('SELECT dj_y.w, count(*) FROM dj_y JOIN (SELECT k, sum(x * 2 - x) AS s FROM dj_x GROUP BY k) d ON d.k = dj_y.k WHERE d.s > 5 GROUP BY dj_y.w'),
+  ('SELECT dj_y.w, count(*), min(d.n) FROM dj_y JOIN (SELECT k, count(*) AS n, sum(x * 2 - x) AS s FROM dj_x GROUP BY k) d ON d.k = dj_y.k GROUP BY dj_y.w')
+) t(q);
+SELECT l FROM gpu_explain('SELECT dj_y.w, count(*) FROM dj_y JOIN (SELECT k, sum(x * 2 - x) AS s FROM dj_x GROUP BY k) d ON d.k = dj_y.k WHERE d.s > 5 GROUP BY dj_y.w') l
+  WHERE l::text ~ 'Gpudb|Fallback|Source';
+DROP TABLE dj_x, dj_y;
+
 DROP FUNCTION gpu_explain(text);
 DROP FUNCTION gpu_explain_format(text, text);
 DROP FUNCTION gpu_plan_nodes(text);

@@ -364,9 +364,19 @@ gdb_begin(CustomScanState *node, EState *estate, int eflags)
 				s->join = gdb_join_begin(q, (List *) list_nth(priv, GDB_PRIV_JOIN),
 										 cscan->scan.scanrelid, estate, names,
 										 s->deparse_cxt);
-				/* derived tables' plans, shown under the node */
-				s->css.custom_ps = gdb_join_init_derived(s->join, cscan->custom_plans,
-														 estate, eflags);
+				/*
+				 * derived tables' plans, shown under the node: in the
+				 * query's memory, as every plan state (their slots are in
+				 * the executor's tuple table, cleared at ExecutorEnd after
+				 * gdb_end has deleted run_cxt)
+				 */
+				{
+					MemoryContext node_cxt = MemoryContextSwitchTo(estate->es_query_cxt);
+
+					s->css.custom_ps = gdb_join_init_derived(s->join, cscan->custom_plans,
+															 estate, eflags);
+					MemoryContextSwitchTo(node_cxt);
+				}
 				s->join_needs_rollback =
 					gdb_needs_fallback((Node *) list_make3(cscan->custom_scan_tlist,
 														   s->device_quals,
