@@ -60,6 +60,12 @@ fi
 # PostgreSQL's defaults: 128MB shared_buffers, 4MB work_mem, 8 parallel
 # workers, which no benchmark may compare against)
 BUNDLE=${GPUDB_BUNDLE:-.gpu-bundle}
+# the results are named by the commit the bundle was built from: the copy
+# of the checkout on the GPU host may carry an older .git than its files
+if [ -z "${BENCH_COMMIT:-}" ] && [ -s "$BUNDLE/COMMIT" ]; then
+    BENCH_COMMIT=$(cat "$BUNDLE/COMMIT")
+    export BENCH_COMMIT
+fi
 if [ -d /tmp/gpudb-pg ] && { [ ! -f /tmp/gpudb-pg/bundle ] ||
      [ "$(cat /tmp/gpudb-pg/bundle)" != "$(md5sum < "$BUNDLE/pg.tgz")" ]; }; then
     su gpudb -s /bin/bash -c "source /tmp/gpudb-pg/env.sh; pg_ctl -D /tmp/gpudb-pg/data stop -m fast" >/dev/null 2>&1
