@@ -1218,23 +1218,18 @@ gdb_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 										 list_length(s->css.ss.ps.plan->qual)),
 								es);
 	}
-	if (s->kind == GDB_NODE_SORT || q->req->nsort > 0)
+	/* the order and cut: the device's, or the host's (host_order) */
+	if (s->kind == GDB_NODE_SORT || q->req->nsort > 0 || s->nhost > 0)
 	{
+		int			nsort = s->nhost > 0 ? s->nhost : (int) q->req->nsort;
+		uint64		limit = s->nhost > 0 ? s->host_limit : q->req->limit;
+
 		items = NIL;
-		for (i = 0; i < (int) q->req->nsort; i++)
+		for (i = 0; i < nsort; i++)
 			items = lappend(items, s->sort_labels[i]);
-		ExplainPropertyList("Sort Keys", items, es);
-		if (q->req->limit > 0)
-			ExplainPropertyInteger("Top-k Limit", NULL, (int64) q->req->limit, es);
-	}
-	if (s->nhost > 0)
-	{
-		items = NIL;
-		for (i = 0; i < s->nhost; i++)
-			items = lappend(items, s->sort_labels[i]);
-		ExplainPropertyList("Host Sort Keys", items, es);
-		if (s->host_limit > 0)
-			ExplainPropertyInteger("Top-k Limit", NULL, (int64) s->host_limit, es);
+		ExplainPropertyList(s->nhost > 0 ? "Host Sort Keys" : "Sort Keys", items, es);
+		if (limit > 0)
+			ExplainPropertyInteger("Top-k Limit", NULL, (int64) limit, es);
 	}
 	if (!es->analyze || !s->ran)
 		return;

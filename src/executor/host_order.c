@@ -168,14 +168,21 @@ gdb_host_order(const GdbQuery *q, const GdbBatch *res, const GdbSortKey *keys, i
 			else
 			{
 				int			j = col - q->nkeys;
+				uint32		kind = q->req->aggs[j].kind;
 				int64		v;
 
-				/* count(DISTINCT), count, count(*): never NULL */
-				isnull = false;
-				v = q->aggs[j].fn == GDB_FN_COUNT_DISTINCT ?
-					DatumGetInt64(gdb_ordered_set_value(q, j, res, (uint64) r, &isnull)) :
-					GDB_COL_PTR(res, res, col, const GdbAggState)[r].count;
-				e = gdb_sort_encode(GDB_KIND_INT64, v, sk->descending);
+				/* count(DISTINCT): finished here; count, count(*): as the device */
+				if (q->aggs[j].fn == GDB_FN_COUNT_DISTINCT)
+				{
+					isnull = false;
+					v = DatumGetInt64(gdb_ordered_set_value(q, j, res, (uint64) r, &isnull));
+					kind = GDB_AGG_COUNT;
+				}
+				else
+					isnull = gdb_order_agg_value(kind,
+												 GDB_COL_PTR(res, res, col, const GdbAggState)[r],
+												 &v);
+				e = gdb_sort_encode(gdb_order_agg_value_kind(kind), v, sk->descending);
 			}
 			rank[r * nk + k] = (uint8) gdb_sort_null_rank(isnull, sk->nulls_first);
 			enc[r * nk + k] = isnull ? 0 : e;

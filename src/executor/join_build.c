@@ -607,19 +607,23 @@ gdb_join_init_derived(GdbJoinState *js, List *custom_plans, EState *estate, int 
 /*
  * Is numeric datum value (not NULL) one that a column of display scale
  * scale holds as PostgreSQL shows it: NaN, or a finite value below 10^18
- * at that scale whose own display scale is scale?  A derived table's
- * aggregate result has the scale gdb_numeric_result_typmod expected unless
- * its values say otherwise (an average's grows for a quotient below 1);
- * laid out at another scale, its text and what it adds up to would differ.
+ * at that scale whose own display scale is scale?  Then *word is its
+ * column word (the scaled integer, or GDB_NUMERIC_NAN), converted once.
+ * A derived table's aggregate result has the scale
+ * gdb_numeric_result_typmod expected unless its values say otherwise (an
+ * average's grows for a quotient below 1); laid out at another scale, its
+ * text and what it adds up to would differ.
  */
 static bool
-derived_numeric_fits(Datum value, int scale)
+derived_numeric_word(Datum value, int scale, int64 *word)
 {
-	int64		scaled;
-	GdbNumericFit fit = gdb_numeric_to_scaled(value, scale, &scaled);
+	GdbNumericFit fit = gdb_numeric_to_scaled(value, scale, word);
 
 	if (fit == GDB_NUMFIT_NAN)
+	{
+		*word = GDB_NUMERIC_NAN;
 		return true;
+	}
 	return fit == GDB_NUMFIT_EXACT &&
 		DatumGetInt32(DirectFunctionCall1(numeric_scale, value)) == scale;
 }
@@ -636,7 +640,7 @@ derived_numeric_fits(Datum value, int scale)
  * GDB_DERIVED_CHUNK_ROWS rows, concatenated at the end into one batch of
  * exactly its rows: no tuple is stored and read back.  False, with *why,
  * at the first numeric value whose display scale is not its column's
- * (derived_numeric_fits): the plan is not run further.
+ * (derived_numeric_word): the plan is not run further.
  */
 static bool
 read_derived(GdbJoinBuild *b, GdbQuery *q, const char **why)
@@ -699,8 +703,15 @@ read_derived(GdbJoinBuild *b, GdbQuery *q, const char **why)
 			break;
 		for (c = 0; c < ncols; c++)
 		{
-			if (cs.typids[c] == NUMERICOID && !nulls[c] &&
-				!derived_numeric_fits(values[c], gdb_column_numeric_scale(&cs, c)))
+			int64		word;
+
+			if (cs.typids[c] != NUMERICOID || nulls[c])
+			{
+				gdb_batch_store_value(&cs, chunk, c, chunk->nrows, values[c], nulls[c]);
+				continue;
+			}
+			/* a numeric: checked and converted once, its word stored as is */
+			if (!derived_numeric_word(values[c], gdb_column_numeric_scale(&cs, c), &word))
 			{
 				*why = psprintf("a derived table's numeric value does not have the display scale %d that its column was planned with",
 								gdb_column_numeric_scale(&cs, c));
@@ -711,7 +722,8 @@ read_derived(GdbJoinBuild *b, GdbQuery *q, const char **why)
 				list_free_deep(chunks);
 				return false;
 			}
-			gdb_batch_store_value(&cs, chunk, c, chunk->nrows, values[c], nulls[c]);
+			GDB_COL_PTR(chunk, chunk, c, int64)[chunk->nrows] = word;
+			GDB_NULL_PTR(chunk, chunk, c)[chunk->nrows] = 0;
 		}
 		chunk->nrows++;
 	}

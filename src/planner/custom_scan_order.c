@@ -356,50 +356,42 @@ function_may_raise(Oid funcid, void *context)
 }
 
 /*
- * Can node itself (not its arguments) raise an error?  False for Vars,
- * Consts, Aggrefs, relabelings, AND/OR/NOT, NULL and boolean tests, lists,
- * and operators and functions that are all leakproof (a leakproof function
- * raises no error that depends on its arguments); true for anything else.
- */
-static bool
-gdb_node_may_raise(Node *node)
-{
-	switch (nodeTag(node))
-	{
-		case T_Var:
-		case T_Const:
-		case T_Aggref:
-		case T_RelabelType:
-		case T_BoolExpr:
-		case T_NullTest:
-		case T_BooleanTest:
-		case T_List:
-			return false;
-		case T_OpExpr:
-		case T_FuncExpr:
-		case T_DistinctExpr:
-		case T_NullIfExpr:
-		case T_ScalarArrayOpExpr:
-			return check_functions_in_node(node, function_may_raise, NULL);
-		default:
-			return true;
-	}
-}
-
-/*
  * Can evaluating node over a group's keys and finished aggregates raise an
  * error?  False only for Vars, Consts, whole Aggrefs (their arguments run
- * on the device), and trees of the nodes gdb_node_may_raise passes: e.g.
+ * on the device), and trees of relabelings, AND/OR/NOT, NULL and boolean
+ * tests, lists, and operators and functions that are all leakproof (a
+ * leakproof function raises no error that depends on its arguments): e.g.
  * count(*) > 10 cannot raise, sum(h) / count(*) can.
  */
 /* see custom_scan_path.h */
 bool
 gdb_expr_may_raise(Node *node, void *context)
 {
-	if (node == NULL || IsA(node, Var) || IsA(node, Const) || IsA(node, Aggref))
+	if (node == NULL)
 		return false;
-	if (gdb_node_may_raise(node))
-		return true;
+	switch (nodeTag(node))
+	{
+		case T_Var:
+		case T_Const:
+		case T_Aggref:
+			return false;
+		case T_RelabelType:
+		case T_BoolExpr:
+		case T_NullTest:
+		case T_BooleanTest:
+		case T_List:
+			break;
+		case T_OpExpr:
+		case T_FuncExpr:
+		case T_DistinctExpr:
+		case T_NullIfExpr:
+		case T_ScalarArrayOpExpr:
+			if (check_functions_in_node(node, function_may_raise, NULL))
+				return true;
+			break;
+		default:
+			return true;
+	}
 	return expression_tree_walker(node, gdb_expr_may_raise, context);
 }
 
