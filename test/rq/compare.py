@@ -100,18 +100,23 @@ def device_having(r):
 SCALAR_DEBUG = re.compile(r'correlated scalar subquery as a join: cost ([0-9.e+]+), '
                           r'as written ([0-9.e+]+)')
 
-def scalar_rewritten(r):
-    """Whether the plan joins a correlated scalar subquery's grouped derived
-    table (src/planner/scalar_subquery_rewrite.c): the alias scalar_subquery in
-    the plan, or where the plan elides that subquery scan, the planner's DEBUG1
-    line that the rewritten query cost less (rewrite_choice.c)."""
-    if 'E' in r and any(re.search(r'\bscalar_subquery\b', line) for line in r['E'][2]):
+def plan_rewritten(r, alias, debug):
+    """Whether the plan is a rewrite's (rewrite_choice.c): its derived table's
+    alias in the plan, or where the plan elides that subquery scan, the
+    planner's DEBUG1 line (regex debug: rewritten cost, cost as written) that
+    the rewrite cost less."""
+    if 'E' in r and any(re.search(r'\b%s\b' % alias, line) for line in r['E'][2]):
         return True
     for line in r.get('W', (0, 0, []))[2]:
-        m = SCALAR_DEBUG.search(line)
+        m = debug.search(line)
         if m and float(m.group(1)) < float(m.group(2)):
             return True
     return False
+
+def scalar_rewritten(r):
+    """Whether the plan joins a correlated scalar subquery's grouped derived
+    table (src/planner/scalar_subquery_rewrite.c; alias scalar_subquery)."""
+    return plan_rewritten(r, 'scalar_subquery', SCALAR_DEBUG)
 
 EAGER_DEBUG = re.compile(r'eager aggregation below a left join: cost ([0-9.e+]+), '
                          r'as written ([0-9.e+]+)')
@@ -122,16 +127,9 @@ def eager_taken(r):
     return any(EAGER_DEBUG.search(line) for line in r.get('W', (0, 0, []))[2])
 
 def eager_rewritten(r):
-    """Whether the plan is the eager aggregation rewrite's: the alias
-    eager_aggregate of its derived table in the plan, or where the plan elides
-    that subquery scan, the planner's DEBUG1 line that the rewrite cost less."""
-    if 'E' in r and any(re.search(r'\beager_aggregate\b', line) for line in r['E'][2]):
-        return True
-    for line in r.get('W', (0, 0, []))[2]:
-        m = EAGER_DEBUG.search(line)
-        if m and float(m.group(1)) < float(m.group(2)):
-            return True
-    return False
+    """Whether the plan is the eager aggregation rewrite's
+    (src/planner/eager_aggregate_rewrite.c; alias eager_aggregate)."""
+    return plan_rewritten(r, 'eager_aggregate', EAGER_DEBUG)
 
 def derived_join(r):
     """Whether a GpudbJoin of the plan has a derived table's build side: a plan
