@@ -385,6 +385,15 @@ gdb_sum_arg_exprs(Node *arg, bool is_numeric_sum)
 	return rescaled ? list_make2(rescaled, dscale) : list_make1(arg);
 }
 
+/* The typmod of numeric(18, scale), or -1 where scale is not 0..18. */
+static int32
+fixed_point_typmod(int scale)
+{
+	if (scale < 0 || scale > GDB_NUMERIC_MAX_PRECISION)
+		return -1;
+	return (int32) ((GDB_NUMERIC_MAX_PRECISION << 16) | scale) + VARHDRSZ;
+}
+
 /*
  * expression_tree_mutator callback of gdb_numeric_result_typmod: each
  * numeric sum, min, max or avg of pg_catalog as a Var whose typmod carries
@@ -425,10 +434,7 @@ aggref_as_scaled_var(Node *node, void *context)
 			else if (a >= 0 && strcmp(name, "avg") == 0)
 				s = Max(a, 16);
 		}
-		return (Node *) makeVar(1, 1, NUMERICOID,
-								s >= 0 && s <= GDB_NUMERIC_MAX_PRECISION ?
-								(int32) ((GDB_NUMERIC_MAX_PRECISION << 16) | s) + VARHDRSZ : -1,
-								InvalidOid, 0);
+		return (Node *) makeVar(1, 1, NUMERICOID, fixed_point_typmod(s), InvalidOid, 0);
 	}
 	return expression_tree_mutator(node, aggref_as_scaled_var, context);
 }
@@ -437,16 +443,9 @@ aggref_as_scaled_var(Node *node, void *context)
 int32
 gdb_numeric_result_typmod(Node *expr)
 {
-	int			s;
-
-	if (exprType(expr) != NUMERICOID)
+	if (exprType(expr) != NUMERICOID || exprTypmod(expr) >= 0)
 		return exprTypmod(expr);
-	if (exprTypmod(expr) >= 0)
-		return exprTypmod(expr);
-	s = gdb_numeric_scale(aggref_as_scaled_var(expr, NULL));
-	if (s < 0 || s > GDB_NUMERIC_MAX_PRECISION)
-		return -1;
-	return (int32) ((GDB_NUMERIC_MAX_PRECISION << 16) | s) + VARHDRSZ;
+	return fixed_point_typmod(gdb_numeric_scale(aggref_as_scaled_var(expr, NULL)));
 }
 
 /* see expr_compile.h */
